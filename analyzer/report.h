@@ -1,0 +1,62 @@
+// What mpa-check reports: per capture, its MPA connections with their findings, collected
+// from the library's events; and the reporters that print it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mpa/analyzer.h"
+#include "mpa/pipeline.h"
+
+namespace mpa::report {
+
+struct ConnectionReport {
+  ConnectionSummary summary;
+  std::vector<Finding> findings;   // in the order found (at most kMaxStoredFindings)
+  std::uint64_t findings_not_stored = 0;
+};
+
+struct CaptureReport {
+  std::string file;
+  PipelineResult result;
+  std::vector<ConnectionReport> connections;  // by connection id
+  std::vector<Finding> capture_findings;      // not tied to a connection (IP fragments)
+  std::uint64_t tcp_connections = 0;
+};
+
+struct Totals {
+  std::uint64_t connections = 0;
+  std::uint64_t by_severity[3] = {0, 0, 0};
+  bool read_error = false;
+};
+Totals totals(const std::vector<CaptureReport>& captures);
+
+inline constexpr std::size_t kMaxStoredFindings = 10000;
+
+// Collects the events of one capture into a CaptureReport.
+class Collector : public EventSink {
+ public:
+  explicit Collector(CaptureReport& report) : report_(report) {}
+  void on_finding(const Finding& finding) override;
+  void on_connection_end(const ConnectionSummary& summary) override;
+  // Orders connections by id once the capture is done.
+  void finish();
+
+ private:
+  CaptureReport& report_;
+  std::map<std::uint32_t, ConnectionReport> open_;
+};
+
+void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, bool summaries);
+void write_json(std::ostream& out, const std::vector<CaptureReport>& captures);
+void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures);
+void write_catalogue(std::ostream& out, bool json);
+void write_catalogue_json(std::ostream& out);
+
+// "10.0.0.1:4000 -> 10.0.0.2:20049"
+std::string describe_endpoints(const ConnectionSummary& summary);
+
+}  // namespace mpa::report

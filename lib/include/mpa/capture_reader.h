@@ -1,0 +1,50 @@
+// Reading pcap and pcapng files (or standard input) record by record through libpcap.
+// Part of mpa_capture, the only piece of the library that links libpcap.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace mpa {
+
+struct CaptureRecord {
+  std::uint64_t number = 0;        // 1-based record (frame) number
+  std::uint64_t timestamp_ns = 0;
+  std::uint32_t original_length = 0;
+  std::span<const std::uint8_t> data;  // captured bytes; valid until the next call to next()
+};
+
+enum class ReadStatus : std::uint8_t { Record, End, Error };
+
+class CaptureReader {
+ public:
+  // Opens `path` ("-" for standard input). On failure, returns nullptr and sets `error`
+  // to a message naming the file.
+  static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error);
+  ~CaptureReader();
+  CaptureReader(const CaptureReader&) = delete;
+  CaptureReader& operator=(const CaptureReader&) = delete;
+
+  // Next record. On Error, error() names the file and the record number that could not be
+  // read; records before it were returned normally.
+  ReadStatus next(CaptureRecord& record);
+  std::uint32_t link_type() const;  // LINKTYPE_* of the (current) interface
+  std::uint32_t snaplen() const;
+  const std::string& error() const { return error_; }
+  const std::string& path() const { return path_; }
+  // Bytes of the file consumed so far (for progress), and the file size (0 if unknown).
+  std::uint64_t bytes_read() const;
+  std::uint64_t file_size() const { return file_size_; }
+
+ private:
+  CaptureReader() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+  std::string error_;
+  std::uint64_t file_size_ = 0;
+};
+
+}  // namespace mpa

@@ -1,0 +1,74 @@
+// What the library reports: findings (catalogue entries at a location) and facts (startup
+// frames, FPDUs, connection summaries), delivered to an EventSink as they become certain.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mpa/diagnostics.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+// RFC words: the Initiator sends the MPA Request (RFC 5044 7.1), not necessarily the SYN.
+enum class Direction : std::uint8_t { Initiator, Responder };
+std::string_view to_string(Direction direction);
+constexpr Direction other(Direction direction) {
+  return direction == Direction::Initiator ? Direction::Responder : Direction::Initiator;
+}
+
+struct Finding {
+  DiagId id{};
+  std::uint32_t connection = 0;
+  Direction direction{};        // whose data the finding is about
+  std::uint64_t frame = 0;      // record at which it became certain
+  TcpSeq tcp_seq;               // where in that direction's stream
+  std::uint64_t stream_offset = 0;
+  std::string message;          // the values that explain it
+};
+
+struct MarkerFact {
+  TcpSeq seq;                   // first octet of the marker
+  std::uint16_t reserved = 0;
+  std::uint16_t fpdu_ptr = 0;           // as received
+  std::uint16_t expected_fpdu_ptr = 0;  // where the FPDU header really is
+};
+
+enum class CrcStatus : std::uint8_t {
+  Good,
+  Bad,
+  NotChecked,  // CRCs not negotiated: the field may hold anything (RFC 5044 4.1)
+};
+
+struct FpduEvent {
+  std::uint32_t connection = 0;
+  Direction direction{};
+  TcpSeq start_seq;               // first octet (the leading marker, if any)
+  std::uint64_t start_offset = 0;
+  TcpSeq header_seq;              // the ULPDU_Length field
+  std::uint16_t ulpdu_length = 0;
+  std::uint8_t pad_length = 0;
+  std::uint32_t wire_length = 0;  // markers and CRC included
+  bool leading_marker = false;
+  std::span<const MarkerFact> markers;  // in stream order, the leading one first
+  CrcStatus crc_status = CrcStatus::NotChecked;
+  std::uint32_t crc_received = 0;  // as a value (the wire carries it LSB first)
+  std::uint32_t crc_computed = 0;  // valid when crc_status != NotChecked
+  std::uint64_t first_frame = 0;   // frame holding the first octet
+  std::uint64_t last_frame = 0;    // frame that completed it
+  bool starts_segment = false;     // first octet is the first octet of a segment
+  bool within_one_segment = false;
+  bool judged = true;              // false after an error ended MPA in this direction
+  std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
+};
+
+class FpduSink {
+ public:
+  virtual ~FpduSink() = default;
+  virtual void on_fpdu(const FpduEvent& fpdu) = 0;
+  virtual void on_finding(Finding&& finding) = 0;
+};
+
+}  // namespace mpa

@@ -1,0 +1,124 @@
+// The FPDU reader (RFC 5044 4, 6): an incremental push parser for the full-operation bytes
+// of one direction. In-order bytes arrive in pieces of any size; it walks the marker grid,
+// ULPDU_Length, ULPDU, pad and CRC, computes the CRC incrementally, and emits one
+// FpduEvent per FPDU plus findings for every rule a sender broke. After an error that
+// carries an RFC error code, nothing more is judged in this direction (RFC 5044 8).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "mpa/events.h"
+#include "mpa/marker_grid.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+struct FpduReaderConfig {
+  std::uint32_t connection = 0;
+  Direction direction = Direction::Initiator;
+  TcpSeq start_seq;               // first octet of full operation in this direction
+  std::uint64_t start_offset = 0;  // its stream offset
+  bool markers = false;           // the receiver asked for markers (its M=1)
+  bool crc = false;               // either side set C=1
+  TcpSeq grid_origin;             // marker grid origin; normally start_seq
+  bool grid_origin_set = false;
+};
+
+class FpduReader {
+ public:
+  static constexpr std::size_t kUlpduHeadSize = 64;
+
+  explicit FpduReader(const FpduReaderConfig& config);
+
+  // Consumes all of `data`, which continues the stream exactly where the previous call
+  // ended. `frame` delivered it; `segment_start` is true when data[0] is the first payload
+  // octet of its TCP segment.
+  void push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+            FpduSink& sink);
+
+  // Exactly how many more octets finish the unit in progress: the rest of the FPDU when its
+  // ULPDU_Length is known (markers included), else the octets up to and including the
+  // ULPDU_Length field (and a marker in front of it).
+  std::uint32_t bytes_needed() const;
+
+  // True when some but not all octets of an FPDU (or its leading marker) have arrived.
+  bool in_fpdu() const { return state_ != State::Header || header_got_ != 0 || marker_got_ != 0; }
+
+  // Octets the capture does not hold: the FPDU in progress cannot be verified. The reader
+  // skips to the next FPDU it can find: by the marker grid when markers are on (FPDUPTR),
+  // otherwise by a CRC- or structure-validated search. Returns nothing; reports via sink.
+  void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink);
+
+  // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
+  // framed and counted; `fpdu.not-judged-after-error` is said once, at the next FPDU.
+  void stop_judging();
+  bool judging() const { return judging_; }
+  bool synchronised() const { return !lost_; }
+
+  TcpSeq position() const { return pos_; }
+  std::uint64_t offset() const { return offset_; }
+  const MarkerGrid& grid() const { return grid_; }
+  bool crc_enabled() const { return config_.crc; }
+
+  std::uint64_t fpdus() const { return fpdus_; }
+  std::uint64_t ulpdu_bytes() const { return ulpdu_bytes_; }
+  std::uint64_t crc_failures() const { return crc_failures_; }
+
+ private:
+  enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
+
+  void begin_fpdu(std::uint64_t frame, bool segment_start);
+  void read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame,
+                   FpduSink& sink);
+  void finish_fpdu(std::uint64_t frame, FpduSink& sink);
+  void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset,
+              std::uint64_t frame, std::string message);
+  void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
+             std::string message);
+  // Resynchronisation after a gap (see fpdu_reader.cpp).
+  void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, FpduSink& sink);
+  bool try_resync(std::uint64_t frame, FpduSink& sink);
+
+  FpduReaderConfig config_;
+  MarkerGrid grid_;
+  TcpSeq pos_;
+  std::uint64_t offset_ = 0;
+  bool judging_ = true;
+  bool said_not_judged_ = false;
+  bool pending_not_judged_ = false;
+
+  // The FPDU in progress.
+  State state_ = State::Header;
+  std::uint32_t remaining_ = 0;  // octets left in the current state (Ulpdu/Pad/Crc)
+  std::array<std::uint8_t, 2> header_{};
+  std::uint32_t header_got_ = 0;
+  std::array<std::uint8_t, 4> marker_{};
+  std::uint32_t marker_got_ = 0;
+  std::array<std::uint8_t, 4> crc_bytes_{};
+  std::uint32_t crc_state_ = 0;
+  bool pad_nonzero_ = false;
+  bool seen_any_octet_ = false;  // of the current FPDU
+  FpduEvent current_;
+  std::vector<MarkerFact> markers_;
+  std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
+  std::uint32_t ulpdu_head_size_ = 0;
+  std::uint32_t ulpdu_got_ = 0;
+
+  // Lost framing (after a gap): buffered octets since the gap ended, searched for the next
+  // FPDU start.
+  bool lost_ = false;
+  std::vector<std::uint8_t> lost_buffer_;
+  TcpSeq lost_seq_;               // sequence number of lost_buffer_[0]
+  std::uint64_t lost_offset_ = 0;
+  std::uint64_t lost_frame_ = 0;  // frame of the gap
+
+  std::uint64_t fpdus_ = 0;
+  std::uint64_t ulpdu_bytes_ = 0;
+  std::uint64_t crc_failures_ = 0;
+};
+
+}  // namespace mpa

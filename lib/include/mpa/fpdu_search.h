@@ -1,0 +1,39 @@
+// Finding FPDU boundaries in bytes whose framing is unknown (RFC 5044 6: receivers locate
+// FPDUs by markers; Appendix A.3): after a gap, and when a capture starts mid-connection.
+// A candidate start is accepted only on evidence: a marker pointing at it, or a CRC32c
+// that matches, or (CRCs off, no markers) a chain of well-formed FPDUs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "mpa/marker_grid.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+struct SearchResult {
+  enum class Kind : std::uint8_t { Found, NotFound, NeedMore } kind = Kind::NotFound;
+  std::size_t start = 0;  // index into the buffer of the FPDU's first octet (Found)
+};
+
+// Searches `buffer` (whose first octet has sequence number `buffer_seq`) for the first
+// FPDU start at index >= `from`. With markers, starts come from FPDUPTRs on `grid`;
+// otherwise candidates are indices with `alignment` == (seq mod 4) (pass 4 or more to try
+// every index). NeedMore: a candidate could not yet be decided; `start` is where the search
+// should resume once more bytes have arrived.
+SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                             const MarkerGrid& grid, bool crc, std::size_t from,
+                             std::uint32_t alignment);
+
+// Checks that `buffer` from `start` holds `count` consecutive well-formed FPDUs: CRC right
+// (when `crc`), markers where the grid puts them with the right FPDUPTR (when the grid is
+// enabled), zero pads. Returns how many were confirmed before the first bad one or the end
+// of the buffer; `complete` tells whether the last one checked was whole.
+std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                              std::size_t start, const MarkerGrid& grid, bool crc,
+                              std::size_t count, bool& reached_end);
+
+}  // namespace mpa

@@ -1,0 +1,56 @@
+// Decoded packets: what the library needs of a captured frame's link, IP and TCP layers.
+// Free of libpcap: the capture reader (lib/capture) fills these from records.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+struct IpAddress {
+  std::uint8_t family = 4;  // 4 or 6
+  std::array<std::uint8_t, 16> bytes{};  // IPv4 uses the first 4
+  friend bool operator==(const IpAddress&, const IpAddress&) = default;
+  friend auto operator<=>(const IpAddress&, const IpAddress&) = default;
+};
+
+struct Endpoint {
+  IpAddress address;
+  std::uint16_t port = 0;
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+  friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
+};
+
+// "10.0.0.1:4000" or "[2001:db8::1]:4000".
+std::string to_string(const Endpoint& endpoint);
+std::string to_string(const IpAddress& address);
+
+namespace tcp_flags {
+inline constexpr std::uint8_t kFin = 0x01;
+inline constexpr std::uint8_t kSyn = 0x02;
+inline constexpr std::uint8_t kRst = 0x04;
+inline constexpr std::uint8_t kPsh = 0x08;
+inline constexpr std::uint8_t kAck = 0x10;
+}  // namespace tcp_flags
+
+// One TCP segment as captured.
+struct TcpSegment {
+  std::uint64_t frame = 0;         // 1-based record number in the capture
+  std::uint64_t timestamp_ns = 0;  // capture time
+  Endpoint source;
+  Endpoint destination;
+  TcpSeq seq;
+  TcpSeq ack;
+  std::uint8_t flags = 0;   // tcp_flags bits
+  std::uint16_t window = 0;
+  std::optional<std::uint16_t> mss;          // MSS option (SYN segments)
+  std::span<const std::uint8_t> payload;     // payload bytes the capture holds
+  std::uint32_t payload_missing = 0;         // payload bytes cut off (snaplen), after `payload`
+};
+
+}  // namespace mpa

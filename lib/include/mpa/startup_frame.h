@@ -1,0 +1,118 @@
+// MPA Request and Reply frames (RFC 5044 7.1.1; RFC 6581 6 and 9): parsing from bytes that
+// arrive in pieces, and the rules a single frame must follow. Rev 0 (RDMA Consortium,
+// RFC 5044 Appendix C) and Rev 129 (Alibaba erdma: an 8-octet extension after the
+// 20-octet header, not counted in PD_Length) are named variants.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mpa/diagnostics.h"
+
+namespace mpa {
+
+inline constexpr std::size_t kStartupKeySize = 16;
+inline constexpr std::size_t kStartupHeaderSize = 20;
+inline constexpr std::size_t kVendorExtensionSize = 8;    // Rev 129
+inline constexpr std::uint16_t kMaxPrivateData = 512;     // RFC 5044 7.1.1
+inline constexpr std::uint16_t kEnhancedBlockSize = 4;    // RFC 6581 9
+inline constexpr std::uint16_t kNoNegotiation = 0x3FFF;   // RFC 6581 9.1
+inline constexpr std::uint8_t kVendorRevision = 129;
+
+inline constexpr std::string_view kRequestKey = "MPA ID Req Frame";
+inline constexpr std::string_view kReplyKey = "MPA ID Rep Frame";
+
+namespace startup_flags {
+inline constexpr std::uint8_t kM = 0x80;
+inline constexpr std::uint8_t kC = 0x40;
+inline constexpr std::uint8_t kR = 0x20;
+inline constexpr std::uint8_t kS = 0x10;   // Rev 2; reserved before
+inline constexpr std::uint8_t kRes = 0x0F;
+}  // namespace startup_flags
+
+enum class FrameKind : std::uint8_t { Request, Reply, Unknown };
+std::string_view to_string(FrameKind kind);
+
+// RFC 6581 9: A B IRD(14) | C D ORD(14), network byte order.
+struct EnhancedBlock {
+  bool peer_to_peer = false;   // A
+  bool send_rtr = false;       // B: zero-length Send (FULPDU) RTR
+  bool write_rtr = false;      // C: zero-length RDMA Write RTR
+  bool read_rtr = false;       // D: zero-length RDMA Read RTR
+  std::uint16_t ird = 0;
+  std::uint16_t ord = 0;
+  static EnhancedBlock decode(const std::uint8_t* p);
+  bool any_rtr() const { return send_rtr || write_rtr || read_rtr; }
+};
+
+struct StartupFrame {
+  FrameKind kind = FrameKind::Unknown;
+  std::array<std::uint8_t, kStartupKeySize> key{};
+  std::uint8_t flags = 0;
+  std::uint8_t revision = 0;
+  std::uint16_t pd_length = 0;
+  std::array<std::uint8_t, kVendorExtensionSize> vendor_extension{};
+  bool has_vendor_extension = false;
+  std::vector<std::uint8_t> private_data;  // as received (at most pd_length octets)
+  std::optional<EnhancedBlock> enhanced;   // S=1, Rev >= 2, and 4 octets present
+
+  bool m() const { return flags & startup_flags::kM; }
+  bool c() const { return flags & startup_flags::kC; }
+  bool r() const { return flags & startup_flags::kR; }
+  bool s() const { return flags & startup_flags::kS; }
+  // Header, vendor extension and private data.
+  std::size_t wire_length() const {
+    return kStartupHeaderSize + (has_vendor_extension ? kVendorExtensionSize : 0) + pd_length;
+  }
+};
+
+// Classifies a 16-octet key: exact Request/Reply key, or Unknown.
+FrameKind classify_key(std::span<const std::uint8_t> key);
+// True when `bytes` (at least 16) look like a startup key with a few octets damaged:
+// "MPA ID Re? Frame" with at most 4 octets differing.
+bool looks_like_damaged_key(std::span<const std::uint8_t> bytes);
+
+// Incremental parser for one startup frame.
+class StartupFrameParser {
+ public:
+  // Consumes octets of the frame from `data`; returns how many it took (it stops at the end
+  // of the frame; the rest belongs to what follows).
+  std::size_t push(std::span<const std::uint8_t> data);
+  bool complete() const { return state_ == State::Done; }
+  // Octets still needed to complete the frame (as far as known now).
+  std::size_t bytes_needed() const;
+  const StartupFrame& frame() const { return frame_; }
+  std::size_t consumed() const { return consumed_; }
+
+ private:
+  enum class State : std::uint8_t { Header, VendorExtension, PrivateData, Done };
+  State state_ = State::Header;
+  std::array<std::uint8_t, kStartupHeaderSize> header_{};
+  std::size_t got_ = 0;  // octets of the current part
+  std::size_t consumed_ = 0;
+  StartupFrame frame_;
+};
+
+struct StartupIssue {
+  DiagId id;
+  std::string message;
+};
+
+// Rules one frame must follow on its own (RFC 5044 7.1.1; RFC 6581 6, 9.2).
+// `expected` is the kind the sender's role calls for.
+std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected);
+
+// Rules between a Request and the Reply to it (RFC 6581 6, 9.1, 9.2). Only for an accepted
+// (R=0) Reply unless stated.
+std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply);
+
+// One-line description: "MPA Request Rev 2 M=0 C=1 IRD=16 ORD=8 PD_Length=4".
+std::string describe(const StartupFrame& frame);
+
+}  // namespace mpa

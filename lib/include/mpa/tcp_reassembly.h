@@ -1,0 +1,125 @@
+// TCP reassembly of one direction of a connection (RFC 793 3.3, 3.9): segments in any
+// order in, in-order bytes, explicit gaps and the end of the stream out. Every byte
+// position is delivered exactly once, either as data or inside a gap; nothing is dropped
+// silently.
+//
+// Stream offsets are 64-bit and count from the first octet after the SYN (or, when the
+// SYN was not captured, from the first payload octet seen). The reassembler is the only
+// place that unwraps 32-bit sequence numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "mpa/packet.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+enum class GapCause : std::uint8_t {
+  NotCaptured,   // a hole in the sequence space the capture never filled (capture loss)
+  Truncated,     // payload cut by the capture's snapshot length
+  BufferLimit,   // out-of-order data beyond the reassembly ceiling
+};
+
+enum class StreamEnd : std::uint8_t { Fin, Rst };
+
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  // In-order bytes at `offset` (sequence number `seq`), first delivered by `frame`.
+  virtual void on_stream_data(std::uint64_t offset, TcpSeq seq,
+                              std::span<const std::uint8_t> data, std::uint64_t frame) = 0;
+  // `length` bytes at `offset` will never be seen. `frame` is where that became certain.
+  virtual void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length,
+                             GapCause cause, std::uint64_t frame) = 0;
+  // The sender closed (FIN, once all bytes before it were delivered) or reset.
+  virtual void on_stream_end(std::uint64_t offset, TcpSeq seq, StreamEnd how,
+                             std::uint64_t frame) = 0;
+  // A retransmission carried bytes different from those first seen at `offset`.
+  virtual void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq,
+                                          std::uint32_t length, std::uint64_t frame) = 0;
+};
+
+struct ReassemblyOptions {
+  // Ceiling on buffered out-of-order bytes per direction. What does not fit becomes a gap.
+  std::size_t max_buffered_bytes = 4u << 20;
+  // How many recently delivered bytes are kept to compare retransmissions against.
+  std::size_t retransmission_window = 64u << 10;
+};
+
+enum class SegmentOutcome : std::uint8_t {
+  Delivered,            // new in-order data delivered (possibly releasing buffered data)
+  Buffered,             // out of order, held until the hole before it fills
+  Retransmission,       // only bytes already delivered (identical)
+  RetransmissionMismatch,
+  KeepAlive,            // one octet at next-1: a keep-alive probe, not data
+  Control,              // no payload (SYN, FIN, RST, pure ACK)
+  BeforeStart,          // data before the stream's origin
+  DroppedOverLimit,     // buffer ceiling reached; reported as a gap
+};
+
+class TcpReassembler {
+ public:
+  explicit TcpReassembler(ReassemblyOptions options = {});
+
+  SegmentOutcome on_segment(const TcpSegment& segment, StreamSink& sink);
+  // End of capture: every hole still open becomes a gap; buffered data after it is
+  // delivered; a FIN seen but not yet reached is honoured.
+  void finish(std::uint64_t frame, StreamSink& sink);
+
+  bool started() const { return started_; }
+  bool ended() const { return ended_; }
+  std::uint64_t next_offset() const { return next_offset_; }
+  TcpSeq next_seq() const { return origin_ + static_cast<std::uint32_t>(next_offset_); }
+  std::size_t buffered_bytes() const { return buffered_bytes_; }
+
+ private:
+  // Implementation detail; see tcp_reassembly.cpp.
+  struct Pending {
+    std::vector<std::uint8_t> data;  // buffered bytes; empty for a truncated run
+    std::uint64_t truncated = 0;     // length of a snaplen-truncated run (data empty)
+    std::uint64_t frame = 0;         // frame the piece arrived in
+    std::uint64_t length() const { return data.size() + truncated; }
+  };
+  struct Call;  // per-segment context: frame, sink, whether a mismatch was reported
+
+  TcpSeq seq_at(std::uint64_t offset) const {
+    return origin_ + static_cast<std::uint32_t>(offset);
+  }
+  std::uint64_t end_limit() const;
+  SegmentOutcome process_data(std::int64_t start, std::span<const std::uint8_t> captured,
+                              std::uint64_t missing, Call& call);
+  bool buffer_out_of_order(std::uint64_t base, std::span<const std::uint8_t> captured,
+                           std::uint64_t lo, std::uint64_t cap_end, std::uint64_t hi,
+                           Call& call);
+  void deliver(std::span<const std::uint8_t> data, std::uint64_t frame, Call& call);
+  void emit_gap(std::uint64_t length, GapCause cause, std::uint64_t frame, Call& call);
+  void drain(Call& call);
+  void flush_pending(GapCause cause, Call& call);
+  void maybe_end_at_fin(Call& call);
+  void trim_pending_to(std::uint64_t limit);
+  void check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data,
+                            Call& call);
+  void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call);
+  void remember(std::span<const std::uint8_t> data);
+
+  ReassemblyOptions options_;
+  bool started_ = false;
+  bool ended_ = false;
+  TcpSeq origin_;                  // sequence number of stream offset 0
+  std::uint64_t next_offset_ = 0;  // next in-order offset to deliver
+  std::map<std::uint64_t, Pending> pending_;  // out-of-order pieces by offset, disjoint
+  std::size_t buffered_bytes_ = 0;            // sum of pending_ data sizes
+  std::vector<std::uint8_t> history_;  // ring of the last delivered bytes, indexed offset % size
+  std::uint64_t history_begin_ = 0;    // no valid history below this offset (gaps, growth)
+  std::uint64_t highest_end_ = 0;      // end of the furthest payload seen (keep-alive test)
+  bool fin_seen_ = false;
+  std::uint64_t fin_offset_ = 0;
+  std::uint64_t fin_frame_ = 0;
+};
+
+}  // namespace mpa

@@ -1,0 +1,57 @@
+// DDP (RFC 5041 4) and RDMAP (RFC 5040 4) header decoding, and RFC 6581 RTR recognition.
+#include "mpa/ddp.h"
+
+namespace mpa {
+namespace {
+
+std::uint32_t load_be32(const std::uint8_t* p) {
+  return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
+         static_cast<std::uint32_t>(p[2]) << 8 | p[3];
+}
+
+}  // namespace
+
+std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu) {
+  if (ulpdu.size() < 2) return std::nullopt;
+  DdpHeader h;
+  h.tagged = ulpdu[0] & 0x80;
+  h.last = ulpdu[0] & 0x40;
+  h.ddp_version = ulpdu[0] & 0x03;
+  h.rdmap_version = ulpdu[1] >> 6;
+  h.opcode = ulpdu[1] & 0x0F;
+  if (h.tagged) {
+    if (ulpdu.size() < kDdpTaggedHeaderSize) return std::nullopt;
+    h.stag = load_be32(&ulpdu[2]);
+    h.to = static_cast<std::uint64_t>(load_be32(&ulpdu[6])) << 32 | load_be32(&ulpdu[10]);
+    h.header_size = kDdpTaggedHeaderSize;
+  } else {
+    if (ulpdu.size() < kDdpUntaggedHeaderSize) return std::nullopt;
+    h.queue = load_be32(&ulpdu[6]);
+    h.msn = load_be32(&ulpdu[10]);
+    h.mo = load_be32(&ulpdu[14]);
+    h.header_size = kDdpUntaggedHeaderSize;
+  }
+  return h;
+}
+
+RtrKind classify_rtr(std::span<const std::uint8_t> ulpdu_head, std::uint16_t ulpdu_length) {
+  const auto h = decode_ddp(ulpdu_head);
+  if (!h) return RtrKind::None;
+  const auto op = static_cast<RdmapOpcode>(h->opcode);
+  if (h->tagged && op == RdmapOpcode::Write && ulpdu_length == kDdpTaggedHeaderSize) {
+    return RtrKind::Write;
+  }
+  if (!h->tagged && (op == RdmapOpcode::Send || op == RdmapOpcode::SendSe) && h->queue == 0 &&
+      ulpdu_length == kDdpUntaggedHeaderSize) {
+    return RtrKind::Send;
+  }
+  if (!h->tagged && op == RdmapOpcode::ReadRequest && h->queue == 1 &&
+      ulpdu_length == kDdpUntaggedHeaderSize + kRdmaReadRequestSize &&
+      ulpdu_head.size() >= kDdpUntaggedHeaderSize + 16) {
+    // RDMA Read Message Size (after sink STag and sink TO) is zero.
+    if (load_be32(&ulpdu_head[kDdpUntaggedHeaderSize + 12]) == 0) return RtrKind::Read;
+  }
+  return RtrKind::None;
+}
+
+}  // namespace mpa

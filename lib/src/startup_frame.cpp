@@ -1,0 +1,272 @@
+// MPA Request/Reply frames (RFC 5044 7.1.1; RFC 6581 6, 9). See startup_frame.h.
+#include "mpa/startup_frame.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mpa {
+namespace {
+
+std::uint16_t load_be16(const std::uint8_t* p) {
+  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
+
+bool equals_key(std::span<const std::uint8_t> bytes, std::string_view key) {
+  return bytes.size() >= kStartupKeySize && std::memcmp(bytes.data(), key.data(), kStartupKeySize) == 0;
+}
+
+std::string rtr_list(const EnhancedBlock& block) {
+  std::string out;
+  auto add = [&out](bool on, const char* name) {
+    if (!on) return;
+    if (!out.empty()) out += ",";
+    out += name;
+  };
+  add(block.send_rtr, "Send");
+  add(block.write_rtr, "Write");
+  add(block.read_rtr, "Read");
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string_view to_string(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::Request: return "Request";
+    case FrameKind::Reply: return "Reply";
+    case FrameKind::Unknown: return "frame with invalid key";
+  }
+  return "?";
+}
+
+EnhancedBlock EnhancedBlock::decode(const std::uint8_t* p) {
+  EnhancedBlock block;
+  const std::uint16_t first = load_be16(p);
+  const std::uint16_t second = load_be16(p + 2);
+  block.peer_to_peer = first & 0x8000;
+  block.send_rtr = first & 0x4000;
+  block.ird = first & 0x3FFF;
+  block.write_rtr = second & 0x8000;
+  block.read_rtr = second & 0x4000;
+  block.ord = second & 0x3FFF;
+  return block;
+}
+
+FrameKind classify_key(std::span<const std::uint8_t> key) {
+  if (equals_key(key, kRequestKey)) return FrameKind::Request;
+  if (equals_key(key, kReplyKey)) return FrameKind::Reply;
+  return FrameKind::Unknown;
+}
+
+bool looks_like_damaged_key(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() < kStartupKeySize) return false;
+  int differ_request = 0;
+  int differ_reply = 0;
+  for (std::size_t i = 0; i < kStartupKeySize; ++i) {
+    differ_request += bytes[i] != static_cast<std::uint8_t>(kRequestKey[i]);
+    differ_reply += bytes[i] != static_cast<std::uint8_t>(kReplyKey[i]);
+  }
+  return std::min(differ_request, differ_reply) <= 4;
+}
+
+std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
+  std::size_t used = 0;
+  while (used < data.size() && state_ != State::Done) {
+    const std::size_t left = data.size() - used;
+    switch (state_) {
+      case State::Header: {
+        const std::size_t take = std::min(left, kStartupHeaderSize - got_);
+        std::memcpy(&header_[got_], &data[used], take);
+        got_ += take;
+        used += take;
+        if (got_ == kStartupHeaderSize) {
+          std::memcpy(frame_.key.data(), header_.data(), kStartupKeySize);
+          frame_.kind = classify_key(frame_.key);
+          frame_.flags = header_[16];
+          frame_.revision = header_[17];
+          frame_.pd_length = load_be16(&header_[18]);
+          got_ = 0;
+          if (frame_.revision == kVendorRevision) {
+            frame_.has_vendor_extension = true;
+            state_ = State::VendorExtension;
+          } else {
+            state_ = frame_.pd_length > 0 ? State::PrivateData : State::Done;
+          }
+        }
+        break;
+      }
+      case State::VendorExtension: {
+        const std::size_t take = std::min(left, kVendorExtensionSize - got_);
+        std::memcpy(&frame_.vendor_extension[got_], &data[used], take);
+        got_ += take;
+        used += take;
+        if (got_ == kVendorExtensionSize) {
+          got_ = 0;
+          state_ = frame_.pd_length > 0 ? State::PrivateData : State::Done;
+        }
+        break;
+      }
+      case State::PrivateData: {
+        const std::size_t take = std::min<std::size_t>(left, frame_.pd_length - got_);
+        frame_.private_data.insert(frame_.private_data.end(), &data[used], &data[used] + take);
+        got_ += take;
+        used += take;
+        if (got_ == frame_.pd_length) state_ = State::Done;
+        break;
+      }
+      case State::Done: break;
+    }
+  }
+  if (state_ == State::Done && frame_.s() && frame_.revision >= 2 &&
+      frame_.revision != kVendorRevision && frame_.private_data.size() >= kEnhancedBlockSize &&
+      !frame_.enhanced) {
+    frame_.enhanced = EnhancedBlock::decode(frame_.private_data.data());
+  }
+  consumed_ += used;
+  return used;
+}
+
+std::size_t StartupFrameParser::bytes_needed() const {
+  switch (state_) {
+    case State::Header: return kStartupHeaderSize - got_;
+    case State::VendorExtension: return kVendorExtensionSize - got_ + frame_.pd_length;
+    case State::PrivateData: return frame_.pd_length - got_;
+    case State::Done: return 0;
+  }
+  return 0;
+}
+
+std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected) {
+  std::vector<StartupIssue> issues;
+  const std::string name = std::string(to_string(frame.kind == FrameKind::Unknown ? expected : frame.kind));
+  if (frame.kind == FrameKind::Unknown) {
+    std::string shown;
+    for (std::uint8_t c : frame.key) shown += (c >= 0x20 && c < 0x7F) ? static_cast<char>(c) : '.';
+    issues.push_back({DiagId::StartupKeyInvalid,
+                      fmt::format("startup frame key \"{}\" is not \"{}\"", shown,
+                                  expected == FrameKind::Reply ? kReplyKey : kRequestKey)});
+  } else if (frame.kind != expected) {
+    issues.push_back({frame.kind == FrameKind::Request ? DiagId::StartupUnexpectedRequest
+                                                       : DiagId::StartupUnexpectedReply,
+                      fmt::format("MPA {} where an MPA {} was due", to_string(frame.kind),
+                                  to_string(expected))});
+  }
+  const bool is_request = (frame.kind == FrameKind::Unknown ? expected : frame.kind) == FrameKind::Request;
+
+  // RFC 5044 7.1.1: Rev 1; RFC 6581 6: Rev 2; Appendix C: Rev 0; erdma: 129.
+  switch (frame.revision) {
+    case 0:
+      issues.push_back({DiagId::StartupRevision0,
+                        fmt::format("MPA {} Rev 0 (RDMA Consortium): DDP/RDMAP version 0 expected", name)});
+      break;
+    case 1: break;
+    case 2:
+      issues.push_back({DiagId::StartupRevision2, fmt::format("MPA {} Rev 2", name)});
+      break;
+    case kVendorRevision:
+      issues.push_back({DiagId::StartupVendorRevision,
+                        fmt::format("MPA {} Rev 129 (Alibaba erdma): 8-octet extension not counted "
+                                    "in PD_Length", name)});
+      break;
+    default:
+      issues.push_back({DiagId::StartupRevisionUnsupported,
+                        fmt::format("MPA {} carries Rev {}; known revisions are 0, 1, 2 and 129",
+                                    name, frame.revision)});
+      break;
+  }
+  if (frame.pd_length > kMaxPrivateData) {
+    issues.push_back({DiagId::StartupPdLengthTooLarge,
+                      fmt::format("PD_Length {} exceeds {}", frame.pd_length, kMaxPrivateData)});
+  } else if (frame.pd_length > 256) {
+    issues.push_back({DiagId::StartupPrivateDataOver256,
+                      fmt::format("PD_Length {}: Linux siw, Chelsio and erdma refuse more than 256",
+                                  frame.pd_length)});
+  }
+  if (frame.r()) {
+    if (is_request) {
+      issues.push_back({DiagId::StartupRejectBitInRequest, "R bit set in an MPA Request"});
+    } else {
+      issues.push_back({DiagId::StartupConnectionRejected,
+                        "MPA Reply with R=1: the Responder rejected the connection"});
+    }
+  }
+  if (frame.flags & startup_flags::kRes) {
+    issues.push_back({DiagId::StartupReservedBitsSet,
+                      fmt::format("reserved flag bits 0x{:02x} set in the MPA {} (flags 0x{:02x})",
+                                  frame.flags & startup_flags::kRes, name, frame.flags)});
+  }
+  if (frame.s()) {
+    if (frame.revision < 2) {
+      issues.push_back({DiagId::StartupEnhancedWithoutRev2,
+                        fmt::format("S bit set in an MPA {} with Rev {}", name, frame.revision)});
+    } else if (frame.revision != kVendorRevision && frame.pd_length < kEnhancedBlockSize) {
+      issues.push_back({DiagId::StartupEnhancedDataMissing,
+                        fmt::format("S=1 but PD_Length {} cannot hold the 4-octet IRD/ORD block",
+                                    frame.pd_length)});
+    }
+  }
+  if (frame.enhanced && !frame.enhanced->peer_to_peer && frame.enhanced->any_rtr()) {
+    issues.push_back({DiagId::StartupRtrFlagsWithoutP2p,
+                      fmt::format("A=0 but RTR flags set ({})", rtr_list(*frame.enhanced))});
+  }
+  return issues;
+}
+
+std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply) {
+  std::vector<StartupIssue> issues;
+  if (reply.s() && !request.s() && reply.revision >= 2) {
+    issues.push_back({DiagId::StartupEnhancedMismatch,
+                      "Reply has S=1 (IRD/ORD block) but the Request did not offer enhanced "
+                      "connection establishment"});
+  }
+  if (!request.enhanced || !reply.enhanced) return issues;
+  const EnhancedBlock& rq = *request.enhanced;
+  const EnhancedBlock& rp = *reply.enhanced;
+  // RFC 6581 9.2: the responder echoes A.
+  if (rq.peer_to_peer != rp.peer_to_peer) {
+    issues.push_back({DiagId::StartupP2pMismatch,
+                      fmt::format("Request A={} but Reply A={}", rq.peer_to_peer ? 1 : 0,
+                                  rp.peer_to_peer ? 1 : 0)});
+  } else if (rq.peer_to_peer && !reply.r()) {
+    const bool common = (rq.send_rtr && rp.send_rtr) || (rq.write_rtr && rp.write_rtr) ||
+                        (rq.read_rtr && rp.read_rtr);
+    if (!rp.any_rtr() || !common) {
+      issues.push_back({DiagId::StartupNoMatchingRtr,
+                        fmt::format("Initiator offers RTR {}, Responder {}: no option both support",
+                                    rtr_list(rq), rtr_list(rp))});
+    }
+  }
+  // RFC 6581 9.1: 0x3FFF ("no negotiation") is answered in kind.
+  if (rq.ord == kNoNegotiation && rp.ird != kNoNegotiation) {
+    issues.push_back({DiagId::StartupNoNegotiationNotEchoed,
+                      fmt::format("Initiator ORD 0x3FFF answered with Responder IRD {}", rp.ird)});
+  }
+  if (rq.ird == kNoNegotiation && rp.ord != kNoNegotiation) {
+    issues.push_back({DiagId::StartupNoNegotiationNotEchoed,
+                      fmt::format("Initiator IRD 0x3FFF answered with Responder ORD {}", rp.ord)});
+  }
+  // RFC 6581 9.1: "The responder MUST set its ORD at most to the initiator IRD."
+  if (!reply.r() && rq.ird != kNoNegotiation && rp.ord > rq.ird) {
+    issues.push_back({DiagId::StartupInsufficientIrd,
+                      fmt::format("Responder ORD {} exceeds Initiator IRD {}", rp.ord, rq.ird)});
+  }
+  return issues;
+}
+
+std::string describe(const StartupFrame& frame) {
+  std::string out = fmt::format("MPA {} Rev {} M={} C={}", to_string(frame.kind), frame.revision,
+                                frame.m() ? 1 : 0, frame.c() ? 1 : 0);
+  if (frame.r()) out += " R=1";
+  if (frame.s()) out += " S=1";
+  if (frame.enhanced) {
+    const EnhancedBlock& e = *frame.enhanced;
+    out += fmt::format(" IRD={} ORD={}", e.ird, e.ord);
+    if (e.peer_to_peer) out += fmt::format(" P2P RTR={}", rtr_list(e));
+  }
+  out += fmt::format(" PD_Length={}", frame.pd_length);
+  return out;
+}
+
+}  // namespace mpa

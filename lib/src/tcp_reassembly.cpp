@@ -1,0 +1,444 @@
+// TCP reassembly of one direction of a connection (RFC 793 3.3, 3.9).
+//
+// The algorithm, per segment (TcpReassembler::on_segment):
+//
+//  1. Origin. The first SYN fixes stream offset 0 at ISN+1. Without a SYN, the first
+//     segment that carries payload (or a FIN or RST, so that an end is still reported)
+//     fixes offset 0 at its own sequence number. Pure ACKs never start a stream.
+//  2. Unwrapping. Sequence numbers become 64-bit offsets relative to the current
+//     in-order position: offset = next_offset + (seq - next_seq) as a signed 32-bit
+//     distance. This is the only place sequence numbers are unwrapped, so a stream may
+//     cross 0xFFFFFFFF -> 0 any number of times.
+//  3. Keep-alives. A segment of 0 or 1 payload octets (and no SYN/FIN/RST) at next_seq-1
+//     is a keep-alive probe; Linux fills the octet with garbage, so it is never compared
+//     as a retransmission. next_seq here is either the in-order position or the end of
+//     the furthest payload seen (the sender's snd_una when the capture lost data).
+//  4. RST. The connection is over: every hole before buffered data is reported as a
+//     NotCaptured gap, the buffered data is delivered, then the stream ends (Rst) at the
+//     in-order position. An RST's payload is not stream data and is ignored.
+//  5. FIN. The FIN occupies the sequence number after the segment's payload. The first
+//     FIN at or beyond the in-order position is recorded; buffered data beyond it is
+//     discarded, and later data beyond it is ignored. The end event (Fin) fires once,
+//     when the in-order position reaches the FIN's offset.
+//  6. Payload. A segment covers [start, start+captured+missing): `captured` bytes the
+//     capture holds, then `missing` bytes cut by the snapshot length. It is clipped to
+//     the stream's origin (bytes before it are BeforeStart) and to its end (FIN or RST),
+//     then split at the in-order position:
+//     a. The old part (below next_offset) was already delivered or reported as a gap.
+//        Its captured bytes are compared with the history ring, which holds the last
+//        `retransmission_window` delivered bytes; older bytes and bytes inside reported
+//        gaps cannot be compared and pass silently. The first difference is reported
+//        once per segment (offset of the first differing byte, length of the compared
+//        region from there).
+//     b. If the new part starts exactly at next_offset it is delivered at once, straight
+//        from the caller's buffer (the only copy is into the history ring); its missing
+//        bytes become a Truncated gap. Then buffered pieces that have become contiguous
+//        are delivered, each with the frame it arrived in; a buffered piece partly
+//        overlapped by what was just delivered is compared (old part) and trimmed.
+//     c. Otherwise the new part is out of order. Its pieces not yet covered by buffered
+//        pieces are copied into `pending_` (an ordered map of disjoint pieces; overlaps
+//        with buffered bytes are compared, then trimmed). Missing bytes are buffered as
+//        a truncated piece that holds no bytes.
+//     d. If buffering would push the buffered bytes over `max_buffered_bytes`, nothing
+//        is buffered. Instead the hole before the earliest out-of-order data (the
+//        earliest buffered piece, or this segment if it comes first) is declared a
+//        BufferLimit gap, the reassembler skips ahead over it, delivers what became
+//        contiguous, and re-examines the segment from step 6a. Each round consumes at
+//        least one buffered piece or makes the segment in order, so this terminates.
+//
+// finish(): end of capture. Each remaining hole becomes a NotCaptured gap followed by the
+// buffered data after it; a FIN recorded but not reached is then honoured (after a final
+// NotCaptured gap up to it).
+//
+// Invariant: every stream offset below next_offset was reported exactly once, either in
+// on_stream_data or inside on_stream_gap; nothing is dropped silently.
+#include "mpa/tcp_reassembly.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+namespace mpa {
+
+namespace {
+
+constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+// The history ring starts this small and doubles, so short connections stay cheap.
+constexpr std::size_t kMinHistory = 4096;
+
+// Copies `len` bytes (len <= ring.size()) into the ring at the position of `offset`.
+void ring_write(std::vector<std::uint8_t>& ring, std::uint64_t offset, const std::uint8_t* src,
+                std::size_t len) {
+  const std::size_t size = ring.size();
+  const std::size_t pos = static_cast<std::size_t>(offset % size);
+  const std::size_t first = std::min(len, size - pos);
+  std::memcpy(ring.data() + pos, src, first);
+  if (len > first) std::memcpy(ring.data(), src + first, len - first);
+}
+
+// Index of the first byte of `a` differing from `b`, or `len` if none.
+std::size_t first_difference(const std::uint8_t* a, const std::uint8_t* b, std::size_t len) {
+  if (std::memcmp(a, b, len) == 0) return len;
+  std::size_t i = 0;
+  while (a[i] == b[i]) ++i;
+  return i;
+}
+
+// Walks [lo, hi) against a map of disjoint pieces keyed by offset: calls
+// on_free(a, b) for each subrange no piece covers and on_covered(a, b, piece_offset, piece)
+// for each covered one, in offset order. on_free may insert into the map at `a`.
+template <typename Map, typename Free, typename Covered>
+void walk_pieces(Map& pieces, std::uint64_t lo, std::uint64_t hi, Free&& on_free,
+                 Covered&& on_covered) {
+  auto it = pieces.upper_bound(lo);
+  if (it != pieces.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second.length() > lo) it = prev;
+  }
+  std::uint64_t cur = lo;
+  while (cur < hi) {
+    if (it == pieces.end() || it->first >= hi) {
+      on_free(cur, hi);
+      break;
+    }
+    if (it->first > cur) {
+      on_free(cur, it->first);
+      cur = it->first;
+    }
+    const std::uint64_t covered_end = std::min(hi, it->first + it->second.length());
+    on_covered(cur, covered_end, it->first, it->second);
+    cur = covered_end;
+    ++it;
+  }
+}
+
+}  // namespace
+
+struct TcpReassembler::Call {
+  std::uint64_t frame;
+  StreamSink& sink;
+  bool mismatch_reported = false;
+};
+
+TcpReassembler::TcpReassembler(ReassemblyOptions options) : options_(options) {}
+
+std::uint64_t TcpReassembler::end_limit() const {
+  if (ended_) return next_offset_;
+  if (fin_seen_) return fin_offset_;
+  return kNoLimit;
+}
+
+SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink& sink) {
+  const bool syn = (segment.flags & tcp_flags::kSyn) != 0;
+  const bool fin = (segment.flags & tcp_flags::kFin) != 0;
+  const bool rst = (segment.flags & tcp_flags::kRst) != 0;
+  const std::uint64_t total = segment.payload.size() + segment.payload_missing;
+  // The SYN occupies one sequence number; its payload (if any) follows it.
+  const TcpSeq data_seq = segment.seq + (syn ? 1u : 0u);
+
+  if (!started_) {
+    if (!syn && total == 0 && !fin && !rst) return SegmentOutcome::Control;
+    origin_ = data_seq;
+    started_ = true;
+  }
+  Call call{segment.frame, sink};
+
+  if (!syn && !fin && !rst && total <= 1 &&
+      (segment.seq == next_seq() - 1 || segment.seq == seq_at(highest_end_) - 1)) {
+    return SegmentOutcome::KeepAlive;
+  }
+
+  if (rst) {
+    if (!ended_) {
+      flush_pending(GapCause::NotCaptured, call);
+      if (!ended_) {  // flushing may have reached a recorded FIN
+        sink.on_stream_end(next_offset_, next_seq(), StreamEnd::Rst, segment.frame);
+        ended_ = true;
+      }
+    }
+    return SegmentOutcome::Control;
+  }
+
+  const std::int64_t start =
+      static_cast<std::int64_t>(next_offset_) + data_seq.signed_distance_from(next_seq());
+  if (fin && !fin_seen_ && !ended_) {
+    const std::int64_t fin_at = start + static_cast<std::int64_t>(total);
+    // A FIN before bytes already delivered contradicts the stream; it cannot end it.
+    if (fin_at >= static_cast<std::int64_t>(next_offset_)) {
+      fin_seen_ = true;
+      fin_offset_ = static_cast<std::uint64_t>(fin_at);
+      fin_frame_ = segment.frame;
+      trim_pending_to(fin_offset_);
+    }
+  }
+
+  SegmentOutcome outcome = SegmentOutcome::Control;
+  if (total > 0) {
+    outcome = process_data(start, segment.payload, segment.payload_missing, call);
+  }
+  maybe_end_at_fin(call);  // a bare FIN at the in-order position
+  return outcome;
+}
+
+SegmentOutcome TcpReassembler::process_data(std::int64_t start,
+                                            std::span<const std::uint8_t> captured,
+                                            std::uint64_t missing, Call& call) {
+  const std::uint64_t total = captured.size() + missing;
+  if (start + static_cast<std::int64_t>(total) <= 0) return SegmentOutcome::BeforeStart;
+  if (start < 0) {  // straddles the origin: keep the part from offset 0 on
+    const std::uint64_t cut = static_cast<std::uint64_t>(-start);
+    if (cut >= captured.size()) {
+      missing -= cut - captured.size();
+      captured = {};
+    } else {
+      captured = captured.subspan(cut);
+    }
+    start = 0;
+  }
+
+  const std::uint64_t base = static_cast<std::uint64_t>(start);  // offset of captured[0]
+  std::uint64_t lo = base;
+  std::uint64_t hi = std::min(base + captured.size() + missing, end_limit());
+  const std::uint64_t cap_end = std::min(base + captured.size(), hi);
+  highest_end_ = std::max(highest_end_, hi);
+  auto bytes = [&](std::uint64_t from, std::uint64_t to) {
+    return captured.subspan(from - base, to - from);
+  };
+
+  bool old = false;
+  bool delivered = false;
+  bool buffered = false;
+  bool over_limit = false;
+  while (lo < hi) {
+    if (lo < next_offset_) {  // 6a: already delivered or reported as a gap
+      const std::uint64_t old_end = std::min(hi, next_offset_);
+      if (lo < cap_end) check_retransmission(lo, bytes(lo, std::min(cap_end, old_end)), call);
+      old = true;
+      lo = old_end;
+      continue;
+    }
+    if (lo == next_offset_) {  // 6b: in order
+      if (lo < cap_end) deliver(bytes(lo, cap_end), call.frame, call);
+      if (hi > next_offset_) emit_gap(hi - next_offset_, GapCause::Truncated, call.frame, call);
+      drain(call);
+      delivered = true;
+      break;
+    }
+    // 6c: out of order.
+    std::uint64_t new_bytes = 0;
+    if (lo < cap_end) {
+      walk_pieces(
+          pending_, lo, cap_end, [&](std::uint64_t a, std::uint64_t b) { new_bytes += b - a; },
+          [](std::uint64_t, std::uint64_t, std::uint64_t, const Pending&) {});
+    }
+    if (buffered_bytes_ + new_bytes <= options_.max_buffered_bytes) {
+      if (buffer_out_of_order(base, captured, lo, cap_end, hi, call)) {
+        buffered = true;
+      } else {
+        old = true;  // a duplicate of buffered data
+      }
+      break;
+    }
+    // 6d: over the ceiling; skip ahead over the earliest hole and look again.
+    over_limit = true;
+    if (pending_.empty() || lo < pending_.begin()->first) {
+      emit_gap(lo - next_offset_, GapCause::BufferLimit, call.frame, call);
+    } else {
+      emit_gap(pending_.begin()->first - next_offset_, GapCause::BufferLimit, call.frame, call);
+      drain(call);
+    }
+  }
+
+  if (call.mismatch_reported) return SegmentOutcome::RetransmissionMismatch;
+  if (over_limit) return SegmentOutcome::DroppedOverLimit;
+  if (delivered) return SegmentOutcome::Delivered;
+  if (buffered) return SegmentOutcome::Buffered;
+  if (old) return SegmentOutcome::Retransmission;
+  return SegmentOutcome::Control;  // all of it lay beyond the end of the stream
+}
+
+bool TcpReassembler::buffer_out_of_order(std::uint64_t base, std::span<const std::uint8_t> captured,
+                                         std::uint64_t lo, std::uint64_t cap_end, std::uint64_t hi,
+                                         Call& call) {
+  bool inserted = false;
+  if (lo < cap_end) {
+    walk_pieces(
+        pending_, lo, cap_end,
+        [&](std::uint64_t a, std::uint64_t b) {
+          const auto* p = captured.data() + (a - base);
+          Pending piece;
+          piece.data.assign(p, p + (b - a));
+          piece.frame = call.frame;
+          pending_.emplace(a, std::move(piece));
+          buffered_bytes_ += b - a;
+          inserted = true;
+        },
+        [&](std::uint64_t a, std::uint64_t b, std::uint64_t piece_offset, const Pending& piece) {
+          // Compare with bytes buffered earlier; a truncated piece holds none.
+          if (piece.data.empty() || call.mismatch_reported) return;
+          const std::size_t len = b - a;
+          const std::size_t diff = first_difference(captured.data() + (a - base),
+                                                    piece.data.data() + (a - piece_offset), len);
+          if (diff < len) report_mismatch(a + diff, len - diff, call);
+        });
+  }
+  const std::uint64_t gap_lo = std::max(lo, cap_end);
+  if (gap_lo < hi) {
+    walk_pieces(
+        pending_, gap_lo, hi,
+        [&](std::uint64_t a, std::uint64_t b) {
+          Pending piece;
+          piece.truncated = b - a;
+          piece.frame = call.frame;
+          pending_.emplace(a, std::move(piece));
+          inserted = true;
+        },
+        [](std::uint64_t, std::uint64_t, std::uint64_t, const Pending&) {});
+  }
+  return inserted;
+}
+
+void TcpReassembler::deliver(std::span<const std::uint8_t> data, std::uint64_t frame, Call& call) {
+  if (data.empty()) return;
+  call.sink.on_stream_data(next_offset_, next_seq(), data, frame);
+  remember(data);
+  next_offset_ += data.size();
+}
+
+void TcpReassembler::emit_gap(std::uint64_t length, GapCause cause, std::uint64_t frame,
+                              Call& call) {
+  if (length == 0) return;
+  call.sink.on_stream_gap(next_offset_, next_seq(), length, cause, frame);
+  next_offset_ += length;
+  // The ring holds no bytes for the gap; nothing before it can be compared reliably
+  // without tracking holes in the history, so comparisons restart here.
+  history_begin_ = next_offset_;
+}
+
+void TcpReassembler::drain(Call& call) {
+  while (!pending_.empty() && !ended_) {
+    auto it = pending_.begin();
+    const std::uint64_t offset = it->first;
+    if (offset > next_offset_) break;
+    Pending& piece = it->second;
+    const std::uint64_t end = offset + piece.length();
+    const std::uint64_t skip = std::min(end, next_offset_) - offset;  // already delivered
+    const std::span<const std::uint8_t> data(piece.data);
+    if (!data.empty()) {
+      if (skip > 0) check_retransmission(offset, data.first(skip), call);
+      deliver(data.subspan(skip), piece.frame, call);
+    } else if (end > next_offset_) {
+      emit_gap(end - next_offset_, GapCause::Truncated, piece.frame, call);
+    }
+    buffered_bytes_ -= piece.data.size();
+    pending_.erase(it);
+    maybe_end_at_fin(call);
+  }
+}
+
+void TcpReassembler::flush_pending(GapCause cause, Call& call) {
+  while (!pending_.empty() && !ended_) {
+    emit_gap(pending_.begin()->first - next_offset_, cause, call.frame, call);
+    drain(call);
+  }
+}
+
+void TcpReassembler::maybe_end_at_fin(Call& call) {
+  if (!fin_seen_ || ended_ || next_offset_ != fin_offset_) return;
+  call.sink.on_stream_end(fin_offset_, seq_at(fin_offset_), StreamEnd::Fin, fin_frame_);
+  ended_ = true;
+  pending_.clear();  // trimmed to the FIN already; nothing can remain, but be certain
+  buffered_bytes_ = 0;
+}
+
+void TcpReassembler::trim_pending_to(std::uint64_t limit) {
+  auto it = pending_.lower_bound(limit);
+  for (auto drop = it; drop != pending_.end(); ++drop) buffered_bytes_ -= drop->second.data.size();
+  pending_.erase(it, pending_.end());
+  if (pending_.empty()) return;
+  auto& [offset, piece] = *std::prev(pending_.end());
+  if (offset + piece.length() <= limit) return;
+  if (!piece.data.empty()) {
+    buffered_bytes_ -= piece.data.size() - (limit - offset);
+    piece.data.resize(limit - offset);
+  } else {
+    piece.truncated = limit - offset;
+  }
+}
+
+void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data,
+                                          Call& call) {
+  if (call.mismatch_reported || history_.empty()) return;
+  const std::uint64_t size = history_.size();
+  const std::uint64_t valid_from =
+      std::max(history_begin_, next_offset_ > size ? next_offset_ - size : 0);
+  const std::uint64_t a = std::max(offset, valid_from);
+  const std::uint64_t b = std::min(offset + data.size(), next_offset_);
+  if (a >= b) return;  // older than the window, or inside a reported gap
+  // Up to two contiguous runs of the ring.
+  std::uint64_t cur = a;
+  while (cur < b) {
+    const std::size_t pos = static_cast<std::size_t>(cur % size);
+    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(b - cur, size - pos));
+    const std::size_t diff =
+        first_difference(data.data() + (cur - offset), history_.data() + pos, len);
+    if (diff < len) {
+      report_mismatch(cur + diff, b - (cur + diff), call);
+      return;
+    }
+    cur += len;
+  }
+}
+
+void TcpReassembler::report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call) {
+  if (call.mismatch_reported) return;
+  call.mismatch_reported = true;
+  const auto len32 = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(length, std::numeric_limits<std::uint32_t>::max()));
+  call.sink.on_retransmission_mismatch(offset, seq_at(offset), len32, call.frame);
+}
+
+// Appends delivered bytes (at next_offset_) to the history ring, growing it lazily up to
+// the retransmission window. Called before next_offset_ advances.
+void TcpReassembler::remember(std::span<const std::uint8_t> data) {
+  const std::size_t window = options_.retransmission_window;
+  if (window == 0) return;
+  std::size_t size = history_.size();
+  const std::uint64_t valid = std::min<std::uint64_t>(size, next_offset_ - history_begin_);
+  if (size < window && valid + data.size() > size) {
+    const std::size_t grown_size = std::min<std::size_t>(
+        window, std::max<std::size_t>(
+                    {static_cast<std::size_t>(valid) + data.size(), 2 * size, kMinHistory}));
+    std::vector<std::uint8_t> grown(grown_size);
+    // Re-lay the valid bytes out at their offsets modulo the new size.
+    for (std::uint64_t cur = next_offset_ - valid; cur < next_offset_;) {
+      const std::size_t pos = static_cast<std::size_t>(cur % size);
+      const std::size_t len =
+          static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
+      ring_write(grown, cur, history_.data() + pos, len);
+      cur += len;
+    }
+    history_.swap(grown);
+    size = grown_size;
+    history_begin_ = next_offset_ - valid;  // the new slots before that were never written
+  }
+  if (data.size() >= size) {
+    ring_write(history_, next_offset_ + data.size() - size, data.data() + data.size() - size, size);
+  } else {
+    ring_write(history_, next_offset_, data.data(), data.size());
+  }
+}
+
+void TcpReassembler::finish(std::uint64_t frame, StreamSink& sink) {
+  if (!started_ || ended_) return;
+  Call call{frame, sink};
+  flush_pending(GapCause::NotCaptured, call);
+  if (fin_seen_ && !ended_) {
+    emit_gap(fin_offset_ - next_offset_, GapCause::NotCaptured, frame, call);
+    maybe_end_at_fin(call);
+  }
+}
+
+}  // namespace mpa

@@ -1,0 +1,594 @@
+// Unit tests for the link/IP/TCP decoder (IEEE 802.1Q, Linux SLL/SLL2, BSD loopback,
+// RFC 791 IPv4, RFC 8200 IPv6, RFC 793 TCP). Frames are built by hand, byte by byte.
+#include "mpa/packet_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace mpa {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void put16(Bytes& out, std::uint16_t value) {
+  out.push_back(static_cast<std::uint8_t>(value >> 8));
+  out.push_back(static_cast<std::uint8_t>(value));
+}
+void put32(Bytes& out, std::uint32_t value) {
+  put16(out, static_cast<std::uint16_t>(value >> 16));
+  put16(out, static_cast<std::uint16_t>(value));
+}
+void append(Bytes& out, const Bytes& more) { out.insert(out.end(), more.begin(), more.end()); }
+Bytes concat(Bytes a, const Bytes& b) {
+  append(a, b);
+  return a;
+}
+
+constexpr std::uint8_t kTcp = 6;
+constexpr std::uint8_t kUdp = 17;
+
+struct TcpSpec {
+  std::uint16_t source_port = 4000;
+  std::uint16_t destination_port = 5000;
+  std::uint32_t seq = 0x11223344;
+  std::uint32_t ack = 0x55667788;
+  std::uint8_t flags = tcp_flags::kAck | tcp_flags::kPsh;
+  std::uint16_t window = 0x1234;
+  std::optional<std::uint16_t> mss;
+  Bytes extra_options;                      // placed before the MSS option
+  std::optional<std::uint8_t> data_offset;  // override (in 32-bit words)
+};
+
+Bytes tcp(const TcpSpec& spec, const Bytes& payload) {
+  Bytes options = spec.extra_options;
+  if (spec.mss) {
+    options.push_back(2);
+    options.push_back(4);
+    put16(options, *spec.mss);
+  }
+  while (options.size() % 4 != 0) options.push_back(0);  // End of option list padding
+  Bytes out;
+  put16(out, spec.source_port);
+  put16(out, spec.destination_port);
+  put32(out, spec.seq);
+  put32(out, spec.ack);
+  const std::uint8_t words =
+      spec.data_offset.value_or(static_cast<std::uint8_t>(5 + options.size() / 4));
+  out.push_back(static_cast<std::uint8_t>(words << 4));
+  out.push_back(spec.flags);
+  put16(out, spec.window);
+  put16(out, 0);  // checksum (not checked)
+  put16(out, 0);  // urgent pointer
+  append(out, options);
+  append(out, payload);
+  return out;
+}
+
+Bytes tcp(const Bytes& payload) { return tcp(TcpSpec{}, payload); }
+
+struct Ipv4Spec {
+  std::uint8_t protocol = kTcp;
+  Bytes options;                          // multiple of 4
+  std::uint16_t fragment_field = 0x4000;  // DF
+  std::uint16_t id = 0xbeef;
+  std::optional<std::uint16_t> total_length;  // override
+  std::optional<std::uint8_t> ihl;            // override (words)
+  std::uint8_t version = 4;
+};
+
+Bytes ipv4(const Ipv4Spec& spec, const Bytes& payload) {
+  const std::size_t header = 20 + spec.options.size();
+  Bytes out;
+  out.push_back(static_cast<std::uint8_t>(spec.version << 4 | spec.ihl.value_or(header / 4)));
+  out.push_back(0);
+  put16(out, spec.total_length.value_or(static_cast<std::uint16_t>(header + payload.size())));
+  put16(out, spec.id);
+  put16(out, spec.fragment_field);
+  out.push_back(64);
+  out.push_back(spec.protocol);
+  put16(out, 0);
+  append(out, {10, 0, 0, 1});
+  append(out, {10, 0, 0, 2});
+  append(out, spec.options);
+  append(out, payload);
+  return out;
+}
+
+Bytes ipv4(const Bytes& payload) { return ipv4(Ipv4Spec{}, payload); }
+
+// `payload` starts with any extension headers; `next` names the first of them.
+Bytes ipv6(std::uint8_t next, const Bytes& payload,
+           std::optional<std::uint16_t> payload_length = std::nullopt) {
+  Bytes out;
+  put32(out, 0x60000000);
+  put16(out, payload_length.value_or(static_cast<std::uint16_t>(payload.size())));
+  out.push_back(next);
+  out.push_back(64);
+  append(out, {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+  append(out, {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  append(out, payload);
+  return out;
+}
+
+// Hop-by-hop / routing / destination options header of (units + 1) * 8 bytes, padded with PadN.
+Bytes ipv6_options_header(std::uint8_t next, std::uint8_t units) {
+  Bytes out{next, units};
+  const std::size_t length = (std::size_t{units} + 1) * 8;
+  out.push_back(1);  // PadN
+  out.push_back(static_cast<std::uint8_t>(length - 4));
+  out.resize(length, 0);
+  return out;
+}
+
+Bytes ipv6_fragment_header(std::uint8_t next, std::uint16_t offset, bool more,
+                           std::uint32_t id = 0xcafe) {
+  Bytes out{next, 0};
+  put16(out, static_cast<std::uint16_t>(offset | (more ? 1 : 0)));
+  put32(out, id);
+  return out;
+}
+
+Bytes ipv6_ah(std::uint8_t next) {
+  Bytes out{next, 4, 0, 0};  // (4 + 2) * 4 = 24 bytes: SPI, sequence, 12-byte ICV
+  put32(out, 0x100);
+  put32(out, 1);
+  out.resize(24, 0xaa);
+  return out;
+}
+
+Bytes ethernet(const Bytes& payload, std::uint16_t type,
+               std::initializer_list<std::uint16_t> tags = {}) {
+  Bytes out{0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2};
+  for (std::uint16_t tag_type : tags) {
+    put16(out, tag_type);
+    put16(out, 0x0064);  // TCI: VLAN 100
+  }
+  put16(out, type);
+  append(out, payload);
+  return out;
+}
+
+Bytes sll(const Bytes& payload, std::uint16_t protocol) {
+  Bytes out;
+  put16(out, 0);  // packet type: to us
+  put16(out, 1);  // ARPHRD_ETHER
+  put16(out, 6);  // address length
+  append(out, {0x02, 0, 0, 0, 0, 1, 0, 0});
+  put16(out, protocol);
+  append(out, payload);
+  return out;
+}
+
+Bytes sll2(const Bytes& payload, std::uint16_t protocol) {
+  Bytes out;
+  put16(out, protocol);
+  put16(out, 0);     // reserved
+  put32(out, 3);     // interface index
+  put16(out, 1);     // ARPHRD_ETHER
+  out.push_back(0);  // packet type
+  out.push_back(6);  // address length
+  append(out, {0x02, 0, 0, 0, 0, 1, 0, 0});
+  append(out, payload);
+  return out;
+}
+
+Bytes loopback(const Bytes& payload, std::uint32_t family, bool little_endian) {
+  Bytes out;
+  if (little_endian) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(family >> (8 * i)));
+  } else {
+    put32(out, family);
+  }
+  append(out, payload);
+  return out;
+}
+
+const Bytes kPayload{'h', 'e', 'l', 'l', 'o', ',', ' ', 'M', 'P', 'A'};
+
+// Decodes from an exactly-sized heap copy so that sanitizers catch any read past the end.
+DecodeResult decode(std::uint32_t link, const Bytes& frame,
+                    std::optional<std::uint32_t> original_length = std::nullopt) {
+  static std::unique_ptr<std::uint8_t[]> storage;
+  storage = std::make_unique<std::uint8_t[]>(frame.size());
+  std::copy(frame.begin(), frame.end(), storage.get());
+  return decode_frame(link, std::span<const std::uint8_t>(storage.get(), frame.size()),
+                      original_length.value_or(static_cast<std::uint32_t>(frame.size())), 7,
+                      123456789);
+}
+
+Bytes payload_of(const DecodeResult& result) {
+  return Bytes(result.segment.payload.begin(), result.segment.payload.end());
+}
+
+void expect_tcp_with_payload(const DecodeResult& result, const Bytes& payload = kPayload) {
+  ASSERT_EQ(result.status, DecodeStatus::Tcp) << result.detail;
+  EXPECT_TRUE(result.detail.empty());
+  EXPECT_EQ(payload_of(result), payload);
+  EXPECT_EQ(result.segment.payload_missing, 0u);
+  EXPECT_EQ(result.segment.source.port, 4000);
+  EXPECT_EQ(result.segment.destination.port, 5000);
+}
+
+// ---- link layers
+
+TEST(PacketDecoder, DecodesTcpOverEthernetWithAllHeaderFields) {
+  const auto result = decode(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0800));
+  expect_tcp_with_payload(result);
+  const TcpSegment& segment = result.segment;
+  EXPECT_EQ(segment.frame, 7u);
+  EXPECT_EQ(segment.timestamp_ns, 123456789u);
+  EXPECT_EQ(to_string(segment.source), "10.0.0.1:4000");
+  EXPECT_EQ(to_string(segment.destination), "10.0.0.2:5000");
+  EXPECT_EQ(segment.seq, TcpSeq(0x11223344));
+  EXPECT_EQ(segment.ack, TcpSeq(0x55667788));
+  EXPECT_EQ(segment.flags, tcp_flags::kAck | tcp_flags::kPsh);
+  EXPECT_EQ(segment.window, 0x1234);
+  EXPECT_FALSE(segment.mss.has_value());
+}
+
+TEST(PacketDecoder, DecodesTcpInsideOneVlanTag) {
+  expect_tcp_with_payload(
+      decode(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0800, {0x8100})));
+}
+
+TEST(PacketDecoder, DecodesTcpInsideDoubleVlanTags) {
+  expect_tcp_with_payload(
+      decode(link_type::kEthernet, ethernet(ipv6(kTcp, tcp(kPayload)), 0x86dd, {0x88a8, 0x8100})));
+}
+
+TEST(PacketDecoder, DecodesTcpInsideAStackOfThreeTagsIncludingOldQinQ) {
+  expect_tcp_with_payload(decode(link_type::kEthernet,
+                                 ethernet(ipv4(tcp(kPayload)), 0x0800, {0x9100, 0x88a8, 0x8100})));
+}
+
+TEST(PacketDecoder, IgnoresEthernetPaddingAfterTheIpTotalLength) {
+  Bytes frame = ethernet(ipv4(tcp({})), 0x0800);
+  frame.resize(60, 0xee);  // minimum Ethernet frame; padding is not payload
+  const auto result = decode(link_type::kEthernet, frame);
+  expect_tcp_with_payload(result, {});
+}
+
+TEST(PacketDecoder, ReportsArpAndLlcFramesAsNotTcp) {
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(Bytes(28, 0), 0x0806)).status,
+            DecodeStatus::NotTcp);
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(Bytes(28, 0), 0x0030)).status,
+            DecodeStatus::NotTcp);
+}
+
+TEST(PacketDecoder, ReportsUdpAsNotTcp) {
+  Ipv4Spec spec;
+  spec.protocol = kUdp;
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(ipv4(spec, Bytes(16, 0)), 0x0800)).status,
+            DecodeStatus::NotTcp);
+  EXPECT_EQ(decode(link_type::kRaw, ipv6(kUdp, Bytes(16, 0))).status, DecodeStatus::NotTcp);
+}
+
+TEST(PacketDecoder, DecodesLinuxCookedSllFrames) {
+  expect_tcp_with_payload(decode(link_type::kLinuxSll, sll(ipv4(tcp(kPayload)), 0x0800)));
+  expect_tcp_with_payload(decode(link_type::kLinuxSll, sll(ipv6(kTcp, tcp(kPayload)), 0x86dd)));
+  EXPECT_EQ(decode(link_type::kLinuxSll, sll(Bytes(28, 0), 0x0806)).status, DecodeStatus::NotTcp);
+}
+
+TEST(PacketDecoder, DecodesLinuxCookedSll2Frames) {
+  expect_tcp_with_payload(decode(link_type::kLinuxSll2, sll2(ipv4(tcp(kPayload)), 0x0800)));
+  expect_tcp_with_payload(decode(link_type::kLinuxSll2, sll2(ipv6(kTcp, tcp(kPayload)), 0x86dd)));
+}
+
+TEST(PacketDecoder, DecodesRawIpByTheVersionNibble) {
+  expect_tcp_with_payload(decode(link_type::kRaw, ipv4(tcp(kPayload))));
+  const auto v6 = decode(link_type::kRaw, ipv6(kTcp, tcp(kPayload)));
+  expect_tcp_with_payload(v6);
+  EXPECT_EQ(to_string(v6.segment.source), "[2001:db8::1]:4000");
+  EXPECT_EQ(to_string(v6.segment.destination.address), "2001:db8::2");
+  Bytes bogus = ipv4(tcp(kPayload));
+  bogus[0] = 0x55;
+  EXPECT_EQ(decode(link_type::kRaw, bogus).status, DecodeStatus::Malformed);
+}
+
+TEST(PacketDecoder, DecodesIpv4AndIpv6LinkTypesAndRejectsTheOtherVersion) {
+  expect_tcp_with_payload(decode(link_type::kIpv4, ipv4(tcp(kPayload))));
+  expect_tcp_with_payload(decode(link_type::kIpv6, ipv6(kTcp, tcp(kPayload))));
+  EXPECT_EQ(decode(link_type::kIpv4, ipv6(kTcp, tcp(kPayload))).status, DecodeStatus::Malformed);
+  EXPECT_EQ(decode(link_type::kIpv6, ipv4(tcp(kPayload))).status, DecodeStatus::Malformed);
+}
+
+TEST(PacketDecoder, DecodesBsdNullLoopbackInEitherByteOrder) {
+  for (bool little_endian : {true, false}) {
+    expect_tcp_with_payload(
+        decode(link_type::kNull, loopback(ipv4(tcp(kPayload)), 2, little_endian)));
+    for (std::uint32_t family : {24u, 28u, 30u}) {
+      expect_tcp_with_payload(
+          decode(link_type::kNull, loopback(ipv6(kTcp, tcp(kPayload)), family, little_endian)));
+    }
+  }
+  EXPECT_EQ(decode(link_type::kNull, loopback(Bytes(40, 0), 7, true)).status, DecodeStatus::NotTcp);
+}
+
+TEST(PacketDecoder, DecodesOpenBsdLoopInNetworkByteOrder) {
+  expect_tcp_with_payload(decode(link_type::kLoop, loopback(ipv4(tcp(kPayload)), 2, false)));
+  expect_tcp_with_payload(decode(link_type::kLoop, loopback(ipv6(kTcp, tcp(kPayload)), 24, false)));
+}
+
+TEST(PacketDecoder, ReportsUnsupportedLinkTypes) {
+  const auto result = decode(147, ipv4(tcp(kPayload)));
+  EXPECT_EQ(result.status, DecodeStatus::UnsupportedLinkType);
+  EXPECT_NE(result.detail.find("147"), std::string::npos);
+  EXPECT_FALSE(is_supported_link_type(147));
+  for (std::uint32_t link : {0u, 1u, 101u, 108u, 113u, 228u, 229u, 276u}) {
+    EXPECT_TRUE(is_supported_link_type(link)) << link;
+  }
+}
+
+// ---- IP layers
+
+TEST(PacketDecoder, SkipsIpv4Options) {
+  Ipv4Spec spec;
+  spec.options = {0x94, 0x04, 0, 0, 0x01, 0x01, 0x01, 0x00};  // router alert, NOPs, end
+  expect_tcp_with_payload(
+      decode(link_type::kEthernet, ethernet(ipv4(spec, tcp(kPayload)), 0x0800)));
+  spec.options = Bytes(40, 0x01);  // the largest header: IHL 15
+  expect_tcp_with_payload(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))));
+}
+
+TEST(PacketDecoder, WalksIpv6HopByHopRoutingAndDestinationOptionsHeaders) {
+  const Bytes chain = concat(concat(concat(ipv6_options_header(43, 0), ipv6_options_header(60, 1)),
+                                    ipv6_options_header(kTcp, 0)),
+                             tcp(kPayload));
+  expect_tcp_with_payload(decode(link_type::kEthernet, ethernet(ipv6(0, chain), 0x86dd)));
+}
+
+TEST(PacketDecoder, SkipsIpv6AuthenticationHeader) {
+  expect_tcp_with_payload(decode(link_type::kRaw, ipv6(51, concat(ipv6_ah(kTcp), tcp(kPayload)))));
+}
+
+TEST(PacketDecoder, ReportsEspAndNoNextHeaderAsNotTcp) {
+  EXPECT_EQ(decode(link_type::kRaw, ipv6(50, Bytes(64, 0x5a))).status, DecodeStatus::NotTcp);
+  EXPECT_EQ(decode(link_type::kRaw, ipv6(59, {})).status, DecodeStatus::NotTcp);
+}
+
+TEST(PacketDecoder, DecodesAtomicIpv6FragmentsAsWholePackets) {
+  expect_tcp_with_payload(decode(
+      link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kTcp, 0, false), tcp(kPayload)))));
+}
+
+TEST(PacketDecoder, ReportsIpv4FragmentsWithDetailAndPorts) {
+  Ipv4Spec first;
+  first.fragment_field = 0x2000;  // MF, offset 0
+  const auto head = decode(link_type::kEthernet, ethernet(ipv4(first, tcp(kPayload)), 0x0800));
+  ASSERT_EQ(head.status, DecodeStatus::IpFragment);
+  EXPECT_NE(head.detail.find("IPv4 fragment"), std::string::npos) << head.detail;
+  EXPECT_NE(head.detail.find("0xbeef"), std::string::npos) << head.detail;
+  EXPECT_EQ(to_string(head.segment.source), "10.0.0.1:4000");
+  EXPECT_EQ(to_string(head.segment.destination), "10.0.0.2:5000");
+
+  Ipv4Spec last;
+  last.fragment_field = 185;  // offset 1480, no MF
+  const auto tail = decode(link_type::kRaw, ipv4(last, Bytes(100, 0x42)));
+  ASSERT_EQ(tail.status, DecodeStatus::IpFragment);
+  EXPECT_NE(tail.detail.find("offset 1480"), std::string::npos) << tail.detail;
+  EXPECT_EQ(to_string(tail.segment.source.address), "10.0.0.1");
+  EXPECT_EQ(tail.segment.source.port, 0);
+}
+
+TEST(PacketDecoder, ReportsIpv6FragmentsWithDetail) {
+  const auto head =
+      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kTcp, 0, true), tcp(kPayload))));
+  ASSERT_EQ(head.status, DecodeStatus::IpFragment);
+  EXPECT_NE(head.detail.find("IPv6 fragment"), std::string::npos) << head.detail;
+  EXPECT_EQ(head.segment.source.port, 4000);
+
+  const auto tail = decode(
+      link_type::kRaw,
+      ipv6(0, concat(concat(ipv6_options_header(44, 0), ipv6_fragment_header(kTcp, 1232, false)),
+                     Bytes(50, 1))));
+  ASSERT_EQ(tail.status, DecodeStatus::IpFragment);
+  EXPECT_NE(tail.detail.find("offset 1232"), std::string::npos) << tail.detail;
+  EXPECT_EQ(to_string(tail.segment.destination.address), "2001:db8::2");
+}
+
+TEST(PacketDecoder, ReportsFragmentsOfOtherProtocolsAsNotTcp) {
+  Ipv4Spec spec;
+  spec.protocol = kUdp;
+  spec.fragment_field = 0x2000;
+  EXPECT_EQ(decode(link_type::kRaw, ipv4(spec, Bytes(64, 0))).status, DecodeStatus::NotTcp);
+  EXPECT_EQ(
+      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kUdp, 0, true), Bytes(64, 0))))
+          .status,
+      DecodeStatus::NotTcp);
+}
+
+// ---- TCP
+
+TEST(PacketDecoder, ParsesMssAfterOtherOptions) {
+  TcpSpec spec;
+  spec.flags = tcp_flags::kSyn;
+  spec.extra_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 4, 2};  // NOP NOP TS SACK-perm
+  spec.mss = 1460;
+  const auto result = decode(link_type::kEthernet, ethernet(ipv4(tcp(spec, {})), 0x0800));
+  ASSERT_EQ(result.status, DecodeStatus::Tcp) << result.detail;
+  EXPECT_EQ(result.segment.mss, std::optional<std::uint16_t>(1460));
+  EXPECT_EQ(result.segment.flags, tcp_flags::kSyn);
+  EXPECT_TRUE(result.segment.payload.empty());
+}
+
+TEST(PacketDecoder, ParsesMssOnAnySegmentThatCarriesIt) {
+  TcpSpec spec;
+  spec.mss = 8960;
+  const auto result = decode(link_type::kRaw, ipv6(kTcp, tcp(spec, kPayload)));
+  expect_tcp_with_payload(result);
+  EXPECT_EQ(result.segment.mss, std::optional<std::uint16_t>(8960));
+}
+
+TEST(PacketDecoder, StopsAtImpossibleTcpOptionLengthsButKeepsTheSegment) {
+  for (const Bytes& options : {Bytes{2, 0, 0, 0}, Bytes{2, 1, 0, 0}, Bytes{8, 40, 0, 0},
+                               Bytes{1, 1, 1, 2}, Bytes{2, 3, 5, 0}}) {
+    TcpSpec spec;
+    spec.extra_options = options;
+    const auto result = decode(link_type::kRaw, ipv4(tcp(spec, kPayload)));
+    expect_tcp_with_payload(result);
+    EXPECT_FALSE(result.segment.mss.has_value());
+  }
+}
+
+TEST(PacketDecoder, ReportsPayloadCutBySnaplenAsMissing) {
+  Bytes big(1000, 0x33);
+  const Bytes frame = ethernet(ipv4(tcp(big)), 0x0800);
+  const Bytes captured(frame.begin(), frame.begin() + 14 + 20 + 20 + 100);
+  const auto result =
+      decode(link_type::kEthernet, captured, static_cast<std::uint32_t>(frame.size()));
+  ASSERT_EQ(result.status, DecodeStatus::Tcp) << result.detail;
+  EXPECT_EQ(result.segment.payload.size(), 100u);
+  EXPECT_EQ(result.segment.payload_missing, 900u);
+
+  const Bytes frame6 = ipv6(0, concat(ipv6_options_header(kTcp, 0), tcp(big)));
+  const Bytes headers_only(frame6.begin(), frame6.begin() + 40 + 8 + 20);
+  const auto result6 =
+      decode(link_type::kRaw, headers_only, static_cast<std::uint32_t>(frame6.size()));
+  ASSERT_EQ(result6.status, DecodeStatus::Tcp) << result6.detail;
+  EXPECT_TRUE(result6.segment.payload.empty());
+  EXPECT_EQ(result6.segment.payload_missing, 1000u);
+}
+
+// ---- hostile input
+
+void expect_malformed(const DecodeResult& result, std::string_view mentions) {
+  EXPECT_EQ(result.status, DecodeStatus::Malformed);
+  EXPECT_FALSE(result.detail.empty());
+  EXPECT_NE(result.detail.find(mentions), std::string::npos) << result.detail;
+}
+
+TEST(PacketDecoder, RejectsTruncatedLinkHeadersAsMalformed) {
+  const Bytes frame = ethernet(ipv4(tcp(kPayload)), 0x0800, {0x8100});
+  expect_malformed(decode(link_type::kEthernet, Bytes(frame.begin(), frame.begin() + 13)),
+                   "Ethernet");
+  expect_malformed(decode(link_type::kEthernet, Bytes(frame.begin(), frame.begin() + 16)), "VLAN");
+  expect_malformed(decode(link_type::kEthernet, Bytes(frame.begin(), frame.begin() + 18)), "IP");
+  expect_malformed(decode(link_type::kLinuxSll, Bytes(15, 0)), "SLL");
+  expect_malformed(decode(link_type::kLinuxSll2, Bytes(19, 0)), "SLL2");
+  expect_malformed(decode(link_type::kNull, Bytes(3, 0)), "loopback");
+  expect_malformed(decode(link_type::kRaw, {}), "IP");
+}
+
+TEST(PacketDecoder, RejectsIpv4HeaderLengthsThatLie) {
+  Ipv4Spec spec;
+  spec.ihl = 4;
+  expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "header length 16");
+  // IHL 15 (60 bytes) in a 30-byte packet.
+  spec.ihl = 15;
+  const Bytes frame = ipv4(spec, Bytes(10, 0));
+  expect_malformed(decode(link_type::kRaw, frame), "header length 60");
+  expect_malformed(decode(link_type::kRaw, Bytes(frame.begin(), frame.begin() + 12)), "truncated");
+}
+
+TEST(PacketDecoder, RejectsIpv4TotalLengthsThatLie) {
+  Ipv4Spec spec;
+  spec.total_length = 19;
+  expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "total length 19");
+  spec.total_length = 0;
+  expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "total length 0");
+  spec.total_length = 1500;
+  expect_malformed(decode(link_type::kEthernet, ethernet(ipv4(spec, tcp(kPayload)), 0x0800)),
+                   "total length 1500");
+  // Room for the IP header, not for the TCP header it announces.
+  spec.total_length = 30;
+  expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "shorter");
+}
+
+TEST(PacketDecoder, RejectsTcpDataOffsetsThatLie) {
+  TcpSpec spec;
+  spec.data_offset = 4;
+  expect_malformed(decode(link_type::kRaw, ipv4(tcp(spec, kPayload))), "data offset 4");
+  spec.data_offset = 15;  // 60 bytes of header in a 30-byte segment
+  expect_malformed(decode(link_type::kRaw, ipv4(tcp(spec, kPayload))), "data offset 15");
+  spec.data_offset = 0;
+  expect_malformed(decode(link_type::kRaw, ipv6(kTcp, tcp(spec, {}))), "data offset 0");
+}
+
+TEST(PacketDecoder, RejectsTcpHeadersCutBySnaplen) {
+  TcpSpec spec;
+  spec.mss = 1460;
+  const Bytes frame = ipv4(tcp(spec, kPayload));
+  const auto full = static_cast<std::uint32_t>(frame.size());
+  expect_malformed(decode(link_type::kRaw, Bytes(frame.begin(), frame.begin() + 30), full),
+                   "TCP header truncated");
+  expect_malformed(decode(link_type::kRaw, Bytes(frame.begin(), frame.begin() + 42), full),
+                   "TCP options truncated");
+}
+
+TEST(PacketDecoder, RejectsIpv6LengthsThatLie) {
+  expect_malformed(decode(link_type::kRaw, ipv6(kTcp, tcp(kPayload), 500)), "payload length 500");
+  expect_malformed(
+      decode(link_type::kRaw, ipv6(0, concat(ipv6_options_header(kTcp, 0), tcp({})), 0)),
+      "jumbogram");
+  // A destination options header claiming 8 * 256 bytes.
+  expect_malformed(
+      decode(link_type::kRaw, ipv6(60, concat(ipv6_options_header(kTcp, 255), tcp(kPayload)),
+                                   static_cast<std::uint16_t>(8 + 20 + kPayload.size()))),
+      "extension header 60");
+  // Extension header announced, payload ends first.
+  expect_malformed(decode(link_type::kRaw, ipv6(43, {1, 2, 3, 4})), "beyond the payload length");
+  // AH claiming more than the packet holds.
+  Bytes ah = ipv6_ah(kTcp);
+  ah[1] = 200;
+  expect_malformed(decode(link_type::kRaw, ipv6(51, concat(ah, tcp({})))), "extension header 51");
+  const Bytes frame = ipv6(kTcp, tcp(kPayload));
+  expect_malformed(decode(link_type::kRaw, Bytes(frame.begin(), frame.begin() + 39)),
+                   "IPv6 header truncated");
+}
+
+// Every truncation and many random corruptions of valid frames: the decoder must stay
+// inside the bytes it was given and return spans that lie within them.
+TEST(PacketDecoder, NeverReadsOutsideTheFrameWhateverTheBytesSay) {
+  TcpSpec spec;
+  spec.mss = 1400;
+  spec.extra_options = {1, 3, 3, 7};
+  const std::vector<std::pair<std::uint32_t, Bytes>> frames = {
+      {link_type::kEthernet, ethernet(ipv4(tcp(spec, kPayload)), 0x0800, {0x8100, 0x8100})},
+      {link_type::kLinuxSll,
+       sll(ipv6(0, concat(concat(ipv6_options_header(44, 1), ipv6_fragment_header(51, 0, false)),
+                          concat(ipv6_ah(kTcp), tcp(spec, kPayload)))),
+           0x86dd)},
+      {link_type::kLinuxSll2, sll2(ipv4(tcp(spec, kPayload)), 0x0800)},
+      {link_type::kNull, loopback(ipv6(kTcp, tcp(spec, kPayload)), 30, true)},
+  };
+  std::mt19937 random(12345);
+  for (const auto& [link, frame] : frames) {
+    ASSERT_EQ(decode(link, frame).status, DecodeStatus::Tcp) << decode(link, frame).detail;
+    for (std::size_t length = 0; length <= frame.size(); ++length) {
+      const Bytes cut(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(length));
+      for (std::uint32_t original :
+           {static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(frame.size())}) {
+        const auto result = decode(link, cut, original);
+        if (result.status == DecodeStatus::Tcp) {
+          EXPECT_LE(result.segment.payload.size() + result.segment.payload_missing,
+                    kPayload.size());
+        } else {
+          EXPECT_FALSE(result.detail.empty()) << length;
+        }
+      }
+    }
+    for (int round = 0; round < 20000; ++round) {
+      Bytes corrupt = frame;
+      const int flips = 1 + static_cast<int>(random() % 4);
+      for (int i = 0; i < flips; ++i) {
+        corrupt[random() % corrupt.size()] = static_cast<std::uint8_t>(random());
+      }
+      const std::size_t length = random() % (corrupt.size() + 1);
+      corrupt.resize(length);
+      const auto result = decode(link, corrupt, static_cast<std::uint32_t>(random() % 4000));
+      if (result.status == DecodeStatus::Tcp && !result.segment.payload.empty()) {
+        // `decode` keeps the frame in static storage until the next call.
+        EXPECT_LE(result.segment.payload.size(), length);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mpa

@@ -1,0 +1,670 @@
+// Tests for TcpReassembler: one direction of a TCP connection in, in-order bytes, gaps and
+// the end of the stream out.
+#include "mpa/tcp_reassembly.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpa {
+namespace {
+
+struct Event {
+  enum Kind { Data, Gap, End, Mismatch };
+  Kind kind = Data;
+  std::uint64_t offset = 0;
+  std::uint32_t seq = 0;
+  std::string bytes;         // Data
+  std::uint64_t length = 0;  // Data, Gap, Mismatch
+  GapCause cause = GapCause::NotCaptured;
+  StreamEnd how = StreamEnd::Fin;
+  std::uint64_t frame = 0;
+};
+
+class RecordingSink : public StreamSink {
+ public:
+  void on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+                      std::uint64_t frame) override {
+    Event e;
+    e.kind = Event::Data;
+    e.offset = offset;
+    e.seq = seq.value();
+    e.bytes.assign(data.begin(), data.end());
+    e.length = data.size();
+    e.frame = frame;
+    events.push_back(e);
+  }
+  void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+                     std::uint64_t frame) override {
+    Event e;
+    e.kind = Event::Gap;
+    e.offset = offset;
+    e.seq = seq.value();
+    e.length = length;
+    e.cause = cause;
+    e.frame = frame;
+    events.push_back(e);
+  }
+  void on_stream_end(std::uint64_t offset, TcpSeq seq, StreamEnd how,
+                     std::uint64_t frame) override {
+    Event e;
+    e.kind = Event::End;
+    e.offset = offset;
+    e.seq = seq.value();
+    e.how = how;
+    e.frame = frame;
+    events.push_back(e);
+  }
+  void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
+                                  std::uint64_t frame) override {
+    Event e;
+    e.kind = Event::Mismatch;
+    e.offset = offset;
+    e.seq = seq.value();
+    e.length = length;
+    e.frame = frame;
+    events.push_back(e);
+  }
+
+  // The stream as delivered so far: data as is, each gap byte as '?'.
+  std::string stream() const {
+    std::string out;
+    for (const auto& e : events) {
+      if (e.kind == Event::Data) out += e.bytes;
+      if (e.kind == Event::Gap) out.append(e.length, '?');
+    }
+    return out;
+  }
+  std::size_t count(Event::Kind kind) const {
+    return std::count_if(events.begin(), events.end(),
+                         [&](const Event& e) { return e.kind == kind; });
+  }
+
+  std::vector<Event> events;
+};
+
+constexpr std::uint8_t kAck = tcp_flags::kAck;
+constexpr std::uint8_t kSyn = tcp_flags::kSyn;
+constexpr std::uint8_t kFin = tcp_flags::kFin | tcp_flags::kAck;
+constexpr std::uint8_t kRst = tcp_flags::kRst;
+
+// Feeds segments to one reassembler, numbering frames from 1.
+class Harness {
+ public:
+  explicit Harness(ReassemblyOptions options = {}) : reassembler(options) {}
+
+  SegmentOutcome syn(std::uint32_t isn) { return send(isn, "", kSyn); }
+  SegmentOutcome send(std::uint32_t seq, std::string_view payload, std::uint8_t flags = kAck,
+                      std::uint32_t missing = 0) {
+    TcpSegment segment;
+    segment.frame = ++frame;
+    segment.seq = TcpSeq(seq);
+    segment.flags = flags;
+    segment.payload =
+        std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size());
+    segment.payload_missing = missing;
+    return reassembler.on_segment(segment, sink);
+  }
+  void finish() { reassembler.finish(++frame, sink); }
+
+  TcpReassembler reassembler;
+  RecordingSink sink;
+  std::uint64_t frame = 0;
+};
+
+TEST(TcpReassembler, DeliversInOrderSegmentsImmediately) {
+  Harness h;
+  EXPECT_EQ(h.syn(1000), SegmentOutcome::Control);
+  EXPECT_EQ(h.send(1001, "hello"), SegmentOutcome::Delivered);
+  EXPECT_EQ(h.send(1006, " world"), SegmentOutcome::Delivered);
+
+  ASSERT_EQ(h.sink.events.size(), 2u);
+  EXPECT_EQ(h.sink.events[0].offset, 0u);
+  EXPECT_EQ(h.sink.events[0].seq, 1001u);
+  EXPECT_EQ(h.sink.events[0].frame, 2u);
+  EXPECT_EQ(h.sink.events[1].offset, 5u);
+  EXPECT_EQ(h.sink.events[1].seq, 1006u);
+  EXPECT_EQ(h.sink.events[1].frame, 3u);
+  EXPECT_EQ(h.sink.stream(), "hello world");
+  EXPECT_EQ(h.reassembler.next_offset(), 11u);
+  EXPECT_EQ(h.reassembler.next_seq(), TcpSeq(1012));
+}
+
+TEST(TcpReassembler, DeliversOutOfOrderSegmentsInOrder) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1012, "!"), SegmentOutcome::Buffered);       // frame 2
+  EXPECT_EQ(h.send(1006, " world"), SegmentOutcome::Buffered);  // frame 3
+  EXPECT_TRUE(h.sink.events.empty());
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 7u);
+
+  EXPECT_EQ(h.send(1001, "hello"), SegmentOutcome::Delivered);  // frame 4
+  EXPECT_EQ(h.sink.stream(), "hello world!");
+  ASSERT_EQ(h.sink.events.size(), 3u);
+  // Each piece is attributed to the frame it arrived in.
+  EXPECT_EQ(h.sink.events[0].frame, 4u);
+  EXPECT_EQ(h.sink.events[1].frame, 3u);
+  EXPECT_EQ(h.sink.events[1].offset, 5u);
+  EXPECT_EQ(h.sink.events[2].frame, 2u);
+  EXPECT_EQ(h.sink.events[2].offset, 11u);
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 0u);
+}
+
+TEST(TcpReassembler, TrimsOverlappingOutOfOrderSegments) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1004, "defg"), SegmentOutcome::Buffered);
+  EXPECT_EQ(h.send(1003, "cdefghi"), SegmentOutcome::Buffered);  // only c and hi are new
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 7u);
+  EXPECT_EQ(h.send(1005, "efg"), SegmentOutcome::Retransmission);  // all buffered already
+  EXPECT_EQ(h.send(1001, "ab"), SegmentOutcome::Delivered);
+  EXPECT_EQ(h.sink.stream(), "abcdefghi");
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+}
+
+TEST(TcpReassembler, IgnoresAnIdenticalRetransmissionSilently) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  h.send(1006, " world");
+  EXPECT_EQ(h.send(1001, "hello"), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.send(1003, "llo wo"), SegmentOutcome::Retransmission);  // resegmented
+  EXPECT_EQ(h.sink.events.size(), 2u);
+}
+
+TEST(TcpReassembler, ReportsADifferingRetransmissionAtTheFirstDifferingByte) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello world");
+  EXPECT_EQ(h.send(1001, "hellO wOrld"), SegmentOutcome::RetransmissionMismatch);  // frame 3
+
+  ASSERT_EQ(h.sink.count(Event::Mismatch), 1u);  // once per segment
+  const Event& e = h.sink.events.back();
+  EXPECT_EQ(e.kind, Event::Mismatch);
+  EXPECT_EQ(e.offset, 4u);
+  EXPECT_EQ(e.seq, 1005u);
+  EXPECT_EQ(e.length, 7u);  // from the first difference to the end of the overlap
+  EXPECT_EQ(e.frame, 3u);
+  EXPECT_EQ(h.sink.stream(), "hello world");  // the first copy stands
+}
+
+TEST(TcpReassembler, ReportsARetransmissionDifferingFromBufferedData) {
+  Harness h;
+  h.syn(1000);
+  h.send(1006, "world");
+  EXPECT_EQ(h.send(1006, "wOrld"), SegmentOutcome::RetransmissionMismatch);
+  ASSERT_EQ(h.sink.events.size(), 1u);
+  EXPECT_EQ(h.sink.events[0].kind, Event::Mismatch);
+  EXPECT_EQ(h.sink.events[0].offset, 6u);
+  EXPECT_EQ(h.sink.events[0].length, 4u);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.sink.stream(), "helloworld");
+}
+
+TEST(TcpReassembler, DeliversOnlyTheNewPartOfAPartialOverlap) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.send(1003, "llo world"), SegmentOutcome::Delivered);
+  ASSERT_EQ(h.sink.events.size(), 2u);
+  EXPECT_EQ(h.sink.events[1].offset, 5u);
+  EXPECT_EQ(h.sink.events[1].bytes, " world");
+  EXPECT_EQ(h.sink.stream(), "hello world");
+}
+
+TEST(TcpReassembler, ComparesTheOldPartOfAPartialOverlapAndDeliversTheRest) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.send(1003, "lLo world"), SegmentOutcome::RetransmissionMismatch);
+  ASSERT_EQ(h.sink.count(Event::Mismatch), 1u);
+  const auto mismatch = std::find_if(h.sink.events.begin(), h.sink.events.end(),
+                                     [](const Event& e) { return e.kind == Event::Mismatch; });
+  EXPECT_EQ(mismatch->offset, 3u);
+  EXPECT_EQ(mismatch->length, 2u);
+  EXPECT_EQ(h.sink.stream(), "hello world");
+}
+
+TEST(TcpReassembler, UnwrapsSequenceNumbersAcrossTheWrap) {
+  Harness h;
+  h.syn(0xFFFFFFF8u);                                     // offset 0 = 0xFFFFFFF9
+  EXPECT_EQ(h.send(3, "klm"), SegmentOutcome::Buffered);  // offset 10, after the wrap
+  EXPECT_EQ(h.send(0xFFFFFFF9u, "abcdef"), SegmentOutcome::Delivered);
+  EXPECT_EQ(h.send(0xFFFFFFFFu, "ghij"), SegmentOutcome::Delivered);  // crosses 0
+  EXPECT_EQ(h.send(0xFFFFFFFEu, "fgh"), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.sink.stream(), "abcdefghijklm");
+  ASSERT_EQ(h.sink.events.size(), 3u);
+  EXPECT_EQ(h.sink.events[1].offset, 6u);
+  EXPECT_EQ(h.sink.events[1].seq, 0xFFFFFFFFu);
+  EXPECT_EQ(h.sink.events[2].offset, 10u);
+  EXPECT_EQ(h.sink.events[2].seq, 3u);
+  EXPECT_EQ(h.reassembler.next_seq(), TcpSeq(6));
+}
+
+// Counts instead of recording, for streams too long to keep.
+class CountingSink : public StreamSink {
+ public:
+  void on_stream_data(std::uint64_t offset, TcpSeq, std::span<const std::uint8_t> data,
+                      std::uint64_t) override {
+    EXPECT_EQ(offset, delivered);
+    delivered += data.size();
+  }
+  void on_stream_gap(std::uint64_t, TcpSeq, std::uint64_t, GapCause, std::uint64_t) override {
+    ++gaps;
+  }
+  void on_stream_end(std::uint64_t, TcpSeq, StreamEnd, std::uint64_t) override {}
+  void on_retransmission_mismatch(std::uint64_t, TcpSeq, std::uint32_t, std::uint64_t) override {
+    ++mismatches;
+  }
+  std::uint64_t delivered = 0;
+  int gaps = 0;
+  int mismatches = 0;
+};
+
+TEST(TcpReassembler, KeepsCountingOffsetsPastFourGibibytes) {
+  TcpReassembler r;
+  CountingSink sink;
+  std::vector<std::uint8_t> chunk(1u << 16, 0x5a);
+  TcpSegment segment;
+  segment.flags = kSyn;
+  segment.seq = TcpSeq(0x80000000u);
+  r.on_segment(segment, sink);
+  segment.flags = kAck;
+  segment.payload = chunk;
+  TcpSeq seq(0x80000001u);
+  const std::uint64_t chunks = (std::uint64_t{1} << 32) / chunk.size() + 2;
+  for (std::uint64_t i = 0; i < chunks; ++i) {
+    segment.frame = i + 2;
+    segment.seq = seq;
+    ASSERT_EQ(r.on_segment(segment, sink), SegmentOutcome::Delivered);
+    seq += static_cast<std::uint32_t>(chunk.size());
+  }
+  EXPECT_EQ(r.next_offset(), chunks * chunk.size());
+  EXPECT_EQ(sink.delivered, chunks * chunk.size());
+  // An identical retransmission of the last chunk is still recognised after the wraps.
+  segment.seq = seq - static_cast<std::uint32_t>(chunk.size());
+  EXPECT_EQ(r.on_segment(segment, sink), SegmentOutcome::Retransmission);
+  EXPECT_EQ(sink.mismatches, 0);
+  EXPECT_EQ(sink.gaps, 0);
+}
+
+TEST(TcpReassembler, StartsAfterTheSynWhenTheSynIsSeen) {
+  Harness h;
+  EXPECT_FALSE(h.reassembler.started());
+  h.syn(5000);
+  EXPECT_TRUE(h.reassembler.started());
+  EXPECT_EQ(h.reassembler.next_seq(), TcpSeq(5001));
+  EXPECT_EQ(h.send(5003, "cd"), SegmentOutcome::Buffered);  // the SYN fixed the origin
+  h.send(5001, "ab");
+  EXPECT_EQ(h.sink.stream(), "abcd");
+}
+
+TEST(TcpReassembler, StartsAtTheFirstPayloadWithoutASyn) {
+  Harness h;
+  EXPECT_EQ(h.send(4000, ""), SegmentOutcome::Control);  // a pure ACK does not start it
+  EXPECT_FALSE(h.reassembler.started());
+  EXPECT_EQ(h.send(5000, "abc"), SegmentOutcome::Delivered);
+  ASSERT_EQ(h.sink.events.size(), 1u);
+  EXPECT_EQ(h.sink.events[0].offset, 0u);
+  EXPECT_EQ(h.sink.events[0].seq, 5000u);
+
+  EXPECT_EQ(h.send(4990, "0123456789"), SegmentOutcome::BeforeStart);
+  // Straddling the origin: the part before it is ignored, the rest compared or delivered.
+  EXPECT_EQ(h.send(4998, "xyabcde"), SegmentOutcome::Delivered);
+  EXPECT_EQ(h.sink.stream(), "abcde");
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+}
+
+TEST(TcpReassembler, EndsOnceWhenTheFinIsReached) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1001, "hello", kFin), SegmentOutcome::Delivered);  // frame 2
+  ASSERT_EQ(h.sink.events.size(), 2u);
+  const Event& end = h.sink.events[1];
+  EXPECT_EQ(end.kind, Event::End);
+  EXPECT_EQ(end.how, StreamEnd::Fin);
+  EXPECT_EQ(end.offset, 5u);
+  EXPECT_EQ(end.seq, 1006u);
+  EXPECT_EQ(end.frame, 2u);
+  EXPECT_TRUE(h.reassembler.ended());
+
+  EXPECT_EQ(h.send(1001, "hello", kFin), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.send(1006, "", kFin), SegmentOutcome::Control);
+  EXPECT_EQ(h.send(1006, "more"), SegmentOutcome::Control);  // after the FIN: ignored
+  EXPECT_EQ(h.send(1001, "", kRst), SegmentOutcome::Control);
+  EXPECT_EQ(h.sink.events.size(), 2u);
+}
+
+TEST(TcpReassembler, EndsAtAnOutOfOrderFinOnlyAfterTheHoleFills) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1006, "world", kFin), SegmentOutcome::Buffered);  // frame 2
+  EXPECT_FALSE(h.reassembler.ended());
+  EXPECT_TRUE(h.sink.events.empty());
+  h.send(1001, "hello");
+  ASSERT_EQ(h.sink.events.size(), 3u);
+  EXPECT_EQ(h.sink.stream(), "helloworld");
+  EXPECT_EQ(h.sink.events[2].kind, Event::End);
+  EXPECT_EQ(h.sink.events[2].offset, 10u);
+  EXPECT_EQ(h.sink.events[2].frame, 2u);
+}
+
+TEST(TcpReassembler, DiscardsBufferedDataBeyondAFin) {
+  Harness h;
+  h.syn(1000);
+  h.send(1010, "zz");
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 2u);
+  h.send(1006, "", kFin);
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 0u);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.sink.stream(), "hello");
+  EXPECT_EQ(h.sink.events.back().kind, Event::End);
+  EXPECT_EQ(h.sink.events.back().offset, 5u);
+}
+
+TEST(TcpReassembler, EndsAtTheRstAfterFlushingBufferedData) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  h.send(1010, "xyz");
+  EXPECT_EQ(h.send(1006, "", kRst), SegmentOutcome::Control);  // frame 4
+  ASSERT_EQ(h.sink.events.size(), 4u);
+  EXPECT_EQ(h.sink.events[1].kind, Event::Gap);
+  EXPECT_EQ(h.sink.events[1].offset, 5u);
+  EXPECT_EQ(h.sink.events[1].length, 4u);
+  EXPECT_EQ(h.sink.events[1].cause, GapCause::NotCaptured);
+  EXPECT_EQ(h.sink.events[2].bytes, "xyz");
+  EXPECT_EQ(h.sink.events[3].kind, Event::End);
+  EXPECT_EQ(h.sink.events[3].how, StreamEnd::Rst);
+  EXPECT_EQ(h.sink.events[3].offset, 12u);
+  EXPECT_EQ(h.sink.events[3].frame, 4u);
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 0u);
+
+  h.send(1013, "late", kFin);
+  h.finish();
+  EXPECT_EQ(h.sink.count(Event::End), 1u);  // one end event per direction
+}
+
+TEST(TcpReassembler, TreatsAGarbageOctetBeforeNextSeqAsAKeepAlive) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.send(1005, std::string_view("\0", 1)), SegmentOutcome::KeepAlive);  // Linux
+  EXPECT_EQ(h.send(1005, ""), SegmentOutcome::KeepAlive);  // zero-length variant
+  EXPECT_EQ(h.sink.events.size(), 1u);                     // never a mismatch
+}
+
+TEST(TcpReassembler, TreatsAKeepAliveAfterCaptureLossAsAKeepAlive) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  h.send(1010, "xyz");  // 1006..1009 never captured; the sender's snd_una is 1013
+  EXPECT_EQ(h.send(1012, std::string_view("\0", 1)), SegmentOutcome::KeepAlive);
+  h.finish();
+  EXPECT_EQ(h.sink.stream(), "hello????xyz");
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+}
+
+TEST(TcpReassembler, PassesZeroWindowProbesThroughTheNormalPaths) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.send(1006, "w"), SegmentOutcome::Delivered);  // the probe carries new data
+  h.send(1006, "w");                                        // resent identical: silent
+  EXPECT_EQ(h.send(1006, "world"), SegmentOutcome::Delivered);
+  EXPECT_EQ(h.sink.stream(), "helloworld");
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+}
+
+TEST(TcpReassembler, ReportsSnaplenTruncatedBytesAsAGapWhenReachedInOrder) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1001, "hel", kAck, 2), SegmentOutcome::Delivered);  // frame 2
+  ASSERT_EQ(h.sink.events.size(), 2u);
+  EXPECT_EQ(h.sink.events[1].kind, Event::Gap);
+  EXPECT_EQ(h.sink.events[1].offset, 3u);
+  EXPECT_EQ(h.sink.events[1].length, 2u);
+  EXPECT_EQ(h.sink.events[1].cause, GapCause::Truncated);
+  EXPECT_EQ(h.sink.events[1].frame, 2u);
+  // The full retransmission comes too late: the bytes were already reported as a gap.
+  EXPECT_EQ(h.send(1001, "hello"), SegmentOutcome::Retransmission);
+  h.send(1006, "world");
+  EXPECT_EQ(h.sink.stream(), "hel??world");
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+}
+
+TEST(TcpReassembler, ReportsABufferedTruncatedSegmentWhenItIsReached) {
+  Harness h;
+  h.syn(1000);
+  EXPECT_EQ(h.send(1006, "wo", kAck, 3), SegmentOutcome::Buffered);  // frame 2
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 2u);
+  h.send(1001, "hello");
+  EXPECT_EQ(h.sink.stream(), "hellowo???");
+  ASSERT_EQ(h.sink.events.size(), 3u);
+  EXPECT_EQ(h.sink.events[2].cause, GapCause::Truncated);
+  EXPECT_EQ(h.sink.events[2].frame, 2u);
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 0u);
+}
+
+TEST(TcpReassembler, TurnsARemainingHoleIntoANotCapturedGapAtFinish) {
+  Harness h;
+  h.syn(1000);
+  h.send(1001, "hello");
+  h.send(1010, "xyz");     // frame 3
+  h.send(1015, "", kFin);  // frame 4: FIN at offset 14, after a second hole
+  h.finish();              // frame 5
+  EXPECT_EQ(h.sink.stream(), "hello????xyz??");
+  ASSERT_EQ(h.sink.events.size(), 5u);
+  EXPECT_EQ(h.sink.events[1].cause, GapCause::NotCaptured);
+  EXPECT_EQ(h.sink.events[1].frame, 5u);
+  EXPECT_EQ(h.sink.events[2].frame, 3u);
+  EXPECT_EQ(h.sink.events[3].cause, GapCause::NotCaptured);
+  EXPECT_EQ(h.sink.events[4].kind, Event::End);
+  EXPECT_EQ(h.sink.events[4].how, StreamEnd::Fin);
+  EXPECT_EQ(h.sink.events[4].offset, 14u);
+  EXPECT_EQ(h.sink.events[4].frame, 4u);
+  h.finish();
+  EXPECT_EQ(h.sink.events.size(), 5u);
+}
+
+TEST(TcpReassembler, TurnsBufferOverflowIntoABufferLimitGap) {
+  Harness h(ReassemblyOptions{.max_buffered_bytes = 8});
+  h.syn(1000);
+  h.send(1001, "hello");                                      // offsets 0..5
+  EXPECT_EQ(h.send(1010, "abcd"), SegmentOutcome::Buffered);  // 9..13
+  EXPECT_EQ(h.send(1020, "efgh"), SegmentOutcome::Buffered);  // 19..23
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 8u);
+
+  EXPECT_EQ(h.send(1030, "ijk"), SegmentOutcome::DroppedOverLimit);  // 29..32, frame 5
+  ASSERT_EQ(h.sink.events.size(), 3u);
+  EXPECT_EQ(h.sink.events[1].kind, Event::Gap);
+  EXPECT_EQ(h.sink.events[1].offset, 5u);
+  EXPECT_EQ(h.sink.events[1].length, 4u);
+  EXPECT_EQ(h.sink.events[1].cause, GapCause::BufferLimit);
+  EXPECT_EQ(h.sink.events[1].frame, 5u);
+  EXPECT_EQ(h.sink.events[2].bytes, "abcd");
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 7u);  // efgh + ijk fit now
+  EXPECT_LE(h.reassembler.buffered_bytes(), 8u);
+
+  h.finish();
+  EXPECT_EQ(h.sink.stream(), "hello????abcd??????efgh??????ijk");
+}
+
+TEST(TcpReassembler, SkipsToAnOverflowingSegmentThatPrecedesTheBufferedData) {
+  Harness h(ReassemblyOptions{.max_buffered_bytes = 4});
+  h.syn(1000);
+  h.send(1020, "wxyz");                                                 // 19..23
+  EXPECT_EQ(h.send(1005, "efghij"), SegmentOutcome::DroppedOverLimit);  // 4..10
+  // The hole before the segment is given up, the segment is delivered, the buffer kept.
+  EXPECT_EQ(h.sink.stream(), "????efghij");
+  EXPECT_EQ(h.reassembler.buffered_bytes(), 4u);
+  EXPECT_EQ(h.send(1001, "abcd"), SegmentOutcome::Retransmission);  // inside the gap: silent
+  h.send(1011, "klmnopqrs");
+  EXPECT_EQ(h.sink.stream(), "????efghijklmnopqrswxyz");
+}
+
+TEST(TcpReassembler, DeliversASegmentLargerThanTheCeilingAfterAGap) {
+  Harness h(ReassemblyOptions{.max_buffered_bytes = 0});
+  h.syn(1000);
+  EXPECT_EQ(h.send(1003, "cd"), SegmentOutcome::DroppedOverLimit);
+  EXPECT_EQ(h.sink.stream(), "??cd");
+  EXPECT_EQ(h.sink.events[0].cause, GapCause::BufferLimit);
+}
+
+TEST(TcpReassembler, CannotCheckRetransmissionsOlderThanTheWindow) {
+  Harness h(ReassemblyOptions{.retransmission_window = 4});
+  h.syn(1000);
+  h.send(1001, "hello world");
+  EXPECT_EQ(h.send(1001, "HELLO"), SegmentOutcome::Retransmission);  // too old: silent
+  EXPECT_EQ(h.send(1007, "worlD"), SegmentOutcome::RetransmissionMismatch);
+  ASSERT_EQ(h.sink.count(Event::Mismatch), 1u);
+  EXPECT_EQ(h.sink.events.back().offset, 10u);
+  EXPECT_EQ(h.sink.events.back().length, 1u);
+}
+
+TEST(TcpReassembler, ChecksRetransmissionsAcrossTheHistoryRingBoundary) {
+  Harness h(ReassemblyOptions{.retransmission_window = 4096});
+  h.syn(0);
+  std::string stream;
+  for (int i = 0; i < 5000; ++i) stream.push_back(static_cast<char>('a' + i % 26));
+  for (std::size_t at = 0; at < stream.size(); at += 1000) {
+    h.send(1 + static_cast<std::uint32_t>(at), std::string_view(stream).substr(at, 1000));
+  }
+  // Offsets 4000..4200 sit at ring positions 4000..4095 and 0..103.
+  std::string resent = stream.substr(4000, 200);
+  EXPECT_EQ(h.send(4001, resent), SegmentOutcome::Retransmission);
+  resent[150] = '#';
+  EXPECT_EQ(h.send(4001, resent), SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.events.back().offset, 4150u);
+  EXPECT_EQ(h.sink.events.back().length, 50u);
+}
+
+// Property: however a stream is cut, reordered, duplicated, lost or truncated, the events
+// tile [0, end) exactly once, the data equals the original bytes, and the buffer never
+// exceeds its ceiling.
+TEST(TcpReassembler, TilesARandomlyCutReorderedAndDuplicatedStreamExactlyOnce) {
+  std::mt19937_64 rng(20240611);
+  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {  // inclusive
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
+  // How often each path was taken, to show the rounds exercise them all.
+  std::map<GapCause, int> gaps_by_cause;
+  std::map<SegmentOutcome, int> outcomes;
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t length = uniform(1, 6000);
+    std::string original(length, '\0');
+    for (auto& c : original) c = static_cast<char>(uniform(0, 255));
+    // Half the rounds start right before the wrap.
+    const auto isn = static_cast<std::uint32_t>(round % 2 ? uniform(0xFFFFF000u, 0xFFFFFFFFu)
+                                                          : uniform(0, 0xFFFFFFFFu));
+    const bool lossy = round % 4 == 3;
+    const bool truncating = round % 8 >= 6;
+    const bool with_fin = round % 3 != 0;
+    ReassemblyOptions options;
+    options.max_buffered_bytes = uniform(0, 3000);
+    options.retransmission_window = uniform(0, 2048);
+
+    struct Piece {
+      std::size_t begin, end;
+      std::uint32_t missing;
+    };
+    std::vector<Piece> pieces;
+    for (std::size_t at = 0; at < length;) {
+      const std::size_t end = std::min<std::size_t>(length, at + uniform(1, 700));
+      pieces.push_back({at, end, 0});
+      at = end;
+    }
+    const std::size_t duplicates = uniform(0, pieces.size());
+    for (std::size_t i = 0; i < duplicates; ++i) {  // resegmented retransmissions
+      const std::size_t begin = uniform(0, length - 1);
+      pieces.push_back({begin, std::min<std::size_t>(length, begin + uniform(1, 900)), 0});
+    }
+    if (lossy) {
+      for (std::size_t i = 0; i < pieces.size() / 5; ++i) {
+        pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(uniform(0, pieces.size() - 1)));
+      }
+    }
+    if (truncating) {
+      for (auto& p : pieces) {
+        if (uniform(0, 3) == 0) {
+          const std::size_t kept = uniform(0, p.end - p.begin - 1);
+          p.missing = static_cast<std::uint32_t>(p.end - p.begin - kept);
+          p.end = p.begin + kept;
+        }
+      }
+    }
+    // Reorder: a full shuffle or a local one.
+    if (round % 5 == 0) {
+      std::shuffle(pieces.begin(), pieces.end(), rng);
+    } else {
+      for (std::size_t i = 0; i + 1 < pieces.size(); ++i) {
+        std::swap(pieces[i], pieces[std::min(pieces.size() - 1, i + uniform(0, 4))]);
+      }
+    }
+
+    Harness h(options);
+    h.syn(isn);
+    bool fin_sent = false;
+    std::uint64_t expected_end = 0;
+    for (const auto& p : pieces) {
+      const bool fin = with_fin && p.end + p.missing == length;
+      fin_sent |= fin;
+      expected_end = std::max<std::uint64_t>(expected_end, p.end + p.missing);
+      ++outcomes[h.send(isn + 1 + static_cast<std::uint32_t>(p.begin),
+                        std::string_view(original).substr(p.begin, p.end - p.begin),
+                        fin ? kFin : kAck, p.missing)];
+      ASSERT_LE(h.reassembler.buffered_bytes(), options.max_buffered_bytes);
+    }
+    h.finish();
+    EXPECT_EQ(h.reassembler.buffered_bytes(), 0u);
+
+    SCOPED_TRACE(::testing::Message() << "round " << round << " length " << length);
+    std::uint64_t at = 0;
+    int ends = 0;
+    for (const auto& e : h.sink.events) {
+      ASSERT_NE(e.kind, Event::Mismatch);  // duplicates are identical
+      ASSERT_EQ(ends, 0) << "an event after the end";
+      ASSERT_EQ(e.offset, at);
+      ASSERT_EQ(e.seq, static_cast<std::uint32_t>(isn + 1 + at));
+      if (e.kind == Event::Data) {
+        ASSERT_GT(e.length, 0u);
+        ASSERT_EQ(e.bytes, original.substr(at, e.length));
+        at += e.length;
+      } else if (e.kind == Event::Gap) {
+        ASSERT_GT(e.length, 0u);
+        ++gaps_by_cause[e.cause];
+        if (!lossy && !truncating) {
+          ASSERT_EQ(e.cause, GapCause::BufferLimit);
+        }
+        if (!truncating) {
+          ASSERT_NE(e.cause, GapCause::Truncated);
+        }
+        at += e.length;
+      } else {
+        ASSERT_EQ(e.how, StreamEnd::Fin);
+        ++ends;
+      }
+    }
+    EXPECT_EQ(at, fin_sent ? length : expected_end);
+    EXPECT_EQ(ends, fin_sent ? 1 : 0);
+    if (options.max_buffered_bytes >= length && !lossy && !truncating) {
+      EXPECT_EQ(h.sink.count(Event::Gap), 0u);
+    }
+  }
+  EXPECT_GT(gaps_by_cause[GapCause::BufferLimit], 0);
+  EXPECT_GT(gaps_by_cause[GapCause::NotCaptured], 0);
+  EXPECT_GT(gaps_by_cause[GapCause::Truncated], 0);
+  for (auto outcome : {SegmentOutcome::Delivered, SegmentOutcome::Buffered,
+                       SegmentOutcome::Retransmission, SegmentOutcome::DroppedOverLimit}) {
+    EXPECT_GT(outcomes[outcome], 0) << static_cast<int>(outcome);
+  }
+}
+
+}  // namespace
+}  // namespace mpa
