@@ -473,6 +473,7 @@ struct Analyzer::Impl {
     config.start_offset = offset;
     config.markers = markers;
     config.crc = crc;
+    config.keep_ulpdu = options.keep_ulpdu;
     if (grid_origin) {
       config.grid_origin = *grid_origin;
       config.grid_origin_set = true;

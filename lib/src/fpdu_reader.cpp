@@ -96,6 +96,7 @@ void FpduReader::begin_fpdu(std::uint64_t frame, bool segment_start) {
   pad_nonzero_ = false;
   ulpdu_head_size_ = 0;
   ulpdu_got_ = 0;
+  ulpdu_.clear();
 }
 
 void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame,
@@ -162,6 +163,7 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   }
   current_.markers = markers_;
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
+  current_.ulpdu = ulpdu_;
   current_.judged = judging_;
   ++fpdus_;
   ulpdu_bytes_ += current_.ulpdu_length;
@@ -254,6 +256,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
           std::memcpy(&ulpdu_head_[ulpdu_head_size_], p, copy);
           ulpdu_head_size_ += copy;
         }
+        if (config_.keep_ulpdu) ulpdu_.insert(ulpdu_.end(), p, p + take);
         if (config_.crc) crc_state_ = crc32c_update(crc_state_, {p, take});
         remaining_ -= take;
         ulpdu_got_ += take;

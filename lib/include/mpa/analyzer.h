@@ -33,6 +33,8 @@ struct AnalyzerOptions {
   bool infer_with_syn = false;
   // Octets per direction examined to recognise MPA without startup frames.
   std::size_t inference_window = 64u << 10;
+  // Hand each whole ULPDU (markers removed) to EventSink::on_fpdu (FpduEvent::ulpdu).
+  bool keep_ulpdu = false;
 };
 
 struct DirectionSummary {

@@ -62,6 +62,7 @@ struct FpduEvent {
   bool within_one_segment = false;
   bool judged = true;              // false after an error ended MPA in this direction
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
+  std::span<const std::uint8_t> ulpdu;       // the whole ULPDU, when the reader keeps it
 };
 
 class FpduSink {

@@ -26,6 +26,7 @@ struct FpduReaderConfig {
   bool crc = false;               // either side set C=1
   TcpSeq grid_origin;             // marker grid origin; normally start_seq
   bool grid_origin_set = false;
+  bool keep_ulpdu = false;        // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
 };
 
 class FpduReader {
@@ -107,6 +108,7 @@ class FpduReader {
   std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
   std::uint32_t ulpdu_head_size_ = 0;
   std::uint32_t ulpdu_got_ = 0;
+  std::vector<std::uint8_t> ulpdu_;  // whole ULPDU, only with keep_ulpdu
 
   // Lost framing (after a gap): buffered octets since the gap ended, searched for the next
   // FPDU start.
