@@ -57,7 +57,10 @@ ConnectionKey make_key(const Endpoint& a, const Endpoint& b) {
   return a < b ? ConnectionKey{a, b} : ConnectionKey{b, a};
 }
 
-enum class Phase : std::uint8_t { Streaming, Startup, AwaitReply, FullOperation, Inferring, Ended };
+enum class Phase : std::uint8_t {
+  Streaming, Startup, AwaitReply, Probing, FullOperation, Inferring, Ended
+};
+constexpr std::size_t kProbeLimit = 70000;  // one FPDU of any size, with its markers
 
 // Bytes held back with the frames that delivered them, replayed later in order.
 struct HeldBytes {
@@ -100,7 +103,8 @@ struct Analyzer::Impl {
     std::uint64_t frame_first_frame = 0;
     // Full operation.
     std::optional<FpduReader> reader;
-    HeldBytes held;  // AwaitReply: early initiator bytes; Inferring: bytes under study
+    HeldBytes held;  // AwaitReply: early initiator bytes; Inferring/Probing: bytes under study
+    FpduReaderConfig reader_config;
     bool said_early = false;
     bool said_responder_first = false;
     bool said_mulpdu = false;
@@ -286,6 +290,11 @@ struct Analyzer::Impl {
           break;
         }
         case Phase::FullOperation: feed_full_operation(c, s, seq, offset, data, frame, segment_start); break;
+        case Phase::Probing:
+          check_responder_first(c, s, seq, offset, data.size(), frame);
+          s.held.append(data, frame);
+          probe_markers(c, s, false);
+          break;
         case Phase::Inferring: {
           s.held.append(data, frame);
           try_inference(c, s, frame, false);
@@ -478,8 +487,18 @@ struct Analyzer::Impl {
       config.grid_origin = *grid_origin;
       config.grid_origin_set = true;
     }
-    s.reader.emplace(config);
-    s.phase = Phase::FullOperation;
+    s.reader_config = config;
+    if (!markers && !inferred) {
+      // RFC 5044 7.1.1: M=0 means no markers. Hold the first octets to see whether the
+      // sender inserts them anyway (marker.unexpected).
+      s.phase = Phase::Probing;
+      s.held.clear();
+      s.held.seq = seq;
+      s.held.offset = offset;
+    } else {
+      s.reader.emplace(config);
+      s.phase = Phase::FullOperation;
+    }
     s.stats.full_operation = true;
     s.stats.markers = markers;
     s.stats.crc = crc;
@@ -497,23 +516,68 @@ struct Analyzer::Impl {
     }
   }
 
+  void check_responder_first(Connection& c, Side& s, TcpSeq seq, std::uint64_t offset,
+                             std::size_t size, std::uint64_t frame) {
+    if (c.direction_of(s.index) != Direction::Responder || c.sides[c.initiator].first_fpdu_done ||
+        s.said_responder_first || !c.summary.startup_seen) {
+      return;
+    }
+    // RFC 5044 7.1.2 rule 4: no FPDU or marker before one FPDU has been received.
+    s.said_responder_first = true;
+    emit(c, s.index, DiagId::FpduResponderSentFirst, frame, seq, offset,
+         fmt::format("Responder sent {} octets of full operation at seq {} before the "
+                     "Initiator's first FPDU was complete", size, seq.value()));
+  }
+
   void feed_full_operation(Connection& c, Side& s, TcpSeq seq, std::uint64_t offset,
                            std::span<const std::uint8_t> data, std::uint64_t frame,
                            bool segment_start) {
-    const Direction dir = c.direction_of(s.index);
-    if (dir == Direction::Responder && !c.sides[c.initiator].first_fpdu_done &&
-        !s.said_responder_first && c.summary.startup_seen) {
-      // RFC 5044 7.1.2 rule 4: no FPDU or marker before one FPDU has been received.
-      s.said_responder_first = true;
-      emit(c, s.index, DiagId::FpduResponderSentFirst, frame, seq, offset,
-           fmt::format("Responder sent {} octets of full operation at seq {} before the "
-                       "Initiator's first FPDU", data.size(), seq.value()));
-    }
+    check_responder_first(c, s, seq, offset, data.size(), frame);
     if (segment_start) {
       ++s.stats.segments;
       if (!s.reader->in_fpdu() && s.reader->synchronised()) ++s.stats.segments_starting_fpdu;
     }
     s.reader->push(data, frame, segment_start, s);
+  }
+
+  // Full operation without negotiated markers: a stream that opens with a zero marker and
+  // frames only with markers carries markers its receiver did not ask for.
+  void probe_markers(Connection& c, Side& s, bool final) {
+    const std::span<const std::uint8_t> bytes = s.held.bytes;
+    bool unexpected = false;
+    if (bytes.size() < kMarkerSize && !final) return;
+    const bool zero_start = bytes.size() >= kMarkerSize &&
+                            std::all_of(bytes.begin(), bytes.begin() + kMarkerSize,
+                                        [](std::uint8_t b) { return b == 0; });
+    if (zero_start) {
+      bool with_end = false;
+      bool without_end = false;
+      const bool crc = s.reader_config.crc;
+      const std::size_t with = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(s.held.seq), crc, 1, with_end);
+      const std::size_t without = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(), crc, 1, without_end);
+      if (with == 0 && without == 0 && with_end && !final && bytes.size() < kProbeLimit) return;
+      if (with == 0 && without == 0 && without_end && !final && bytes.size() < kProbeLimit) return;
+      unexpected = with == 1 && without == 0;
+    }
+    FpduReaderConfig config = s.reader_config;
+    if (unexpected) {
+      config.markers = true;
+      config.grid_origin = s.held.seq;
+      config.grid_origin_set = true;
+      s.stats.markers = true;
+    }
+    s.reader.emplace(config);
+    s.phase = Phase::FullOperation;
+    HeldBytes held = std::move(s.held);
+    s.held.clear();
+    if (unexpected) {
+      emit(c, s.index, DiagId::MarkerUnexpected, held.chunks.empty() ? current_frame : held.chunks.front().second,
+           held.seq, held.offset,
+           fmt::format("{} sends markers (first at seq {}) although its peer's startup frame had M=0",
+                       to_string(c.direction_of(s.index)), held.seq.value()));
+      s.reader->stop_judging();
+    }
+    replay(c, s, held);
   }
 
   // ---- inference (no startup frames in the capture)
@@ -611,6 +675,7 @@ struct Analyzer::Impl {
                      : cause == GapCause::BufferLimit
                          ? "dropped: out-of-order data beyond the reassembly ceiling"
                          : "missing from the capture"));
+    if (s.phase == Phase::Probing) probe_markers(c, s, true);
     switch (s.phase) {
       case Phase::FullOperation: s.reader->on_gap(length, frame, s); break;
       case Phase::Startup:
@@ -624,6 +689,7 @@ struct Analyzer::Impl {
         s.held.seq = seq + static_cast<std::uint32_t>(length);
         s.held.offset = offset + length;
         break;
+      case Phase::Probing:  // decided above
       case Phase::Streaming:
         s.tail.clear();
         s.streaming_bytes += length;
@@ -636,6 +702,7 @@ struct Analyzer::Impl {
     if (s.ended) return;
     s.ended = true;
     const char* what = how == StreamEnd::Fin ? "closed (FIN)" : "reset (RST)";
+    if (s.phase == Phase::Probing) probe_markers(c, s, true);
     const TcpSeq seq = s.reassembler.next_seq();
     const std::uint64_t offset = s.reassembler.next_offset();
     switch (s.phase) {
@@ -668,6 +735,9 @@ struct Analyzer::Impl {
     if (c.finished) return;
     c.finished = true;
     for (Side& s : c.sides) s.reassembler.finish(frame, s);
+    for (Side& s : c.sides) {
+      if (s.phase == Phase::Probing) probe_markers(c, s, true);
+    }
     for (Side& s : c.sides) {
       if (s.phase == Phase::Inferring) try_inference(c, s, frame, true);
     }
