@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <list>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -22,6 +23,8 @@
 #include <fmt/format.h>
 
 #include "mpa/ddp.h"
+#include "mpa/fingerprint.h"
+#include "mpa/terminate.h"
 #include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_search.h"
 #include "mpa/marker_grid.h"
@@ -110,6 +113,19 @@ struct Analyzer::Impl {
     bool said_mulpdu = false;
     bool said_alignment = false;
     bool first_fpdu_done = false;
+    bool said_ddp_version = false;
+    bool said_too_short = false;
+    bool siw = false;                 // startup frame fingerprints as Linux siw
+    std::uint8_t codes_seen = 0;      // RFC error codes found in this side's data (bit n)
+    struct RecentFpdu {
+      std::uint64_t frame = 0;
+      TcpSeq seq;
+      CrcStatus crc = CrcStatus::NotChecked;
+      std::array<std::uint8_t, kDdpUntaggedHeaderSize> ddp{};
+      std::size_t ddp_size = 0;
+    };
+    std::array<RecentFpdu, 32> recent{};  // ring of the last FPDUs, for Terminates to blame
+    std::size_t recent_count = 0;
     DirectionSummary stats;
 
     explicit Side(ReassemblyOptions options) : reassembler(options) {}
@@ -139,6 +155,7 @@ struct Analyzer::Impl {
     bool reply_done = false;
     bool finished = false;
     bool said_not_seen = false;
+    int reset_by = -1;  // side that sent an RST
     std::optional<std::pair<bool, bool>> rtr_offer;
     EnhancedBlock rtr_request, rtr_reply;
     bool p2p = false;
@@ -163,6 +180,11 @@ struct Analyzer::Impl {
   std::uint64_t mpa_connections = 0;
   std::uint64_t current_frame = 0;
   std::uint64_t current_ns = 0;
+  // Rev 2 Requests the peer refused, by (initiator address, responder endpoint): the frame.
+  std::map<std::pair<IpAddress, Endpoint>, std::uint64_t> refused_rev2;
+  static std::pair<IpAddress, Endpoint> retry_key(const Endpoint& initiator, const Endpoint& responder) {
+    return {initiator.address, responder};
+  }
 
   Impl(AnalyzerOptions o, EventSink& s) : options(std::move(o)), sink(s) {}
 
@@ -185,6 +207,9 @@ struct Analyzer::Impl {
       return;
     }
     f.direction = c.direction_of(side);
+    if (info(f.id).error_code != 0 && f.id != DiagId::ConnectionClosed) {
+      c.sides[side].codes_seen |= static_cast<std::uint8_t>(1u << info(f.id).error_code);
+    }
     ++c.summary.findings[static_cast<int>(info(f.id).severity)];
     sink.on_finding(f);
   }
@@ -262,6 +287,7 @@ struct Analyzer::Impl {
     side.stats.bytes += seg.payload.size() + seg.payload_missing;
     side.reassembler.on_segment(seg, side);
     if (seg.flags & tcp_flags::kRst) {
+      if (c.reset_by < 0) c.reset_by = side.index;
       // A reset ends both directions.
       Side& peer = c.sides[1 - side.index];
       if (!peer.ended) end_side(c, peer, seg.frame, StreamEnd::Rst);
@@ -415,6 +441,23 @@ struct Analyzer::Impl {
                                     to_string(f.kind == FrameKind::Unknown ? expected : f.kind),
                                     f.pd_length)});
     }
+    for (StartupIssue& issue : issues) {
+      // Linux siw's GSO experiment uses reserved bit 0x08: name it precisely.
+      if (issue.id == DiagId::StartupReservedBitsSet && (f.flags & startup_flags::kRes) == 0x08) {
+        issue.id = DiagId::StartupReservedBitSiwGso;
+        issue.message = fmt::format("reserved flag bit 0x08 set in the MPA {} (flags 0x{:02x}): Linux "
+                                    "siw's GSO experiment; FPDUs larger than the MSS are to be expected",
+                                    to_string(f.kind == FrameKind::Unknown ? expected : f.kind), f.flags);
+      }
+    }
+    if (auto guess = recognise_stack(f, expected == FrameKind::Reply && c.summary.request
+                                            ? &*c.summary.request : nullptr)) {
+      s.siw = guess->siw;
+      s.stats.stack = guess->name;
+      issues.push_back({DiagId::InteropStackFingerprint,
+                        fmt::format("MPA {} looks like {}: {}", to_string(f.kind == FrameKind::Unknown ? expected : f.kind),
+                                    guess->name, guess->why)});
+    }
     const Direction dir = c.direction_of(s.index);
     sink.on_startup_frame(c.id, dir, f, frame, s.frame_seq);
     for (auto& issue : issues) {
@@ -433,6 +476,14 @@ struct Analyzer::Impl {
       c.request_done = true;
       c.summary.request = f;
       c.summary.request_ns = current_ns;
+      if (f.revision == 1) {
+        auto refused = refused_rev2.find(retry_key(s.endpoint, c.sides[1 - s.index].endpoint));
+        if (refused != refused_rev2.end()) {
+          emit(c, s.index, DiagId::InteropRev2RetriedAsRev1, frame, s.frame_seq, s.frame_offset,
+               fmt::format("Rev 1 Request after a Rev 2 Request to the same peer was refused (frame {}): "
+                           "the Chelsio/Intel fallback", refused->second));
+        }
+      }
       s.phase = Phase::AwaitReply;
       s.held.clear();
       s.held.seq = after;
@@ -451,6 +502,17 @@ struct Analyzer::Impl {
     c.summary.reply_ns = current_ns;
     if (f.kind == FrameKind::Request || invalid || f.r()) {
       end_mpa(c);
+      if (invalid && f.kind != FrameKind::Request && !f.r()) {
+        // The Initiator may still answer with a Terminate (an FPDU): frame its octets with
+        // the parameters the frames announce, judging nothing (RFC 5044 8).
+        Side& init = c.sides[c.initiator];
+        const StartupFrame& request = *c.summary.request;
+        start_full_operation(c, init, init.held.seq, init.held.offset, f.m(), request.c() || f.c(),
+                             false, std::nullopt, true);
+        HeldBytes early = std::move(init.held);
+        init.held.clear();
+        replay(c, init, early);
+      }
       return;
     }
     const StartupFrame& request = *c.summary.request;
@@ -474,7 +536,7 @@ struct Analyzer::Impl {
 
   void start_full_operation(Connection& c, Side& s, TcpSeq seq, std::uint64_t offset,
                             bool markers, bool crc, bool inferred,
-                            std::optional<TcpSeq> grid_origin = std::nullopt) {
+                            std::optional<TcpSeq> grid_origin = std::nullopt, bool unjudged = false) {
     FpduReaderConfig config;
     config.connection = c.id;
     config.direction = c.direction_of(s.index);
@@ -488,7 +550,7 @@ struct Analyzer::Impl {
       config.grid_origin_set = true;
     }
     s.reader_config = config;
-    if (!markers && !inferred) {
+    if (!markers && !inferred && !unjudged) {
       // RFC 5044 7.1.1: M=0 means no markers. Hold the first octets to see whether the
       // sender inserts them anyway (marker.unexpected).
       s.phase = Phase::Probing;
@@ -498,6 +560,7 @@ struct Analyzer::Impl {
     } else {
       s.reader.emplace(config);
       s.phase = Phase::FullOperation;
+      if (unjudged) s.reader->stop_judging();
     }
     s.stats.full_operation = true;
     s.stats.markers = markers;
@@ -731,6 +794,140 @@ struct Analyzer::Impl {
     }
   }
 
+  // DDP/RDMAP awareness (RFC 5040, 5041): statistics, versions, Terminates.
+  void inspect_ulpdu(Connection& c, Side& s, const FpduEvent& fpdu) {
+    std::size_t bucket = 0;
+    while (bucket + 1 < kUlpduSizeBuckets && fpdu.ulpdu_length > kUlpduSizeBounds[bucket]) ++bucket;
+    ++s.stats.ulpdu_sizes[bucket];
+    Side::RecentFpdu& recent = s.recent[s.recent_count++ % s.recent.size()];
+    recent.frame = fpdu.last_frame;
+    recent.seq = fpdu.header_seq;
+    recent.crc = fpdu.crc_status;
+    recent.ddp_size = std::min(fpdu.ulpdu_head.size(), recent.ddp.size());
+    std::copy_n(fpdu.ulpdu_head.begin(), recent.ddp_size, recent.ddp.begin());
+    if (fpdu.ulpdu_length == 0) return;
+    const auto header = decode_ddp(fpdu.ulpdu_head);
+    if (!header) {
+      if (fpdu.judged && !s.said_too_short) {
+        s.said_too_short = true;
+        emit(c, s.index, DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+             fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
+                         "(first of this direction)", fpdu.ulpdu_length, fpdu.header_seq.value(),
+                         (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged"));
+      }
+      return;
+    }
+    ++s.stats.rdmap_opcodes[header->opcode & 0x0F];
+    // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
+    if (fpdu.judged && c.summary.request && !s.said_ddp_version) {
+      const int expected = c.summary.request->revision == 0 ? 0 : 1;
+      if (header->ddp_version != expected || header->rdmap_version != expected) {
+        s.said_ddp_version = true;
+        emit(c, s.index, DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+             fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
+                         header->ddp_version, header->rdmap_version, c.summary.request->revision, expected));
+      }
+    }
+    if (!header->tagged && header->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+      on_terminate(c, s, fpdu);
+    }
+  }
+
+  void on_terminate(Connection& c, Side& s, const FpduEvent& fpdu) {
+    ++s.stats.terminates;
+    const auto t = decode_terminate(fpdu.ulpdu_head, s.siw);
+    if (!t) return;
+    Side& peer = c.sides[1 - s.index];
+    // The FPDU it blames: the one whose DDP header the Terminate quotes (RFC 5040 4.8, D bit).
+    const Side::RecentFpdu* blamed = nullptr;
+    if (!t->terminated_ddp_header.empty()) {
+      const std::size_t n = std::min(peer.recent_count, peer.recent.size());
+      for (std::size_t i = 0; i < n && !blamed; ++i) {
+        const Side::RecentFpdu& r = peer.recent[(peer.recent_count - 1 - i) % peer.recent.size()];
+        const std::size_t k = std::min(r.ddp_size, t->terminated_ddp_header.size());
+        if (k >= 6 && std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k),
+                                 t->terminated_ddp_header.begin())) {
+          blamed = &r;
+        }
+      }
+    }
+    std::string blame = blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})", blamed->frame,
+                                             blamed->seq.value())
+                               : std::string();
+    emit(c, s.index, DiagId::RdmapTerminate, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+         fmt::format("{} sent a Terminate: {}{}", to_string(c.direction_of(s.index)), describe(*t), blame));
+    if (t->siw_layout) {
+      emit(c, s.index, DiagId::RdmapTerminateEncoding, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+           fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
+                       "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
+                       fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
+                       fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 2], t->etype, t->layer));
+    }
+    const auto code = t->mpa_error_code();
+    if (!code) return;
+    std::string disagreement;
+    const bool peer_crc = peer.reader && peer.reader->crc_enabled();
+    switch (*code) {
+      case 2:
+        if (blamed && blamed->crc == CrcStatus::Good) {
+          disagreement = fmt::format("it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
+                                     blamed->frame);
+        } else if (peer.reader && !peer_crc) {
+          disagreement = "it claims a CRC error, but CRCs were not negotiated on this connection";
+        } else if (!(peer.codes_seen & (1u << 2))) {
+          disagreement = "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
+        }
+        break;
+      case 3:
+        if (!(peer.codes_seen & (1u << 3))) {
+          disagreement = peer.reader && !peer.reader->grid().enabled()
+                             ? "it claims a marker error, but no markers were negotiated towards it"
+                             : "it claims a marker/ULPDU_Length error that mpa-check did not see";
+        }
+        break;
+      case 4:
+        if (!(peer.codes_seen & (1u << 4))) {
+          disagreement = "it claims an invalid Request/Reply, but the peer's startup frame was valid";
+        }
+        break;
+      case 6:
+        if (!(peer.codes_seen & (1u << 6))) {
+          disagreement = "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+        }
+        break;
+      case 7:
+        if (!(peer.codes_seen & (1u << 7))) {
+          disagreement = "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
+        }
+        break;
+      default: break;
+    }
+    if (!disagreement.empty()) {
+      emit(c, s.index, DiagId::RdmapTerminateDisagrees, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+           fmt::format("Terminate MPA error {} ({}): {}", *code, mpa_error_name(*code), disagreement));
+    }
+  }
+
+  // Hints that predict interop failures without being RFC violations.
+  void interop_hints(Connection& c, std::uint64_t frame) {
+    if (!c.summary.request || c.summary.request->revision != 2) return;
+    const StartupFrame& request = *c.summary.request;
+    const int responder = 1 - c.initiator;
+    const bool refused = (c.summary.reply && c.summary.reply->r()) ||
+                         (!c.summary.reply && c.reset_by == responder);
+    if (!refused) return;
+    Side& init = c.sides[c.initiator];
+    refused_rev2[retry_key(init.endpoint, c.sides[responder].endpoint)] = frame;
+    if (request.enhanced && !request.enhanced->peer_to_peer) {
+      Side& resp = c.sides[responder];
+      emit(c, responder, DiagId::InteropP2pRequired, frame, resp.reassembler.next_seq(),
+           resp.reassembler.next_offset(),
+           fmt::format("the Responder {} a Rev 2 Request with A=0 (client-server): Intel irdma "
+                       "refuses such frames and requires peer-to-peer (A=1)",
+                       c.summary.reply ? "rejected (R=1)" : "reset the connection after"));
+    }
+  }
+
   void finish_connection(Connection& c, std::uint64_t frame) {
     if (c.finished) return;
     c.finished = true;
@@ -746,6 +943,7 @@ struct Analyzer::Impl {
       emit(c, init.index, DiagId::StartupNoReply, frame, init.held.seq, init.held.offset,
            "MPA Request seen but no Reply by the end of the capture");
     }
+    interop_hints(c, frame);
     if (c.is_mpa) {
       ConnectionSummary& sum = c.summary;
       const Side& init = c.sides[c.initiator];
@@ -761,6 +959,8 @@ struct Analyzer::Impl {
           d.crc_failures = s.reader->crc_failures();
         }
         d.mss = s.mss;
+        const Side& receiver = c.sides[1 - i];
+        d.mulpdu = receiver.mss ? mulpdu(*receiver.mss, d.markers) : 0;
         sum.directions[static_cast<int>(c.direction_of(i))] = d;
       }
       sink.on_connection_end(sum);
@@ -846,6 +1046,7 @@ void Analyzer::Impl::Side::on_fpdu(const FpduEvent& fpdu) {
       }
     }
   }
+  impl.inspect_ulpdu(c, *this, fpdu);
   first_fpdu_done = true;
   impl.sink.on_fpdu(fpdu);
 }

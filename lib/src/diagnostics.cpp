@@ -110,6 +110,25 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "IP fragment not reassembled; its TCP bytes count as missing"},
     {CaptureResynchronised, "capture.resynchronised", Note, "RFC 5044 6", 0,
      "FPDU framing found again after missing bytes"},
+    // ---- DDP/RDMAP awareness, Terminate, interop hints
+    {DdpVersionMismatch, "ddp.version-mismatch", Warning, "RFC 5044 Appendix C", 0,
+     "DDP/RDMAP version does not belong to the negotiated MPA revision (0: Rev 0, 1: Rev 1/2)"},
+    {DdpUlpduTooShort, "ddp.ulpdu-too-short", Warning, "RFC 5041 4", 0,
+     "ULPDU too short to hold the DDP header its control field announces"},
+    {RdmapTerminate, "rdmap.terminate", Note, "RFC 5040 4.8", 0,
+     "RDMAP Terminate: the peer's own verdict (layer, error type, error code)"},
+    {RdmapTerminateDisagrees, "rdmap.terminate-disagrees", Warning, "RFC 5040 4.8", 0,
+     "Terminate blames an MPA error that mpa-check did not see in the data it refers to"},
+    {RdmapTerminateEncoding, "rdmap.terminate-encoding", Warning, "RFC 5040 4.8", 0,
+     "Terminate Control laid out as Linux siw does (Layer/EType nibbles swapped, flags in low bits)"},
+    {StartupReservedBitSiwGso, "startup.reserved-bit-siw-gso", Warning, "RFC 5044 7.1.1", 0,
+     "Reserved flag bit 0x08 set: Linux siw's GSO experiment (FPDUs larger than the MSS follow)"},
+    {InteropStackFingerprint, "interop.stack-fingerprint", Note, "RFC 5044 7.1.1", 0,
+     "Startup frame recognisable as a known implementation's"},
+    {InteropP2pRequired, "interop.p2p-required", Note, "RFC 6581 9.2", 0,
+     "Rev 2 Request with A=0 refused: the peer likely requires peer-to-peer (Intel irdma)"},
+    {InteropRev2RetriedAsRev1, "interop.rev2-retried-as-rev1", Note, "RFC 6581 6", 0,
+     "A Rev 2 Request was refused and the initiator retried with Rev 1 (Chelsio/Intel fallback)"},
 }};
 
 constexpr bool ids_in_enum_order() {

@@ -6,6 +6,7 @@
 // Captures that miss the startup frames are recognised by their FPDU structure.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,11 @@ struct AnalyzerOptions {
   bool keep_ulpdu = false;
 };
 
+// ULPDU size distribution buckets: [0], [1,64], [65,512], [513,1460], [1461,4096],
+// [4097,9000], [9001,65535].
+inline constexpr std::size_t kUlpduSizeBuckets = 7;
+inline constexpr std::uint32_t kUlpduSizeBounds[kUlpduSizeBuckets] = {0, 64, 512, 1460, 4096, 9000, 65535};
+
 struct DirectionSummary {
   bool full_operation = false;
   bool markers = false;
@@ -51,6 +57,11 @@ struct DirectionSummary {
   std::uint64_t bytes = 0;                  // payload octets of this direction
   std::uint16_t max_ulpdu = 0;
   std::optional<std::uint16_t> mss;         // MSS option in this side's SYN
+  std::uint32_t mulpdu = 0;                 // MULPDU the receiver's MSS allows (0: unknown)
+  std::array<std::uint64_t, 16> rdmap_opcodes{};  // FPDUs by RDMAP opcode (RFC 5040 4.2)
+  std::array<std::uint64_t, kUlpduSizeBuckets> ulpdu_sizes{};  // see kUlpduSizeBounds
+  std::uint64_t terminates = 0;
+  std::string stack;                        // implementation recognised from startup, if any
 };
 
 struct ConnectionSummary {

@@ -67,6 +67,16 @@ enum class DiagId : std::uint16_t {
   CaptureParametersInferred,
   CaptureIpFragment,
   CaptureResynchronised,
+  // DDP/RDMAP awareness (RFC 5040, 5041), Terminate decoding and interop hints.
+  DdpVersionMismatch,
+  DdpUlpduTooShort,
+  RdmapTerminate,
+  RdmapTerminateDisagrees,
+  RdmapTerminateEncoding,
+  StartupReservedBitSiwGso,
+  InteropStackFingerprint,
+  InteropP2pRequired,
+  InteropRev2RetriedAsRev1,
   kCount,
 };
 

@@ -1,0 +1,66 @@
+// RDMAP Terminate decoding (RFC 5040 4.8, RFC 6580, RFC 6581 8). See terminate.h.
+#include "mpa/terminate.h"
+
+#include <fmt/format.h>
+
+#include "mpa/ddp.h"
+
+namespace mpa {
+
+std::string_view mpa_error_name(std::uint8_t code) {
+  switch (code) {
+    case 1: return "TCP connection closed, terminated or lost";
+    case 2: return "MPA CRC error";
+    case 3: return "MPA marker and ULPDU_Length disagree";
+    case 4: return "invalid MPA Request or Reply frame";
+    case 5: return "local catastrophic error";
+    case 6: return "insufficient IRD resources";
+    case 7: return "no matching RTR option";
+    default: return "unknown MPA error";
+  }
+}
+
+std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, bool siw_peer) {
+  constexpr std::size_t kControl = kDdpUntaggedHeaderSize;
+  if (ulpdu.size() < kControl + 4) return std::nullopt;
+  const std::uint8_t b0 = ulpdu[kControl];
+  const std::uint8_t code = ulpdu[kControl + 1];
+  const std::uint8_t b2 = ulpdu[kControl + 2];
+  Terminate t;
+  t.error_code = code;
+  // RFC 5040 Figure 8: Layer(4) EType(4) | Error Code(8) | M D R (bits 16-18).
+  // Linux siw fills the field with C bitfields, so on little-endian hosts the first octet is
+  // EType<<4 | Layer and M/D/R land in the low bits of the third octet: an LLP/MPA error
+  // (layer 2, etype 0) then reads as layer 0, etype 2.
+  const bool flags_low = (b2 & 0xE0) == 0 && (b2 & 0x07) != 0;
+  const bool looks_swapped = b0 == 0x02 && code >= 1 && code <= 7;
+  if (looks_swapped && (siw_peer || flags_low)) {
+    t.siw_layout = true;
+    t.layer = b0 & 0x0F;
+    t.etype = b0 >> 4;
+    t.segment_length_valid = b2 & 0x01;
+    t.ddp_header_included = b2 & 0x02;
+    t.rdmap_header_included = b2 & 0x04;
+  } else {
+    t.layer = b0 >> 4;
+    t.etype = b0 & 0x0F;
+    t.segment_length_valid = b2 & 0x80;
+    t.ddp_header_included = b2 & 0x40;
+    t.rdmap_header_included = b2 & 0x20;
+  }
+  if (t.ddp_header_included) {
+    const std::size_t at = kControl + 4 + 2;  // after the DDP Segment Length field
+    if (ulpdu.size() > at) t.terminated_ddp_header = ulpdu.subspan(at);
+  }
+  return t;
+}
+
+std::string describe(const Terminate& t) {
+  const char* layer = t.layer == 0 ? "RDMAP" : t.layer == 1 ? "DDP" : t.layer == 2 ? "LLP" : "unknown layer";
+  if (auto mpa = t.mpa_error_code()) {
+    return fmt::format("LLP (MPA) error {}: {}", *mpa, mpa_error_name(*mpa));
+  }
+  return fmt::format("{} (layer {}) error type {} code 0x{:02x}", layer, t.layer, t.etype, t.error_code);
+}
+
+}  // namespace mpa

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Golden tests: mpa-check's findings for a capture equal the expectation stored beside it.
+
+  golden.py check  MPA_CHECK CAPTURE EXPECTED   one capture (a ctest test each)
+  golden.py update MPA_CHECK CAPTURE EXPECTED   rewrite an expectation (review the diff!)
+  golden.py coverage EXPECTED_DIR...            every wire-reachable catalogue id is expected
+                                                 somewhere (needs MPA_CHECK for the catalogue)
+
+An expectation lists, per finding: connection, id, severity, RFC error code, direction, frame.
+"""
+import json
+import os
+import subprocess
+import sys
+
+# Catalogue ids that no capture can show (none today); every other id needs a capture.
+UNREACHABLE_FROM_WIRE = set()
+
+
+def findings_of(mpa_check, capture):
+    proc = subprocess.run([mpa_check, "--format", "json", capture], capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{capture}: mpa-check exited {proc.returncode}: {proc.stderr.strip()}")
+    report = json.loads(proc.stdout)
+    rows = []
+    for cap in report["captures"]:
+        for conn in cap["connections"]:
+            for f in conn["findings"]:
+                rows.append({"connection": conn["id"], "id": f["id"], "severity": f["severity"],
+                             "code": f["rfc_error_code"], "direction": f["direction"],
+                             "frame": f["frame"]})
+        for f in cap["findings"]:
+            rows.append({"connection": None, "id": f["id"], "severity": f["severity"],
+                         "code": f["rfc_error_code"], "direction": None, "frame": f["frame"]})
+    rows.sort(key=lambda r: (r["frame"], r["connection"] if r["connection"] is not None else -1,
+                             r["id"], r["direction"] or ""))
+    return rows, proc.returncode
+
+
+def row_text(r):
+    return (f"frame {r['frame']}: {r['severity']} {r['id']} (code {r['code']}) "
+            f"connection {r['connection']} {r['direction']}")
+
+
+def check(mpa_check, capture, expected_path):
+    got, status = findings_of(mpa_check, capture)
+    with open(expected_path) as f:
+        expected = json.load(f)
+    want = expected["findings"]
+    if got == want:
+        has_error = any(r["severity"] == "error" for r in want)
+        if status != (1 if has_error else 0):
+            sys.exit(f"{capture}: exit status {status}, expected {1 if has_error else 0}")
+        print(f"{os.path.basename(capture)}: {len(got)} findings as expected")
+        return
+    missing = [r for r in want if r not in got]
+    extra = [r for r in got if r not in want]
+    lines = [f"{capture}: findings differ from {expected_path}"]
+    lines += ["  missing: " + row_text(r) for r in missing]
+    lines += ["  unexpected: " + row_text(r) for r in extra]
+    if not missing and not extra:
+        lines.append("  (same findings, different order or multiplicity)")
+    sys.exit("\n".join(lines))
+
+
+def update(mpa_check, capture, expected_path):
+    got, _ = findings_of(mpa_check, capture)
+    doc = {"capture": os.path.basename(capture), "findings": got}
+    with open(expected_path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"wrote {expected_path} ({len(got)} findings) - review it with git diff before committing")
+
+
+def coverage(mpa_check, dirs):
+    catalogue = json.loads(subprocess.run([mpa_check, "--list-diagnostics", "--format", "json"],
+                                          capture_output=True, text=True, check=True).stdout)
+    seen = set()
+    for d in dirs:
+        for name in os.listdir(d):
+            if name.endswith(".expected.json"):
+                with open(os.path.join(d, name)) as f:
+                    seen.update(r["id"] for r in json.load(f)["findings"])
+    missing = sorted(e["id"] for e in catalogue if e["id"] not in seen and e["id"] not in UNREACHABLE_FROM_WIRE)
+    if missing:
+        sys.exit("catalogue ids with no capture showing them: " + ", ".join(missing))
+    print(f"all {len(catalogue)} catalogue ids are shown by some capture")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    mode, mpa_check = sys.argv[1], sys.argv[2]
+    if mode == "check":
+        check(mpa_check, sys.argv[3], sys.argv[4])
+    elif mode == "update":
+        update(mpa_check, sys.argv[3], sys.argv[4])
+    elif mode == "coverage":
+        coverage(mpa_check, sys.argv[3:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
