@@ -31,6 +31,7 @@ struct Settings {
   bool list_diagnostics = false;
   bool no_summary = false;
   bool infer_all = false;
+  bool list_fpdus = false;
   std::size_t max_buffer = 4u << 20;
   std::size_t max_connections = 16384;
 };
@@ -90,7 +91,7 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   options.markers = on_off(settings.markers);
   options.crc = on_off(settings.crc);
   options.infer_with_syn = settings.infer_all;
-  mpa::report::Collector collector(report);
+  mpa::report::Collector collector(report, settings.list_fpdus);
   mpa::Analyzer analyzer(options, collector);
   Progress progress(settings.progress, report.file);
   report.result = mpa::run_pipeline(*reader, analyzer,
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
                  "Ceiling on buffered out-of-order octets per direction (default 4 MiB)");
   app.add_option("--max-connections", settings.max_connections,
                  "Connections tracked at once (default 16384)");
+  app.add_flag("--list-fpdus", settings.list_fpdus,
+               "Also list every FPDU (frame, direction, seq, ULPDU_Length, CRC status, markers)");
   app.add_flag("--no-summary", settings.no_summary, "Text format: findings only, no summaries");
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
       ->check(CLI::IsMember({"auto", "always", "never"}));

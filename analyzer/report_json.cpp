@@ -39,6 +39,19 @@ ordered_json direction_json(const DirectionSummary& d) {
   j["fpdus_in_one_segment"] = d.fpdus_in_one_segment;
   j["max_ulpdu_length"] = d.max_ulpdu;
   j["mss"] = d.mss ? ordered_json(*d.mss) : ordered_json(nullptr);
+  j["mulpdu"] = d.mulpdu ? ordered_json(d.mulpdu) : ordered_json(nullptr);
+  j["segments_starting_fpdu_percent"] = percent(d.segments_starting_fpdu, d.segments);
+  j["fpdus_in_one_segment_percent"] = percent(d.fpdus_in_one_segment, d.fpdus);
+  ordered_json sizes = ordered_json::object();
+  for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i) sizes[ulpdu_bucket_label(i)] = d.ulpdu_sizes[i];
+  j["ulpdu_sizes"] = sizes;
+  ordered_json opcodes = ordered_json::object();
+  for (std::size_t i = 0; i < d.rdmap_opcodes.size(); ++i) {
+    if (d.rdmap_opcodes[i]) opcodes[std::string(rdmap_opcode_name(i))] = d.rdmap_opcodes[i];
+  }
+  j["rdmap_opcodes"] = opcodes;
+  j["terminates"] = d.terminates;
+  j["stack"] = d.stack.empty() ? ordered_json(nullptr) : ordered_json(d.stack);
   return j;
 }
 
@@ -88,9 +101,23 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
       if (s.reply) j["reply"] = startup_json(*s.reply);
       j["directions"] = {{"initiator", direction_json(s.direction(Direction::Initiator))},
                          {"responder", direction_json(s.direction(Direction::Responder))}};
+      auto micros = [](std::uint64_t from, std::uint64_t to) {
+        return from && to && to >= from ? ordered_json((to - from) / 1000) : ordered_json(nullptr);
+      };
+      j["startup_latency_us"] = {{"request_to_reply", micros(s.request_ns, s.reply_ns)},
+                                 {"reply_to_first_fpdu", micros(s.reply_ns, s.first_fpdu_ns)}};
       j["findings"] = ordered_json::array();
       for (const Finding& f : c.findings) j["findings"].push_back(finding_json(f, true));
       j["findings_not_listed"] = c.findings_not_stored;
+      if (!c.fpdus.empty()) {
+        ordered_json fpdus = ordered_json::array();
+        for (const FpduRecord& r : c.fpdus) {
+          fpdus.push_back({{"frame", r.frame}, {"direction", to_string(r.direction)},
+                           {"tcp_seq", r.seq.value()}, {"ulpdu_length", r.ulpdu_length},
+                           {"crc", to_string(r.crc)}, {"markers", r.markers}});
+        }
+        j["fpdus"] = std::move(fpdus);
+      }
       jc["connections"].push_back(std::move(j));
     }
     jc["findings"] = ordered_json::array();

@@ -30,15 +30,25 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
     fmt::print(out, "    {:<9} no full operation seen ({} payload octets)\n", name, d.bytes);
     return;
   }
-  const double aligned = d.segments ? 100.0 * static_cast<double>(d.segments_starting_fpdu) /
-                                          static_cast<double>(d.segments) : 0.0;
-  const double whole = d.fpdus ? 100.0 * static_cast<double>(d.fpdus_in_one_segment) /
-                                     static_cast<double>(d.fpdus) : 0.0;
+  const double aligned = percent(d.segments_starting_fpdu, d.segments);
+  const double whole = percent(d.fpdus_in_one_segment, d.fpdus);
   fmt::print(out,
              "    {:<9} markers {}, CRC {}{}; {} FPDUs, {} ULPDU octets, {} CRC failures; "
              "{:.0f}% of segments start an FPDU, {:.0f}% of FPDUs in one segment\n",
              name, on_off(d.markers), on_off(d.crc), d.inferred ? " (inferred)" : "", d.fpdus,
              d.ulpdu_bytes, d.crc_failures, aligned, whole);
+  std::string sizes;
+  for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i) {
+    if (d.ulpdu_sizes[i]) sizes += fmt::format(" {}:{}", ulpdu_bucket_label(i), d.ulpdu_sizes[i]);
+  }
+  std::string opcodes;
+  for (std::size_t i = 0; i < d.rdmap_opcodes.size(); ++i) {
+    if (d.rdmap_opcodes[i]) opcodes += fmt::format(" {}:{}", rdmap_opcode_name(i), d.rdmap_opcodes[i]);
+  }
+  fmt::print(out, "              max ULPDU {}{}; ULPDU sizes{}; RDMAP{}{}\n", d.max_ulpdu,
+             d.mulpdu ? fmt::format(" (MULPDU {} from MSS {})", d.mulpdu, d.mss.value_or(0)) : std::string(),
+             sizes.empty() ? " -" : sizes, opcodes.empty() ? " -" : opcodes,
+             d.stack.empty() ? std::string() : fmt::format("; looks like {}", d.stack));
 }
 
 }  // namespace
@@ -54,6 +64,14 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, b
     for (const ConnectionReport& c : cap.connections) {
       for (const Finding& f : c.findings) {
         lines.push_back({f.frame, lines.size(), finding_line(cap.file, f, &c.summary)});
+      }
+    }
+    for (const ConnectionReport& c : cap.connections) {
+      for (const FpduRecord& r : c.fpdus) {
+        lines.push_back({r.frame, lines.size(),
+                         fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {}\n",
+                                     cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
+                                     r.ulpdu_length, to_string(r.crc), r.markers)});
       }
     }
     for (const Finding& f : cap.capture_findings) {
@@ -76,6 +94,12 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, b
       fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id,
                  describe_endpoints(s), s.first_frame, s.last_frame);
       fmt::print(out, "    startup   {}\n", startup);
+      if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
+        fmt::print(out, "    latency   Request->Reply {} us{}\n", (s.reply_ns - s.request_ns) / 1000,
+                   s.first_fpdu_ns >= s.reply_ns && s.first_fpdu_ns
+                       ? fmt::format(", Reply->first FPDU {} us", (s.first_fpdu_ns - s.reply_ns) / 1000)
+                       : std::string());
+      }
       write_direction(out, "initiator", s.direction(Direction::Initiator));
       write_direction(out, "responder", s.direction(Direction::Responder));
       fmt::print(out, "    findings  {} errors, {} warnings, {} notes{}\n", s.findings[2],
