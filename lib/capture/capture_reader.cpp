@@ -42,7 +42,11 @@ std::string open_error(const std::string& name, const char* pcap_message) {
 
 }  // namespace
 
+// stdio's default 4 KiB buffer costs a read(2) per 4 KiB; captures are read front to back.
+constexpr std::size_t kReadBufferSize = 1u << 20;
+
 struct CaptureReader::Impl {
+  std::unique_ptr<char[]> buffer;  // the stream's buffer; outlives the stream (see ~Impl)
   pcap_t* pcap = nullptr;
   bool nanosecond_timestamps = false;
   bool failed = false;
@@ -63,10 +67,12 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   pcap_t* pcap = nullptr;
   std::uint64_t file_size = 0;
   struct stat status {};
+  FILE* stream = nullptr;
+  std::unique_ptr<char[]> buffer;
   if (path == "-") {
     // Read a duplicate of fd 0 so that pcap_close() leaves the process's stdin open.
     const int fd = dup(STDIN_FILENO);
-    FILE* stream = fd >= 0 ? fdopen(fd, "rb") : nullptr;
+    stream = fd >= 0 ? fdopen(fd, "rb") : nullptr;
     if (stream == nullptr) {
       error = fmt::format("{}: cannot read standard input: {}", name, std::strerror(errno));
       if (fd >= 0) ::close(fd);
@@ -75,16 +81,21 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) {
       file_size = static_cast<std::uint64_t>(status.st_size);
     }
-    // Nanosecond precision: libpcap scales every timestamp to it, whatever the file holds.
-    pcap = pcap_fopen_offline_with_tstamp_precision(stream, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (pcap == nullptr) std::fclose(stream);
   } else {
-    if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
+    stream = std::fopen(path.c_str(), "rb");
+    if (stream == nullptr) {
+      error = fmt::format("{}: cannot open: {}", name, std::strerror(errno));
+      return nullptr;
+    }
+    if (fstat(fileno(stream), &status) == 0 && S_ISREG(status.st_mode)) {
       file_size = static_cast<std::uint64_t>(status.st_size);
     }
-    pcap =
-        pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
   }
+  buffer.reset(new char[kReadBufferSize]);
+  std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
+  // Nanosecond precision: libpcap scales every timestamp to it, whatever the file holds.
+  pcap = pcap_fopen_offline_with_tstamp_precision(stream, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (pcap == nullptr) std::fclose(stream);
   if (pcap == nullptr) {
     error = open_error(name, errbuf);
     return nullptr;
@@ -92,6 +103,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
 
   std::unique_ptr<CaptureReader> reader(new CaptureReader());
   reader->impl_ = std::make_unique<Impl>();
+  reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
   reader->impl_->nanosecond_timestamps =
       pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;

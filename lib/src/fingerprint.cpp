@@ -27,7 +27,7 @@ std::optional<StackGuess> recognise_stack(const StartupFrame& f, const StartupFr
   }
   if (request && f.kind == FrameKind::Reply && f.revision == request->revision &&
       (f.flags & kEchoMask) == (request->flags & kEchoMask) && f.pd_length == kEnhancedBlockSize &&
-      f.s() && request->pd_length == kEnhancedBlockSize) {
+      f.s() && !f.m() && !request->m() && request->pd_length == kEnhancedBlockSize) {
     return StackGuess{"Linux siw",
                       fmt::format("the Reply echoes the Request's revision {} and flag bits 0x{:02x}, "
                                   "private data is only the IRD/ORD block",
