@@ -739,6 +739,11 @@ struct Analyzer::Impl {
                          ? "dropped: out-of-order data beyond the reassembly ceiling"
                          : "missing from the capture"));
     if (s.phase == Phase::Probing) probe_markers(c, s, true);
+    if (!s.first_fpdu_done && (s.phase == Phase::FullOperation || s.phase == Phase::AwaitReply)) {
+      // The first FPDU may be among the missing octets: the ordering rules that depend on it
+      // (Responder waits for it, RFC 5044 7.1.2; it is the RTR, RFC 6581 5) cannot be checked.
+      s.first_fpdu_done = true;
+    }
     switch (s.phase) {
       case Phase::FullOperation: s.reader->on_gap(length, frame, s); break;
       case Phase::Startup:
