@@ -375,7 +375,6 @@ struct Analyzer::Impl {
           return 0;
         }
       }
-      s.tail.clear();
     }
     const void* hit = memmem(data.data(), data.size(), kRequestKey.data(), kKeyPrefixSize);
     if (hit != nullptr) {
@@ -385,8 +384,16 @@ struct Analyzer::Impl {
       return at;
     }
     s.streaming_bytes += data.size();
-    const std::size_t keep = std::min(data.size(), kKeyPrefixSize - 1);
-    s.tail.assign(data.end() - static_cast<std::ptrdiff_t>(keep), data.end());
+    // Keep the stream's last octets (the previous tail too, when this chunk is short) so
+    // that a key split over many small segments is still found.
+    if (data.size() >= kKeyPrefixSize - 1) {
+      s.tail.assign(data.end() - static_cast<std::ptrdiff_t>(kKeyPrefixSize - 1), data.end());
+    } else {
+      s.tail.insert(s.tail.end(), data.begin(), data.end());
+      if (s.tail.size() > kKeyPrefixSize - 1) {
+        s.tail.erase(s.tail.begin(), s.tail.end() - static_cast<std::ptrdiff_t>(kKeyPrefixSize - 1));
+      }
+    }
     return data.size();
   }
 

@@ -1,0 +1,101 @@
+// Capture effects (see capture_effects.h).
+#include "capture_effects.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace mpa::synth {
+namespace {
+
+constexpr std::uint32_t kRetransmissionTimeoutUs = 200000;
+
+bool is_full_operation_data(const TcpPacket& p, Dir dir) {
+  return p.dir == dir && p.phase == Phase::FullOperation && !p.payload.empty() && !p.retransmission;
+}
+
+// Packets are tagged with their original position so that effects can find them after
+// other effects moved things around.
+struct Tagged {
+  TcpPacket packet;
+  std::size_t serial;
+};
+
+std::size_t serial_of(const std::vector<Tagged>& packets, const SegmentRef& ref) {
+  std::size_t seen = 0;
+  for (const Tagged& t : packets) {
+    if (!is_full_operation_data(t.packet, ref.dir)) continue;
+    if (seen++ == ref.index) return t.serial;
+  }
+  throw std::invalid_argument("no full-operation data segment " + std::to_string(ref.index) +
+                              " from the " +
+                              (ref.dir == Dir::Initiator ? "Initiator" : "Responder"));
+}
+
+std::size_t position_of(const std::vector<Tagged>& packets, std::size_t serial) {
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    if (packets[i].serial == serial) return i;
+  }
+  throw std::logic_error("packet vanished");
+}
+
+// A copy of the segment, three packets later, after a retransmission timeout.
+void retransmit(std::vector<Tagged>& packets, std::size_t serial, bool change_an_octet) {
+  const std::size_t pos = position_of(packets, serial);
+  Tagged copy = packets[pos];
+  copy.packet.retransmission = true;
+  copy.packet.gap_us = kRetransmissionTimeoutUs;
+  copy.serial = packets.size() + 1000000;
+  if (change_an_octet) copy.packet.payload[copy.packet.payload.size() / 2] ^= 0x5A;
+  const std::size_t at = std::min(pos + 4, packets.size());
+  packets.insert(packets.begin() + static_cast<std::ptrdiff_t>(at), std::move(copy));
+}
+
+// The next data segment of the same sender overtakes this one.
+void reorder(std::vector<Tagged>& packets, std::size_t serial) {
+  const std::size_t pos = position_of(packets, serial);
+  const Dir dir = packets[pos].packet.dir;
+  for (std::size_t q = pos + 1; q < packets.size(); ++q) {
+    if (!is_full_operation_data(packets[q].packet, dir)) continue;
+    Tagged later = std::move(packets[q]);
+    packets.erase(packets.begin() + static_cast<std::ptrdiff_t>(q));
+    packets.insert(packets.begin() + static_cast<std::ptrdiff_t>(pos), std::move(later));
+    return;
+  }
+  throw std::invalid_argument("reordered segment is its sender's last");
+}
+
+void erase_serial(std::vector<Tagged>& packets, std::size_t serial) {
+  packets.erase(packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, serial)));
+}
+
+}  // namespace
+
+void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& effects) {
+  std::vector<Tagged> packets;
+  for (std::size_t i = 0; i < in.size(); ++i) packets.push_back({std::move(in[i]), i});
+  auto serials = [&](const std::vector<SegmentRef>& refs) {
+    std::vector<std::size_t> out;
+    for (const SegmentRef& r : refs) out.push_back(serial_of(packets, r));
+    return out;
+  };
+  const auto fragment = serials(effects.fragment), duplicate = serials(effects.duplicate),
+             mismatch = serials(effects.mismatch), reordered = serials(effects.reorder),
+             dropped = serials(effects.drop);
+  const std::optional<std::size_t> start =
+      effects.start_at ? std::optional(serial_of(packets, *effects.start_at)) : std::nullopt;
+
+  for (std::size_t s : fragment) packets[position_of(packets, s)].packet.ip_fragmented = true;
+  for (std::size_t s : duplicate) retransmit(packets, s, false);
+  for (std::size_t s : mismatch) retransmit(packets, s, true);
+  for (std::size_t s : reordered) reorder(packets, s);
+  for (std::size_t s : dropped) erase_serial(packets, s);
+  if (start) {
+    packets.erase(packets.begin(),
+                  packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, *start)));
+  }
+  in.clear();
+  for (Tagged& t : packets) in.push_back(std::move(t.packet));
+}
+
+}  // namespace mpa::synth

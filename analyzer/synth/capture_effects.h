@@ -1,0 +1,15 @@
+// Effects between the wire and the capture file, applied to a conversation's packets:
+// reordering, identical and differing retransmissions, capture loss, IPv4 fragmentation,
+// and a capture that starts in the middle of the connection.
+#pragma once
+
+#include <vector>
+
+#include "scenario.h"
+
+namespace mpa::synth {
+
+// Applies `effects`; throws std::invalid_argument when a SegmentRef names no segment.
+void apply_capture_effects(std::vector<TcpPacket>& packets, const CaptureEffects& effects);
+
+}  // namespace mpa::synth

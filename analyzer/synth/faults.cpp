@@ -1,0 +1,521 @@
+// The fault recipes (see faults.h).
+#include "faults.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "conversation.h"
+#include "mpa/diagnostics.h"
+
+namespace mpa::synth {
+namespace {
+
+// ---- helpers
+
+void ensure_messages(PeerConfig& p, std::size_t count) {
+  const std::vector<MessageSpec> more = mixed_messages(count, kDefaultSizes);
+  for (std::size_t i = p.messages.size(); i < count; ++i) p.messages.push_back(more[i]);
+}
+
+MessageSpec send_of(std::size_t size) {
+  MessageSpec m;
+  m.kind = MessageKind::Send;
+  m.size = size;
+  return m;
+}
+
+void insert_initiator_message(Scenario& s, std::size_t at, MessageSpec m) {
+  ensure_messages(s.initiator, at);
+  s.initiator.messages.insert(s.initiator.messages.begin() + static_cast<std::ptrdiff_t>(at), m);
+}
+
+// The receiver of a broken startup frame closes the connection instead of going on.
+void closes_after_request(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::Startup), Dir::Responder);
+  };
+}
+void closes_after_reply(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Initiator, Phase::FullOperation), Dir::Initiator);
+  };
+}
+
+void markers_to_responder(Scenario& s) {
+  s.responder.frame.m = true;
+  s.markers_to_responder.reset();
+}
+
+// ---- startup
+
+void key_invalid(Scenario& s) {
+  s.responder.frame.key = "MPA ID Rxp Frame";
+  closes_after_reply(s);
+}
+void unexpected_request(Scenario& s) {
+  s.responder.frame.kind = FrameKind::Request;
+  closes_after_reply(s);
+}
+void unexpected_reply(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    p.turns.erase(p.turns.begin() +
+                  static_cast<std::ptrdiff_t>(find_turn(p, Dir::Initiator, Phase::Startup)));
+    close_instead_from(p, find_turn(p, Dir::Initiator, Phase::FullOperation), Dir::Initiator);
+  };
+}
+void pd_length_too_large(Scenario& s) {
+  s.initiator.frame.private_data_length = 600;
+  closes_after_request(s);
+}
+void pd_length_mismatch(Scenario& s) {
+  s.initiator.frame.private_data_length = 16;
+  s.initiator.frame.pd_length_field = 8;
+  closes_after_request(s);
+}
+void revision_unsupported(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.revision = 7;
+  closes_after_request(s);
+}
+void revision_0(Scenario& s) { set_revision(s, 0); }
+void revision_2(Scenario& s) { set_revision(s, 2); }
+void vendor_revision(Scenario& s) { set_revision(s, 129); }
+void reserved_bits_set(Scenario& s) { s.initiator.frame.reserved = 0x04; }
+void reject_bit_in_request(Scenario& s) { s.initiator.frame.r = true; }
+void connection_rejected(Scenario& s) {
+  s.responder.frame.r = true;
+  closes_after_reply(s);
+}
+void enhanced_without_rev2(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.s = true;
+  s.initiator.frame.enhanced = EnhancedBlock{false, false, false, false, 16, 16};
+  s.initiator.frame.private_data_length =
+      std::max<std::uint16_t>(s.initiator.frame.private_data_length, 4);
+}
+void enhanced_data_missing(Scenario& s) {
+  set_revision(s, 2);
+  s.initiator.frame.enhanced.reset();
+  s.initiator.frame.private_data_length = 2;
+  closes_after_request(s);
+}
+void enhanced_mismatch(Scenario& s) {
+  set_revision(s, 2);
+  StartupFrameSpec& request = s.initiator.frame;
+  request.revision = 1;
+  request.s = false;
+  request.enhanced.reset();
+  request.private_data_length = 0;
+  closes_after_reply(s);
+}
+void rtr_flags_without_p2p(Scenario& s) {
+  set_revision(s, 2);
+  s.initiator.frame.enhanced->send_rtr = true;
+}
+void p2p_mismatch(Scenario& s) {
+  set_revision(s, 2);
+  make_peer_to_peer(s, MessageKind::SendRtr);
+  s.responder.frame.enhanced->peer_to_peer = false;
+  s.responder.frame.enhanced->send_rtr = false;
+  closes_after_reply(s);
+}
+void no_matching_rtr(Scenario& s) {
+  set_revision(s, 2);
+  make_peer_to_peer(s, MessageKind::ReadRtr);
+  EnhancedBlock& offer = *s.initiator.frame.enhanced;
+  offer.send_rtr = offer.read_rtr = false;  // offers Write only; the Reply accepts Read only
+  closes_after_reply(s);
+}
+void insufficient_ird(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, 16, 64);
+  closes_after_reply(s);
+}
+void initiator_data_before_reply(Scenario& s) {
+  s.initiator.frame.m = s.responder.frame.m = false;
+  s.markers_to_responder = s.markers_to_initiator = false;
+  s.edit_plan = [](Plan& p) {
+    const std::size_t first = find_turn(p, Dir::Initiator, Phase::FullOperation);
+    Turn early = p.turns[first];
+    early.chunks.resize(1);
+    early.policy = SegmentationPolicy{};
+    p.turns[first].chunks.erase(p.turns[first].chunks.begin());
+    if (p.turns[first].chunks.empty())
+      p.turns.erase(p.turns.begin() + static_cast<std::ptrdiff_t>(first));
+    p.turns.insert(
+        p.turns.begin() + static_cast<std::ptrdiff_t>(find_turn(p, Dir::Responder, Phase::Startup)),
+        early);
+  };
+}
+void streaming_prefix(Scenario& s) { s.streaming_prefix = 64; }
+void no_reply(Scenario& s) {
+  s.close = Ending::None;
+  s.edit_plan = [](Plan& p) { p.turns.resize(find_turn(p, Dir::Initiator, Phase::Startup) + 1); };
+}
+void private_data_over_256(Scenario& s) { s.initiator.frame.private_data_length = 300; }
+void no_negotiation_not_echoed(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, kNoNegotiation, 5, 16);
+}
+
+// ---- full operation
+
+void crc_mismatch(Scenario& s) {
+  s.initiator.frame.c = true;
+  ensure_messages(s.initiator, 5);
+  s.initiator.messages[1].tweaks.corrupt_crc = true;
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+}
+void pad_nonzero(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  s.initiator.messages[1] = send_of(21);  // ULPDU 39: 3 pad octets
+  s.initiator.messages[1].tweaks.pad_fill = 0xA5;
+}
+void ulpdu_length_too_large(Scenario& s) {
+  MessageSpec big = send_of(65000 - kUntaggedHeader);
+  big.unsplit = true;
+  insert_initiator_message(s, 1, big);
+}
+void ulpdu_length_zero(Scenario& s) {
+  MessageSpec empty;
+  empty.kind = MessageKind::EmptyUlpdu;
+  insert_initiator_message(s, 1, empty);
+}
+void exceeds_mulpdu(Scenario& s) {
+  s.initiator.tcp.mss = s.responder.tcp.mss = 1460;
+  MessageSpec big = send_of(4000 - kUntaggedHeader);
+  big.unsplit = true;
+  insert_initiator_message(s, 1, big);
+  s.allow_oversize = true;  // captured before segmentation offload: one 4000-octet segment
+}
+void not_segment_aligned(Scenario& s) {
+  s.segmentation = SegmentationPolicy{};
+  ensure_messages(s.initiator, 4);
+  s.initiator.messages[1] = send_of(600);
+  s.initiator.messages[1].tweaks.split_across_segments = true;
+}
+void responder_sent_first(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    const std::size_t r = find_turn(p, Dir::Responder, Phase::FullOperation);
+    const std::size_t i = find_turn(p, Dir::Initiator, Phase::FullOperation);
+    if (r < i) return;
+    Turn early = p.turns[r];
+    p.turns.erase(p.turns.begin() + static_cast<std::ptrdiff_t>(r));
+    p.turns.insert(p.turns.begin() + static_cast<std::ptrdiff_t>(i), early);
+  };
+}
+void rtr_missing(Scenario& s) {
+  set_revision(s, 2);
+  make_peer_to_peer(s, MessageKind::SendRtr);
+  s.initiator.messages.front() = send_of(100);
+}
+
+void marker_tweak(Scenario& s, const MarkerTweak& tweak) {
+  markers_to_responder(s);
+  ensure_messages(s.initiator, 4);
+  s.initiator.messages[1] = send_of(1000);  // spans a marker position
+  s.initiator.messages[1].tweaks.marker = tweak;
+}
+void fpduptr_mismatch(Scenario& s) { marker_tweak(s, {0, 8, 0}); }
+void marker_reserved_nonzero(Scenario& s) { marker_tweak(s, {0x0100, 0, 0}); }
+void fpduptr_low_bits(Scenario& s) { marker_tweak(s, {0, 0, 0x0002}); }
+void marker_unexpected(Scenario& s) {
+  s.initiator.frame.m = s.responder.frame.m = false;
+  s.markers_to_initiator.reset();
+  s.markers_to_responder = true;
+}
+
+// ---- connection and capture
+
+void lost_mid_fpdu(Scenario& s) {
+  ensure_messages(s.initiator, 6);
+  s.edit_plan = [](Plan& p) {
+    std::size_t at = find_turn(p, Dir::Initiator, Phase::FullOperation);
+    for (std::size_t i = at + 1; i < p.turns.size(); ++i) {
+      if (p.turns[i].dir == Dir::Initiator && p.turns[i].phase == Phase::FullOperation) {
+        at = i;
+        break;
+      }
+    }
+    Turn& t = p.turns[at];
+    t.chunks.resize(std::min<std::size_t>(t.chunks.size(), 2));
+    t.chunks.back().bytes.resize(t.chunks.back().bytes.size() / 2 + 1);
+    t.ending = Ending::Fin;
+    p.turns.resize(at + 1);
+  };
+}
+void lost_mid_startup(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    const std::size_t at = find_turn(p, Dir::Responder, Phase::Startup);
+    p.turns[at].chunks.front().bytes.resize(10);
+    p.turns[at].ending = Ending::Fin;
+    p.turns.resize(at + 1);
+  };
+}
+void retransmission_mismatch(Scenario& s) { s.effects.mismatch = {{Dir::Initiator, 2}}; }
+void capture_gap(Scenario& s) { s.effects.drop = {{Dir::Initiator, 2}}; }
+void capture_truncated(Scenario& s) {
+  s.snaplen = 200;
+  s.initiator.messages = mixed_messages(6, {980});
+  s.responder.messages = mixed_messages(6, {980});
+}
+void starts_mid_connection(Scenario& s) {
+  s.initiator.frame.m = s.responder.frame.m = true;
+  s.initiator.frame.c = true;
+  s.segmentation = SegmentationPolicy{};
+  s.initiator.messages = mixed_messages(12, {300, 1200, 40, 700});
+  s.responder.messages = mixed_messages(12, {500, 90, 1300});
+  s.effects.start_at = SegmentRef{Dir::Initiator, 3};
+  s.expected.notes = {"capture.startup-not-seen", "capture.parameters-inferred"};
+}
+void ip_fragment(Scenario& s) {
+  s.ipv6 = false;
+  s.effects.fragment = {{Dir::Initiator, 3}};  // a 1000-octet Send
+}
+void resynchronised(Scenario& s) {
+  markers_to_responder(s);
+  s.initiator.frame.c = true;
+  s.initiator.messages = mixed_messages(16, {700, 1300, 300, 2000, 64});
+  s.effects.drop = {{Dir::Initiator, 6}};
+  s.expected.notes.push_back("capture.gap");
+}
+
+// ---- DDP/RDMAP, Terminate, interop hints
+
+// Linux siw as the Responder sees it: Rev 2, S=1, M=0, C=0, private data only the IRD/ORD
+// block, the Reply echoing the Request's flags.
+void siw_like(Scenario& s) {
+  set_revision(s, 2);
+  for (PeerConfig* p : {&s.initiator, &s.responder}) {
+    p->frame.m = p->frame.c = false;
+    p->frame.private_data_length = 4;
+  }
+  s.markers_to_responder.reset();
+  s.markers_to_initiator.reset();
+}
+
+// The Initiator's first turn: a Send, then the RDMA Write the Responder will refuse.
+// Returns that Write's DDP header, as a Terminate quotes it.
+Bytes initiator_write_header(Scenario& s) {
+  s.responder.frame.m = false;
+  s.markers_to_responder.reset();
+  s.batch = 3;
+  ensure_messages(s.initiator, 3);
+  s.initiator.messages[0] = send_of(100);
+  s.initiator.messages[1].kind = MessageKind::Write;
+  s.initiator.messages[1].size = 64;
+  const std::vector<Chunk> fpdus = frame_fpdus(s, Dir::Initiator);
+  const Bytes& write = fpdus[1].bytes;
+  return Bytes(write.begin() + 2, write.begin() + 2 + static_cast<std::ptrdiff_t>(kTaggedHeader));
+}
+
+TerminateSpec terminate_of(std::uint8_t layer, std::uint8_t etype, std::uint8_t code) {
+  TerminateSpec t;
+  t.layer = layer;
+  t.etype = etype;
+  t.code = code;
+  return t;
+}
+
+// The Responder answers the Initiator's first turn with a Terminate, then closes.
+void responder_terminates(Scenario& s, TerminateSpec t) {
+  t.ddp_header = initiator_write_header(s);
+  t.ddp_segment_length = static_cast<std::uint16_t>(kTaggedHeader + 64);
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = t;
+  s.responder.messages = {m};
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::FullOperation) + 1, Dir::Responder);
+  };
+}
+
+void ddp_version_mismatch(Scenario& s) { s.initiator_ddp_version = s.ddp_version() == 0 ? 1 : 0; }
+void ddp_ulpdu_too_short(Scenario& s) {
+  MessageSpec m;
+  m.kind = MessageKind::TruncatedDdp;
+  insert_initiator_message(s, 1, m);
+}
+// Layer 0 (RDMAP), EType 1 (remote protection error), code 0x00 (invalid STag).
+void rdmap_terminate(Scenario& s) { responder_terminates(s, terminate_of(0, 1, 0x00)); }
+// Layer 2 (LLP), EType 0 (MPA), code 2 (CRC error) about an FPDU whose CRC is right.
+void terminate_disagrees(Scenario& s) {
+  s.initiator.frame.c = true;
+  responder_terminates(s, terminate_of(2, 0, 2));
+}
+// siw answers a real CRC error with Terminate LLP/MPA/code 2 in its own layout; the CRC
+// error is part of the verdict.
+void terminate_encoding(Scenario& s) {
+  siw_like(s);
+  s.initiator.frame.c = s.responder.frame.c = true;  // the Reply echoes the Request's flags
+  TerminateSpec t = terminate_of(2, 0, 2);
+  t.siw_layout = true;
+  responder_terminates(s, t);
+  s.initiator.messages[1].tweaks.corrupt_crc = true;
+  s.expected.findings.push_back("fpdu.crc-mismatch");
+}
+void reserved_bit_siw_gso(Scenario& s) {
+  siw_like(s);
+  s.initiator.frame.reserved = 0x08;
+  MessageSpec big = send_of(4000 - kUntaggedHeader);
+  big.unsplit = true;
+  insert_initiator_message(s, 1, big);
+  s.allow_oversize = true;
+  s.expected.notes.push_back("fpdu.exceeds-mulpdu");
+}
+void stack_fingerprint(Scenario& s) { siw_like(s); }
+void p2p_required(Scenario& s) {
+  set_revision(s, 2);
+  s.responder.frame.r = true;
+  closes_after_reply(s);
+  s.expected.notes.push_back("startup.connection-rejected");
+}
+
+constexpr FaultRecipe kRecipes[] = {
+    {"startup.key-invalid", "the Reply's key reads \"MPA ID Rxp Frame\"; the Initiator closes",
+     key_invalid},
+    {"startup.unexpected-request", "both sides send a Request; the Initiator closes",
+     unexpected_request},
+    {"startup.unexpected-reply",
+     "the Responder sends a Reply although no Request came; the Initiator closes",
+     unexpected_reply},
+    {"startup.pd-length-too-large",
+     "Request with PD_Length 600 (and 600 octets); the Responder closes", pd_length_too_large},
+    {"startup.pd-length-mismatch",
+     "Request with PD_Length 8 but 16 octets of private data in the same segment; the Responder "
+     "closes",
+     pd_length_mismatch},
+    {"startup.revision-unsupported", "Request with Rev 7; the Responder closes",
+     revision_unsupported},
+    {"startup.revision-0",
+     "a whole Rev 0 (RDMA Consortium) conversation: markers, CRC, DDP/RDMAP version 0", revision_0},
+    {"startup.revision-2", "a whole Rev 2 client-server conversation (S=1, IRD/ORD 16/16)",
+     revision_2},
+    {"startup.vendor-revision", "a whole Rev 129 (erdma) conversation with the 8-octet extension",
+     vendor_revision},
+    {"startup.reserved-bits-set",
+     "Request flags byte has reserved bit 0x04 set; conversation goes on", reserved_bits_set},
+    {"startup.reject-bit-in-request", "Request has R=1; conversation goes on",
+     reject_bit_in_request},
+    {"startup.connection-rejected", "Reply with R=1; the Initiator closes", connection_rejected},
+    {"startup.enhanced-without-rev2",
+     "Rev 1 Request with S=1 and a 4-octet IRD/ORD block; conversation goes on",
+     enhanced_without_rev2},
+    {"startup.enhanced-data-missing",
+     "Rev 2 Request with S=1 and PD_Length 2; the Responder closes", enhanced_data_missing},
+    {"startup.enhanced-mismatch", "Request Rev 1 S=0, Reply Rev 2 S=1; the Initiator closes",
+     enhanced_mismatch},
+    {"startup.rtr-flags-without-p2p",
+     "Rev 2 Request with A=0 B=1; client-server conversation goes on", rtr_flags_without_p2p},
+    {"startup.p2p-mismatch", "Request A=1 (all RTRs), Reply A=0; the Initiator closes",
+     p2p_mismatch},
+    {"startup.no-matching-rtr",
+     "Request offers the Write RTR only, Reply accepts the Read RTR only; the Initiator closes",
+     no_matching_rtr},
+    {"startup.insufficient-ird", "Request IRD 16, Reply ORD 64; the Initiator closes",
+     insufficient_ird},
+    {"startup.initiator-data-before-reply",
+     "an Initiator FPDU, in its own segment, before the Reply (markers off)",
+     initiator_data_before_reply},
+    {"startup.streaming-prefix",
+     "64 streaming octets each way before the Request (delayed startup)", streaming_prefix},
+    {"startup.no-reply", "a Request, then the capture ends", no_reply},
+    {"startup.private-data-over-256", "Request with 300 octets of private data",
+     private_data_over_256},
+    {"startup.no-negotiation-not-echoed",
+     "Rev 2: Request ORD 0x3FFF, Reply IRD 5 instead of 0x3FFF", no_negotiation_not_echoed},
+    {"fpdu.crc-mismatch", "the Initiator's second FPDU has a wrong CRC; more FPDUs follow",
+     crc_mismatch},
+    {"fpdu.pad-nonzero", "an Initiator FPDU with 3 pad octets 0xA5 (CRC computed over them)",
+     pad_nonzero},
+    {"fpdu.ulpdu-length-too-large", "an Initiator Send with ULPDU_Length 65000 over many segments",
+     ulpdu_length_too_large},
+    {"fpdu.ulpdu-length-zero", "an Initiator FPDU with ULPDU_Length 0", ulpdu_length_zero},
+    {"fpdu.exceeds-mulpdu", "MSS 1460; a 4000-octet ULPDU in one (TSO-sized) segment",
+     exceeds_mulpdu},
+    {"fpdu.not-segment-aligned", "one 600-octet Initiator Send FPDU split over two segments",
+     not_segment_aligned},
+    {"fpdu.responder-sent-first", "the Responder's first FPDUs precede the Initiator's first",
+     responder_sent_first},
+    {"fpdu.rtr-missing",
+     "peer-to-peer with Send RTR negotiated; the first Initiator FPDU is a Send with 100 octets",
+     rtr_missing},
+    {"marker.fpduptr-mismatch",
+     "markers to the Responder; one marker inside an FPDU has FPDUPTR 8 too large",
+     fpduptr_mismatch},
+    {"marker.reserved-nonzero", "markers to the Responder; one marker's reserved field is 0x0100",
+     marker_reserved_nonzero},
+    {"marker.fpduptr-low-bits", "markers to the Responder; one marker's FPDUPTR has bit 0x0002 set",
+     fpduptr_low_bits},
+    {"marker.unexpected", "both sides M=0, yet the Initiator inserts markers", marker_unexpected},
+    {"connection.lost-mid-fpdu", "the Initiator sends half an FPDU, then FIN", lost_mid_fpdu},
+    {"connection.lost-mid-startup", "the Responder sends 10 octets of its Reply, then FIN",
+     lost_mid_startup},
+    {"tcp.retransmission-mismatch", "an Initiator segment is retransmitted with one octet changed",
+     retransmission_mismatch},
+    {"capture.gap", "an Initiator data segment is missing from the capture (markers off)",
+     capture_gap},
+    {"capture.truncated", "snaplen 200 with ~1000-octet FPDUs", capture_truncated},
+    {"capture.startup-not-seen",
+     "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on)",
+     starts_mid_connection},
+    {"capture.parameters-inferred",
+     "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on)",
+     starts_mid_connection},
+    {"capture.ip-fragment", "one IPv4 data segment sent as two IP fragments", ip_fragment},
+    {"capture.resynchronised", "a long marker-bearing stream loses one segment in the middle",
+     resynchronised},
+    {"ddp.version-mismatch",
+     "the Initiator sends DDP/RDMAP version 0 in a Rev 1 connection (version 1 in a Rev 0 one)",
+     ddp_version_mismatch},
+    {"ddp.ulpdu-too-short",
+     "an Initiator FPDU whose 10-octet ULPDU announces an 18-octet untagged DDP header",
+     ddp_ulpdu_too_short},
+    {"rdmap.terminate",
+     "the Responder refuses the Initiator's RDMA Write with a Terminate (RDMAP, remote protection "
+     "error, invalid STag) and closes",
+     rdmap_terminate},
+    {"rdmap.terminate-disagrees",
+     "the Responder sends a Terminate blaming an MPA CRC error (code 2) on a Write whose CRC is "
+     "right, and closes",
+     terminate_disagrees},
+    {"rdmap.terminate-encoding",
+     "siw-like conversation (C=1); the Initiator's RDMA Write has a bad CRC and the Responder "
+     "answers with Terminate LLP/MPA/CRC in siw's layout (Layer/EType nibbles swapped, M/D flags "
+     "in the low bits), then closes",
+     terminate_encoding},
+    {"startup.reserved-bit-siw-gso",
+     "siw-like Request with reserved bit 0x08 (siw GSO), then a 4000-octet FPDU in one segment",
+     reserved_bit_siw_gso},
+    {"interop.stack-fingerprint",
+     "a Linux siw-like conversation (Rev 2, S=1, M=0, C=0, PD only the IRD/ORD block, Reply echoes "
+     "the flags)",
+     stack_fingerprint},
+    {"interop.p2p-required",
+     "Rev 2 client-server Request (A=0) rejected by the Reply (R=1); the Initiator closes",
+     p2p_required},
+};
+
+}  // namespace
+
+std::span<const FaultRecipe> fault_recipes() { return kRecipes; }
+
+const FaultRecipe* find_fault(std::string_view id) {
+  for (const FaultRecipe& r : kRecipes) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+void apply_fault(Scenario& s, const FaultRecipe& recipe) {
+  recipe.apply(s);
+  const std::optional<DiagId> id = find_diagnostic(recipe.id);
+  if (!id)
+    throw std::logic_error("fault recipe for an id not in the catalogue: " +
+                           std::string(recipe.id));
+  Expectation& e = s.expected;
+  std::vector<std::string>& list = info(*id).severity == Severity::Note ? e.notes : e.findings;
+  if (std::find(list.begin(), list.end(), recipe.id) == list.end()) list.emplace_back(recipe.id);
+}
+
+}  // namespace mpa::synth

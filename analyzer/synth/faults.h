@@ -1,0 +1,25 @@
+// Fault recipes: one per diagnostic of the catalogue that can be seen on the wire. Each
+// turns a valid scenario into one carrying exactly that fault (forcing what it needs, e.g.
+// markers for marker faults) and records the expected verdict.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "scenario.h"
+
+namespace mpa::synth {
+
+struct FaultRecipe {
+  std::string_view id;       // catalogue id, e.g. "fpdu.crc-mismatch"
+  std::string_view summary;  // how the fault is produced
+  void (*apply)(Scenario& s);
+};
+
+std::span<const FaultRecipe> fault_recipes();
+const FaultRecipe* find_fault(std::string_view id);
+
+// Applies the recipe and sets s.expected (error/warning ids as findings, notes as notes).
+void apply_fault(Scenario& s, const FaultRecipe& recipe);
+
+}  // namespace mpa::synth
