@@ -42,8 +42,38 @@ def row_text(r):
             f"connection {r['connection']} {r['direction']}")
 
 
+def verdict_of(capture):
+    """The generator's intended verdict from expected.tsv beside the capture, if listed there:
+    (set of error/warning ids, set of notes that must appear)."""
+    tsv = os.path.join(os.path.dirname(capture), "expected.tsv")
+    if not os.path.exists(tsv):
+        return None
+    with open(tsv) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if cols[0] == os.path.basename(capture):
+                split = lambda c: set(x for x in c.split(",") if x)
+                return split(cols[2]), split(cols[3] if len(cols) > 3 else "")
+    return None
+
+
+def check_verdict(capture, got):
+    verdict = verdict_of(capture)
+    if verdict is None:
+        return
+    want, notes = verdict
+    have = set(r["id"] for r in got if r["severity"] != "note")
+    have_notes = set(r["id"] for r in got if r["severity"] == "note")
+    if have != want or not notes <= have_notes:
+        sys.exit(f"{capture}: errors/warnings {sorted(have)} (intended {sorted(want)}); "
+                 f"notes missing: {sorted(notes - have_notes)}")
+
+
 def check(mpa_check, capture, expected_path):
     got, status = findings_of(mpa_check, capture)
+    check_verdict(capture, got)
     with open(expected_path) as f:
         expected = json.load(f)
     want = expected["findings"]
