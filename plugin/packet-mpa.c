@@ -1,0 +1,694 @@
+/* packet-mpa.c
+ * MPA (RFC 5044 / RFC 6581, iWARP framing over TCP) for Wireshark, as the mpa-check
+ * library sees it. A thin adapter: on the first pass every captured frame goes to the
+ * library (mpa_bridge.h), which reassembles TCP and analyzes each MPA connection; on every
+ * pass this file renders what the library cached for the frame: startup frames, FPDUs with
+ * their markers, pads and CRCs, one expert item per finding, and each ULPDU handed to
+ * Wireshark's DDP/RDMAP dissector. No MPA rule is written here.
+ *
+ * How frames reach the library: a postdissector sees every frame, whichever dissector took
+ * its TCP payload (ports owned by others such as NVMe/TCP 4420 included), and passes the
+ * frame's bytes to the library's own frame decoder, so the plugin and mpa-check analyze
+ * identical segments. A TCP heuristic, a conversation dissector and "Decode As" only claim
+ * the TCP payload of MPA connections so that no other dissector shows it.
+ *
+ * The library's end-of-capture findings (startup.no-reply, gaps, connections still open)
+ * exist once the first pass is over: in Wireshark after the file is loaded, in tshark with
+ * two passes (-2). A single-pass tshark cannot show them, nor findings the library only
+ * confirms at a later frame than the one they are about.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <wireshark.h>
+
+#include <epan/conversation.h>
+#include <epan/exceptions.h>
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/show_exception.h>
+#include <epan/strutil.h>
+#include <epan/tap.h>
+#include <wiretap/pcap-encap.h>
+#include <wiretap/wtap.h>
+
+#include "mpa_bridge.h"
+#include "packet-mpa.h"
+
+/* ---- Registration arrays and state */
+
+static int proto_mpa = -1;
+static int mpa_tap = -1;
+
+static int hf_mpa_connection = -1;
+static int hf_mpa_direction = -1;
+static int hf_mpa_key = -1;
+static int hf_mpa_flags = -1;
+static int hf_mpa_flag_m = -1;
+static int hf_mpa_flag_c = -1;
+static int hf_mpa_flag_r = -1;
+static int hf_mpa_flag_s = -1;
+static int hf_mpa_flag_res = -1;
+static int hf_mpa_rev = -1;
+static int hf_mpa_pd_length = -1;
+static int hf_mpa_vendor_extension = -1;
+static int hf_mpa_private_data = -1;
+static int hf_mpa_a = -1;
+static int hf_mpa_b = -1;
+static int hf_mpa_c_rtr = -1;
+static int hf_mpa_d = -1;
+static int hf_mpa_ird = -1;
+static int hf_mpa_ord = -1;
+static int hf_mpa_ulpdu_length = -1;
+static int hf_mpa_pad = -1;
+static int hf_mpa_crc = -1;
+static int hf_mpa_crc_computed = -1;
+static int hf_mpa_crc_status = -1;
+static int hf_mpa_first_frame = -1;
+static int hf_mpa_marker = -1;
+static int hf_mpa_marker_fpduptr = -1;
+static int hf_mpa_marker_reserved = -1;
+static int hf_mpa_marker_points_to = -1;
+static int hf_mpa_ulpdu = -1;
+
+static gint ett_mpa = -1;
+static gint ett_mpa_startup = -1;
+static gint ett_mpa_flags = -1;
+static gint ett_mpa_enhanced = -1;
+static gint ett_mpa_fpdu = -1;
+static gint ett_mpa_marker = -1;
+
+/* One expert item per catalogue entry, registered from mpa_catalogue_entry(). */
+static expert_field *ei_mpa_catalogue = NULL;
+static size_t ei_mpa_catalogue_size = 0;
+static expert_field ei_mpa_library_error = EI_INIT;
+
+static dissector_handle_t mpa_tcp_handle = NULL;
+static dissector_handle_t ddp_rdmap_handle = NULL;
+
+/* Preferences */
+static gboolean pref_disable_builtin = TRUE;
+static gint pref_markers = MPA_AUTO;
+static gint pref_crc = MPA_AUTO;
+static gboolean pref_infer_all = FALSE;
+
+/* The built-in dissector's heuristic, and its state before we touched it. */
+#define BUILTIN_MPA_HEURISTIC "iwarp_mpa_tcp"
+static gboolean builtin_state_saved = FALSE;
+static gboolean builtin_enabled_before = TRUE;
+
+/* The library's state for the open capture file. */
+static mpa_bridge *mpa_file = NULL;
+
+/* Wiretap encapsulation -> tcpdump.org link type the library decodes (or -1). */
+static int *link_type_of_encap = NULL;
+static int link_type_of_encap_size = 0;
+
+/* The TCP payload a claim handed us in the frame being dissected. */
+static guint32 claimed_frame = 0;
+static gint claimed_offset = -1;
+static guint claimed_length = 0;
+
+static const value_string mpa_direction_vals[] = {
+    { MPA_INITIATOR, "Initiator" },
+    { MPA_RESPONDER, "Responder" },
+    { 0, NULL }
+};
+
+static const value_string mpa_crc_status_vals[] = {
+    { MPA_CRC_BAD, "Bad" },
+    { MPA_CRC_GOOD, "Good" },
+    { MPA_CRC_UNCHECKED, "Unchecked (CRC not negotiated)" },
+    { 0, NULL }
+};
+
+static const enum_val_t mpa_tristate_vals[] = {
+    { "auto", "Auto (inferred from the data)", MPA_AUTO },
+    { "on", "On", MPA_ON },
+    { "off", "Off", MPA_OFF },
+    { NULL, NULL, 0 }
+};
+
+/* Wireshark's expert group for a catalogue id: presentation only. */
+static const struct {
+    const char *prefix;
+    int group;
+} mpa_expert_groups[] = {
+    { "fpdu.crc-", PI_CHECKSUM },
+    { "startup.key-", PI_MALFORMED },
+    { "startup.pd-length-", PI_MALFORMED },
+    { "marker.", PI_MALFORMED },
+    { "tcp.", PI_SEQUENCE },
+    { "capture.", PI_SEQUENCE },
+    { "connection.", PI_SEQUENCE },
+};
+
+static const int mpa_expert_severities[] = {
+    [MPA_SEVERITY_NOTE] = PI_NOTE,
+    [MPA_SEVERITY_WARNING] = PI_WARN,
+    [MPA_SEVERITY_ERROR] = PI_ERROR,
+};
+
+/* ---- Helpers */
+
+static int
+expert_group_of(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(mpa_expert_groups); i++) {
+        if (g_str_has_prefix(name, mpa_expert_groups[i].prefix))
+            return mpa_expert_groups[i].group;
+    }
+    return PI_PROTOCOL;
+}
+
+static void
+apply_builtin_setting(void)
+{
+    heur_dtbl_entry_t *builtin = find_heur_dissector_by_unique_short_name(BUILTIN_MPA_HEURISTIC);
+    gboolean ours_enabled = proto_is_protocol_enabled(find_protocol_by_id(proto_mpa));
+
+    if (builtin == NULL)
+        return;
+    if (!builtin_state_saved) {
+        builtin_enabled_before = builtin->enabled;
+        builtin_state_saved = TRUE;
+    }
+    builtin->enabled = (pref_disable_builtin && ours_enabled) ? FALSE : builtin_enabled_before;
+}
+
+static void
+build_link_type_map(void)
+{
+    int n = wtap_get_num_encap_types();
+
+    link_type_of_encap = (int *)g_realloc(link_type_of_encap, sizeof(int) * (size_t)n);
+    link_type_of_encap_size = n;
+    for (int i = 0; i < n; i++)
+        link_type_of_encap[i] = -1;
+    /* Link types are 16-bit; the ones the library knows are all small. */
+    for (int dlt = 0; dlt < 1024; dlt++) {
+        int encap;
+        if (!mpa_link_type_supported((uint32_t)dlt))
+            continue;
+        encap = wtap_pcap_encap_to_wtap_encap(dlt);
+        if (encap >= 0 && encap < n && link_type_of_encap[encap] < 0)
+            link_type_of_encap[encap] = dlt;
+    }
+}
+
+static uint32_t
+link_type_of(const packet_info *pinfo)
+{
+    int encap;
+
+    if (pinfo->rec == NULL || pinfo->rec->rec_type != REC_TYPE_PACKET)
+        return UINT32_MAX;
+    encap = pinfo->rec->rec_header.packet_header.pkt_encap;
+    if (encap < 0 || encap >= link_type_of_encap_size || link_type_of_encap[encap] < 0)
+        return UINT32_MAX;
+    return (uint32_t)link_type_of_encap[encap];
+}
+
+/* First pass: the frame's bytes to the library (read here, so no tvb exception can reach
+ * the C++ side). */
+static void
+feed_frame(tvbuff_t *tvb, packet_info *pinfo)
+{
+    guint captured = tvb_captured_length(tvb);
+    const guint8 *data = captured ? tvb_get_ptr(tvb, 0, captured) : NULL;
+    uint64_t ns = (uint64_t)pinfo->abs_ts.secs * G_GUINT64_CONSTANT(1000000000) +
+                  (uint64_t)pinfo->abs_ts.nsecs;
+
+    mpa_bridge_feed(mpa_file, pinfo->num, link_type_of(pinfo), data, captured,
+                    pinfo->fd->pkt_len, ns);
+}
+
+static proto_item *
+add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, mpa_range r, guint32 value)
+{
+    return proto_tree_add_uint(tree, hf, tvb, (gint)r.offset, (gint)r.length, value);
+}
+
+static proto_item *
+add_boolean(proto_tree *tree, int hf, tvbuff_t *tvb, mpa_range r, guint32 value)
+{
+    return proto_tree_add_boolean(tree, hf, tvb, (gint)r.offset, (gint)r.length, value);
+}
+
+static proto_item *
+add_bytes(proto_tree *tree, int hf, tvbuff_t *tvb, mpa_range r, const uint8_t *bytes)
+{
+    return proto_tree_add_bytes(tree, hf, tvb, (gint)r.offset, (gint)r.length, bytes);
+}
+
+static void
+add_connection_fields(proto_tree *tree, tvbuff_t *tvb, const mpa_frame_view *view)
+{
+    /* Each (connection, direction) this frame reports about, once. */
+    uint32_t seen_conn[8];
+    int seen_dir[8];
+    guint seen = 0;
+
+#define MPA_NOTE_CONNECTION(c, d) do { \
+        guint k_; \
+        for (k_ = 0; k_ < seen; k_++) \
+            if (seen_conn[k_] == (c) && seen_dir[k_] == (d)) break; \
+        if (k_ == seen && seen < G_N_ELEMENTS(seen_conn)) { \
+            seen_conn[seen] = (c); seen_dir[seen] = (d); seen++; \
+        } \
+    } while (0)
+
+    for (uint32_t i = 0; i < view->startup_count; i++)
+        MPA_NOTE_CONNECTION(view->startups[i].connection, view->startups[i].direction);
+    for (uint32_t i = 0; i < view->fpdu_count; i++)
+        MPA_NOTE_CONNECTION(view->fpdus[i].connection, view->fpdus[i].direction);
+    for (uint32_t i = 0; i < view->finding_count; i++)
+        MPA_NOTE_CONNECTION(view->findings[i].connection, view->findings[i].direction);
+#undef MPA_NOTE_CONNECTION
+
+    for (guint i = 0; i < seen; i++) {
+        proto_item *pi = proto_tree_add_uint(tree, hf_mpa_connection, tvb, 0, 0, seen_conn[i]);
+        proto_item_set_generated(pi);
+        pi = proto_tree_add_uint(tree, hf_mpa_direction, tvb, 0, 0, (guint32)seen_dir[i]);
+        proto_item_set_generated(pi);
+    }
+}
+
+static void
+render_startup(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_startup_view *s)
+{
+    proto_tree *st, *ft;
+    proto_item *fi;
+
+    st = proto_tree_add_subtree(tree, tvb, (gint)s->whole.offset, (gint)s->whole.length,
+                                ett_mpa_startup, NULL, s->description);
+    proto_tree_add_string(st, hf_mpa_key, tvb, (gint)s->key_range.offset,
+                          (gint)s->key_range.length,
+                          format_text(pinfo->pool, s->key, s->key_length));
+    fi = add_uint(st, hf_mpa_flags, tvb, s->flags_range, s->flags);
+    ft = proto_item_add_subtree(fi, ett_mpa_flags);
+    add_boolean(ft, hf_mpa_flag_m, tvb, s->flags_range, s->flags);
+    add_boolean(ft, hf_mpa_flag_c, tvb, s->flags_range, s->flags);
+    add_boolean(ft, hf_mpa_flag_r, tvb, s->flags_range, s->flags);
+    add_boolean(ft, hf_mpa_flag_s, tvb, s->flags_range, s->flags);
+    add_uint(ft, hf_mpa_flag_res, tvb, s->flags_range, s->flags);
+    add_uint(st, hf_mpa_rev, tvb, s->revision_range, s->revision);
+    add_uint(st, hf_mpa_pd_length, tvb, s->pd_length_range, s->pd_length);
+    if (s->has_vendor_extension)
+        add_bytes(st, hf_mpa_vendor_extension, tvb, s->vendor_extension_range, s->vendor_extension);
+    if (s->private_data_length > 0) {
+        mpa_range r = s->private_data_range;
+        proto_tree_add_bytes_with_length(st, hf_mpa_private_data, tvb, (gint)r.offset,
+                                         (gint)r.length, s->private_data,
+                                         (gint)s->private_data_length);
+    }
+    if (s->has_enhanced) {
+        proto_tree *et = proto_tree_add_subtree(st, tvb, (gint)s->enhanced_range.offset,
+                                                (gint)s->enhanced_range.length, ett_mpa_enhanced,
+                                                NULL, "Enhanced connection establishment (RFC 6581)");
+        add_boolean(et, hf_mpa_a, tvb, s->enhanced_range, s->peer_to_peer);
+        add_boolean(et, hf_mpa_b, tvb, s->enhanced_range, s->send_rtr);
+        add_uint(et, hf_mpa_ird, tvb, s->enhanced_range, s->ird);
+        add_boolean(et, hf_mpa_c_rtr, tvb, s->enhanced_range, s->write_rtr);
+        add_boolean(et, hf_mpa_d, tvb, s->enhanced_range, s->read_rtr);
+        add_uint(et, hf_mpa_ord, tvb, s->enhanced_range, s->ord);
+    }
+    col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", s->description);
+    proto_item_append_text(proto_tree_get_parent(tree), ", %s", s->description);
+}
+
+/* Returns the ULPDU's tvb (for DDP/RDMAP), or NULL. */
+static tvbuff_t *
+render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_view *f)
+{
+    proto_tree *ft;
+    proto_item *pi;
+    tvbuff_t *ulpdu_tvb = NULL;
+    const char *crc_note = f->crc_status == MPA_CRC_BAD ? " [CRC bad]" : "";
+
+    ft = proto_tree_add_subtree_format(tree, tvb, (gint)f->range.offset, (gint)f->range.length,
+                                       ett_mpa_fpdu, NULL, "FPDU: ULPDU_Length %u%s%s",
+                                       f->ulpdu_length, f->marker_count ? ", markers" : "",
+                                       crc_note);
+    add_uint(ft, hf_mpa_ulpdu_length, tvb, f->header_range, f->ulpdu_length);
+    if (f->first_frame != pinfo->num) {
+        pi = proto_tree_add_uint(ft, hf_mpa_first_frame, tvb, 0, 0, (guint32)f->first_frame);
+        proto_item_set_generated(pi);
+    }
+    pi = proto_tree_add_uint(ft, hf_mpa_pad, tvb, 0, 0, f->pad_length);
+    proto_item_set_generated(pi);
+    add_uint(ft, hf_mpa_crc, tvb, f->crc_range, f->crc_received);
+    if (f->crc_status != MPA_CRC_UNCHECKED) {
+        pi = proto_tree_add_uint(ft, hf_mpa_crc_computed, tvb, 0, 0, f->crc_computed);
+        proto_item_set_generated(pi);
+    }
+    pi = proto_tree_add_uint(ft, hf_mpa_crc_status, tvb, 0, 0, (guint32)f->crc_status);
+    proto_item_set_generated(pi);
+
+    for (uint32_t i = 0; i < f->marker_count; i++) {
+        const mpa_marker_view *m = &f->markers[i];
+        proto_tree *mt;
+        proto_item *mi = proto_tree_add_item(ft, hf_mpa_marker, tvb, (gint)m->range.offset,
+                                             (gint)m->range.length, ENC_NA);
+        proto_item_append_text(mi, " at seq %u: FPDUPTR %u", m->tcp_seq, m->fpdu_ptr);
+        mt = proto_item_add_subtree(mi, ett_mpa_marker);
+        add_uint(mt, hf_mpa_marker_reserved, tvb, m->range, m->reserved);
+        add_uint(mt, hf_mpa_marker_fpduptr, tvb, m->range, m->fpdu_ptr);
+        pi = proto_tree_add_uint(mt, hf_mpa_marker_points_to, tvb, 0, 0, m->points_to);
+        proto_item_set_generated(pi);
+    }
+
+    if (f->ulpdu_piece_count == 1) {
+        ulpdu_tvb = tvb_new_subset_length(tvb, (gint)f->ulpdu_pieces[0].offset,
+                                          (gint)f->ulpdu_pieces[0].length);
+    } else if (f->ulpdu_piece_count > 1) {
+        /* Markers inside: the pieces between them, joined for this dissection only. */
+        guint8 *joined = (guint8 *)wmem_alloc(pinfo->pool, f->ulpdu_length);
+        guint at = 0;
+        for (uint32_t i = 0; i < f->ulpdu_piece_count; i++) {
+            tvb_memcpy(tvb, joined + at, (gint)f->ulpdu_pieces[i].offset, f->ulpdu_pieces[i].length);
+            at += f->ulpdu_pieces[i].length;
+        }
+        ulpdu_tvb = tvb_new_child_real_data(tvb, joined, at, (gint)at);
+        add_new_data_source(pinfo, ulpdu_tvb, "MPA ULPDU");
+    } else if (f->ulpdu != NULL) {
+        ulpdu_tvb = tvb_new_child_real_data(tvb, f->ulpdu, f->ulpdu_kept, (gint)f->ulpdu_kept);
+        add_new_data_source(pinfo, ulpdu_tvb, "MPA ULPDU");
+    }
+    if (ulpdu_tvb != NULL)
+        proto_tree_add_item(ft, hf_mpa_ulpdu, ulpdu_tvb, 0, -1, ENC_NA);
+
+    col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "FPDU len=%u%s", f->ulpdu_length, crc_note);
+    proto_item_append_text(proto_tree_get_parent(tree), ", FPDU len=%u%s", f->ulpdu_length, crc_note);
+    return ulpdu_tvb;
+}
+
+/* A malformed ULPDU ends its own dissection, not the frame's. */
+static void
+call_ddp_rdmap(tvbuff_t *ulpdu, packet_info *pinfo, proto_tree *tree)
+{
+    TRY {
+        call_dissector(ddp_rdmap_handle, ulpdu, pinfo, tree);
+    }
+    CATCH_NONFATAL_ERRORS {
+        show_exception(ulpdu, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
+    }
+    ENDTRY;
+}
+
+/* ---- Dissection */
+
+/* Claims the TCP payload of an MPA connection (conversation dissector, heuristic, Decode
+ * As). The frame itself is rendered by dissect_mpa_frame() once the library has seen it. */
+static int
+dissect_mpa_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *data _U_)
+{
+    claimed_frame = pinfo->num;
+    claimed_offset = tvb_raw_offset(tvb);
+    claimed_length = tvb_captured_length(tvb);
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, "MPA");
+    return (int)tvb_captured_length(tvb);
+}
+
+static gboolean
+dissect_mpa_heur(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    guint length = tvb_captured_length(tvb);
+    guint probe = MIN(length, 64);
+    const guint8 *head = probe ? tvb_get_ptr(tvb, 0, probe) : NULL;
+
+    if (!mpa_looks_like_startup_key(head, probe))
+        return FALSE;
+    conversation_set_dissector(find_or_create_conversation(pinfo), mpa_tcp_handle);
+    dissect_mpa_tcp(tvb, pinfo, tree, data);
+    return TRUE;
+}
+
+/* The postdissector: every frame. */
+static int
+dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    const mpa_frame_view *view;
+    gboolean claimed = claimed_frame == pinfo->num;
+    proto_item *ti;
+    proto_tree *mpa_tree;
+    mpa_range payload = { 0, 0 };
+    tvbuff_t **ulpdus;
+    guint n_ulpdus = 0;
+    const char *error;
+
+    if (mpa_file == NULL)
+        return 0;
+    if (!PINFO_FD_VISITED(pinfo))
+        feed_frame(tvb, pinfo);
+    view = mpa_bridge_frame(mpa_file, pinfo->num);
+    error = mpa_bridge_error(mpa_file);
+    if (error != NULL && mpa_bridge_error_frame(mpa_file) != pinfo->num)
+        error = NULL;
+    if (view == NULL && !claimed && error == NULL)
+        return 0;
+
+    if (view != NULL && view->payload.length > 0)
+        payload = view->payload;
+    else if (claimed && claimed_offset >= 0 &&
+             (guint)claimed_offset + claimed_length <= tvb_captured_length(tvb))
+        payload = (mpa_range){ (uint32_t)claimed_offset, claimed_length };
+    ti = proto_tree_add_item(tree, proto_mpa, tvb, (gint)payload.offset, (gint)payload.length, ENC_NA);
+    mpa_tree = proto_item_add_subtree(ti, ett_mpa);
+    if (error != NULL)
+        expert_add_info_format(pinfo, ti, &ei_mpa_library_error, "%s", error);
+    if (view == NULL) {
+        proto_item_append_text(ti, ", payload of an MPA connection (no FPDU ends here)");
+        return 0;
+    }
+
+    if (view->mpa_payload) {
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, "MPA");
+        col_clear(pinfo->cinfo, COL_INFO);
+        /* Later passes find the payload of this connection claimed for MPA up front. */
+        if (!PINFO_FD_VISITED(pinfo) && !claimed && pinfo->ptype == PT_TCP) {
+            conversation_t *conv = find_conversation_pinfo(pinfo, 0);
+            if (conv != NULL && conversation_get_dissector(conv, pinfo->num) != mpa_tcp_handle)
+                conversation_set_dissector(conv, mpa_tcp_handle);
+        }
+    }
+    add_connection_fields(mpa_tree, tvb, view);
+
+    for (uint32_t i = 0; i < view->finding_count; i++) {
+        const mpa_finding_view *f = &view->findings[i];
+        if (f->diag < ei_mpa_catalogue_size)
+            expert_add_info_format(pinfo, ti, &ei_mpa_catalogue[f->diag], "%s", f->message);
+    }
+    for (uint32_t i = 0; i < view->startup_count; i++)
+        render_startup(mpa_tree, tvb, pinfo, &view->startups[i]);
+    ulpdus = wmem_alloc_array(pinfo->pool, tvbuff_t *, view->fpdu_count);
+    for (uint32_t i = 0; i < view->fpdu_count; i++) {
+        tvbuff_t *ulpdu = render_fpdu(mpa_tree, tvb, pinfo, &view->fpdus[i]);
+        if (ulpdu != NULL && tvb_reported_length(ulpdu) > 0)
+            ulpdus[n_ulpdus++] = ulpdu;
+    }
+    for (uint32_t i = 0; i < view->ended_count; i++)
+        tap_queue_packet(mpa_tap, pinfo, view->ended[i]);
+
+    /* The ULPDUs to DDP/RDMAP (and through it iSER, SMB Direct, NVMe-oF, ...). */
+    if (n_ulpdus > 0 && ddp_rdmap_handle != NULL) {
+        col_append_str(pinfo->cinfo, COL_INFO, " | ");
+        col_set_fence(pinfo->cinfo, COL_INFO);
+        for (guint i = 0; i < n_ulpdus; i++)
+            call_ddp_rdmap(ulpdus[i], pinfo, tree);
+    }
+    return (int)tvb_captured_length(tvb);
+}
+
+/* ---- Per-file state */
+
+static void
+mpa_init(void)
+{
+    mpa_bridge_options options = { pref_markers, pref_crc, pref_infer_all };
+
+    apply_builtin_setting();
+    mpa_bridge_free(mpa_file);
+    mpa_file = mpa_bridge_new(&options);
+    claimed_frame = 0;
+}
+
+static void
+mpa_cleanup(void)
+{
+    mpa_bridge_free(mpa_file);
+    mpa_file = NULL;
+    claimed_frame = 0;
+}
+
+/* The first pass is over: let the library finish the connections still open. */
+static void
+mpa_first_pass_done(void)
+{
+    mpa_bridge_finish(mpa_file);
+}
+
+static void
+mpa_prefs_applied(void)
+{
+    apply_builtin_setting();
+}
+
+/* ---- Registration */
+
+void
+proto_register_mpa(void)
+{
+    static hf_register_info hf[] = {
+        { &hf_mpa_connection,
+          { "Connection", "mpa.connection", FT_UINT32, BASE_DEC, NULL, 0x0,
+            "The analyzer's MPA connection index", HFILL } },
+        { &hf_mpa_direction,
+          { "Direction", "mpa.direction", FT_UINT8, BASE_DEC, VALS(mpa_direction_vals), 0x0,
+            "Sender of the data: the Initiator sends the MPA Request", HFILL } },
+        { &hf_mpa_key,
+          { "Key", "mpa.key", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_flags,
+          { "Flags", "mpa.flags", FT_UINT8, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_flag_m,
+          { "Marker flag (M)", "mpa.flags.m", FT_BOOLEAN, 8, NULL, MPA_FLAG_M,
+            "The sender wants markers in the data it receives", HFILL } },
+        { &hf_mpa_flag_c,
+          { "CRC flag (C)", "mpa.flags.c", FT_BOOLEAN, 8, NULL, MPA_FLAG_C, NULL, HFILL } },
+        { &hf_mpa_flag_r,
+          { "Rejected connection (R)", "mpa.flags.r", FT_BOOLEAN, 8, NULL, MPA_FLAG_R, NULL, HFILL } },
+        { &hf_mpa_flag_s,
+          { "Enhanced connection establishment (S)", "mpa.flags.s", FT_BOOLEAN, 8, NULL,
+            MPA_FLAG_S, "RFC 6581: IRD/ORD block in the private data", HFILL } },
+        { &hf_mpa_flag_res,
+          { "Reserved", "mpa.flags.res", FT_UINT8, BASE_HEX, NULL, MPA_FLAG_RES, NULL, HFILL } },
+        { &hf_mpa_rev,
+          { "Revision", "mpa.rev", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_pd_length,
+          { "Private data length", "mpa.pd_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_vendor_extension,
+          { "Vendor extension", "mpa.vendor_extension", FT_BYTES, BASE_NONE, NULL, 0x0,
+            "Rev 129 (Alibaba erdma) extension, not counted in PD_Length", HFILL } },
+        { &hf_mpa_private_data,
+          { "Private data", "mpa.private_data", FT_BYTES, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_a,
+          { "Peer-to-peer (A)", "mpa.a", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_b,
+          { "Zero-length Send RTR (B)", "mpa.b", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_c_rtr,
+          { "Zero-length RDMA Write RTR (C)", "mpa.c_rtr", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_d,
+          { "Zero-length RDMA Read RTR (D)", "mpa.d", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_ird,
+          { "IRD", "mpa.ird", FT_UINT16, BASE_DEC, NULL, 0x0, "Inbound RDMA Read queue depth", HFILL } },
+        { &hf_mpa_ord,
+          { "ORD", "mpa.ord", FT_UINT16, BASE_DEC, NULL, 0x0, "Outbound RDMA Read queue depth", HFILL } },
+        { &hf_mpa_ulpdu_length,
+          { "ULPDU length", "mpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_pad,
+          { "Pad octets", "mpa.pad", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_crc,
+          { "CRC", "mpa.crc", FT_UINT32, BASE_HEX, NULL, 0x0, "CRC32c as received", HFILL } },
+        { &hf_mpa_crc_computed,
+          { "Computed CRC", "mpa.crc.computed", FT_UINT32, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_crc_status,
+          { "CRC status", "mpa.crc.status", FT_UINT8, BASE_DEC, VALS(mpa_crc_status_vals), 0x0,
+            NULL, HFILL } },
+        { &hf_mpa_first_frame,
+          { "FPDU begins in frame", "mpa.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_marker,
+          { "Marker", "mpa.marker", FT_NONE, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_marker_fpduptr,
+          { "FPDUPTR", "mpa.marker.fpduptr", FT_UINT16, BASE_DEC, NULL, 0x0,
+            "Octets back from the marker to the ULPDU_Length field", HFILL } },
+        { &hf_mpa_marker_reserved,
+          { "Reserved", "mpa.marker.reserved", FT_UINT16, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_marker_points_to,
+          { "Points to sequence number", "mpa.marker.points_to", FT_UINT32, BASE_DEC, NULL, 0x0,
+            NULL, HFILL } },
+        { &hf_mpa_ulpdu,
+          { "ULPDU", "mpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0x0, "The ULPDU, markers removed", HFILL } },
+    };
+    static gint *ett[] = {
+        &ett_mpa, &ett_mpa_startup, &ett_mpa_flags, &ett_mpa_enhanced, &ett_mpa_fpdu, &ett_mpa_marker,
+    };
+    static ei_register_info ei_internal[] = {
+        { &ei_mpa_library_error,
+          { "mpa.plugin.library-error", PI_MALFORMED, PI_ERROR,
+            "The mpa library failed; this capture was analyzed only up to here", EXPFILL } },
+    };
+    ei_register_info *ei;
+    expert_module_t *expert_mpa;
+    module_t *mpa_module;
+
+    proto_mpa = proto_register_protocol("MPA (mpa-check)", "MPA", "mpa");
+    proto_register_field_array(proto_mpa, hf, array_length(hf));
+    proto_register_subtree_array(ett, array_length(ett));
+
+    /* The catalogue's entries, as they are: one expert item each, "mpa.<id>". */
+    expert_mpa = expert_register_protocol(proto_mpa);
+    ei_mpa_catalogue_size = mpa_catalogue_size();
+    ei_mpa_catalogue = g_new0(expert_field, ei_mpa_catalogue_size);
+    ei = g_new0(ei_register_info, ei_mpa_catalogue_size);
+    for (size_t i = 0; i < ei_mpa_catalogue_size; i++) {
+        const mpa_diag_info *d = mpa_catalogue_entry(i);
+        ei_mpa_catalogue[i].ei = EI_INIT_EI;
+        ei_mpa_catalogue[i].hf = EI_INIT_HF;
+        ei[i].ids = &ei_mpa_catalogue[i];
+        ei[i].eiinfo.name = g_strdup_printf("mpa.%s", d->name);
+        ei[i].eiinfo.group = expert_group_of(d->name);
+        ei[i].eiinfo.severity = mpa_expert_severities[d->severity];
+        ei[i].eiinfo.summary = d->error_code
+            ? g_strdup_printf("%s (%s, error code %u)", d->summary, d->rfc, d->error_code)
+            : g_strdup_printf("%s (%s)", d->summary, d->rfc);
+        ei[i].eiinfo.id = 0;
+        ei[i].eiinfo.protocol = NULL;
+        ei[i].eiinfo.orig_severity = 0;
+        ei[i].eiinfo.hf_info.p_id = NULL;
+        ei[i].eiinfo.hf_info.hfinfo = (header_field_info){ NULL, NULL, FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL };
+    }
+    expert_register_field_array(expert_mpa, ei, (int)ei_mpa_catalogue_size);
+    expert_register_field_array(expert_mpa, ei_internal, array_length(ei_internal));
+
+    mpa_module = prefs_register_protocol(proto_mpa, mpa_prefs_applied);
+    prefs_register_bool_preference(mpa_module, "disable_builtin",
+        "Disable Wireshark's built-in iWARP MPA dissector",
+        "While this dissector is enabled, turn off the built-in heuristic "
+        "\"" BUILTIN_MPA_HEURISTIC "\" (protocol iwarp_mpa), so that MPA is shown once. "
+        "Connections the analyzer recognises as MPA are claimed by this dissector either way.",
+        &pref_disable_builtin);
+    prefs_register_enum_preference(mpa_module, "markers",
+        "Markers in captures without startup frames",
+        "Whether FPDUs carry markers when the capture misses the MPA Request and Reply",
+        &pref_markers, mpa_tristate_vals, FALSE);
+    prefs_register_enum_preference(mpa_module, "crc",
+        "CRCs in captures without startup frames",
+        "Whether FPDUs carry CRC32c when the capture misses the MPA Request and Reply",
+        &pref_crc, mpa_tristate_vals, FALSE);
+    prefs_register_bool_preference(mpa_module, "infer_all",
+        "Look for FPDUs in every connection without startup frames",
+        "Also in connections whose SYN was captured (normally taken to carry another protocol)",
+        &pref_infer_all);
+
+    mpa_tcp_handle = register_dissector("mpa_tcp", dissect_mpa_tcp, proto_mpa);
+    mpa_tap = register_tap(MPA_TAP_NAME);
+
+    register_init_routine(mpa_init);
+    register_cleanup_routine(mpa_cleanup);
+    register_postseq_cleanup_routine(mpa_first_pass_done);
+
+    register_mpa_stats();
+}
+
+void
+proto_reg_handoff_mpa(void)
+{
+    register_postdissector(create_dissector_handle(dissect_mpa_frame, proto_mpa));
+    heur_dissector_add("tcp", dissect_mpa_heur, "MPA (mpa-check) over TCP", "mpa_tcp",
+                       proto_mpa, HEURISTIC_ENABLE);
+    dissector_add_for_decode_as("tcp.port", mpa_tcp_handle);
+    ddp_rdmap_handle = find_dissector_add_dependency("iwarp_ddp_rdmap", proto_mpa);
+    build_link_type_map();
+    apply_builtin_setting();
+}

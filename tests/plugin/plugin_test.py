@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Tests the Wireshark plugin (plugin/) under the real tshark.
+
+The freshly built mpa.so is placed in a temporary personal plugin folder
+(HOME=<tmp>, <tmp>/.local/lib/wireshark/plugins/<abi>/epan), so neither the user's nor
+the system's Wireshark configuration is involved. Wireshark ignores personal plugins
+when run by root, so as root tshark runs as an unprivileged user (setpriv).
+
+Subcommands:
+  loads      tshark -G plugins lists mpa.so from the temporary folder
+  fields     decoded fields, DDP/RDMAP under our FPDUs, expert items, filters,
+             the built-in iwarp_mpa switched off, statistics
+  agreement  for every capture: the (frame, finding id) pairs of tshark -2 with the
+             plugin equal those of mpa-check --format json, and so do the FPDUs
+             (frame, ULPDU_Length, CRC status, markers) of mpa-check --list-fpdus
+"""
+
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+BAD_CRC_CAPTURE = "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap"
+RPING_CAPTURE = "siw6.1-default-rping-64B-veth1500.pcap"
+NOBODY = 65534
+
+
+class Failure(Exception):
+    pass
+
+
+class Tshark:
+    """tshark with the plugin under test, in a throwaway Wireshark home."""
+
+    def __init__(self, tshark, plugin, workdir):
+        self.tshark = tshark
+        self.home = os.path.join(workdir, "home")
+        abi = self._abi_version()
+        self.plugin_dir = os.path.join(self.home, ".local", "lib", "wireshark", "plugins", abi, "epan")
+        os.makedirs(self.plugin_dir)
+        os.makedirs(os.path.join(self.home, ".config"))
+        shutil.copy(plugin, os.path.join(self.plugin_dir, "mpa.so"))
+        self.as_root = os.geteuid() == 0
+        self.files = os.path.join(workdir, "files")
+        os.makedirs(self.files)
+        if self.as_root:
+            for root, dirs, files in os.walk(workdir):
+                os.chmod(root, 0o755)
+                for f in files:
+                    os.chmod(os.path.join(root, f), 0o644)
+
+    def _abi_version(self):
+        out = subprocess.run([self.tshark, "--version"], capture_output=True, text=True).stdout
+        m = re.search(r"TShark \(Wireshark\) (\d+)\.(\d+)", out)
+        if not m:
+            raise Failure("cannot tell the Wireshark version from tshark --version")
+        return f"{m.group(1)}.{m.group(2)}"
+
+    def readable(self, path):
+        """A path tshark can read (a copy when tshark runs as another user)."""
+        if not self.as_root:
+            return path
+        copy = os.path.join(self.files, os.path.basename(path))
+        if not os.path.exists(copy):
+            shutil.copy(path, copy)
+            os.chmod(copy, 0o644)
+        return copy
+
+    def run(self, *args, check=True):
+        env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
+        env.pop("WIRESHARK_PLUGIN_DIR", None)
+        cmd = [self.tshark, *args]
+        if self.as_root:
+            cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=self.home)
+        if check and p.returncode != 0:
+            raise Failure(f"{' '.join(args)} failed ({p.returncode}):\n{p.stderr}")
+        return p.stdout
+
+    def fields(self, capture, *fields, display_filter=None, extra=()):
+        args = ["-2", "-r", self.readable(capture), "-T", "fields", "-E", "occurrence=a",
+                "-E", "aggregator=,"]
+        if display_filter:
+            args += ["-Y", display_filter]
+        for f in fields:
+            args += ["-e", f]
+        rows = self.run(*args, *extra).splitlines()
+        return [r.split("\t") for r in rows]
+
+    def frames(self, capture, display_filter, extra=()):
+        return [int(r[0]) for r in self.fields(capture, "frame.number", display_filter=display_filter,
+                                               extra=extra) if r and r[0]]
+
+
+def expect(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+# ---- loads
+
+def test_loads(ts, args):
+    out = ts.run("-G", "plugins")
+    lines = [l for l in out.splitlines() if l.startswith("mpa.so")]
+    expect(lines, f"tshark -G plugins does not list mpa.so:\n{out}")
+    expect(ts.plugin_dir in lines[0], f"mpa.so listed from elsewhere: {lines[0]}")
+    protocols = ts.run("-G", "protocols")
+    expect(re.search(r"^MPA \(mpa-check\)\tMPA\tmpa$", protocols, re.M), "protocol mpa not registered")
+    fields = ts.run("-G", "fields")
+    for name in ("mpa.fpdu.crc-mismatch", "mpa.startup.no-reply", "mpa.crc.status", "mpa.marker.points_to"):
+        expect(f"\t{name}\t" in fields, f"field {name} not registered")
+
+
+# ---- fields
+
+def with_port(capture, old, new, out):
+    """A copy of an Ethernet/IPv4 pcap with TCP port `old` replaced by `new`."""
+    data = bytearray(open(capture, "rb").read())
+    offset = 24
+    while offset + 16 <= len(data):
+        length = struct.unpack_from("<I", data, offset + 8)[0]
+        p = offset + 16
+        if data[p + 12:p + 14] == b"\x08\x00" and data[p + 23] == 6:
+            tcp = p + 14 + (data[p + 14] & 15) * 4
+            for at in (tcp, tcp + 2):
+                if struct.unpack_from(">H", data, at)[0] == old:
+                    struct.pack_into(">H", data, at, new)
+        offset = p + length
+    with open(out, "wb") as f:
+        f.write(data)
+    os.chmod(out, 0o644)
+    return out
+
+
+def siw(args, name):
+    for d in args.captures:
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def test_fields(ts, args):
+    bad = siw(args, BAD_CRC_CAPTURE)
+    rping = siw(args, RPING_CAPTURE)
+    expect(bad and rping, "the siw captures are missing")
+
+    # Startup frames: Request and Reply, Rev 2, IRD/ORD, the flags.
+    rows = ts.fields(bad, "frame.number", "mpa.key", "mpa.rev", "mpa.flags.c", "mpa.ird", "mpa.ord",
+                     display_filter="mpa.rev == 2")
+    expect([r[0] for r in rows] == ["4", "6"], f"mpa.rev == 2 selects {rows}")
+    expect(rows[0][1] == "MPA ID Req Frame" and rows[1][1] == "MPA ID Rep Frame", f"keys: {rows}")
+    expect(all(r[3] in ("1", "True") and r[4] == "8" and r[5] == "8" for r in rows), f"C/IRD/ORD: {rows}")
+
+    # The bad CRC: status bad (0), received and computed differ, one expert item, filterable.
+    rows = ts.fields(bad, "frame.number", "mpa.crc.status", "mpa.crc", "mpa.crc.computed",
+                     "mpa.ulpdu_length", display_filter="mpa.crc.status == 0")
+    expect(len(rows) == 1 and rows[0][0] == "8", f"mpa.crc.status == 0 selects {rows}")
+    expect(rows[0][2] != rows[0][3] and rows[0][4] == "34", f"CRC fields: {rows}")
+    expect(ts.frames(bad, "mpa.fpdu.crc-mismatch") == [8], "mpa.fpdu.crc-mismatch does not select frame 8")
+    expert = ts.run("-2", "-q", "-r", ts.readable(bad), "-z", "expert,error")
+    expect(re.search(r"^\s*1\s+Checksum\s+MPA\s+FPDU at seq \d+ \(ULPDU_Length 34\): CRC received", expert, re.M),
+           f"-z expert lacks the CRC error:\n{expert}")
+
+    # DDP/RDMAP under our FPDUs; the built-in iwarp_mpa is off.
+    rows = ts.fields(rping, "frame.number", "mpa.ulpdu_length", "iwarp_rdma.opcode",
+                     display_filter="mpa.ulpdu_length")
+    expect(len(rows) > 10, f"too few FPDUs in {RPING_CAPTURE}: {len(rows)}")
+    expect(all(r[2] for r in rows), f"FPDUs without iwarp_rdma fields: {[r for r in rows if not r[2]][:5]}")
+    expect(ts.frames(rping, "iwarp_mpa") == [], "the built-in iwarp_mpa still decodes with mpa.disable_builtin on")
+    builtin = ts.frames(rping, "iwarp_mpa", extra=("--disable-protocol", "mpa"))
+    expect(builtin, "with our protocol disabled, the built-in iwarp_mpa should decode again")
+
+    # On a port another dissector owns (NVMe/TCP, 4420), MPA is still found and claimed.
+    nvme = with_port(rping, 7174, 4420, os.path.join(ts.files, "rping-port-4420.pcap"))
+    expect(ts.frames(nvme, "mpa.rev") == ts.frames(rping, "mpa.rev") != [],
+           "MPA startup frames not found on port 4420")
+    expect(len(ts.frames(nvme, "iwarp_rdma")) == len(ts.frames(rping, "iwarp_rdma")),
+           "DDP/RDMAP differs on port 4420")
+    expect(ts.frames(nvme, "nvme-tcp") == [], "NVMe/TCP still claims the MPA connection on port 4420")
+
+    # Statistics.
+    stat = ts.run("-2", "-q", "-r", ts.readable(rping), "-z", "mpa,stat")
+    expect("MPA Connections" in stat and re.search(r"192\.168\.\d+\.\d+:\d+", stat),
+           f"-z mpa,stat shows no connection:\n{stat}")
+
+    # Bundled captures with markers: markers decoded, FPDUPTR pointing where the library says.
+    marker_captures = []
+    for d in args.captures:
+        for path in sorted(glob.glob(os.path.join(d, "*.pcap*"))):
+            rows = ts.fields(path, "frame.number", "mpa.marker.fpduptr", "mpa.marker.points_to",
+                             display_filter="mpa.marker")
+            if rows:
+                marker_captures.append((path, rows))
+    if args.require_markers:
+        expect(marker_captures, "no bundled capture shows MPA markers")
+    print(f"fields: {len(marker_captures)} capture(s) with markers")
+
+
+# ---- agreement
+
+def plugin_report(ts, capture):
+    """The plugin's (frame, finding id) pairs, and its FPDUs as
+    (frame, ULPDU_Length, CRC status, markers), from one tshark -2 run."""
+    out = ts.run("-2", "-r", ts.readable(capture), "-Y", "mpa", "-T", "json", "--no-duplicate-keys",
+                 "-J", "frame mpa")
+    found = collections.Counter()
+    fpdus = collections.Counter()
+    for packet in json.loads(out or "[]"):
+        layers = packet["_source"]["layers"]
+        frame = int(first(layers["frame"]["frame.number"]))
+        mpa = layers.get("mpa")
+        for layer in (mpa if isinstance(mpa, list) else [mpa]):
+            if not isinstance(layer, dict):
+                continue  # an MPA item without children
+            expert = layer.get("_ws.expert", [])
+            for item in (expert if isinstance(expert, list) else [expert]):
+                for key in item:
+                    if key.startswith("mpa."):
+                        found[(frame, key[len("mpa."):])] += 1
+            for key, node in layer.items():
+                if not key.startswith("FPDU: "):
+                    continue
+                for fpdu in (node if isinstance(node, list) else [node]):
+                    markers = fpdu.get("mpa.marker", [])
+                    count = len(markers) if isinstance(markers, list) else 1
+                    fpdus[(frame, int(fpdu["mpa.ulpdu_length"]), CRC_STATUS[fpdu["mpa.crc.status"]],
+                           count)] += 1
+    return found, fpdus
+
+
+def first(value):
+    return value[0] if isinstance(value, list) else value
+
+
+def check_report(mpa_check, capture):
+    out = subprocess.run([mpa_check, "--format", "json", "--list-fpdus", capture], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise Failure(f"mpa-check {capture} failed ({out.returncode}):\n{out.stderr}")
+    report = json.loads(out.stdout)
+    found = collections.Counter()
+    fpdus = collections.Counter()
+    truncated = False
+    for cap in report["captures"]:
+        for conn in cap["connections"]:
+            truncated |= conn.get("findings_not_listed", 0) > 0
+            for f in conn["findings"]:
+                found[(f["frame"], f["id"])] += 1
+            for f in conn.get("fpdus", []):
+                fpdus[(f["frame"], f["ulpdu_length"], f["crc"], f["markers"])] += 1
+        for f in cap.get("findings", []):
+            found[(f["frame"], f["id"])] += 1
+    return found, fpdus, truncated
+
+
+CRC_STATUS = {"0": "bad", "1": "good", "2": "unchecked"}
+
+
+def test_agreement(ts, args):
+    captures = []
+    for d in args.captures:
+        captures += sorted(glob.glob(os.path.join(d, "*.pcap")) + glob.glob(os.path.join(d, "*.pcapng")))
+    expect(captures, "no captures to compare")
+    failures = []
+    for capture in captures:
+        expected, expected_fpdus, truncated = check_report(args.mpa_check, capture)
+        got, got_fpdus = plugin_report(ts, capture)
+        missing, extra = expected - got, got - expected
+        if truncated:
+            extra = collections.Counter()  # mpa-check lists at most so many per connection
+        fpdus_agree = got_fpdus == expected_fpdus
+        status = "ok" if not missing and not extra and fpdus_agree else "DIFFERS"
+        print(f"{status:8} {sum(expected.values()):5} findings {sum(expected_fpdus.values()):6} FPDUs  "
+              f"{os.path.basename(capture)}")
+        if missing or extra:
+            failures.append(f"{capture}: findings\n  only mpa-check: {sorted(missing.elements())[:20]}\n"
+                            f"  only plugin:    {sorted(extra.elements())[:20]}")
+        if not fpdus_agree:
+            failures.append(f"{capture}: FPDUs (frame, ULPDU_Length, CRC, markers)\n"
+                            f"  only mpa-check: {sorted((expected_fpdus - got_fpdus).elements())[:10]}\n"
+                            f"  only plugin:    {sorted((got_fpdus - expected_fpdus).elements())[:10]}")
+    expect(not failures, "findings differ:\n" + "\n".join(failures))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tshark", required=True)
+    parser.add_argument("--plugin", required=True)
+    parser.add_argument("--mpa-check", required=True)
+    parser.add_argument("--captures", action="append", default=[], help="folder of captures (repeatable)")
+    parser.add_argument("--require-markers", action="store_true")
+    parser.add_argument("test", choices=["loads", "fields", "agreement"])
+    args = parser.parse_args()
+    args.captures = [d for d in args.captures if os.path.isdir(d)]
+    with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
+        try:
+            ts = Tshark(args.tshark, args.plugin, workdir)
+            {"loads": test_loads, "fields": test_fields, "agreement": test_agreement}[args.test](ts, args)
+        except Failure as e:
+            print(f"FAIL: {e}", file=sys.stderr)
+            return 1
+    print(f"PASS: {args.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
