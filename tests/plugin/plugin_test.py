@@ -75,7 +75,11 @@ class Tshark:
 
     def run(self, *args, check=True):
         env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
-        env.pop("WIRESHARK_PLUGIN_DIR", None)
+        # An empty global plugin folder: a copy of mpa.so installed system-wide (the first
+        # README command does that for root) must not be loaded beside the one under test.
+        global_plugins = os.path.join(self.home, "global-plugins")
+        os.makedirs(global_plugins, exist_ok=True)
+        env["WIRESHARK_PLUGIN_DIR"] = global_plugins
         cmd = [self.tshark, *args]
         if self.as_root:
             cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
