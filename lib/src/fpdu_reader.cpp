@@ -19,8 +19,12 @@
 namespace mpa {
 namespace {
 
-// RFC 5044 4.5: no IP datagram carries a larger ULPDU (65535 - IP/TCP headers - FPDU overhead).
-constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
+// RFC 5044 4.5: the largest EMSS a (non-jumbo) IP datagram allows is IPv6's: 65535 octets
+// of payload less a 20-octet TCP header. No ULPDU above its MULPDU fits any datagram (65506
+// octets, 64994 with markers). Linux loopback (MTU 65536) legitimately carries ULPDUs of
+// ~65470 octets, so a lower bound would cry wolf.
+constexpr std::uint32_t kLargestEmss = 65535 - 20;
+static_assert(mulpdu(kLargestEmss, false) == 65506 && mulpdu(kLargestEmss, true) == 64994);
 // Octets kept while looking for the next FPDU after a gap.
 constexpr std::size_t kLostBufferLimit = 256u << 10;
 
@@ -66,16 +70,33 @@ void FpduReader::fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offs
   stop_judging();
 }
 
+std::uint32_t FpduReader::marker_octets_within(std::uint32_t content_octets) const {
+  // Marker octets met before `content_octets` more FPDU octets are taken from pos_ (the same
+  // count MarkerGrid::markers_in_fpdu makes, from the middle of an FPDU).
+  if (!grid_.enabled() || content_octets == 0) return 0;
+  std::uint32_t octets = 0;
+  std::uint32_t first;  // content octets before the next whole marker
+  if (marker_got_ > 0) {
+    octets = kMarkerSize - marker_got_;
+    first = kMarkerInterval - kMarkerSize;
+  } else {
+    first = grid_.distance_to_marker(pos_);
+    if (first == 0) {
+      octets = kMarkerSize;
+      first = kMarkerInterval - kMarkerSize;
+    }
+  }
+  if (first < content_octets) {
+    octets += kMarkerSize * (1 + (content_octets - 1 - first) / (kMarkerInterval - kMarkerSize));
+  }
+  return octets;
+}
+
 std::uint32_t FpduReader::bytes_needed() const {
   if (lost_) return 1;
   if (state_ == State::Header) {
-    std::uint32_t needed = (kUlpduLengthSize - header_got_);
-    if (marker_got_ > 0) {
-      needed += kMarkerSize - marker_got_;
-    } else if (header_got_ == 0 && grid_.is_marker_at(pos_)) {
-      needed += kMarkerSize;
-    }
-    return needed;
+    const std::uint32_t header_left = kUlpduLengthSize - header_got_;
+    return header_left + marker_octets_within(header_left);
   }
   const std::uint32_t wire =
       grid_.fpdu_wire_length(current_.start_seq, current_.ulpdu_length);
@@ -84,6 +105,7 @@ std::uint32_t FpduReader::bytes_needed() const {
 
 void FpduReader::begin_fpdu(std::uint64_t frame, bool segment_start) {
   seen_any_octet_ = true;
+  fpdu_judged_ = judging_;
   current_.start_seq = pos_;
   current_.start_offset = offset_;
   current_.header_seq = pos_;
@@ -101,18 +123,15 @@ void FpduReader::begin_fpdu(std::uint64_t frame, bool segment_start) {
 
 void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame,
                              FpduSink& sink) {
+  // (push() folds the marker into the CRC.)
   std::memcpy(&marker_[marker_got_], data, n);
-  if (config_.crc && !(state_ == State::Crc && remaining_ < kCrcSize)) {
-    // All markers are inside the CRC of the FPDU holding them, including one right after
-    // the pad (RFC 5044 4.4).
-    crc_state_ = crc32c_update(crc_state_, {data, n});
-  }
   marker_got_ += n;
   if (marker_got_ < kMarkerSize) return;
   marker_got_ = 0;
 
+  // pos_ and offset_ already point just past the marker.
   MarkerFact fact;
-  fact.seq = pos_ + n - kMarkerSize;
+  fact.seq = pos_ - kMarkerSize;
   fact.reserved = load_be16(&marker_[0]);
   fact.fpdu_ptr = load_be16(&marker_[2]);
   const bool leading = state_ == State::Header && header_got_ == 0;
@@ -120,11 +139,13 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
     current_.leading_marker = true;
     fact.expected_fpdu_ptr = 0;
   } else {
+    // RFC 5044 4.3: octets from the ULPDU_Length field to the marker; the field is 16 bits,
+    // so compared modulo 2^16 (only a ULPDU near 65535 octets reaches that far).
     fact.expected_fpdu_ptr = static_cast<std::uint16_t>(fact.seq.distance_from(current_.header_seq));
   }
   markers_.push_back(fact);
   if (!judging_) return;
-  const std::uint64_t marker_offset = offset_ + n - kMarkerSize;
+  const std::uint64_t marker_offset = offset_ - kMarkerSize;
   if (fact.reserved != 0) {
     report(sink, DiagId::MarkerReservedNonzero, fact.seq, marker_offset, frame,
            fmt::format("marker at seq {} has reserved field 0x{:04x}", fact.seq.value(),
@@ -164,30 +185,34 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.markers = markers_;
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;
-  current_.judged = judging_;
+  current_.judged = fpdu_judged_;
+  // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
+  const std::uint64_t header_offset =
+      current_.start_offset + current_.header_seq.distance_from(current_.start_seq);
   ++fpdus_;
   ulpdu_bytes_ += current_.ulpdu_length;
   if (current_.crc_status == CrcStatus::Bad) ++crc_failures_;
 
-  if (judging_) {
+  if (!fpdu_judged_) {
+    if (pending_not_judged_ && !said_not_judged_) {
+      said_not_judged_ = true;
+      pending_not_judged_ = false;
+      report(sink, DiagId::FpduNotJudgedAfterError, current_.header_seq, header_offset,
+             frame, "an earlier error ended MPA in this direction (RFC 5044 8); later FPDUs "
+                    "are counted but not judged");
+    }
+  } else if (judging_) {  // (not when an error earlier in this FPDU ended judgement)
     if (pad_nonzero_) {
-      report(sink, DiagId::FpduPadNonzero, current_.header_seq, current_.start_offset, frame,
+      report(sink, DiagId::FpduPadNonzero, current_.header_seq, header_offset, frame,
              fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets",
                          current_.header_seq.value(), current_.ulpdu_length));
     }
     if (current_.crc_status == CrcStatus::Bad) {
-      fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, current_.start_offset, frame,
+      fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, header_offset, frame,
             fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
                         "0x{:08x}", current_.header_seq.value(), current_.ulpdu_length,
                         current_.crc_received, current_.crc_computed));
-      current_.judged = true;  // this FPDU was judged; later ones are not
     }
-  } else if (pending_not_judged_ && !said_not_judged_) {
-    said_not_judged_ = true;
-    pending_not_judged_ = false;
-    report(sink, DiagId::FpduNotJudgedAfterError, current_.header_seq, current_.start_offset,
-           frame, "an earlier error ended MPA in this direction (RFC 5044 8); later FPDUs "
-                  "are counted but not judged");
   }
   sink.on_fpdu(current_);
 
@@ -199,18 +224,39 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
                       bool segment_start, FpduSink& sink) {
   if (lost_) {
-    push_lost(data, frame, sink);
+    push_lost(data, frame, segment_start, sink);
     return;
   }
-  if (seen_any_octet_ && !data.empty()) current_.within_one_segment = false;
+  if (seen_any_octet_ && !data.empty() && (segment_start || frame != current_.first_frame)) {
+    current_.within_one_segment = false;  // another segment carries part of this FPDU
+  }
   const std::uint8_t* p = data.data();
   std::size_t left = data.size();
+  // RFC 5044 4.4: the CRC covers the FPDU from its first octet (the leading marker, if any)
+  // through the pad, markers included: one contiguous run. Covered octets are folded into
+  // crc_state_ in one call when the CRC field (or the end of `data`) is reached.
+  const std::uint8_t* crc_run = nullptr;  // first covered octet not yet in crc_state_
+  const auto cover = [&](const std::uint8_t* from) {
+    if (config_.crc && crc_run == nullptr) crc_run = from;
+  };
+  const auto fold = [&](const std::uint8_t* upto) {
+    if (crc_run == nullptr) return;
+    crc_state_ = crc32c_update(crc_state_, {crc_run, static_cast<std::size_t>(upto - crc_run)});
+    crc_run = nullptr;
+  };
   while (left > 0) {
     if (!seen_any_octet_) begin_fpdu(frame, segment_start && left == data.size());
     std::uint32_t take;
     const std::uint32_t to_marker = marker_got_ > 0 ? 0 : grid_.distance_to_marker(pos_);
     if (to_marker == 0) {
       take = static_cast<std::uint32_t>(std::min<std::size_t>(kMarkerSize - marker_got_, left));
+      // Every marker is inside the CRC of the FPDU holding it, including one right after the
+      // pad; only one misplaced inside the CRC field itself is not.
+      if (state_ == State::Crc && remaining_ < kCrcSize) {
+        fold(p);
+      } else {
+        cover(p);
+      }
       pos_ += take;
       offset_ += take;
       read_marker(p, take, frame, sink);
@@ -224,17 +270,19 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
         if (header_got_ == 0) current_.header_seq = pos_;
         std::memcpy(&header_[header_got_], p, take);
-        if (config_.crc) crc_state_ = crc32c_update(crc_state_, {p, take});
+        cover(p);
         header_got_ += take;
         if (header_got_ == kUlpduLengthSize) {
           current_.ulpdu_length = load_be16(header_.data());
           current_.pad_length = static_cast<std::uint8_t>(pad_length(current_.ulpdu_length));
-          if (judging_ && current_.ulpdu_length > kLargestSensibleUlpdu) {
+          const std::uint32_t largest = mulpdu(kLargestEmss, grid_.enabled());
+          if (judging_ && current_.ulpdu_length > largest) {
             report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
                    offset_ + take - kUlpduLengthSize, frame,
-                   fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {})",
-                               current_.header_seq.value(), current_.ulpdu_length,
-                               kLargestSensibleUlpdu));
+                   fmt::format("FPDU at seq {} has ULPDU_Length {}: more than {}, the MULPDU of "
+                               "the largest EMSS any IP datagram allows ({} markers)",
+                               current_.header_seq.value(), current_.ulpdu_length, largest,
+                               grid_.enabled() ? "with" : "without"));
           }
           if (current_.ulpdu_length > 0) {
             state_ = State::Ulpdu;
@@ -257,7 +305,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
           ulpdu_head_size_ += copy;
         }
         if (config_.keep_ulpdu) ulpdu_.insert(ulpdu_.end(), p, p + take);
-        if (config_.crc) crc_state_ = crc32c_update(crc_state_, {p, take});
+        cover(p);
         remaining_ -= take;
         ulpdu_got_ += take;
         if (remaining_ == 0) {
@@ -274,7 +322,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       case State::Pad: {
         take = std::min(limit, remaining_);
         for (std::uint32_t i = 0; i < take; ++i) pad_nonzero_ |= p[i] != 0;
-        if (config_.crc) crc_state_ = crc32c_update(crc_state_, {p, take});
+        cover(p);
         remaining_ -= take;
         if (remaining_ == 0) {
           state_ = State::Crc;
@@ -284,6 +332,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       }
       case State::Crc:
       default: {
+        fold(p);
         take = std::min(limit, remaining_);
         std::memcpy(&crc_bytes_[kCrcSize - remaining_], p, take);
         remaining_ -= take;
@@ -296,34 +345,33 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
     left -= take;
     if (state_ == State::Crc && remaining_ == 0) finish_fpdu(frame, sink);
   }
+  fold(p);
 }
 
 void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink) {
-  (void)sink;
+  (void)frame, (void)sink;
   pos_ += static_cast<std::uint32_t>(length);
   offset_ += length;
   // The FPDU in progress (if any) can no longer be verified; it is dropped silently: the
-  // analyzer has reported the gap itself.
+  // analyzer has reported the gap itself. A gap while already searching restarts the
+  // search after it.
   state_ = State::Header;
   header_got_ = 0;
   marker_got_ = 0;
   seen_any_octet_ = false;
-  if (!lost_) {
-    lost_ = true;
-    lost_buffer_.clear();
-    lost_seq_ = pos_;
-    lost_offset_ = offset_;
-  } else {
-    // Another gap while searching: restart the search after it.
-    lost_buffer_.clear();
-    lost_seq_ = pos_;
-    lost_offset_ = offset_;
-  }
-  lost_frame_ = frame;
+  lost_ = true;
+  lost_buffer_.clear();
+  lost_chunks_.clear();
+  lost_search_from_ = 0;
+  lost_seq_ = pos_;
+  lost_offset_ = offset_;
+  gap_end_offset_ = offset_;
 }
 
 void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t frame,
-                           FpduSink& sink) {
+                           bool segment_start, FpduSink& sink) {
+  if (data.empty()) return;
+  lost_chunks_.push_back({lost_buffer_.size(), frame, segment_start});
   lost_buffer_.insert(lost_buffer_.end(), data.begin(), data.end());
   pos_ += static_cast<std::uint32_t>(data.size());
   offset_ += data.size();
@@ -335,29 +383,57 @@ void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t fra
     lost_buffer_.erase(lost_buffer_.begin(), lost_buffer_.begin() + static_cast<std::ptrdiff_t>(drop));
     lost_seq_ += static_cast<std::uint32_t>(drop);
     lost_offset_ += drop;
+    lost_search_from_ = lost_search_from_ > drop ? lost_search_from_ - drop : 0;
+    std::vector<LostChunk> kept;
+    for (std::size_t i = 0; i < lost_chunks_.size(); ++i) {
+      const std::size_t end = i + 1 < lost_chunks_.size() ? lost_chunks_[i + 1].index : drop + lost_buffer_.size();
+      if (end <= drop) continue;
+      LostChunk chunk = lost_chunks_[i];
+      if (chunk.index < drop) {
+        chunk.index = drop;
+        chunk.segment_start = false;
+      }
+      chunk.index -= drop;
+      kept.push_back(chunk);
+    }
+    lost_chunks_ = std::move(kept);
   }
 }
 
 bool FpduReader::try_resync(std::uint64_t frame, FpduSink& sink) {
   // FPDUs are multiples of four octets, so starts keep the phase of the first one.
   const std::uint32_t alignment = config_.start_seq.value() & 3u;
-  const SearchResult found =
-      find_fpdu_start(lost_buffer_, lost_seq_, grid_, config_.crc, 0, alignment);
-  if (found.kind != SearchResult::Kind::Found) return false;
-
-  std::vector<std::uint8_t> rest(lost_buffer_.begin() + static_cast<std::ptrdiff_t>(found.start),
-                                 lost_buffer_.end());
+  // More octets may follow: only evidence they cannot refute counts (split invariance).
+  const SearchResult found = find_fpdu_start(lost_buffer_, lost_seq_, grid_, config_.crc,
+                                             lost_search_from_, alignment, true);
+  if (found.kind != SearchResult::Kind::Found) {
+    if (found.kind == SearchResult::Kind::NeedMore) {
+      lost_search_from_ = std::max(lost_search_from_, found.start);
+    }
+    return false;
+  }
+  const std::vector<std::uint8_t> buffer = std::move(lost_buffer_);
+  const std::vector<LostChunk> chunks = std::move(lost_chunks_);
+  lost_buffer_.clear();
+  lost_chunks_.clear();
+  lost_search_from_ = 0;
+  lost_ = false;
   const TcpSeq start_seq = lost_seq_ + static_cast<std::uint32_t>(found.start);
   const std::uint64_t start_offset = lost_offset_ + found.start;
-  lost_ = false;
-  lost_buffer_.clear();
   pos_ = start_seq;
   offset_ = start_offset;
   report(sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
          fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
-                     start_seq.value(), found.start,
+                     start_seq.value(), start_offset - gap_end_offset_,
                      grid_.enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
-  push(rest, frame, false, sink);
+  // Replay from the FPDU found, each piece with the frame that delivered it.
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const std::size_t end = i + 1 < chunks.size() ? chunks[i + 1].index : buffer.size();
+    const std::size_t begin = std::max(chunks[i].index, found.start);
+    if (begin >= end) continue;
+    push(std::span<const std::uint8_t>(buffer).subspan(begin, end - begin), chunks[i].frame,
+         chunks[i].segment_start && begin == chunks[i].index, sink);
+  }
   return true;
 }
 

@@ -1,6 +1,8 @@
 // Finding FPDU boundaries in bytes whose framing is unknown (RFC 5044 6, Appendix A.3).
 #include "mpa/fpdu_search.h"
 
+#include <algorithm>
+
 #include "mpa/crc32c.h"
 
 namespace mpa {
@@ -10,62 +12,100 @@ std::uint16_t load_be16(const std::uint8_t* p) {
   return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
 }
 
-// Content index of the CRC field; unknown (max) while ULPDU_Length is still being read.
-std::uint32_t crc_field_start(std::uint32_t content_needed) {
-  return content_needed == kUlpduLengthSize ? UINT32_MAX : content_needed - kCrcSize;
+// RFC 5044 4.2, 4.3: a marker is evidence of framing when its reserved field is zero and
+// its FPDUPTR (low two bits treated as zero) is `expected` modulo 2^16. (Reserved fields
+// stay strict even with CRCs: they are what makes a search over 512 grid phases cheap.)
+bool marker_fits(const std::uint8_t* marker, std::uint32_t expected) {
+  const std::uint16_t reserved = load_be16(marker);
+  const std::uint16_t ptr = load_be16(marker + 2) & 0xFFFCu;
+  return reserved == 0 && ptr == static_cast<std::uint16_t>(expected);
 }
 
-// Walks one FPDU in `buffer` from index `start`, skipping and checking markers.
+// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
+// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
+// the end of the buffer is Incomplete at once (after checking the markers already there).
 enum class WalkResult : std::uint8_t { Valid, Invalid, Incomplete };
 
 WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
                      const MarkerGrid& grid, bool crc, std::size_t& end) {
+  const std::size_t size = buffer.size();
+  auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
   std::size_t i = start;
   std::uint32_t state = kCrc32cInit;
-  TcpSeq header_seq;
-  bool header_started = false;
-  std::uint32_t content_needed = kUlpduLengthSize;  // grows once ULPDU_Length is known
-  std::uint32_t content_got = 0;
+
+  // ULPDU_Length, with a leading marker (FPDUPTR 0, RFC 5044 4.3) or, misaligned, a marker
+  // between its two octets.
   std::uint8_t header[2] = {0, 0};
-  std::uint32_t ulpdu_length = 0;
-  std::uint32_t crc_value = 0;
-  while (content_got < content_needed) {
-    if (i >= buffer.size()) return WalkResult::Incomplete;
-    const TcpSeq seq = buffer_seq + static_cast<std::uint32_t>(i);
-    if (grid.is_marker_at(seq)) {
-      if (i + kMarkerSize > buffer.size()) return WalkResult::Incomplete;
-      const std::uint16_t reserved = load_be16(&buffer[i]);
-      const std::uint16_t ptr = load_be16(&buffer[i + 2]) & 0xFFFC;
-      const std::uint32_t expected = header_started ? seq.distance_from(header_seq) : 0;
-      if (reserved != 0 || ptr != expected) return WalkResult::Invalid;
-      // Markers up to and including one right before the CRC field are covered (4.4).
-      if (crc && content_got <= crc_field_start(content_needed)) {
-        state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
-      }
+  std::uint32_t header_got = 0;
+  TcpSeq header_seq;
+  while (header_got < kUlpduLengthSize) {
+    if (i >= size) return WalkResult::Incomplete;
+    if (grid.is_marker_at(seq_at(i))) {
+      if (i + kMarkerSize > size) return WalkResult::Incomplete;
+      const std::uint32_t expected = header_got == 0 ? 0 : seq_at(i).distance_from(header_seq);
+      if (!marker_fits(&buffer[i], expected)) return WalkResult::Invalid;
+      if (crc) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
       i += kMarkerSize;
       continue;
     }
-    if (!header_started) {
-      header_started = true;
-      header_seq = seq;
-    }
-    const std::uint8_t octet = buffer[i];
-    if (content_got < 2) {
-      header[content_got] = octet;
-    } else if (content_got >= crc_field_start(content_needed)) {
-      crc_value |= static_cast<std::uint32_t>(octet) << (8 * (content_got - (content_needed - kCrcSize)));
-    } else if (content_got >= kUlpduLengthSize + ulpdu_length && octet != 0) {
-      return WalkResult::Invalid;  // pad must be zero (RFC 5044 4.1)
-    }
-    if (crc && content_got < crc_field_start(content_needed)) {
-      state = crc32c_update(state, buffer.subspan(i, 1));
-    }
-    ++content_got;
+    if (header_got == 0) header_seq = seq_at(i);
+    header[header_got++] = buffer[i];
+    if (crc) state = crc32c_update(state, buffer.subspan(i, 1));
     ++i;
-    if (content_got == 2) {
-      ulpdu_length = load_be16(header);
-      content_needed = fpdu_length_without_markers(ulpdu_length);
+  }
+  const std::uint32_t ulpdu_length = load_be16(header);
+  const std::uint32_t content = fpdu_length_without_markers(ulpdu_length);
+  const std::uint32_t crc_start = content - kCrcSize;      // content index of the CRC field
+  const std::uint32_t pad_start = kUlpduLengthSize + ulpdu_length;
+  const std::size_t wire_end = start + grid.fpdu_wire_length(seq_at(start), ulpdu_length);
+
+  if (wire_end > size) {
+    // Check the markers already in the buffer (each points at this header), then wait.
+    if (grid.enabled()) {
+      for (std::size_t m = i + grid.distance_to_marker(seq_at(i)); m < wire_end && m + kMarkerSize <= size;
+           m += kMarkerInterval) {
+        if (!marker_fits(&buffer[m], seq_at(m).distance_from(header_seq))) {
+          return WalkResult::Invalid;
+        }
+      }
     }
+    return WalkResult::Incomplete;
+  }
+
+  // The rest of the FPDU, in runs between markers.
+  std::uint32_t content_got = kUlpduLengthSize;
+  std::uint32_t crc_value = 0;
+  while (content_got < content) {
+    const std::uint32_t to_marker = grid.distance_to_marker(seq_at(i));
+    if (to_marker == 0) {
+      if (!marker_fits(&buffer[i], seq_at(i).distance_from(header_seq))) {
+        return WalkResult::Invalid;
+      }
+      // RFC 5044 4.4: markers are inside the CRC, including one right after the pad.
+      if (crc && content_got <= crc_start) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
+      i += kMarkerSize;
+      continue;
+    }
+    const std::uint32_t run = std::min(content - content_got, to_marker);
+    const std::uint32_t run_end = content_got + run;
+    // CRC-covered part: ULPDU and pad.
+    if (content_got < crc_start) {
+      const std::uint32_t covered = std::min(run_end, crc_start) - content_got;
+      if (crc) state = crc32c_update(state, buffer.subspan(i, covered));
+      // Without CRCs, zero pads are part of the evidence (RFC 5044 4.1); with CRCs the CRC
+      // vouches for the FPDU and a non-zero pad is only a warning the reader gives.
+      if (!crc) {
+        for (std::uint32_t k = std::max(content_got, pad_start); k < content_got + covered; ++k) {
+          if (buffer[i + (k - content_got)] != 0) return WalkResult::Invalid;
+        }
+      }
+    }
+    // The CRC field, least significant octet first.
+    for (std::uint32_t k = std::max(content_got, crc_start); k < run_end; ++k) {
+      crc_value |= static_cast<std::uint32_t>(buffer[i + (k - content_got)]) << (8 * (k - crc_start));
+    }
+    content_got = run_end;
+    i += run;
   }
   end = i;
   if (crc && crc32c_finish(state) != crc_value) return WalkResult::Invalid;
@@ -100,7 +140,7 @@ std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffe
 
 SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                              const MarkerGrid& grid, bool crc, std::size_t from,
-                             std::uint32_t alignment) {
+                             std::uint32_t alignment, bool more_may_follow) {
   SearchResult result;
   if (grid.enabled()) {
     // RFC 5044 4.3: each marker points back at the header of the FPDU holding it, or is
@@ -125,12 +165,12 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
       }
       bool reached_end = false;
       const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, start, grid, crc, 2, reached_end);
-      if (valid >= 1 && (valid == 2 || reached_end)) {
+      if (valid == 2 || (valid == 1 && reached_end && !more_may_follow)) {
         result.kind = SearchResult::Kind::Found;
         result.start = start;
         return result;
       }
-      if (valid == 0 && reached_end) {
+      if (reached_end) {
         result.kind = SearchResult::Kind::NeedMore;
         result.start = start;
         return result;
@@ -142,13 +182,15 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
     return result;
   }
   // No markers: try every aligned index. With CRCs one valid FPDU followed by the start of
-  // another is evidence; without, a chain of three well-formed FPDUs is.
+  // another is evidence; without, a chain of three well-formed FPDUs is. A candidate that
+  // runs past the end of the buffer stops the search until it can be decided (deciding it
+  // costs nothing until then: its length is known from its header).
   const std::size_t needed = crc ? 2 : 3;
   for (std::size_t i = from; i + kUlpduLengthSize <= buffer.size(); ++i) {
     if (alignment < 4 && ((buffer_seq.value() + i) & 3u) != alignment) continue;
     bool reached_end = false;
     const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
-    if (valid == needed || (valid >= 1 && reached_end && crc)) {
+    if (valid == needed || (valid >= 1 && reached_end && crc && !more_may_follow)) {
       result.kind = SearchResult::Kind::Found;
       result.start = i;
       return result;

@@ -216,10 +216,19 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
 
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply) {
   std::vector<StartupIssue> issues;
+  // RFC 6581 10: an enhanced Request is answered with an enhanced Reply (accepting or
+  // rejecting), an unenhanced one with an unenhanced Reply.
   if (reply.s() && !request.s() && reply.revision >= 2) {
     issues.push_back({DiagId::StartupEnhancedMismatch,
                       "Reply has S=1 (IRD/ORD block) but the Request did not offer enhanced "
                       "connection establishment"});
+  } else if (request.s() && request.revision >= 2 && request.revision != kVendorRevision &&
+             reply.kind == FrameKind::Reply && !reply.s()) {
+    // (A Reply with an invalid key is judged by that alone.)
+    issues.push_back({DiagId::StartupEnhancedMismatch,
+                      fmt::format("Request offers enhanced connection establishment (S=1, Rev {}) "
+                                  "but the Reply (Rev {}) has S=0", request.revision,
+                                  reply.revision)});
   }
   if (!request.enhanced || !reply.enhanced) return issues;
   const EnhancedBlock& rq = *request.enhanced;
@@ -247,8 +256,10 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const S
     issues.push_back({DiagId::StartupNoNegotiationNotEchoed,
                       fmt::format("Initiator IRD 0x3FFF answered with Responder ORD {}", rp.ord)});
   }
-  // RFC 6581 9.1: "The responder MUST set its ORD at most to the initiator IRD."
-  if (!reply.r() && rq.ird != kNoNegotiation && rp.ord > rq.ird) {
+  // RFC 6581 9.1: "The responder MUST set its ORD at most to the initiator IRD." 0x3FFF on
+  // either side is "no negotiation", not a depth (the initiator leaves its IRD unchanged on
+  // a responder ORD of 0x3FFF). A reject may name the ORD it needs.
+  if (!reply.r() && rq.ird != kNoNegotiation && rp.ord != kNoNegotiation && rp.ord > rq.ird) {
     issues.push_back({DiagId::StartupInsufficientIrd,
                       fmt::format("Responder ORD {} exceeds Initiator IRD {}", rp.ord, rq.ird)});
   }

@@ -37,7 +37,10 @@ class FpduReader {
 
   // Consumes all of `data`, which continues the stream exactly where the previous call
   // ended. `frame` delivered it; `segment_start` is true when data[0] is the first payload
-  // octet of its TCP segment.
+  // octet of its TCP segment (false: `data` continues the segment of the previous call).
+  // An FPDU is `within_one_segment` unless a later segment (segment_start, or another
+  // frame) delivers some of its octets; it `starts_segment` when its first octet (its
+  // leading marker, if any) is data[0] of a push with segment_start.
   void push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
             FpduSink& sink);
 
@@ -47,15 +50,20 @@ class FpduReader {
   std::uint32_t bytes_needed() const;
 
   // True when some but not all octets of an FPDU (or its leading marker) have arrived.
-  bool in_fpdu() const { return state_ != State::Header || header_got_ != 0 || marker_got_ != 0; }
+  bool in_fpdu() const { return seen_any_octet_; }
 
   // Octets the capture does not hold: the FPDU in progress cannot be verified. The reader
   // skips to the next FPDU it can find: by the marker grid when markers are on (FPDUPTR),
-  // otherwise by a CRC- or structure-validated search. Returns nothing; reports via sink.
+  // otherwise by a CRC- or structure-validated search (fpdu_search.h), and then reports
+  // `capture.resynchronised`. The octets searched are replayed with the frames that
+  // delivered them. Reports via sink only when framing is found again. Only evidence later
+  // octets cannot refute is taken, so where the stream was cut does not matter (except
+  // that beyond 256 KiB without evidence the oldest half is dropped, unverified).
   void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink);
 
   // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
-  // framed and counted; `fpdu.not-judged-after-error` is said once, at the next FPDU.
+  // framed and counted; `fpdu.not-judged-after-error` is said once, at the first FPDU that
+  // begins after the error (the FPDU in which the error arose counts as judged).
   void stop_judging();
   bool judging() const { return judging_; }
   bool synchronised() const { return !lost_; }
@@ -81,8 +89,10 @@ class FpduReader {
   void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
              std::string message);
   // Resynchronisation after a gap (see fpdu_reader.cpp).
-  void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, FpduSink& sink);
+  void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+                 FpduSink& sink);
   bool try_resync(std::uint64_t frame, FpduSink& sink);
+  std::uint32_t marker_octets_within(std::uint32_t content_octets) const;
 
   FpduReaderConfig config_;
   MarkerGrid grid_;
@@ -103,6 +113,7 @@ class FpduReader {
   std::uint32_t crc_state_ = 0;
   bool pad_nonzero_ = false;
   bool seen_any_octet_ = false;  // of the current FPDU
+  bool fpdu_judged_ = true;      // judging_ when the current FPDU began
   FpduEvent current_;
   std::vector<MarkerFact> markers_;
   std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
@@ -111,12 +122,19 @@ class FpduReader {
   std::vector<std::uint8_t> ulpdu_;  // whole ULPDU, only with keep_ulpdu
 
   // Lost framing (after a gap): buffered octets since the gap ended, searched for the next
-  // FPDU start.
+  // FPDU start, with the frames that delivered them (replayed once framing is found).
+  struct LostChunk {
+    std::size_t index;  // into lost_buffer_
+    std::uint64_t frame;
+    bool segment_start;
+  };
   bool lost_ = false;
   std::vector<std::uint8_t> lost_buffer_;
-  TcpSeq lost_seq_;               // sequence number of lost_buffer_[0]
+  std::vector<LostChunk> lost_chunks_;
+  std::size_t lost_search_from_ = 0;  // candidates before this index are decided
+  TcpSeq lost_seq_;                   // sequence number of lost_buffer_[0]
   std::uint64_t lost_offset_ = 0;
-  std::uint64_t lost_frame_ = 0;  // frame of the gap
+  std::uint64_t gap_end_offset_ = 0;  // first octet after the last gap
 
   std::uint64_t fpdus_ = 0;
   std::uint64_t ulpdu_bytes_ = 0;

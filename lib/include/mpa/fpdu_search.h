@@ -22,16 +22,25 @@ struct SearchResult {
 // Searches `buffer` (whose first octet has sequence number `buffer_seq`) for the first
 // FPDU start at index >= `from`. With markers, starts come from FPDUPTRs on `grid`;
 // otherwise candidates are indices with `alignment` == (seq mod 4) (pass 4 or more to try
-// every index). NeedMore: a candidate could not yet be decided; `start` is where the search
-// should resume once more bytes have arrived.
+// every index). Evidence: two consecutive valid FPDUs with markers or CRCs, three without
+// either. NeedMore: a candidate could not yet be decided; `start` is where the search
+// should resume once more bytes have arrived (every candidate before it is decided).
+//
+// `more_may_follow` false (the buffer is all there is): one valid FPDU ending at the end of
+// the buffer (or followed by an incomplete one) is evidence too, with markers or CRCs.
+// True (a stream still arriving): only evidence later octets cannot refute counts, so the
+// result on a buffer never contradicts the result on a longer one (split invariance).
 SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                              const MarkerGrid& grid, bool crc, std::size_t from,
-                             std::uint32_t alignment);
+                             std::uint32_t alignment, bool more_may_follow = false);
 
 // Checks that `buffer` from `start` holds `count` consecutive well-formed FPDUs: CRC right
-// (when `crc`), markers where the grid puts them with the right FPDUPTR (when the grid is
-// enabled), zero pads. Returns how many were confirmed before the first bad one or the end
-// of the buffer; `complete` tells whether the last one checked was whole.
+// (when `crc`), markers where the grid puts them with zero reserved field and the right
+// FPDUPTR (when the grid is enabled; FPDUPTR compared modulo 2^16, low two bits ignored),
+// zero pads (only without `crc`: with CRCs a non-zero pad is a sender's warning, not
+// evidence against framing). Returns how many were confirmed before the first bad one or
+// the end of the buffer; `reached_end` tells whether the check stopped at the end of the
+// buffer (an FPDU ending exactly there, or one running past it).
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                               std::size_t start, const MarkerGrid& grid, bool crc,
                               std::size_t count, bool& reached_end);

@@ -24,10 +24,14 @@ constexpr std::uint32_t fpdu_length_without_markers(std::uint32_t ulpdu_length) 
   return kUlpduLengthSize + ulpdu_length + pad_length(ulpdu_length) + kCrcSize;
 }
 
-// MULPDU for an EMSS (RFC 5044 4.5), never below 128.
+// MULPDU for an EMSS (RFC 5044 4.5), never below 128:
+//   markers:    EMSS - (6 + 4 * Ceiling(EMSS / 512) + EMSS mod 4)
+//   no markers: EMSS - (6 + EMSS mod 4)
 constexpr std::uint32_t mulpdu(std::uint32_t emss, bool markers) {
   std::uint32_t overhead = 6 + emss % 4;
-  if (markers) overhead += kMarkerSize * ((emss + kMarkerInterval - 1) / kMarkerInterval);
+  if (markers) {
+    overhead += kMarkerSize * (emss / kMarkerInterval + (emss % kMarkerInterval != 0 ? 1 : 0));
+  }
   if (emss <= overhead + 128) return 128;
   return emss - overhead;
 }

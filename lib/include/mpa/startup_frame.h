@@ -85,6 +85,9 @@ class StartupFrameParser {
   // of the frame; the rest belongs to what follows).
   std::size_t push(std::span<const std::uint8_t> data);
   bool complete() const { return state_ == State::Done; }
+  // True once the 20-octet header is in: frame() then holds key, flags, Rev and PD_Length
+  // (so PD_Length > 512 can be judged without waiting for that much private data).
+  bool header_complete() const { return state_ != State::Header; }
   // Octets still needed to complete the frame (as far as known now).
   std::size_t bytes_needed() const;
   const StartupFrame& frame() const { return frame_; }
@@ -108,8 +111,9 @@ struct StartupIssue {
 // `expected` is the kind the sender's role calls for.
 std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected);
 
-// Rules between a Request and the Reply to it (RFC 6581 6, 9.1, 9.2). Only for an accepted
-// (R=0) Reply unless stated.
+// Rules between a Request and the Reply to it (RFC 6581 6, 9.1, 9.2, 10): enhanced (S)
+// echoed both ways, A echoed, a common RTR option (accepted Reply), 0x3FFF echoed, and
+// Responder ORD <= Initiator IRD (accepted Reply; 0x3FFF is "no negotiation", not a depth).
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply);
 
 // One-line description: "MPA Request Rev 2 M=0 C=1 IRD=16 ORD=8 PD_Length=4".

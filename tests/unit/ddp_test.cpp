@@ -1,0 +1,135 @@
+// Tests for the DDP/RDMAP header decoding (ddp.h; RFC 5041 4, RFC 5040 4) and recognition of
+// the RFC 6581 9.2 zero-length RTR messages.
+#include "mpa/ddp.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "test_streams.h"
+
+namespace mpa {
+namespace {
+
+using test::Bytes;
+using test::put_be32;
+
+// Untagged (RFC 5041 4.3): control, RDMAP control, reserved(4), QN, MSN, MO.
+Bytes untagged(std::uint8_t opcode, std::uint32_t queue, std::uint32_t msn, std::uint32_t mo,
+               std::uint8_t version = 1, bool last = true) {
+  Bytes out = {static_cast<std::uint8_t>((last ? 0x40 : 0) | version),
+               static_cast<std::uint8_t>(version << 6 | opcode), 0, 0, 0, 0};
+  put_be32(out, queue);
+  put_be32(out, msn);
+  put_be32(out, mo);
+  return out;
+}
+
+// Tagged (RFC 5041 4.2): control, RDMAP control, STag, TO (64 bits).
+Bytes tagged(std::uint8_t opcode, std::uint32_t stag, std::uint64_t to, std::uint8_t version = 1) {
+  Bytes out = {static_cast<std::uint8_t>(0x80 | 0x40 | version),
+               static_cast<std::uint8_t>(version << 6 | opcode)};
+  put_be32(out, stag);
+  put_be32(out, static_cast<std::uint32_t>(to >> 32));
+  put_be32(out, static_cast<std::uint32_t>(to));
+  return out;
+}
+
+// RDMA Read Request (RFC 5040 4.4) after its untagged header.
+Bytes read_request(std::uint32_t size) {
+  Bytes out = untagged(0x1, 1, 1, 0);
+  put_be32(out, 0x1111);      // sink STag
+  put_be32(out, 0);           // sink TO
+  put_be32(out, 0x2000);
+  put_be32(out, size);        // RDMA Read Message Size
+  put_be32(out, 0x2222);      // source STag
+  put_be32(out, 0);           // source TO
+  put_be32(out, 0x3000);
+  return out;
+}
+
+TEST(Ddp, DecodesRfc5044Figure5SendHeader) {
+  // RFC 5044 Figure 5: 41 43, reserved, queue 0, MSN 1, MO 0.
+  const Bytes ulpdu = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  const auto h = decode_ddp(ulpdu);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_FALSE(h->tagged);
+  EXPECT_TRUE(h->last);
+  EXPECT_EQ(h->ddp_version, 1);
+  EXPECT_EQ(h->rdmap_version, 1);
+  EXPECT_EQ(h->opcode, static_cast<std::uint8_t>(RdmapOpcode::Send));
+  EXPECT_EQ(h->queue, 0u);
+  EXPECT_EQ(h->msn, 1u);
+  EXPECT_EQ(h->mo, 0u);
+  EXPECT_EQ(h->header_size, kDdpUntaggedHeaderSize);
+}
+
+TEST(Ddp, DecodesUntaggedFields) {
+  const auto h = decode_ddp(untagged(0x7, 2, 0xA1B2C3D4, 0x01020304, 0, false));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_FALSE(h->last);
+  EXPECT_EQ(h->ddp_version, 0);
+  EXPECT_EQ(h->rdmap_version, 0);
+  EXPECT_EQ(h->opcode, static_cast<std::uint8_t>(RdmapOpcode::Terminate));
+  EXPECT_EQ(h->queue, 2u);
+  EXPECT_EQ(h->msn, 0xA1B2C3D4u);
+  EXPECT_EQ(h->mo, 0x01020304u);
+}
+
+TEST(Ddp, DecodesTaggedFields) {
+  const auto h = decode_ddp(tagged(0x0, 0xDEADBEEF, 0x0102030405060708ull));
+  ASSERT_TRUE(h.has_value());
+  EXPECT_TRUE(h->tagged);
+  EXPECT_TRUE(h->last);
+  EXPECT_EQ(h->opcode, static_cast<std::uint8_t>(RdmapOpcode::Write));
+  EXPECT_EQ(h->stag, 0xDEADBEEFu);
+  EXPECT_EQ(h->to, 0x0102030405060708ull);
+  EXPECT_EQ(h->header_size, kDdpTaggedHeaderSize);
+}
+
+TEST(Ddp, ShortUlpdusHaveNoHeader) {
+  EXPECT_FALSE(decode_ddp(Bytes{}).has_value());
+  EXPECT_FALSE(decode_ddp(Bytes{0x41}).has_value());
+  Bytes t = tagged(0, 1, 2);
+  t.pop_back();
+  EXPECT_FALSE(decode_ddp(t).has_value());
+  Bytes u = untagged(3, 0, 1, 0);
+  u.pop_back();
+  EXPECT_FALSE(decode_ddp(u).has_value());
+}
+
+TEST(Ddp, RecognisesZeroLengthSendRtr) {
+  EXPECT_EQ(classify_rtr(untagged(0x3, 0, 1, 0), 18), RtrKind::Send);
+  EXPECT_EQ(classify_rtr(untagged(0x5, 0, 1, 0), 18), RtrKind::Send);  // Send with SE
+  EXPECT_EQ(classify_rtr(untagged(0x3, 0, 1, 0), 19), RtrKind::None);  // carries data
+  EXPECT_EQ(classify_rtr(untagged(0x3, 1, 1, 0), 18), RtrKind::None);  // wrong queue
+}
+
+TEST(Ddp, RecognisesZeroLengthWriteRtr) {
+  EXPECT_EQ(classify_rtr(tagged(0x0, 0, 0), 14), RtrKind::Write);
+  EXPECT_EQ(classify_rtr(tagged(0x0, 0, 0), 15), RtrKind::None);
+  EXPECT_EQ(classify_rtr(tagged(0x2, 0, 0), 14), RtrKind::None);  // Read Response
+}
+
+TEST(Ddp, RecognisesZeroLengthReadRtr) {
+  EXPECT_EQ(classify_rtr(read_request(0), 46), RtrKind::Read);
+  EXPECT_EQ(classify_rtr(read_request(1), 46), RtrKind::None);  // reads something
+  Bytes wrong_queue = read_request(0);
+  wrong_queue[9] = 0;
+  EXPECT_EQ(classify_rtr(wrong_queue, 46), RtrKind::None);
+  // The head is too short to see the RDMA Read Message Size.
+  EXPECT_EQ(classify_rtr(std::span<const std::uint8_t>(read_request(0)).first(30), 46), RtrKind::None);
+}
+
+TEST(Ddp, OrdinaryMessagesAreNotRtrs) {
+  Bytes send = untagged(0x3, 0, 1, 0);
+  send.resize(18 + 100, 0);
+  EXPECT_EQ(classify_rtr(send, 118), RtrKind::None);
+  EXPECT_EQ(classify_rtr(untagged(0x7, 2, 1, 0), 18), RtrKind::None);  // Terminate
+  EXPECT_EQ(classify_rtr(untagged(0x1, 1, 1, 0), 18), RtrKind::None);  // truncated Read Request
+  EXPECT_EQ(classify_rtr(Bytes{}, 0), RtrKind::None);
+}
+
+}  // namespace
+}  // namespace mpa

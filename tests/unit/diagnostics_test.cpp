@@ -1,0 +1,127 @@
+// Tests for the diagnostics catalogue (diagnostics.h): every id the checker promises is there
+// exactly once, with the severity and RFC 5044 8 / RFC 6581 8 error code it must carry.
+#include "mpa/diagnostics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace mpa {
+namespace {
+
+struct Required {
+  std::string_view name;
+  Severity severity;
+  std::uint8_t error_code;
+};
+
+using enum Severity;
+
+// Code 4 (invalid startup frame) is always an error; codes 6 and 7 (RFC 6581 8) too.
+constexpr Required kRequired[] = {
+    {"startup.key-invalid", Error, 4},
+    {"startup.unexpected-request", Error, 4},
+    {"startup.unexpected-reply", Error, 4},
+    {"startup.pd-length-too-large", Error, 4},
+    {"startup.pd-length-mismatch", Error, 4},
+    {"startup.revision-unsupported", Error, 4},
+    {"startup.revision-0", Note, 0},
+    {"startup.revision-2", Note, 0},
+    {"startup.vendor-revision", Note, 0},
+    {"startup.reserved-bits-set", Warning, 0},
+    {"startup.reject-bit-in-request", Warning, 0},
+    {"startup.connection-rejected", Note, 0},
+    {"startup.enhanced-data-missing", Error, 4},
+    {"startup.no-matching-rtr", Error, 7},
+    {"startup.insufficient-ird", Error, 6},
+    {"startup.streaming-prefix", Note, 0},
+    {"startup.no-reply", Note, 0},
+    {"startup.private-data-over-256", Note, 0},
+    {"fpdu.crc-mismatch", Error, 2},
+    {"fpdu.pad-nonzero", Warning, 0},
+    {"fpdu.ulpdu-length-too-large", Warning, 0},
+    {"fpdu.ulpdu-length-zero", Note, 0},
+    {"fpdu.exceeds-mulpdu", Note, 0},
+    {"fpdu.not-segment-aligned", Note, 0},
+    {"fpdu.rtr-missing", Error, 7},
+    {"marker.fpduptr-mismatch", Error, 3},
+    {"marker.reserved-nonzero", Warning, 0},
+    {"marker.fpduptr-low-bits", Warning, 0},
+    {"connection.lost-mid-fpdu", Error, 1},
+    {"connection.closed", Note, 1},
+    {"capture.gap", Note, 0},
+    {"capture.truncated", Note, 0},
+    {"capture.startup-not-seen", Note, 0},
+    {"capture.parameters-inferred", Note, 0},
+};
+
+TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {
+  for (const Required& required : kRequired) {
+    SCOPED_TRACE(std::string(required.name));
+    std::size_t seen = 0;
+    for (const DiagnosticInfo& entry : catalogue()) {
+      if (entry.name != required.name) continue;
+      ++seen;
+      EXPECT_EQ(entry.severity, required.severity) << to_string(entry.severity);
+      EXPECT_EQ(entry.error_code, required.error_code);
+    }
+    EXPECT_EQ(seen, 1u);
+  }
+}
+
+TEST(Diagnostics, RetransmissionMismatchIsAnError) {
+  const auto id = find_diagnostic("tcp.retransmission-mismatch");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(info(*id).severity, Severity::Error);
+}
+
+TEST(Diagnostics, FindDiagnosticRoundTripsEveryEntry) {
+  ASSERT_EQ(catalogue().size(), static_cast<std::size_t>(DiagId::kCount));
+  for (const DiagnosticInfo& entry : catalogue()) {
+    SCOPED_TRACE(std::string(entry.name));
+    const auto id = find_diagnostic(entry.name);
+    ASSERT_TRUE(id.has_value());
+    EXPECT_EQ(*id, entry.id);
+    EXPECT_EQ(info(*id).name, entry.name);
+    EXPECT_EQ(&info(entry.id), &entry);
+  }
+}
+
+TEST(Diagnostics, FindDiagnosticRejectsUnknownAndNearMissNames) {
+  EXPECT_FALSE(find_diagnostic("").has_value());
+  EXPECT_FALSE(find_diagnostic("crc-mismatch").has_value());
+  EXPECT_FALSE(find_diagnostic("fpdu.crc-mismatch ").has_value());
+  EXPECT_FALSE(find_diagnostic("FPDU.CRC-MISMATCH").has_value());
+}
+
+TEST(Diagnostics, EveryEntryNamesItsAreaCitesAnRfcAndExplainsItself) {
+  std::set<std::string_view> names;
+  for (const DiagnosticInfo& entry : catalogue()) {
+    SCOPED_TRACE(std::string(entry.name));
+    EXPECT_TRUE(names.insert(entry.name).second);
+    // "area.what-went-wrong": lower case, one dot, no spaces.
+    EXPECT_EQ(std::count(entry.name.begin(), entry.name.end(), '.'), 1);
+    EXPECT_EQ(entry.name.find(' '), std::string_view::npos);
+    EXPECT_TRUE(std::none_of(entry.name.begin(), entry.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; }));
+    EXPECT_TRUE(entry.rfc.starts_with("RFC "));
+    EXPECT_FALSE(entry.summary.empty());
+    // An RFC error code ends MPA: codes 2-7 are errors (code 1 also names a clean close).
+    if (entry.error_code >= 2) {
+      EXPECT_EQ(entry.severity, Severity::Error);
+    }
+  }
+}
+
+TEST(Diagnostics, SeveritiesHaveNames) {
+  EXPECT_EQ(to_string(Severity::Note), "note");
+  EXPECT_EQ(to_string(Severity::Warning), "warning");
+  EXPECT_EQ(to_string(Severity::Error), "error");
+}
+
+}  // namespace
+}  // namespace mpa

@@ -1,0 +1,639 @@
+// Tests for the FPDU reader (fpdu_reader.h; RFC 5044 4.1-4.4, 6, 8): the RFC's own example
+// FPDUs, split invariance, exact bytes_needed(), every finding the reader gives, and
+// resynchronisation after a gap. Streams come from the independent builder in
+// test_streams.h.
+#include "mpa/fpdu_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "test_streams.h"
+
+namespace mpa {
+namespace {
+
+using test::Bytes;
+using test::BuiltFpdu;
+using test::FpduFaults;
+using test::FpduStreamBuilder;
+using test::RecordedFpdu;
+using test::RecordingSink;
+using test::read_in_pieces;
+using test::reader_config;
+
+using Names = std::vector<std::string>;
+
+// What the reader must say about a built FPDU.
+RecordedFpdu expected_event(const BuiltFpdu& f, bool crc, bool keep_ulpdu, bool judged = true) {
+  RecordedFpdu r{};
+  r.start_seq = f.start_seq;
+  r.header_seq = f.header_seq;
+  r.start_offset = f.start;
+  r.ulpdu_length = f.ulpdu_length;
+  r.pad_length = static_cast<std::uint8_t>(f.pad_length);
+  r.wire_length = f.wire_length;
+  r.leading_marker = f.leading_marker;
+  for (const test::BuiltMarker& m : f.markers) {
+    r.markers.push_back({m.seq, m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr});
+  }
+  r.crc_status = !crc ? CrcStatus::NotChecked
+                      : (f.crc_sent == f.crc_correct ? CrcStatus::Good : CrcStatus::Bad);
+  r.crc_received = f.crc_sent;
+  r.crc_computed = crc ? f.crc_correct : 0;
+  r.judged = judged;
+  r.ulpdu_head.assign(f.ulpdu.begin(),
+                      f.ulpdu.begin() + std::min<std::size_t>(f.ulpdu.size(), FpduReader::kUlpduHeadSize));
+  if (keep_ulpdu) r.ulpdu = f.ulpdu;
+  return r;
+}
+
+// bytes_needed() before octet `p` of the stream is taken, from the builder's record.
+std::uint32_t expected_bytes_needed(const FpduStreamBuilder& b, std::size_t p) {
+  for (const BuiltFpdu& f : b.fpdus()) {
+    if (p < f.start || p >= f.end()) continue;
+    if (p < f.header + 2) return static_cast<std::uint32_t>(f.header + 2 - p);
+    return static_cast<std::uint32_t>(f.end() - p);
+  }
+  return b.marker_at(b.seq_at(p)) ? 6 : 2;  // the next FPDU's header (and leading marker)
+}
+
+// RFC 5044 Figure 5, the first FPDU of a stream with markers.
+const Bytes kFigure5 = {
+    0x00, 0x00, 0x00, 0x00,  // marker
+    0x00, 0x2a,              // ULPDU_Length 42
+    0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // DDP/RDMAP, reserved, queue 0
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,              // MSN 1, MO 0
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // Send data
+    0x52, 0x23, 0x99, 0x83,  // CRC32c
+};
+
+// RFC 5044 Figure 6, from octet 0x1ec: the second FPDU, holding the marker at 0x200.
+const Bytes kFigure6 = {
+    0x00, 0x2a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // 0x1ec
+    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,                          // MSN 2, MO 0
+    0x00, 0x00, 0x00, 0x14,                                                  // 0x200: marker
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 0x204
+    0x84, 0x92, 0x58, 0x98,                                                  // 0x21c: CRC32c
+};
+
+TEST(FpduReader, ReadsRfc5044Figure5WithCrcGood) {
+  RecordingSink sink;
+  FpduReader reader(reader_config(7000, true, true));
+  reader.push(kFigure5, 1, true, sink);
+  ASSERT_EQ(sink.fpdus.size(), 1u);
+  const RecordedFpdu& f = sink.fpdus[0];
+  EXPECT_TRUE(f.leading_marker);
+  EXPECT_EQ(f.start_seq, 7000u);
+  EXPECT_EQ(f.header_seq, 7004u);
+  EXPECT_EQ(f.ulpdu_length, 42);
+  EXPECT_EQ(f.pad_length, 0);
+  EXPECT_EQ(f.wire_length, 52u);
+  EXPECT_EQ(f.crc_status, CrcStatus::Good);
+  EXPECT_EQ(f.crc_received, 0x83992352u);
+  ASSERT_EQ(f.markers.size(), 1u);
+  EXPECT_EQ(f.markers[0].seq, 7000u);
+  EXPECT_EQ(f.markers[0].fpdu_ptr, 0);
+  EXPECT_EQ(f.ulpdu_head, Bytes(kFigure5.begin() + 6, kFigure5.end() - 4));
+  EXPECT_TRUE(sink.findings.empty()) << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(reader.fpdus(), 1u);
+  EXPECT_EQ(reader.ulpdu_bytes(), 42u);
+  EXPECT_EQ(reader.crc_failures(), 0u);
+}
+
+TEST(FpduReader, BuilderReproducesRfc5044Figures5And6) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  builder.add(test::ddp_send(1, 24));
+  EXPECT_EQ(builder.bytes(), kFigure5);
+
+  FpduStreamBuilder second({.start_seq = 0, .markers = true, .crc = true});
+  second.add_random(482, 6);  // "the first FPDU ... had a length of 492 octets"
+  ASSERT_EQ(second.bytes().size(), 0x1ecu);
+  second.add(test::ddp_send(2, 24));
+  EXPECT_EQ(Bytes(second.bytes().begin() + 0x1ec, second.bytes().end()), kFigure6);
+}
+
+TEST(FpduReader, ReadsRfc5044Figure6WithCrcGood) {
+  FpduStreamBuilder builder({.start_seq = 0x10000, .markers = true, .crc = true});
+  builder.add_random(482, 6);
+  Bytes stream = builder.bytes();
+  stream.insert(stream.end(), kFigure6.begin(), kFigure6.end());
+
+  RecordingSink sink;
+  FpduReader reader(reader_config(0x10000, true, true));
+  reader.push(stream, 1, true, sink);
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.fpdus[0].crc_status, CrcStatus::Good);
+  const RecordedFpdu& f = sink.fpdus[1];
+  EXPECT_FALSE(f.leading_marker);
+  EXPECT_EQ(f.header_seq, 0x10000u + 0x1ec);
+  EXPECT_EQ(f.ulpdu_length, 42);
+  EXPECT_EQ(f.wire_length, 52u);
+  EXPECT_EQ(f.crc_status, CrcStatus::Good);
+  EXPECT_EQ(f.crc_received, 0x98589284u);
+  ASSERT_EQ(f.markers.size(), 1u);
+  EXPECT_EQ(f.markers[0].seq, 0x10000u + 0x200);
+  EXPECT_EQ(f.markers[0].fpdu_ptr, 0x14);
+  EXPECT_EQ(f.markers[0].expected_fpdu_ptr, 0x14);
+  // The ULPDU handed on has the marker taken out.
+  EXPECT_EQ(f.ulpdu_head, test::ddp_send(2, 24));
+  EXPECT_TRUE(sink.findings.empty()) << testing::PrintToString(sink.finding_names());
+}
+
+// ---- split invariance
+
+struct StreamCase {
+  bool markers;
+  bool crc;
+  std::uint32_t start_seq;
+};
+
+std::string describe(const StreamCase& c) {
+  return testing::PrintToString(c.markers) + " markers, " + testing::PrintToString(c.crc) +
+         " crc, start " + std::to_string(c.start_seq);
+}
+
+FpduStreamBuilder mixed_stream(const StreamCase& c) {
+  FpduStreamBuilder builder({.start_seq = c.start_seq, .markers = c.markers, .crc = c.crc});
+  std::uint32_t seed = 1;
+  for (const std::size_t size : {0u, 1u, 2u, 3u, 510u, 1442u, 4096u, 65535u, 1442u, 1442u, 3u,
+                                 1442u, 0u, 510u, 1442u, 1442u, 1442u, 2u, 1u}) {
+    builder.add_random(size, seed++);
+  }
+  return builder;
+}
+
+const StreamCase kStreamCases[] = {
+    {false, false, 1000},       {false, true, 1000},       {true, false, 1000},
+    {true, true, 1000},         {true, true, 0xFFFF0000u}, {false, true, 0xFFFFFFF0u},
+    {true, false, 0xFFFFFE00u}, {true, true, 0xFFFFFFFEu},
+};
+
+TEST(FpduReader, ReadsEveryFpduOfMixedStreamsAsBuilt) {
+  for (const StreamCase& c : kStreamCases) {
+    SCOPED_TRACE(describe(c));
+    const FpduStreamBuilder builder = mixed_stream(c);
+    const RecordingSink sink = read_in_pieces(reader_config(c.start_seq, c.markers, c.crc, true),
+                                              builder.bytes(), {});
+    ASSERT_EQ(sink.fpdus.size(), builder.fpdus().size());
+    for (std::size_t i = 0; i < sink.fpdus.size(); ++i) {
+      EXPECT_EQ(sink.fpdus[i], expected_event(builder.fpdus()[i], c.crc, true)) << "FPDU " << i;
+    }
+    // The 65535-octet ULPDU is larger than any MULPDU; nothing else is wrong.
+    EXPECT_EQ(sink.finding_names(), Names{"fpdu.ulpdu-length-too-large"});
+  }
+}
+
+TEST(FpduReader, SameEventsWholeByteByByteRandomSplitsAnd1448OctetPieces) {
+  for (const StreamCase& c : kStreamCases) {
+    SCOPED_TRACE(describe(c));
+    const FpduStreamBuilder builder = mixed_stream(c);
+    const Bytes& stream = builder.bytes();
+    const FpduReaderConfig config = reader_config(c.start_seq, c.markers, c.crc, true);
+    const RecordingSink whole = read_in_pieces(config, stream, {});
+    ASSERT_EQ(whole.fpdus.size(), builder.fpdus().size());
+    const std::vector<std::vector<std::size_t>> splits = {
+        test::every(1, stream.size()), test::every(1448, stream.size()),
+        test::random_cuts(stream.size(), 50, 1), test::random_cuts(stream.size(), 500, 2),
+        test::random_cuts(stream.size(), 5000, 3)};
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      SCOPED_TRACE("split " + std::to_string(k));
+      const RecordingSink pieces = read_in_pieces(config, stream, splits[k]);
+      EXPECT_EQ(pieces.fpdus, whole.fpdus);
+      EXPECT_EQ(pieces.findings, whole.findings);
+    }
+  }
+}
+
+TEST(FpduReader, ReportsExactBytesNeeded) {
+  for (const StreamCase& c : kStreamCases) {
+    SCOPED_TRACE(describe(c));
+    const FpduStreamBuilder builder = mixed_stream(c);
+    const Bytes& stream = builder.bytes();
+    RecordingSink sink;
+    FpduReader reader(reader_config(c.start_seq, c.markers, c.crc));
+    for (std::size_t p = 0; p < stream.size(); ++p) {
+      ASSERT_EQ(reader.bytes_needed(), expected_bytes_needed(builder, p)) << "at octet " << p;
+      reader.push(std::span<const std::uint8_t>(&stream[p], 1), 1, false, sink);
+    }
+    EXPECT_EQ(reader.bytes_needed(), expected_bytes_needed(builder, stream.size()));
+    EXPECT_FALSE(reader.in_fpdu());
+    EXPECT_EQ(reader.fpdus(), builder.fpdus().size());
+  }
+}
+
+TEST(FpduReader, BytesNeededCompletesTheUnitWhenPushedInOnePiece) {
+  // Feeding exactly bytes_needed() octets each time ends each FPDU on a push boundary.
+  const FpduStreamBuilder builder = mixed_stream({true, true, 0xFFFFFF00u});
+  const Bytes& stream = builder.bytes();
+  RecordingSink sink;
+  FpduReader reader(reader_config(0xFFFFFF00u, true, true));
+  std::size_t at = 0;
+  std::size_t pushes = 0;
+  while (at < stream.size()) {
+    const std::size_t n = reader.bytes_needed();
+    reader.push(std::span<const std::uint8_t>(stream).subspan(at, n), ++pushes, true, sink);
+    at += n;
+    EXPECT_EQ(reader.in_fpdu(), sink.fpdus.size() < builder.fpdus().size() &&
+                                    builder.fpdus()[sink.fpdus.size()].start < at);
+  }
+  EXPECT_EQ(at, stream.size());
+  EXPECT_EQ(pushes, 2 * builder.fpdus().size());  // header, then the rest
+}
+
+TEST(FpduReader, InFpduOnceTheLeadingMarkerHasArrived) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  builder.add_random(100, 1);
+  RecordingSink sink;
+  FpduReader reader(reader_config(0, true, true));
+  EXPECT_FALSE(reader.in_fpdu());
+  reader.push(std::span<const std::uint8_t>(builder.bytes()).first(4), 1, true, sink);
+  EXPECT_TRUE(reader.in_fpdu());
+  EXPECT_EQ(reader.bytes_needed(), 2u);
+}
+
+// ---- markers
+
+TEST(FpduReader, MarkersAcrossTheSequenceWrapPointAtTheirHeaders) {
+  const std::uint32_t start = 0xFFFFFC00u;
+  FpduStreamBuilder builder({.start_seq = start, .markers = true, .crc = true});
+  for (int i = 0; i < 6; ++i) builder.add_random(1442, static_cast<std::uint32_t>(i));
+  ASSERT_LT(builder.next_seq(), start);  // the stream wrapped
+  const RecordingSink sink = read_in_pieces(reader_config(start, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 6u);
+  bool crossed = false;
+  for (const RecordedFpdu& f : sink.fpdus) {
+    EXPECT_EQ(f.crc_status, CrcStatus::Good);
+    for (const test::RecordedMarker& m : f.markers) {
+      EXPECT_EQ(static_cast<std::uint32_t>(m.seq - start) % 512, 0u);
+      EXPECT_EQ(m.fpdu_ptr, m.expected_fpdu_ptr);
+      if (m.expected_fpdu_ptr != 0 && m.seq < f.header_seq) crossed = true;  // header before 2^32
+    }
+  }
+  EXPECT_TRUE(crossed);
+  EXPECT_TRUE(sink.findings.empty()) << testing::PrintToString(sink.finding_names());
+}
+
+TEST(FpduReader, GridOriginCanDifferFromTheStartOfReading) {
+  // A reader started mid-stream (inferred parameters) on a grid laid down earlier.
+  FpduStreamBuilder builder({.start_seq = 5000, .markers = true, .crc = true, .grid_origin = 5000 - 128});
+  builder.add_random(1442, 1);
+  builder.add_random(700, 2);
+  FpduReaderConfig config = reader_config(5000, true, true);
+  config.grid_origin = TcpSeq(5000 - 128);
+  config.grid_origin_set = true;
+  const RecordingSink sink = read_in_pieces(config, builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.fpdus[0], expected_event(builder.fpdus()[0], true, false));
+  EXPECT_EQ(sink.fpdus[1], expected_event(builder.fpdus()[1], true, false));
+  EXPECT_TRUE(sink.findings.empty());
+}
+
+// ---- findings
+
+FpduStreamBuilder four_fpdus(bool markers, bool crc, std::size_t faulty, const FpduFaults& faults,
+                             std::size_t size = 1442) {
+  FpduStreamBuilder builder({.start_seq = 100, .markers = markers, .crc = crc});
+  for (std::size_t i = 0; i < 4; ++i) {
+    builder.add_random(size, static_cast<std::uint32_t>(i), i == faulty ? faults : FpduFaults{});
+  }
+  return builder;
+}
+
+TEST(FpduReader, CrcMismatchIsCode2AtTheFpduThenOneNotJudgedNoteAndNothingMore) {
+  FpduStreamBuilder builder({.start_seq = 100, .markers = true, .crc = true});
+  builder.add_random(1442, 1);
+  builder.add_random(1442, 2, {.bad_crc = true});
+  builder.add_random(1442, 3, {.bad_crc = true, .pad_value = 0, .marker_reserved = 1});
+  builder.add_random(1441, 4, {.pad_value = 7});
+  builder.add_random(70000 - 65536, 5, {.fpdu_ptr_delta = 4});
+  const RecordingSink sink = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 5u);
+  EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[1].header_seq);
+  EXPECT_EQ(sink.findings[0].offset, builder.fpdus()[1].header);
+  EXPECT_EQ(info(sink.findings[0].id).error_code, 2);
+  EXPECT_EQ(sink.findings[1].seq, builder.fpdus()[2].header_seq);
+  EXPECT_EQ(sink.fpdus[1].crc_status, CrcStatus::Bad);
+  EXPECT_TRUE(sink.fpdus[0].judged);
+  EXPECT_TRUE(sink.fpdus[1].judged);  // the FPDU with the error was judged
+  EXPECT_FALSE(sink.fpdus[2].judged);
+  EXPECT_FALSE(sink.fpdus[4].judged);
+  EXPECT_EQ(sink.fpdus[2].crc_status, CrcStatus::Bad);  // still computed, not judged
+}
+
+TEST(FpduReader, FindingsAboutAnFpduWithLeadingMarkerNameItsHeaderBySeqAndOffset) {
+  FpduStreamBuilder builder({.start_seq = 0xFFFFFFFCu, .markers = true, .crc = true});
+  builder.add_random(1, 1, {.bad_crc = true, .pad_value = 9});
+  builder.add_random(1, 2);
+  ASSERT_TRUE(builder.fpdus()[0].leading_marker);
+  const RecordingSink sink = read_in_pieces(reader_config(0xFFFFFFFCu, true, true), builder.bytes(), {});
+  EXPECT_EQ(sink.finding_names(),
+            (Names{"fpdu.pad-nonzero", "fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(sink.findings[i].seq, 0u);  // the header, right after the marker (and the wrap)
+    EXPECT_EQ(sink.findings[i].offset, 4u);
+  }
+  EXPECT_EQ(sink.findings[2].seq, builder.fpdus()[1].header_seq);
+  EXPECT_EQ(sink.findings[2].offset, builder.fpdus()[1].header);
+}
+
+TEST(FpduReader, CrcIsNotCheckedWhenNotNegotiated) {
+  const FpduStreamBuilder builder = four_fpdus(true, false, 1, {.bad_crc = true});
+  const RecordingSink sink = read_in_pieces(reader_config(100, true, false), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  for (const RecordedFpdu& f : sink.fpdus) EXPECT_EQ(f.crc_status, CrcStatus::NotChecked);
+  EXPECT_TRUE(sink.findings.empty());
+}
+
+TEST(FpduReader, NonZeroPadIsAWarningThatDoesNotEndJudgement) {
+  const FpduStreamBuilder builder = four_fpdus(false, true, 1, {.pad_value = 0x80}, 1441);
+  const RecordingSink sink = read_in_pieces(reader_config(100, false, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.pad-nonzero"});
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[1].header_seq);
+  EXPECT_EQ(sink.fpdus[1].crc_status, CrcStatus::Good);  // the pad is inside the CRC
+  EXPECT_TRUE(sink.fpdus[3].judged);
+}
+
+TEST(FpduReader, UlpduLengthAboveEveryMulpduIsAWarning) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
+  builder.add_random(65506, 1);  // IPv6's largest MULPDU: fine (RFC 5044 4.5)
+  builder.add_random(65474, 2);  // Linux loopback, MTU 65536: fine
+  builder.add_random(65507, 3);
+  builder.add_random(100, 4);
+  const RecordingSink sink = read_in_pieces(reader_config(0, false, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.ulpdu-length-too-large"});
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[2].header_seq);
+  EXPECT_EQ(sink.findings[0].offset, builder.fpdus()[2].header);
+  EXPECT_TRUE(sink.fpdus[3].judged);
+}
+
+TEST(FpduReader, WithMarkersTheLargestMulpduIsSmaller) {
+  // RFC 5044 4.5: EMSS 65515 - (6 + 4 * 128 + 3) = 64994.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  builder.add_random(64994, 1);
+  builder.add_random(64995, 2);
+  const RecordingSink sink = read_in_pieces(reader_config(0, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.ulpdu-length-too-large"});
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[1].header_seq);
+}
+
+TEST(FpduReader, MarkerPointingElsewhereIsCode3AtTheMarker) {
+  const FpduStreamBuilder builder = four_fpdus(true, true, 1, {.fpdu_ptr_delta = 8});
+  const RecordingSink sink = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  EXPECT_EQ(sink.finding_names(), (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
+  const test::BuiltMarker& bad = builder.fpdus()[1].markers.front();
+  EXPECT_EQ(sink.findings[0].seq, bad.seq);
+  EXPECT_EQ(sink.findings[0].offset, bad.index);
+  EXPECT_EQ(info(sink.findings[0].id).error_code, 3);
+  // The note comes at the next FPDU, not at the one holding the bad marker.
+  EXPECT_EQ(sink.findings[1].seq, builder.fpdus()[2].header_seq);
+  EXPECT_TRUE(sink.fpdus[1].judged);
+  EXPECT_FALSE(sink.fpdus[2].judged);
+}
+
+TEST(FpduReader, LeadingMarkerMustBeZero) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  builder.add_random(20, 1, {.leading_fpdu_ptr = 0x10});
+  builder.add_random(20, 2);
+  const RecordingSink sink = read_in_pieces(reader_config(0, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.finding_names(), (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
+  EXPECT_EQ(sink.findings[0].seq, 0u);
+}
+
+TEST(FpduReader, MarkerReservedFieldIsAWarningPerMarker) {
+  const FpduStreamBuilder builder = four_fpdus(true, true, 2, {.marker_reserved = 0x0100});
+  const RecordingSink sink = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  const std::size_t markers = builder.fpdus()[2].markers.size();
+  ASSERT_GE(markers, 2u);
+  EXPECT_EQ(sink.finding_names(), Names(markers, "marker.reserved-nonzero"));
+  for (std::size_t i = 0; i < markers; ++i) {
+    EXPECT_EQ(sink.findings[i].seq, builder.fpdus()[2].markers[i].seq);
+  }
+  EXPECT_TRUE(sink.fpdus[3].judged);
+}
+
+TEST(FpduReader, FpduptrLowBitsAreAWarningAndTreatedAsZero) {
+  const FpduStreamBuilder builder = four_fpdus(true, true, 1, {.fpdu_ptr_or = 0x0002});
+  const RecordingSink sink = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  const std::size_t markers = builder.fpdus()[1].markers.size();
+  EXPECT_EQ(sink.finding_names(), Names(markers, "marker.fpduptr-low-bits"));
+  EXPECT_TRUE(sink.fpdus[3].judged);
+}
+
+TEST(FpduReader, StopJudgingSaysSoOnceAtTheNextFpdu) {
+  const FpduStreamBuilder builder = four_fpdus(false, true, 99, {}, 100);
+  RecordingSink sink;
+  FpduReader reader(reader_config(100, false, true));
+  const std::span<const std::uint8_t> stream = builder.bytes();
+  reader.push(stream.first(builder.fpdus()[1].start + 10), 1, true, sink);
+  reader.stop_judging();  // e.g. the analyzer found the RTR missing (RFC 6581 5)
+  reader.stop_judging();
+  EXPECT_FALSE(reader.judging());
+  reader.push(stream.subspan(builder.fpdus()[1].start + 10), 2, true, sink);
+  ASSERT_EQ(sink.fpdus.size(), 4u);
+  EXPECT_TRUE(sink.fpdus[1].judged);
+  EXPECT_FALSE(sink.fpdus[2].judged);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.not-judged-after-error"});
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[2].header_seq);
+}
+
+// ---- segment facts and the ULPDU
+
+TEST(FpduReader, TellsWhichFpdusStartAndFitInOneSegment) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  for (int i = 0; i < 4; ++i) builder.add_random(200, static_cast<std::uint32_t>(i));
+  const std::span<const std::uint8_t> s = builder.bytes();
+  const auto& f = builder.fpdus();
+  RecordingSink sink;
+  FpduReader reader(reader_config(0, true, true));
+  reader.push(s.subspan(0, f[1].start + 20), 1, true, sink);            // A, half of B
+  reader.push(s.subspan(f[1].start + 20, f[2].end() - f[1].start - 20), 2, true, sink);  // B, C
+  reader.push(s.subspan(f[3].start, 30), 3, true, sink);                // D in two pieces of
+  reader.push(s.subspan(f[3].start + 30), 3, false, sink);              // the same segment
+  ASSERT_EQ(sink.segment_facts.size(), 4u);
+  const auto& a = sink.segment_facts[0];
+  const auto& b = sink.segment_facts[1];
+  const auto& c = sink.segment_facts[2];
+  const auto& d = sink.segment_facts[3];
+  EXPECT_TRUE(a.starts_segment && a.within_one_segment);
+  EXPECT_TRUE(!b.starts_segment && !b.within_one_segment);
+  EXPECT_TRUE(!c.starts_segment && c.within_one_segment);
+  EXPECT_TRUE(d.starts_segment && d.within_one_segment);
+  EXPECT_EQ(b.first_frame, 1u);
+  EXPECT_EQ(b.last_frame, 2u);
+  EXPECT_EQ(d.first_frame, 3u);
+  EXPECT_EQ(d.last_frame, 3u);
+}
+
+TEST(FpduReader, KeepUlpduGivesTheUlpduWithMarkersRemoved) {
+  FpduStreamBuilder builder({.start_seq = 77, .markers = true, .crc = true});
+  builder.add_random(3000, 1);
+  builder.add_random(5, 2);
+  ASSERT_GE(builder.fpdus()[0].markers.size(), 6u);
+  const RecordingSink kept = read_in_pieces(reader_config(77, true, true, true), builder.bytes(),
+                                            test::every(1448, builder.bytes().size()));
+  ASSERT_EQ(kept.fpdus.size(), 2u);
+  EXPECT_EQ(kept.fpdus[0].ulpdu, builder.fpdus()[0].ulpdu);
+  EXPECT_EQ(kept.fpdus[1].ulpdu, builder.fpdus()[1].ulpdu);
+  EXPECT_EQ(kept.fpdus[0].ulpdu_head, Bytes(builder.fpdus()[0].ulpdu.begin(),
+                                           builder.fpdus()[0].ulpdu.begin() + 64));
+
+  const RecordingSink not_kept = read_in_pieces(reader_config(77, true, true, false), builder.bytes(), {});
+  EXPECT_TRUE(not_kept.fpdus[0].ulpdu.empty());
+  EXPECT_EQ(not_kept.fpdus[1].ulpdu_head, builder.fpdus()[1].ulpdu);
+}
+
+// ---- gaps
+
+struct GapCase {
+  bool markers;
+  bool crc;
+};
+
+struct GapRun {
+  std::unique_ptr<FpduReader> reader;
+  RecordingSink sink;
+  std::vector<std::size_t> piece_starts;  // piece k (frame 3 + k) starts here
+};
+
+// Feeds the stream up to `gap_at` (frame 1), loses `gap` octets (frame 2), feeds the rest in
+// 1448-octet pieces (frames 3, 4, ...).
+GapRun read_with_gap(const FpduStreamBuilder& builder, const FpduReaderConfig& config,
+                     std::size_t gap_at, std::size_t gap) {
+  GapRun run{std::make_unique<FpduReader>(config), {}, {}};
+  const std::span<const std::uint8_t> s = builder.bytes();
+  run.reader->push(s.first(gap_at), 1, true, run.sink);
+  run.reader->on_gap(gap, 2, run.sink);
+  std::uint64_t frame = 3;
+  for (std::size_t at = gap_at + gap; at < s.size(); at += 1448) {
+    run.piece_starts.push_back(at);
+    run.reader->push(s.subspan(at, std::min<std::size_t>(1448, s.size() - at)), frame++, true, run.sink);
+  }
+  return run;
+}
+
+TEST(FpduReader, ResynchronisesAfterAGapByMarkersAndByCrc) {
+  for (const GapCase& g : {GapCase{true, true}, GapCase{true, false}, GapCase{false, true}}) {
+    SCOPED_TRACE(testing::Message() << "markers " << g.markers << " crc " << g.crc);
+    FpduStreamBuilder builder({.start_seq = 0xFFFF8000u, .markers = g.markers, .crc = g.crc});
+    for (std::uint32_t i = 0; i < 120; ++i) builder.add_random(i % 7 == 3 ? 300 : 1442, i);
+    const auto& f = builder.fpdus();
+    const std::size_t gap_at = f[5].start + 700;  // inside FPDU 5
+    const std::size_t gap = 3000;
+    // The first FPDU wholly after the gap.
+    std::size_t first = 0;
+    while (f[first].start < gap_at + gap) ++first;
+
+    const GapRun run = read_with_gap(builder, reader_config(0xFFFF8000u, g.markers, g.crc), gap_at, gap);
+    const RecordingSink& sink = run.sink;
+    const std::vector<std::size_t>& piece_starts = run.piece_starts;
+    EXPECT_TRUE(run.reader->synchronised());
+    EXPECT_EQ(sink.finding_names(), Names{"capture.resynchronised"});
+    ASSERT_FALSE(sink.findings.empty());
+    EXPECT_EQ(sink.findings[0].seq, f[first].start_seq);
+    EXPECT_EQ(sink.findings[0].offset, f[first].start);
+    EXPECT_NE(sink.findings[0].message.find(std::to_string(f[first].start - gap_at - gap) + " octets after the gap"),
+              std::string::npos) << sink.findings[0].message;
+    // FPDUs 0-4 before the gap; then every FPDU from `first` on, as built.
+    ASSERT_EQ(sink.fpdus.size(), 5 + f.size() - first);
+    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(sink.fpdus[i], expected_event(f[i], g.crc, false));
+    for (std::size_t i = first; i < f.size(); ++i) {
+      const std::size_t k = 5 + i - first;
+      EXPECT_EQ(sink.fpdus[k], expected_event(f[i], g.crc, false)) << "FPDU " << i;
+      // Each FPDU replayed after the search names the frame that completed it.
+      const std::size_t last_octet = f[i].end() - 1;
+      const std::size_t piece = static_cast<std::size_t>(
+          std::upper_bound(piece_starts.begin(), piece_starts.end(), last_octet) - piece_starts.begin());
+      EXPECT_EQ(sink.segment_facts[k].last_frame, 2 + piece) << "FPDU " << i;
+    }
+    EXPECT_EQ(run.reader->offset(), builder.bytes().size());
+  }
+}
+
+// Feeds the stream up to `gap_at`, loses `gap` octets, then feeds the rest cut at `cuts`.
+RecordingSink read_around_gap(const FpduStreamBuilder& builder, const FpduReaderConfig& config,
+                              std::size_t gap_at, std::size_t gap, const std::vector<std::size_t>& cuts) {
+  RecordingSink sink;
+  FpduReader reader(config);
+  const std::span<const std::uint8_t> s = builder.bytes();
+  reader.push(s.first(gap_at), 1, true, sink);
+  reader.on_gap(gap, 2, sink);
+  std::size_t at = gap_at + gap;
+  for (std::size_t cut : cuts) {
+    if (cut <= at || cut >= s.size()) continue;
+    reader.push(s.subspan(at, cut - at), 3, true, sink);
+    at = cut;
+  }
+  reader.push(s.subspan(at), 3, true, sink);
+  return sink;
+}
+
+TEST(FpduReader, ResynchronisationDoesNotDependOnHowTheStreamIsCut) {
+  // After the gap: FPDU 3 is valid but FPDU 4 is not. Fed so that FPDU 3 ends a piece, a
+  // search content with "one valid FPDU reaching the end of what has arrived" would take
+  // FPDU 3; fed whole, FPDU 4 refutes it. Either way the reader must resynchronise at 5.
+  for (const GapCase& g : {GapCase{true, true}, GapCase{false, true}}) {
+    SCOPED_TRACE(testing::Message() << "markers " << g.markers);
+    FpduStreamBuilder builder({.start_seq = 40, .markers = g.markers, .crc = g.crc});
+    for (std::uint32_t i = 0; i < 70; ++i) builder.add_random(1442, i, {.bad_crc = i == 4});
+    const auto& f = builder.fpdus();
+    const std::size_t gap_at = f[2].start + 100;
+    const FpduReaderConfig config = reader_config(40, g.markers, g.crc);
+    const RecordingSink whole = read_around_gap(builder, config, gap_at, 50, {});
+    const RecordingSink at_fpdu_end = read_around_gap(builder, config, gap_at, 50, {f[3].end(), f[4].end()});
+    const RecordingSink small = read_around_gap(builder, config, gap_at, 50, test::every(97, builder.bytes().size()));
+    EXPECT_EQ(whole.finding_names(), Names{"capture.resynchronised"});
+    ASSERT_FALSE(whole.findings.empty());
+    EXPECT_EQ(whole.findings[0].seq, f[5].start_seq);
+    EXPECT_EQ(at_fpdu_end.findings, whole.findings);
+    EXPECT_EQ(at_fpdu_end.fpdus, whole.fpdus);
+    EXPECT_EQ(small.findings, whole.findings);
+    EXPECT_EQ(small.fpdus, whole.fpdus);
+    EXPECT_EQ(whole.fpdus.size(), 2 + f.size() - 5);
+  }
+}
+
+TEST(FpduReader, GapDropsTheFpduInProgressWithoutFindings) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
+  for (std::uint32_t i = 0; i < 3; ++i) builder.add_random(1000, i);
+  RecordingSink sink;
+  FpduReader reader(reader_config(0, false, true));
+  reader.push(std::span<const std::uint8_t>(builder.bytes()).first(500), 1, true, sink);
+  EXPECT_TRUE(reader.in_fpdu());
+  reader.on_gap(100, 2, sink);
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_FALSE(reader.in_fpdu());
+  EXPECT_EQ(reader.bytes_needed(), 1u);
+  EXPECT_EQ(reader.position(), TcpSeq(600));
+  EXPECT_EQ(reader.offset(), 600u);
+  EXPECT_TRUE(sink.findings.empty());
+  EXPECT_TRUE(sink.fpdus.empty());
+}
+
+TEST(FpduReader, AfterAnErrorTheResynchronisedStreamIsStillNotJudged) {
+  FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
+  builder.add_random(1442, 0, {.bad_crc = true});
+  for (std::uint32_t i = 1; i < 20; ++i) builder.add_random(1442, i, {.bad_crc = i == 10});
+  const GapRun run = read_with_gap(builder, reader_config(0, true, true), builder.fpdus()[3].start + 5, 2000);
+  const RecordingSink& sink = run.sink;
+  EXPECT_EQ(sink.finding_names(),
+            (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error", "capture.resynchronised"}));
+  for (std::size_t i = 1; i < sink.fpdus.size(); ++i) EXPECT_FALSE(sink.fpdus[i].judged);
+}
+
+}  // namespace
+}  // namespace mpa
