@@ -36,6 +36,11 @@ constexpr std::size_t kKeyPrefixSize = 9;  // "MPA ID Re"
 constexpr std::size_t kEarlyBufferLimit = 256u << 10;
 constexpr std::size_t kPendingFindingsLimit = 256;
 
+// Stream offset of an FPDU's ULPDU_Length field (after its leading marker, if any).
+std::uint64_t header_offset(const FpduEvent& fpdu) {
+  return fpdu.start_offset + fpdu.header_seq.distance_from(fpdu.start_seq);
+}
+
 struct ConnectionKey {
   Endpoint low;
   Endpoint high;
@@ -620,14 +625,21 @@ struct Analyzer::Impl {
                             std::all_of(bytes.begin(), bytes.begin() + kMarkerSize,
                                         [](std::uint8_t b) { return b == 0; });
     if (zero_start) {
+      // Frame the held octets both ways; the reading that frames further is the sender's.
+      // (Without CRCs a zero marker also reads as an empty FPDU, so one FPDU decides
+      // nothing: compare the chains.)
       bool with_end = false;
       bool without_end = false;
       const bool crc = s.reader_config.crc;
-      const std::size_t with = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(s.held.seq), crc, 1, with_end);
-      const std::size_t without = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(), crc, 1, without_end);
-      if (with == 0 && without == 0 && with_end && !final && bytes.size() < kProbeLimit) return;
-      if (with == 0 && without == 0 && without_end && !final && bytes.size() < kProbeLimit) return;
-      unexpected = with == 1 && without == 0;
+      const std::size_t with = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(s.held.seq), crc, SIZE_MAX, with_end);
+      const std::size_t without = count_valid_fpdus(bytes, s.held.seq, 0, MarkerGrid(), crc, SIZE_MAX, without_end);
+      // reached_end: the reading is still consistent (it only ran out of octets).
+      if (with_end && without_end && !final && bytes.size() < kProbeLimit) return;
+      if (with_end != without_end) {
+        unexpected = with_end && with >= 1;
+      } else {
+        unexpected = with > without;
+      }
     }
     FpduReaderConfig config = s.reader_config;
     if (unexpected) {
@@ -795,6 +807,15 @@ struct Analyzer::Impl {
         }
         break;
       case Phase::Startup:
+        if (s.parser && s.parser->header_complete()) {
+          // What the header alone shows is still reported (e.g. a PD_Length above 512).
+          const FrameKind expected = c.request_done ? FrameKind::Reply : FrameKind::Request;
+          for (StartupIssue& issue : check_startup_frame(s.parser->frame(), expected)) {
+            if (info(issue.id).severity != Severity::Note) {
+              emit(c, s.index, issue.id, frame, s.frame_seq, s.frame_offset, std::move(issue.message));
+            }
+          }
+        }
         if (s.parser && s.parser->consumed() > 0) {
           emit(c, s.index, DiagId::ConnectionLostMidStartup, frame, seq, offset,
                fmt::format("connection {} at seq {} inside a startup frame ({} more octets were due)",
@@ -822,7 +843,7 @@ struct Analyzer::Impl {
     if (!header) {
       if (fpdu.judged && !s.said_too_short) {
         s.said_too_short = true;
-        emit(c, s.index, DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+        emit(c, s.index, DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
              fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
                          "(first of this direction)", fpdu.ulpdu_length, fpdu.header_seq.value(),
                          (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged"));
@@ -835,7 +856,7 @@ struct Analyzer::Impl {
       const int expected = c.summary.request->revision == 0 ? 0 : 1;
       if (header->ddp_version != expected || header->rdmap_version != expected) {
         s.said_ddp_version = true;
-        emit(c, s.index, DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+        emit(c, s.index, DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
              fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
                          header->ddp_version, header->rdmap_version, c.summary.request->revision, expected));
       }
@@ -866,10 +887,10 @@ struct Analyzer::Impl {
     std::string blame = blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})", blamed->frame,
                                              blamed->seq.value())
                                : std::string();
-    emit(c, s.index, DiagId::RdmapTerminate, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+    emit(c, s.index, DiagId::RdmapTerminate, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
          fmt::format("{} sent a Terminate: {}{}", to_string(c.direction_of(s.index)), describe(*t), blame));
     if (t->siw_layout) {
-      emit(c, s.index, DiagId::RdmapTerminateEncoding, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+      emit(c, s.index, DiagId::RdmapTerminateEncoding, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
            fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
                        "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
                        fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
@@ -915,7 +936,7 @@ struct Analyzer::Impl {
       default: break;
     }
     if (!disagreement.empty()) {
-      emit(c, s.index, DiagId::RdmapTerminateDisagrees, fpdu.last_frame, fpdu.header_seq, fpdu.start_offset,
+      emit(c, s.index, DiagId::RdmapTerminateDisagrees, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
            fmt::format("Terminate MPA error {} ({}): {}", *code, mpa_error_name(*code), disagreement));
     }
   }
@@ -1019,7 +1040,7 @@ void Analyzer::Impl::Side::on_fpdu(const FpduEvent& fpdu) {
   if (fpdu.judged) {
     if (fpdu.ulpdu_length == 0) {
       impl.emit(c, index, DiagId::FpduUlpduLengthZero, fpdu.last_frame, fpdu.header_seq,
-                fpdu.start_offset, fmt::format("FPDU at seq {} has ULPDU_Length 0", fpdu.header_seq.value()));
+                header_offset(fpdu), fmt::format("FPDU at seq {} has ULPDU_Length 0", fpdu.header_seq.value()));
     }
     // MULPDU from the MSS the receiver announced (RFC 5044 4.5).
     const Side& receiver = c.sides[1 - index];
@@ -1028,7 +1049,7 @@ void Analyzer::Impl::Side::on_fpdu(const FpduEvent& fpdu) {
       if (fpdu.ulpdu_length > limit) {
         said_mulpdu = true;
         impl.emit(c, index, DiagId::FpduExceedsMulpdu, fpdu.last_frame, fpdu.header_seq,
-                  fpdu.start_offset,
+                  header_offset(fpdu),
                   fmt::format("ULPDU_Length {} exceeds the MULPDU {} that the peer's MSS {} allows "
                               "(first of this direction)", fpdu.ulpdu_length, limit, *receiver.mss));
       }
@@ -1037,7 +1058,7 @@ void Analyzer::Impl::Side::on_fpdu(const FpduEvent& fpdu) {
         (!receiver.mss || fpdu.wire_length <= *receiver.mss)) {
       said_alignment = true;
       impl.emit(c, index, DiagId::FpduNotSegmentAligned, fpdu.last_frame, fpdu.header_seq,
-                fpdu.start_offset,
+                header_offset(fpdu),
                 fmt::format("FPDU at seq {} ({} octets on the wire) spans TCP segments "
                             "(first of this direction)", fpdu.header_seq.value(), fpdu.wire_length));
     }
@@ -1049,7 +1070,7 @@ void Analyzer::Impl::Side::on_fpdu(const FpduEvent& fpdu) {
                       (kind == RtrKind::Read && c.rtr_request.read_rtr && c.rtr_reply.read_rtr);
       if (!ok) {
         impl.emit(c, index, DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq,
-                  fpdu.start_offset,
+                  header_offset(fpdu),
                   fmt::format("peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length "
                               "{}) is {}", fpdu.ulpdu_length,
                               kind == RtrKind::None ? "not a zero-length RTR message"

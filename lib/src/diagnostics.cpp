@@ -43,7 +43,7 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {StartupEnhancedDataMissing, "startup.enhanced-data-missing", Error, "RFC 6581 6", 4,
      "S=1 but the private data is too short for the 4-octet IRD/ORD block"},
     {StartupEnhancedMismatch, "startup.enhanced-mismatch", Error, "RFC 6581 6", 0,
-     "Reply uses enhanced connection establishment the Request did not offer"},
+     "Request and Reply disagree on enhanced connection establishment (S bit / IRD-ORD block)"},
     {StartupRtrFlagsWithoutP2p, "startup.rtr-flags-without-p2p", Warning, "RFC 6581 9.2", 0,
      "RTR flags B/C/D set while A (peer-to-peer) is 0"},
     {StartupP2pMismatch, "startup.p2p-mismatch", Error, "RFC 6581 9.2", 0,

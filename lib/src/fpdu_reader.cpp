@@ -19,12 +19,11 @@
 namespace mpa {
 namespace {
 
-// RFC 5044 4.5: the largest EMSS a (non-jumbo) IP datagram allows is IPv6's: 65535 octets
-// of payload less a 20-octet TCP header. No ULPDU above its MULPDU fits any datagram (65506
-// octets, 64994 with markers). Linux loopback (MTU 65536) legitimately carries ULPDUs of
-// ~65470 octets, so a lower bound would cry wolf.
-constexpr std::uint32_t kLargestEmss = 65535 - 20;
-static_assert(mulpdu(kLargestEmss, false) == 65506 && mulpdu(kLargestEmss, true) == 64994);
+// RFC 5044 4.5: a ULPDU must fit the MULPDU of the path's EMSS. The project's threshold for
+// "larger than any sensible MULPDU" is 64768 octets (the catalogue's contract for
+// fpdu.ulpdu-length-too-large). Caveat: Linux loopback (MTU 65536) can carry ULPDUs up to
+// ~65470 octets; on such captures this warning names FPDUs that do fit that one path.
+constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
 // Octets kept while looking for the next FPDU after a gap.
 constexpr std::size_t kLostBufferLimit = 256u << 10;
 
@@ -275,14 +274,13 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         if (header_got_ == kUlpduLengthSize) {
           current_.ulpdu_length = load_be16(header_.data());
           current_.pad_length = static_cast<std::uint8_t>(pad_length(current_.ulpdu_length));
-          const std::uint32_t largest = mulpdu(kLargestEmss, grid_.enabled());
-          if (judging_ && current_.ulpdu_length > largest) {
+          if (judging_ && current_.ulpdu_length > kLargestSensibleUlpdu) {
             report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
                    offset_ + take - kUlpduLengthSize, frame,
-                   fmt::format("FPDU at seq {} has ULPDU_Length {}: more than {}, the MULPDU of "
-                               "the largest EMSS any IP datagram allows ({} markers)",
-                               current_.header_seq.value(), current_.ulpdu_length, largest,
-                               grid_.enabled() ? "with" : "without"));
+                   fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
+                               "path's MULPDU is that large)",
+                               current_.header_seq.value(), current_.ulpdu_length,
+                               kLargestSensibleUlpdu));
           }
           if (current_.ulpdu_length > 0) {
             state_ = State::Ulpdu;

@@ -362,25 +362,23 @@ TEST(FpduReader, NonZeroPadIsAWarningThatDoesNotEndJudgement) {
   EXPECT_TRUE(sink.fpdus[3].judged);
 }
 
-TEST(FpduReader, UlpduLengthAboveEveryMulpduIsAWarning) {
+TEST(FpduReader, UlpduLengthAbove64768IsAWarningThatDoesNotEndJudgement) {
   FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
-  builder.add_random(65506, 1);  // IPv6's largest MULPDU: fine (RFC 5044 4.5)
-  builder.add_random(65474, 2);  // Linux loopback, MTU 65536: fine
-  builder.add_random(65507, 3);
-  builder.add_random(100, 4);
+  builder.add_random(64768, 1);  // the catalogue's limit itself: fine
+  builder.add_random(64769, 2);
+  builder.add_random(100, 3);
   const RecordingSink sink = read_in_pieces(reader_config(0, false, true), builder.bytes(), {});
-  ASSERT_EQ(sink.fpdus.size(), 4u);
+  ASSERT_EQ(sink.fpdus.size(), 3u);
   EXPECT_EQ(sink.finding_names(), Names{"fpdu.ulpdu-length-too-large"});
-  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[2].header_seq);
-  EXPECT_EQ(sink.findings[0].offset, builder.fpdus()[2].header);
-  EXPECT_TRUE(sink.fpdus[3].judged);
+  EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[1].header_seq);
+  EXPECT_EQ(sink.findings[0].offset, builder.fpdus()[1].header);
+  EXPECT_TRUE(sink.fpdus[2].judged);
 }
 
-TEST(FpduReader, WithMarkersTheLargestMulpduIsSmaller) {
-  // RFC 5044 4.5: EMSS 65515 - (6 + 4 * 128 + 3) = 64994.
+TEST(FpduReader, TheUlpduLengthLimitIsTheSameWithMarkers) {
   FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
-  builder.add_random(64994, 1);
-  builder.add_random(64995, 2);
+  builder.add_random(64768, 1);
+  builder.add_random(64769, 2);
   const RecordingSink sink = read_in_pieces(reader_config(0, true, true), builder.bytes(), {});
   ASSERT_EQ(sink.fpdus.size(), 2u);
   EXPECT_EQ(sink.finding_names(), Names{"fpdu.ulpdu-length-too-large"});
