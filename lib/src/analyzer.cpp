@@ -925,7 +925,13 @@ struct Analyzer::Impl {
         break;
       case 6:
         if (!(peer.codes_seen & (1u << 6))) {
-          disagreement = "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+          const auto& reply = c.summary.reply;
+          const bool no_negotiation = reply && reply->enhanced &&
+                                      (reply->enhanced->ord == kNoNegotiation || reply->enhanced->ird == kNoNegotiation);
+          disagreement = no_negotiation
+                             ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
+                               "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a depth"
+                             : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
         }
         break;
       case 7:
