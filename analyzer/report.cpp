@@ -13,8 +13,9 @@ void Collector::on_finding(const Finding& finding) {
     return;
   }
   ConnectionReport& c = open_[finding.connection];
-  if (c.findings.size() < kMaxStoredFindings) {
+  if (c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture) {
     c.findings.push_back(finding);
+    ++stored_;
   } else {
     ++c.findings_not_stored;
   }

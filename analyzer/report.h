@@ -45,7 +45,8 @@ struct Totals {
 };
 Totals totals(const std::vector<CaptureReport>& captures);
 
-inline constexpr std::size_t kMaxStoredFindings = 10000;
+inline constexpr std::size_t kMaxStoredFindings = 10000;            // per connection
+inline constexpr std::size_t kMaxStoredFindingsPerCapture = 200000;  // bounds memory
 
 // Collects the events of one capture into a CaptureReport.
 class Collector : public EventSink {
@@ -60,6 +61,7 @@ class Collector : public EventSink {
  private:
   CaptureReport& report_;
   bool list_fpdus_ = false;
+  std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;
 };
 

@@ -672,9 +672,13 @@ struct Analyzer::Impl {
 
   static bool ddp_plausible(std::span<const std::uint8_t> buffer, TcpSeq seq, std::size_t start,
                             const MarkerGrid& grid) {
-    // The first octets after ULPDU_Length (markers skipped) carry DDP and RDMAP versions.
+    // The first octets after ULPDU_Length (markers skipped) carry DDP and RDMAP versions;
+    // a ULPDU too short for a DDP header (all-zero data frames as empty FPDUs) is no evidence.
     std::size_t i = start;
     if (grid.is_marker_at(seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+    if (i + kUlpduLengthSize > buffer.size()) return false;
+    const std::uint32_t ulpdu_length = static_cast<std::uint32_t>(buffer[i] << 8 | buffer[i + 1]);
+    if (ulpdu_length < kDdpTaggedHeaderSize) return false;
     i += kUlpduLengthSize;
     if (grid.is_marker_at(seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
     if (i + 2 > buffer.size()) return false;
