@@ -113,6 +113,7 @@ struct Analyzer::Impl {
     std::optional<FpduReader> reader;
     HeldBytes held;  // AwaitReply: early initiator bytes; Inferring/Probing: bytes under study
     FpduReaderConfig reader_config;
+    bool unjudged = false;  // an error ended judgement before the reader existed
     bool said_early = false;
     bool said_responder_first = false;
     bool said_mulpdu = false;
@@ -539,7 +540,10 @@ struct Analyzer::Impl {
     start_full_operation(c, init, init.held.seq, init.held.offset, f.m(), crc, false);
     start_full_operation(c, s, after, after_offset, request.m(), crc, false);
     // Errors of RFC 6581 (codes 6, 7) in the Reply end judgement of the Responder's side.
-    if (has_rfc_code(issues, 6) || has_rfc_code(issues, 7)) s.reader->stop_judging();
+    if (has_rfc_code(issues, 6) || has_rfc_code(issues, 7)) {
+      s.unjudged = true;  // the reader may not exist yet (Probing)
+      if (s.reader) s.reader->stop_judging();
+    }
     // Replay what the Initiator sent too early.
     HeldBytes early = std::move(init.held);
     init.held.clear();
@@ -649,6 +653,7 @@ struct Analyzer::Impl {
       s.stats.markers = true;
     }
     s.reader.emplace(config);
+    if (s.unjudged) s.reader->stop_judging();
     s.phase = Phase::FullOperation;
     HeldBytes held = std::move(s.held);
     s.held.clear();
