@@ -154,13 +154,14 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
       if (ptr == 0) {
         start = m;
       } else {
-        if (ptr > m || m - ptr < from) continue;
+        // `from` says which markers were already judged; the FPDU a later marker points
+        // into may begin before it (split invariance: the octets are still in the buffer).
+        if (ptr > m) continue;
         start = m - ptr;
         // A header right after a marker position belongs to an FPDU with a leading marker.
         if (start >= kMarkerSize &&
             grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(start - kMarkerSize))) {
           start -= kMarkerSize;
-          if (start < from) continue;
         }
       }
       bool reached_end = false;
