@@ -114,6 +114,7 @@ struct Analyzer::Impl {
     HeldBytes held;  // AwaitReply: early initiator bytes; Inferring/Probing: bytes under study
     FpduReaderConfig reader_config;
     bool unjudged = false;  // an error ended judgement before the reader existed
+    std::size_t next_inference_at = 4096;  // held octets at the next inference attempt
     bool said_early = false;
     bool said_responder_first = false;
     bool said_mulpdu = false;
@@ -719,7 +720,10 @@ struct Analyzer::Impl {
 
   void try_inference(Connection& c, Side& s, std::uint64_t frame, bool final) {
     const std::size_t size = s.held.bytes.size();
-    if (!final && size < options.inference_window && size < 4096) return;
+    // Try at 4 KiB, then each time the held octets double (not at every segment: the
+    // search is linear in the held octets), and at the window's end.
+    if (!final && size < options.inference_window && size < s.next_inference_at) return;
+    s.next_inference_at = std::max<std::size_t>(4096, size * 2);
     const auto h = infer(s.held.bytes, s.held.seq, final || size >= options.inference_window);
     if (!h) {
       if (final || size >= options.inference_window) {
