@@ -15,7 +15,8 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
   if (!is_supported_link_type(link)) {
     result.ok = false;
     result.error = fmt::format("{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
-                               "raw IP, BSD loopback)", reader.path(), link);
+                               "raw IP, BSD loopback)",
+                               reader.path() == "-" ? std::string("<stdin>") : reader.path(), link);
     analyzer.finish(0);
     return result;
   }

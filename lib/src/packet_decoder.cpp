@@ -271,7 +271,9 @@ void FrameDecoder::decode_ipv6(std::size_t offset) {
       case kProtoFragment:
       case kProtoAh:
         break;
-      default:  // ESP (50, nothing readable behind it), no next header (59), UDP, ICMPv6, ...
+      case kProtoEsp:  // encrypted: nothing readable behind it
+        return not_tcp();
+      default:  // no next header (59), UDP, ICMPv6, ...
         return not_tcp();
     }
     // Every extension header handled here is at least 8 bytes and starts with

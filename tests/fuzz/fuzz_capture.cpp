@@ -1,0 +1,88 @@
+// Fuzz target: the whole pipeline. The fuzzer's bytes are a pcap or pcapng file, read by
+// CaptureReader (libpcap) from a memfd, decoded (link, IP, TCP) and analyzed to the end.
+// A file that cannot be read must say so with a message naming the file; records before
+// the unreadable one are still analyzed.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "fuzz_support.h"
+#include "mpa/analyzer.h"
+#include "mpa/capture_reader.h"
+#include "mpa/diagnostics.h"
+#include "mpa/pipeline.h"
+
+namespace {
+
+class CountingSink : public mpa::EventSink {
+ public:
+  void on_finding(const mpa::Finding& f) override {
+    MPA_FUZZ_CHECK(static_cast<std::size_t>(f.id) < static_cast<std::size_t>(mpa::DiagId::kCount),
+                   "finding id outside the catalogue");
+    ++findings;
+  }
+  void on_connection_end(const mpa::ConnectionSummary&) override { ++ends; }
+  std::uint64_t findings = 0;
+  std::uint64_t ends = 0;
+};
+
+int capture_fd() {
+  static const int fd = [] {
+    const int created = memfd_create("mpa-fuzz-capture", 0);
+    if (created < 0) {
+      std::perror("memfd_create");
+      std::abort();
+    }
+    return created;
+  }();
+  return fd;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const int fd = capture_fd();
+  if (ftruncate(fd, 0) != 0) std::abort();
+  std::size_t written = 0;
+  while (written < size) {
+    const ssize_t n = pwrite(fd, data + written, size - written, static_cast<off_t>(written));
+    if (n <= 0) std::abort();
+    written += static_cast<std::size_t>(n);
+  }
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+
+  std::string error;
+  auto reader = mpa::CaptureReader::open(path, error);
+  if (!reader) {
+    MPA_FUZZ_CHECK(error.find(path) != std::string::npos, "open error does not name the file");
+    return 0;
+  }
+  CountingSink sink;
+  mpa::AnalyzerOptions options;
+  // Small ceilings so that fuzzed captures reach them.
+  options.max_connections = 8;
+  options.reassembly.max_buffered_bytes = 64u << 10;
+  options.inference_window = 16u << 10;
+  mpa::Analyzer analyzer(options, sink);
+  std::uint64_t progress_calls = 0;
+  const mpa::PipelineResult result =
+      mpa::run_pipeline(*reader, analyzer, [&progress_calls](const mpa::CaptureReader& r) {
+        ++progress_calls;
+        MPA_FUZZ_CHECK(r.file_size() == 0 || r.bytes_read() <= r.file_size(), "read beyond the file");
+      });
+  if (!result.ok) {
+    MPA_FUZZ_CHECK(result.error.find(path) != std::string::npos, "read error does not name the file");
+  }
+  MPA_FUZZ_CHECK(result.stats.tcp_segments + result.stats.other_frames +
+                         result.stats.malformed_frames + result.stats.ip_fragments ==
+                     result.stats.frames,
+                 "frames counted twice or not at all");
+  MPA_FUZZ_CHECK(sink.ends == analyzer.mpa_connections(), "an MPA connection never ended");
+  return 0;
+}
