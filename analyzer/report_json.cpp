@@ -77,59 +77,66 @@ ordered_json startup_json(const StartupFrame& f) {
 
 }  // namespace
 
-void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
-  ordered_json root;
-  root["version"] = 1;
-  root["captures"] = ordered_json::array();
-  for (const CaptureReport& cap : captures) {
-    ordered_json jc;
-    jc["file"] = cap.file;
-    jc["frames"] = cap.result.stats.frames;
-    jc["complete"] = cap.result.ok;
-    if (!cap.result.ok) jc["error"] = cap.result.error;
-    jc["tcp_connections"] = cap.tcp_connections;
-    jc["connections"] = ordered_json::array();
-    for (const ConnectionReport& c : cap.connections) {
-      const ConnectionSummary& s = c.summary;
-      ordered_json j;
-      j["id"] = s.id;
-      j["initiator"] = to_string(s.initiator);
-      j["responder"] = to_string(s.responder);
-      j["revision"] = s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
-      j["startup_seen"] = s.startup_seen;
-      if (s.request) j["request"] = startup_json(*s.request);
-      if (s.reply) j["reply"] = startup_json(*s.reply);
-      j["directions"] = {{"initiator", direction_json(s.direction(Direction::Initiator))},
-                         {"responder", direction_json(s.direction(Direction::Responder))}};
-      auto micros = [](std::uint64_t from, std::uint64_t to) {
-        return from && to && to >= from ? ordered_json((to - from) / 1000) : ordered_json(nullptr);
-      };
-      j["startup_latency_us"] = {{"request_to_reply", micros(s.request_ns, s.reply_ns)},
-                                 {"reply_to_first_fpdu", micros(s.reply_ns, s.first_fpdu_ns)}};
-      j["findings"] = ordered_json::array();
-      for (const Finding& f : c.findings) j["findings"].push_back(finding_json(f, true));
-      j["findings_not_listed"] = c.findings_not_stored;
-      if (!c.fpdus.empty()) {
-        ordered_json fpdus = ordered_json::array();
-        for (const FpduRecord& r : c.fpdus) {
-          fpdus.push_back({{"frame", r.frame}, {"direction", to_string(r.direction)},
-                           {"tcp_seq", r.seq.value()}, {"ulpdu_length", r.ulpdu_length},
-                           {"crc", to_string(r.crc)}, {"markers", r.markers}});
-        }
-        j["fpdus"] = std::move(fpdus);
-      }
-      jc["connections"].push_back(std::move(j));
+ordered_json connection_json(const ConnectionReport& c) {
+  const ConnectionSummary& s = c.summary;
+  ordered_json j;
+  j["id"] = s.id;
+  j["initiator"] = to_string(s.initiator);
+  j["responder"] = to_string(s.responder);
+  j["revision"] = s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
+  j["startup_seen"] = s.startup_seen;
+  if (s.request) j["request"] = startup_json(*s.request);
+  if (s.reply) j["reply"] = startup_json(*s.reply);
+  j["directions"] = {{"initiator", direction_json(s.direction(Direction::Initiator))},
+                     {"responder", direction_json(s.direction(Direction::Responder))}};
+  auto micros = [](std::uint64_t from, std::uint64_t to) {
+    return from && to && to >= from ? ordered_json((to - from) / 1000) : ordered_json(nullptr);
+  };
+  j["startup_latency_us"] = {{"request_to_reply", micros(s.request_ns, s.reply_ns)},
+                             {"reply_to_first_fpdu", micros(s.reply_ns, s.first_fpdu_ns)}};
+  j["findings"] = ordered_json::array();
+  for (const Finding& f : c.findings) j["findings"].push_back(finding_json(f, true));
+  j["findings_not_listed"] = c.findings_not_stored;
+  if (!c.fpdus.empty()) {
+    ordered_json fpdus = ordered_json::array();
+    for (const FpduRecord& r : c.fpdus) {
+      fpdus.push_back({{"frame", r.frame}, {"direction", to_string(r.direction)},
+                       {"tcp_seq", r.seq.value()}, {"ulpdu_length", r.ulpdu_length},
+                       {"crc", to_string(r.crc)}, {"markers", r.markers}});
     }
-    jc["findings"] = ordered_json::array();
-    for (const Finding& f : cap.capture_findings) jc["findings"].push_back(finding_json(f, false));
-    root["captures"].push_back(std::move(jc));
+    j["fpdus"] = std::move(fpdus);
+  }
+  return j;
+}
+
+// The document is written one connection at a time, so the report never holds more than
+// one connection's JSON in memory (a capture may carry hundreds of thousands of findings).
+void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
+  out << "{\n\"version\": 1,\n\"captures\": [";
+  for (std::size_t i = 0; i < captures.size(); ++i) {
+    const CaptureReport& cap = captures[i];
+    ordered_json head;
+    head["file"] = cap.file;
+    head["frames"] = cap.result.stats.frames;
+    head["complete"] = cap.result.ok;
+    if (!cap.result.ok) head["error"] = cap.result.error;
+    head["tcp_connections"] = cap.tcp_connections;
+    std::string text = head.dump();
+    text.pop_back();  // the closing brace: connections and findings follow
+    out << (i ? ",\n" : "\n") << text << ",\n\"connections\": [";
+    for (std::size_t k = 0; k < cap.connections.size(); ++k) {
+      out << (k ? ",\n" : "\n") << connection_json(cap.connections[k]).dump(1);
+    }
+    ordered_json findings = ordered_json::array();
+    for (const Finding& f : cap.capture_findings) findings.push_back(finding_json(f, false));
+    out << "],\n\"findings\": " << findings.dump(1) << "}";
   }
   const Totals t = totals(captures);
-  root["summary"] = {{"connections", t.connections},
-                     {"errors", t.by_severity[2]},
-                     {"warnings", t.by_severity[1]},
-                     {"notes", t.by_severity[0]}};
-  out << root.dump(2) << '\n';
+  const ordered_json summary = {{"connections", t.connections},
+                                {"errors", t.by_severity[2]},
+                                {"warnings", t.by_severity[1]},
+                                {"notes", t.by_severity[0]}};
+  out << "],\n\"summary\": " << summary.dump() << "\n}\n";
 }
 
 void write_catalogue_json(std::ostream& out) {

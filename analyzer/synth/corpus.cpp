@@ -134,7 +134,8 @@ void add_revisions(std::vector<Scenario>& out) {
   const std::pair<const char*, MessageKind> rtrs[] = {{"send", MessageKind::SendRtr},
                                                       {"write", MessageKind::WriteRtr},
                                                       {"read", MessageKind::ReadRtr}};
-  for (const auto& [word, kind] : rtrs) {
+  for (const auto& [word, rtr] : rtrs) {
+    const MessageKind kind = rtr;  // clang 14 cannot capture a structured binding
     out.push_back(
         valid(fmt::format("valid-rev2-p2p-{}-rtr", word),
               fmt::format("Rev 2 peer-to-peer: Request offers all RTRs, Reply accepts {0}; the "

@@ -112,6 +112,16 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
   return WalkResult::Valid;
 }
 
+// ULPDU_Length at `at` announces at least a tagged DDP header, whose control octets carry a
+// DDP version (0 or 1) equal to the RDMAP version (RFC 5041 4, RFC 5040 4, RFC 5044 App. C).
+bool looks_like_ddp(std::span<const std::uint8_t> buffer, std::size_t at) {
+  if (at + 4 > buffer.size()) return true;  // not decidable yet: let the chain decide
+  const std::uint32_t ulpdu_length = load_be16(&buffer[at]);
+  const std::uint8_t ddp_version = buffer[at + 2] & 0x03;
+  const std::uint8_t rdmap_version = buffer[at + 3] >> 6;
+  return ulpdu_length >= 14 && ddp_version <= 1 && rdmap_version == ddp_version;
+}
+
 }  // namespace
 
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
@@ -189,6 +199,9 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
   const std::size_t needed = crc ? 2 : 3;
   for (std::size_t i = from; i + kUlpduLengthSize <= buffer.size(); ++i) {
     if (alignment < 4 && ((buffer_seq.value() + i) & 3u) != alignment) continue;
+    // Without CRCs nearly any octets chain as FPDUs: the candidate must also carry what a
+    // DDP header (RFC 5041 4) starts with: room for one, DDP and RDMAP versions that agree.
+    if (!crc && !looks_like_ddp(buffer, i)) continue;
     bool reached_end = false;
     const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
     if (valid == needed || (valid >= 1 && reached_end && crc && !more_may_follow)) {

@@ -420,6 +420,29 @@ TEST(HostileCapture, MidConnectionStreamsOfZerosAndNoiseAreNoErrors) {
   EXPECT_EQ(run.exit_status, 0) << run.out.substr(0, 3000);
 }
 
+TEST(HostileCapture, FloodOfFindingsKeepsTheReportBounded) {
+  // A memory ceiling test, and slow under ASan (minutes); the default build runs it.
+  if (kSanitized) GTEST_SKIP() << "memory ceiling checked in the unsanitized build";
+  const std::string path = work_path("findings-flood.pcap");
+  {
+    PcapFile pcap(path);
+    // 24 MPA connections, each Initiator sending 12288 FPDUs with ULPDU_Length 0 (legal
+    // framing, one note each): 294912 findings, more than any report should hold at once.
+    const Bytes empty = fpdu({}, false);
+    Bytes stream;
+    for (int i = 0; i < 12288; ++i) stream.insert(stream.end(), empty.begin(), empty.end());
+    for (int i = 0; i < 24; ++i) {
+      Connection c(pcap, static_cast<std::uint16_t>(43000 + i));
+      mpa_session(c, {}, 0);
+      c.data(Connection::kClient, stream);
+      c.fin(Connection::kClient);
+      c.fin(Connection::kServer);
+    }
+  }
+  const Outcome run = check(path, "findings-flood");
+  EXPECT_EQ(run.exit_status, 0);
+}
+
 // ---- retransmissions that disagree
 
 TEST(HostileCapture, OverlappingRetransmissionsThatDisagreeAreReported) {

@@ -152,7 +152,13 @@ TEST(FpduSearch, WithoutCrcNeedsAChainOfThreeFpdus) {
   FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = false});
   const Bytes junk = {0x00, 0x01, 0xAB, 0xCD};  // ULPDU_Length 1 with a non-zero pad
   builder.add_raw(junk);
-  for (std::uint32_t i = 0; i < 3; ++i) builder.add_random(101 + 4 * i, i);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    // ULPDUs that start like DDP (untagged, version 1; RDMAP version 1, Send).
+    Bytes ulpdu = mpa::test::random_bytes(101 + 4 * i, i);
+    ulpdu[0] = 0x41;
+    ulpdu[1] = 0x43;
+    builder.add(ulpdu);
+  }
   const auto& f = builder.fpdus();
   // Two FPDUs are not yet evidence.
   const Window two = window(builder, 0, f[2].start + 10);
