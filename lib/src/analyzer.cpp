@@ -687,22 +687,6 @@ struct Analyzer::Impl {
     std::size_t start = 0;
   };
 
-  static bool ddp_plausible(std::span<const std::uint8_t> buffer, TcpSeq seq, std::size_t start,
-                            const MarkerGrid& grid) {
-    // The first octets after ULPDU_Length (markers skipped) carry DDP and RDMAP versions;
-    // a ULPDU too short for a DDP header (all-zero data frames as empty FPDUs) is no evidence.
-    std::size_t i = start;
-    if (grid.is_marker_at(seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
-    if (i + kUlpduLengthSize > buffer.size()) return false;
-    const std::uint32_t ulpdu_length = static_cast<std::uint32_t>(buffer[i] << 8 | buffer[i + 1]);
-    if (ulpdu_length < kDdpTaggedHeaderSize) return false;
-    i += kUlpduLengthSize;
-    if (grid.is_marker_at(seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
-    if (i + 2 > buffer.size()) return false;
-    const std::uint8_t ddp_version = buffer[i] & 0x03;
-    const std::uint8_t rdmap_version = buffer[i + 1] >> 6;
-    return ddp_version <= 1 && rdmap_version == ddp_version;
-  }
 
   std::optional<Hypothesis> infer(std::span<const std::uint8_t> buffer, TcpSeq seq, bool final) {
     const std::size_t needed_fpdus = 3;
@@ -721,7 +705,9 @@ struct Analyzer::Impl {
           const bool enough = valid >= needed_fpdus || (final && valid >= 1 && reached_end);
           if (!enough) continue;
           if (!crc && !reached_end) continue;  // without CRCs, the whole window must frame
-          if (!crc && !ddp_plausible(buffer, seq, r.start, grid)) continue;
+          // A ULPDU too short for a DDP header (all-zero data frames as empty FPDUs) or
+          // without DDP versions is no evidence.
+          if (!crc && !starts_like_ddp(buffer, seq, r.start, grid).value_or(false)) continue;
           return Hypothesis{markers, crc, phase, r.start};
         }
       }

@@ -1,13 +1,11 @@
 // DDP (RFC 5041 4) and RDMAP (RFC 5040 4) header decoding, and RFC 6581 RTR recognition.
 #include "mpa/ddp.h"
 
+#include "byte_order.h"
+
 namespace mpa {
 namespace {
 
-std::uint32_t load_be32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
-         static_cast<std::uint32_t>(p[2]) << 8 | p[3];
-}
 
 }  // namespace
 

@@ -7,6 +7,8 @@
 // is updated over each contiguous run, so no FPDU is ever copied.
 #include "mpa/fpdu_reader.h"
 
+#include "byte_order.h"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -27,9 +29,6 @@ constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
 // Octets kept while looking for the next FPDU after a gap.
 constexpr std::size_t kLostBufferLimit = 256u << 10;
 
-std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
 
 }  // namespace
 

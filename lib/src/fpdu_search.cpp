@@ -1,16 +1,16 @@
 // Finding FPDU boundaries in bytes whose framing is unknown (RFC 5044 6, Appendix A.3).
 #include "mpa/fpdu_search.h"
 
+#include "byte_order.h"
+
 #include <algorithm>
 
 #include "mpa/crc32c.h"
+#include "mpa/ddp.h"
 
 namespace mpa {
 namespace {
 
-std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
 
 // RFC 5044 4.2, 4.3: a marker is evidence of framing when its reserved field is zero and
 // its FPDUPTR (low two bits treated as zero) is `expected` modulo 2^16. (Reserved fields
@@ -112,17 +112,21 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
   return WalkResult::Valid;
 }
 
-// ULPDU_Length at `at` announces at least a tagged DDP header, whose control octets carry a
-// DDP version (0 or 1) equal to the RDMAP version (RFC 5041 4, RFC 5040 4, RFC 5044 App. C).
-bool looks_like_ddp(std::span<const std::uint8_t> buffer, std::size_t at) {
-  if (at + 4 > buffer.size()) return true;  // not decidable yet: let the chain decide
-  const std::uint32_t ulpdu_length = load_be16(&buffer[at]);
-  const std::uint8_t ddp_version = buffer[at + 2] & 0x03;
-  const std::uint8_t rdmap_version = buffer[at + 3] >> 6;
-  return ulpdu_length >= 14 && ddp_version <= 1 && rdmap_version == ddp_version;
-}
-
 }  // namespace
+
+std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                                    std::size_t start, const MarkerGrid& grid) {
+  std::size_t i = start;
+  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+  if (i + kUlpduLengthSize > buffer.size()) return std::nullopt;
+  const std::uint32_t ulpdu_length = load_be16(&buffer[i]);
+  i += kUlpduLengthSize;
+  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+  if (i + 2 > buffer.size()) return std::nullopt;
+  const std::uint8_t ddp_version = buffer[i] & 0x03;
+  const std::uint8_t rdmap_version = buffer[i + 1] >> 6;
+  return ulpdu_length >= kDdpTaggedHeaderSize && ddp_version <= 1 && rdmap_version == ddp_version;
+}
 
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                               std::size_t start, const MarkerGrid& grid, bool crc,
@@ -201,7 +205,8 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
     if (alignment < 4 && ((buffer_seq.value() + i) & 3u) != alignment) continue;
     // Without CRCs nearly any octets chain as FPDUs: the candidate must also carry what a
     // DDP header (RFC 5041 4) starts with: room for one, DDP and RDMAP versions that agree.
-    if (!crc && !looks_like_ddp(buffer, i)) continue;
+    // (Not decidable yet: let the chain decide.)
+    if (!crc && !starts_like_ddp(buffer, buffer_seq, i, grid).value_or(true)) continue;
     bool reached_end = false;
     const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
     if (valid == needed || (valid >= 1 && reached_end && crc && !more_may_follow)) {

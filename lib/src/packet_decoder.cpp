@@ -8,6 +8,8 @@
 // when something is wrong or the packet is a fragment.
 #include "mpa/packet_decoder.h"
 
+#include "byte_order.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,13 +57,6 @@ constexpr bool is_bsd_inet6(std::uint32_t family) {
   return family == 24 || family == 28 || family == 30;
 }
 
-inline std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
-inline std::uint32_t load_be32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         std::uint32_t{p[3]};
-}
 inline std::uint32_t load_le32(const std::uint8_t* p) {
   return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) |
          std::uint32_t{p[0]};

@@ -1,6 +1,8 @@
 // MPA Request/Reply frames (RFC 5044 7.1.1; RFC 6581 6, 9). See startup_frame.h.
 #include "mpa/startup_frame.h"
 
+#include "byte_order.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -9,9 +11,6 @@
 namespace mpa {
 namespace {
 
-std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
 
 bool equals_key(std::span<const std::uint8_t> bytes, std::string_view key) {
   return bytes.size() >= kStartupKeySize && std::memcmp(bytes.data(), key.data(), kStartupKeySize) == 0;

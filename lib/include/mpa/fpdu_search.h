@@ -34,6 +34,13 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
                              const MarkerGrid& grid, bool crc, std::size_t from,
                              std::uint32_t alignment, bool more_may_follow = false);
 
+// Whether the FPDU whose first octet is at `start` begins like DDP (RFC 5041 4, RFC 5040 4,
+// RFC 5044 Appendix C): ULPDU_Length leaves room for a DDP header, and its control octets
+// carry a DDP version (0 or 1) equal to the RDMAP version. Markers on `grid` are skipped.
+// nullopt when the buffer ends before that can be told.
+std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                                    std::size_t start, const MarkerGrid& grid);
+
 // Checks that `buffer` from `start` holds `count` consecutive well-formed FPDUs: CRC right
 // (when `crc`), markers where the grid puts them with zero reserved field and the right
 // FPDUPTR (when the grid is enabled; FPDUPTR compared modulo 2^16, low two bits ignored),
