@@ -224,6 +224,24 @@ feed_frame(tvbuff_t *tvb, packet_info *pinfo)
                     pinfo->fd->pkt_len, ns);
 }
 
+/* Labels are only read from a tree someone displays (tshark -V/-O/-P, Wireshark's
+ * details pane); tshark -T fields and filters build a hidden tree. */
+static gboolean
+tree_visible(proto_tree *tree)
+{
+    return tree != NULL && PTREE_DATA(tree)->visible;
+}
+
+static gboolean
+markers_wanted(proto_tree *tree)
+{
+    return tree != NULL &&
+           (proto_field_is_referenced(tree, hf_mpa_marker) ||
+            proto_field_is_referenced(tree, hf_mpa_marker_fpduptr) ||
+            proto_field_is_referenced(tree, hf_mpa_marker_reserved) ||
+            proto_field_is_referenced(tree, hf_mpa_marker_points_to));
+}
+
 static proto_item *
 add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, mpa_range r, guint32 value)
 {
@@ -346,17 +364,22 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
     pi = proto_tree_add_uint(ft, hf_mpa_crc_status, tvb, 0, 0, (guint32)f->crc_status);
     proto_item_set_generated(pi);
 
-    for (uint32_t i = 0; i < f->marker_count; i++) {
-        const mpa_marker_view *m = &f->markers[i];
-        proto_tree *mt;
-        proto_item *mi = proto_tree_add_item(ft, hf_mpa_marker, tvb, (gint)m->range.offset,
-                                             (gint)m->range.length, ENC_NA);
-        proto_item_append_text(mi, " at seq %u: FPDUPTR %u", m->tcp_seq, m->fpdu_ptr);
-        mt = proto_item_add_subtree(mi, ett_mpa_marker);
-        add_uint(mt, hf_mpa_marker_reserved, tvb, m->range, m->reserved);
-        add_uint(mt, hf_mpa_marker_fpduptr, tvb, m->range, m->fpdu_ptr);
-        pi = proto_tree_add_uint(mt, hf_mpa_marker_points_to, tvb, 0, 0, m->points_to);
-        proto_item_set_generated(pi);
+    /* Markers only when someone looks at them (a visible tree, a filter or a field naming
+     * them): with several per FPDU they are most of the items an FPDU adds. */
+    if (f->marker_count > 0 && markers_wanted(ft)) {
+        for (uint32_t i = 0; i < f->marker_count; i++) {
+            const mpa_marker_view *m = &f->markers[i];
+            proto_tree *mt;
+            proto_item *mi = proto_tree_add_item(ft, hf_mpa_marker, tvb, (gint)m->range.offset,
+                                                 (gint)m->range.length, ENC_NA);
+            if (tree_visible(ft))
+                proto_item_append_text(mi, " at seq %u: FPDUPTR %u", m->tcp_seq, m->fpdu_ptr);
+            mt = proto_item_add_subtree(mi, ett_mpa_marker);
+            add_uint(mt, hf_mpa_marker_reserved, tvb, m->range, m->reserved);
+            add_uint(mt, hf_mpa_marker_fpduptr, tvb, m->range, m->fpdu_ptr);
+            pi = proto_tree_add_uint(mt, hf_mpa_marker_points_to, tvb, 0, 0, m->points_to);
+            proto_item_set_generated(pi);
+        }
     }
 
     if (f->ulpdu_piece_count == 1) {
@@ -380,7 +403,8 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
         proto_tree_add_item(ft, hf_mpa_ulpdu, ulpdu_tvb, 0, -1, ENC_NA);
 
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "FPDU len=%u%s", f->ulpdu_length, crc_note);
-    proto_item_append_text(proto_tree_get_parent(tree), ", FPDU len=%u%s", f->ulpdu_length, crc_note);
+    if (tree_visible(tree))
+        proto_item_append_text(proto_tree_get_parent(tree), ", FPDU len=%u%s", f->ulpdu_length, crc_note);
     return ulpdu_tvb;
 }
 
