@@ -31,6 +31,7 @@
 #include <optional>
 #include <span>
 
+#include "connection_input.h"
 #include "fuzz_support.h"
 #include "mpa/analyzer.h"
 #include "mpa/diagnostics.h"
@@ -39,8 +40,7 @@
 namespace {
 
 using mpa::TcpSeq;
-
-constexpr std::size_t kConnections = 4;
+using mpa::fuzz::kConnections;
 
 // Checks what a TcpReassembler delivers against its contract.
 class ContractSink : public mpa::StreamSink {
@@ -107,81 +107,24 @@ class CheckingSink : public mpa::EventSink {
   std::uint64_t ends = 0;
 };
 
-mpa::Endpoint endpoint(std::uint8_t host, std::uint16_t port) {
-  mpa::Endpoint e;
-  e.address.family = 4;
-  e.address.bytes[0] = 10;
-  e.address.bytes[3] = host;
-  e.port = port;
-  return e;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   mpa::fuzz::Input input({data, size});
-  const std::uint8_t flags = input.u8();
-  mpa::AnalyzerOptions options;
-  if (flags & 0x01) options.markers = (flags & 0x02) != 0;
-  if (flags & 0x04) options.crc = (flags & 0x08) != 0;
-  options.infer_with_syn = flags & 0x10;
-  options.keep_ulpdu = flags & 0x20;
-  if (flags & 0x40) options.reassembly.max_buffered_bytes = 4096;
-  if (flags & 0x80) options.reassembly.retransmission_window = 256;
-  if (const std::uint8_t m = input.u8(); m != 0) options.max_connections = m;
-  if (const std::uint8_t w = input.u8(); w != 0) options.inference_window = std::size_t{w} * 256;
-  input.u8();
-  const std::uint32_t isn[2] = {input.u32(), input.u32()};
+  const mpa::fuzz::ConnectionHeader header = mpa::fuzz::read_connection_header(input);
+  const mpa::AnalyzerOptions& options = header.options;
 
   CheckingSink sink;
   mpa::Analyzer analyzer(options, sink);
   std::unique_ptr<mpa::TcpReassembler> reassemblers[kConnections][2];
   ContractSink contracts[kConnections][2];
-  TcpSeq furthest[kConnections][2];
-  bool seen[kConnections][2] = {};
+  mpa::fuzz::SegmentReader segments(header);
 
-  std::uint64_t frame = 0;
   while (!input.empty()) {
-    const std::uint8_t control = input.u8();
-    const std::int16_t delta = static_cast<std::int16_t>(input.u16());
-    const std::uint8_t len_low = input.u8();
-    const std::uint8_t len_high = input.u8();
-    const std::uint8_t mss = input.u8();
-    const int dir = control & 0x01;
-    const int conn = (control >> 1) & 0x03;
-    std::uint8_t tcp = 0;
-    if (control & 0x08) tcp |= mpa::tcp_flags::kSyn;
-    if (control & 0x10) tcp |= mpa::tcp_flags::kFin;
-    if (control & 0x20) tcp |= mpa::tcp_flags::kRst;
-    if (control & 0x40) tcp |= mpa::tcp_flags::kAck;
-    if (control & 0x80) tcp |= mpa::tcp_flags::kPsh;
-    const std::size_t length = len_low | ((len_high & 0x0F) << 8);
-
-    mpa::TcpSegment segment;
-    segment.frame = ++frame;
-    segment.timestamp_ns = frame * 1000;
-    const mpa::Endpoint client = endpoint(1, static_cast<std::uint16_t>(40000 + conn));
-    const mpa::Endpoint server = endpoint(2, 4420);
-    segment.source = dir == 0 ? client : server;
-    segment.destination = dir == 0 ? server : client;
-    if (!seen[conn][dir]) {
-      furthest[conn][dir] = TcpSeq(isn[dir]);
-      seen[conn][dir] = true;
-    }
-    segment.seq = furthest[conn][dir] + static_cast<std::uint32_t>(static_cast<std::int32_t>(delta));
-    segment.ack = seen[conn][1 - dir] ? furthest[conn][1 - dir] : TcpSeq(0);
-    segment.flags = tcp;
-    segment.window = 65535;
-    if ((tcp & mpa::tcp_flags::kSyn) && mss != 0) segment.mss = static_cast<std::uint16_t>(mss * 8);
-    segment.payload = input.bytes(length);
-    segment.payload_missing = (len_high >> 4) * 64u;
-
-    const std::uint32_t span = static_cast<std::uint32_t>(
-        segment.payload.size() + segment.payload_missing + ((tcp & mpa::tcp_flags::kSyn) ? 1 : 0) +
-        ((tcp & mpa::tcp_flags::kFin) ? 1 : 0));
-    const TcpSeq end = segment.seq + span;
-    if (end.is_after(furthest[conn][dir])) furthest[conn][dir] = end;
-
+    const mpa::fuzz::SegmentReader::Next next = segments.next(input);
+    const mpa::TcpSegment& segment = next.segment;
+    const std::size_t conn = next.connection;
+    const int dir = next.direction;
     analyzer.on_segment(segment);
 
     auto& reassembler = reassemblers[conn][dir];
@@ -193,6 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    "next_offset() disagrees with what was delivered");
     MPA_FUZZ_CHECK(reassembler->ended() == contracts[conn][dir].ended(), "ended() disagrees");
   }
+  const std::uint64_t frame = segments.frames();
   analyzer.finish(frame);
   MPA_FUZZ_CHECK(analyzer.mpa_connections() <= analyzer.tcp_connections(), "more MPA than TCP connections");
   MPA_FUZZ_CHECK(sink.ends == analyzer.mpa_connections(), "an MPA connection never ended");
