@@ -442,8 +442,8 @@ struct mpa_bridge final : mpa::EventSink {
     rendered_pieces.clear();
     rendered_fpdus.clear();
     // First the markers and pieces of every FPDU (their vectors then stay put), then the views.
-    std::vector<std::pair<std::size_t, std::size_t>> firsts;  // markers, pieces
-    firsts.reserve(r.fpdus.count);
+    auto& firsts = rendered_firsts;  // where each FPDU's markers and pieces begin
+    firsts.clear();
     for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
       const FpduRecord& f = fpdus.at(r.fpdus.begin + i);
       const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
@@ -586,6 +586,7 @@ struct mpa_bridge final : mpa::EventSink {
   ByteArena bytes;
   std::deque<std::string> strings;  // messages, descriptions, addresses (stable addresses)
   // The frame being rendered (valid until the next call into the bridge).
+  std::vector<std::pair<std::size_t, std::size_t>> rendered_firsts;
   std::vector<mpa_marker_view> rendered_markers;
   std::vector<mpa_range> rendered_pieces;
   std::vector<mpa_fpdu_view> rendered_fpdus;
