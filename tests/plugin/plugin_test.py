@@ -16,8 +16,8 @@ Subcommands:
   robustness tshark -2 with the plugin over every fuzz corpus file and past crasher
              (tests/fuzz; inputs of the non-capture targets turned into captures by
              corpus_to_pcap) and every hostile capture (tests/hostile): no crash, no
-             epan assertion or critical message, no "Dissector bug" expert item, no
-             library error
+             epan assertion or critical message, no "Dissector bug" item of MPA, no
+             library error (other protocols' dissector bugs are Wireshark's: listed)
 """
 
 import argparse
@@ -88,6 +88,8 @@ class Tshark:
     def run_raw(self, *args):
         """tshark as it is, exit status and stderr included."""
         env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
+        # An empty global plugin folder: a copy of mpa.so installed system-wide (the first
+        # README command does that for root) must not be loaded beside the one under test.
         global_plugins = os.path.join(self.home, "global-plugins")
         os.makedirs(global_plugins, exist_ok=True)
         env["WIRESHARK_PLUGIN_DIR"] = global_plugins
@@ -311,7 +313,7 @@ TROUBLE_FILTER = "_ws.malformed.dissector_bug || mpa.plugin.library-error"
 
 
 def robustness_inputs(ts, args):
-    """(label, capture) for every fuzz input and hostile capture."""
+    """A capture for every fuzz input and every hostile capture."""
     inputs = []
     converted = os.path.join(ts.files, "fuzz-inputs")
     os.makedirs(converted)
