@@ -49,6 +49,7 @@ struct EnhancedBlock {
   std::uint16_t ord = 0;
   static EnhancedBlock decode(const std::uint8_t* p);
   bool any_rtr() const { return send_rtr || write_rtr || read_rtr; }
+  bool operator==(const EnhancedBlock&) const = default;
 };
 
 struct StartupFrame {
@@ -70,6 +71,8 @@ struct StartupFrame {
   std::size_t wire_length() const {
     return kStartupHeaderSize + (has_vendor_extension ? kVendorExtensionSize : 0) + pd_length;
   }
+  // Every field alike (parsing whole or in pieces must give equal frames).
+  bool operator==(const StartupFrame&) const = default;
 };
 
 // Classifies a 16-octet key: exact Request/Reply key, or Unknown.
