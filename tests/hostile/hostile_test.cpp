@@ -241,10 +241,10 @@ TEST(HostileCapture, TruncatedLastRecordIsNamedAndEarlierFindingsKept) {
     faulty_session(pcap, 40003);  // records 1-7
     // Record 8 says 1000 captured octets; the file ends after 10.
     Bytes h;
-    put32le(h, 1700000000);
-    put32le(h, 0);
-    put32le(h, 1000);
-    put32le(h, 1000);
+    put_le32(h, 1700000000);
+    put_le32(h, 0);
+    put_le32(h, 1000);
+    put_le32(h, 1000);
     pcap.raw(h);
     pcap.raw(filler(10));
   }
@@ -472,7 +472,7 @@ TEST(HostileCapture, FpduClaimingMaximumLengthThenFinIsLostMidFpdu) {
     Connection c(pcap, 40009);
     mpa_session(c, {}, 1);
     Bytes huge;
-    put16(huge, 65535);
+    put_be16(huge, 65535);
     const Bytes body = ddp_send(3000);
     huge.insert(huge.end(), body.begin(), body.end());
     c.data(Connection::kClient, huge);

@@ -13,23 +13,16 @@
 #include <string_view>
 #include <vector>
 
+#include "bytes.h"  // mpa_synth
 #include "mpa/crc32c.h"
 
 namespace mpa::hostile {
 
-using Bytes = std::vector<std::uint8_t>;
-
-inline void put16(Bytes& b, std::uint16_t v) {
-  b.push_back(static_cast<std::uint8_t>(v >> 8));
-  b.push_back(static_cast<std::uint8_t>(v));
-}
-inline void put32(Bytes& b, std::uint32_t v) {
-  put16(b, static_cast<std::uint16_t>(v >> 16));
-  put16(b, static_cast<std::uint16_t>(v));
-}
-inline void put32le(Bytes& b, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+using synth::Bytes;
+// The byte writers of mpa-synth (analyzer/synth/bytes.h).
+using synth::put_be16;
+using synth::put_be32;
+using synth::put_le32;
 
 // A classic pcap file (little endian, microseconds), written as it is built.
 class PcapFile {
@@ -38,12 +31,12 @@ class PcapFile {
       : file_(std::fopen(path.c_str(), "wb")) {
     if (file_ == nullptr) throw std::runtime_error("cannot write " + path);
     Bytes h;
-    put32le(h, 0xa1b2c3d4);
+    put_le32(h, 0xa1b2c3d4);
     h.insert(h.end(), {2, 0, 4, 0});  // version 2.4
-    put32le(h, 0);                    // thiszone
-    put32le(h, 0);                    // sigfigs
-    put32le(h, snaplen);
-    put32le(h, link_type);
+    put_le32(h, 0);                    // thiszone
+    put_le32(h, 0);                    // sigfigs
+    put_le32(h, snaplen);
+    put_le32(h, link_type);
     raw(h);
   }
   ~PcapFile() { close(); }
@@ -54,10 +47,10 @@ class PcapFile {
   void record_with_lengths(const Bytes& data, std::uint32_t caplen, std::uint32_t wire_length) {
     Bytes h;
     ++records_;
-    put32le(h, static_cast<std::uint32_t>(1700000000 + records_ / 1000000));
-    put32le(h, static_cast<std::uint32_t>(records_ % 1000000));
-    put32le(h, caplen);
-    put32le(h, wire_length);
+    put_le32(h, static_cast<std::uint32_t>(1700000000 + records_ / 1000000));
+    put_le32(h, static_cast<std::uint32_t>(records_ % 1000000));
+    put_le32(h, caplen);
+    put_le32(h, wire_length);
     raw(h);
     raw(data);
   }
@@ -92,26 +85,26 @@ inline Bytes tcp_frame(std::uint32_t src_ip, std::uint16_t src_port, std::uint32
   Bytes f;
   f.reserve(54 + size);
   f.insert(f.end(), {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1});
-  put16(f, 0x0800);
+  put_be16(f, 0x0800);
   f.push_back(0x45);
   f.push_back(0);
-  put16(f, static_cast<std::uint16_t>(20 + 20 + size));
-  put16(f, 0);       // id
-  put16(f, 0x4000);  // DF
+  put_be16(f, static_cast<std::uint16_t>(20 + 20 + size));
+  put_be16(f, 0);       // id
+  put_be16(f, 0x4000);  // DF
   f.push_back(64);
   f.push_back(6);
-  put16(f, 0);
-  put32(f, src_ip);
-  put32(f, dst_ip);
-  put16(f, src_port);
-  put16(f, dst_port);
-  put32(f, seq);
-  put32(f, ack);
+  put_be16(f, 0);
+  put_be32(f, src_ip);
+  put_be32(f, dst_ip);
+  put_be16(f, src_port);
+  put_be16(f, dst_port);
+  put_be32(f, seq);
+  put_be32(f, ack);
   f.push_back(0x50);
   f.push_back(flags);
-  put16(f, 65535);
-  put16(f, 0);
-  put16(f, 0);
+  put_be16(f, 65535);
+  put_be16(f, 0);
+  put_be16(f, 0);
   f.insert(f.end(), payload, payload + size);
   return f;
 }
@@ -175,7 +168,7 @@ inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revisi
   Bytes b(key.begin(), key.end());
   b.push_back(flags);
   b.push_back(revision);
-  put16(b, pd_length_field);
+  put_be16(b, pd_length_field);
   b.insert(b.end(), private_data.begin(), private_data.end());
   return b;
 }
@@ -188,9 +181,9 @@ inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revisi
 // A DDP untagged Send (RFC 5041 4, RFC 5040 4) carrying `payload` octets of filler.
 inline Bytes ddp_send(std::size_t payload) {
   Bytes u = {0x41, 0x43, 0, 0, 0, 0};  // DDP untagged, L=1, version 1; RDMAP v1 Send
-  put32(u, 0);                          // queue
-  put32(u, 1);                          // MSN
-  put32(u, 0);                          // MO
+  put_be32(u, 0);                          // queue
+  put_be32(u, 1);                          // MSN
+  put_be32(u, 0);                          // MO
   for (std::size_t i = 0; i < payload; ++i) u.push_back(static_cast<std::uint8_t>(i * 13));
   return u;
 }
@@ -198,11 +191,11 @@ inline Bytes ddp_send(std::size_t payload) {
 // An FPDU without markers (RFC 5044 4.1): ULPDU_Length, ULPDU, pad, CRC (zero when off).
 inline Bytes fpdu(const Bytes& ulpdu, bool crc) {
   Bytes b;
-  put16(b, static_cast<std::uint16_t>(ulpdu.size()));
+  put_be16(b, static_cast<std::uint16_t>(ulpdu.size()));
   b.insert(b.end(), ulpdu.begin(), ulpdu.end());
   while (b.size() % 4 != 0) b.push_back(0);  // pad
   const std::uint32_t value = crc ? crc32c(b) : 0;
-  put32le(b, value);  // RFC 5044 4.4: least significant octet first
+  put_le32(b, value);  // RFC 5044 4.4: least significant octet first
   return b;
 }
 

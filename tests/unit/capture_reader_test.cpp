@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"  // mpa_synth
 #include "mpa/packet_decoder.h"
 
 namespace mpa {
@@ -136,57 +137,51 @@ TEST(CaptureReader, ReportsRawIpAsLinktypeRawNotDltRaw) {
 }
 
 // Little-endian pcapng blocks, built by hand.
-void put16(Bytes& out, std::uint16_t value) {
-  out.push_back(static_cast<std::uint8_t>(value));
-  out.push_back(static_cast<std::uint8_t>(value >> 8));
-}
-void put32(Bytes& out, std::uint32_t value) {
-  put16(out, static_cast<std::uint16_t>(value));
-  put16(out, static_cast<std::uint16_t>(value >> 16));
-}
+using mpa::synth::put_le16;
+using mpa::synth::put_le32;
 
 Bytes pcapng_block(std::uint32_t type, const Bytes& body) {
   Bytes padded = body;
   while (padded.size() % 4 != 0) padded.push_back(0);
   const auto total = static_cast<std::uint32_t>(padded.size() + 12);
   Bytes out;
-  put32(out, type);
-  put32(out, total);
+  put_le32(out, type);
+  put_le32(out, total);
   out.insert(out.end(), padded.begin(), padded.end());
-  put32(out, total);
+  put_le32(out, total);
   return out;
 }
 
 Bytes pcapng_file(const std::vector<std::pair<std::uint64_t, Bytes>>& packets) {
   Bytes file;
   Bytes shb;
-  put32(shb, 0x1a2b3c4d);  // byte-order magic
-  put16(shb, 1);
-  put16(shb, 0);
-  put32(shb, 0xffffffff);  // section length: unknown
-  put32(shb, 0xffffffff);
+  put_le32(shb, 0x1a2b3c4d);  // byte-order magic
+  put_le16(shb, 1);
+  put_le16(shb, 0);
+  put_le32(shb, 0xffffffff);  // section length: unknown
+  put_le32(shb, 0xffffffff);
   const Bytes shb_block = pcapng_block(0x0a0d0d0a, shb);
   file.insert(file.end(), shb_block.begin(), shb_block.end());
 
   Bytes idb;
-  put16(idb, 1);  // LINKTYPE_ETHERNET
-  put16(idb, 0);
-  put32(idb, 262144);
-  put16(idb, 9);  // if_tsresol
-  put16(idb, 1);
+  put_le16(idb, 1);  // LINKTYPE_ETHERNET
+  put_le16(idb, 0);
+  put_le32(idb, 262144);
+  put_le16(idb, 9);  // if_tsresol
+  put_le16(idb, 1);
   idb.insert(idb.end(), {9, 0, 0, 0});  // 10^-9, padded
-  put16(idb, 0);                        // opt_endofopt
-  put16(idb, 0);
+  put_le16(idb, 0);                        // opt_endofopt
+  put_le16(idb, 0);
   const Bytes idb_block = pcapng_block(1, idb);
   file.insert(file.end(), idb_block.begin(), idb_block.end());
 
   for (const auto& [timestamp_ns, data] : packets) {
     Bytes epb;
-    put32(epb, 0);  // interface
-    put32(epb, static_cast<std::uint32_t>(timestamp_ns >> 32));
-    put32(epb, static_cast<std::uint32_t>(timestamp_ns));
-    put32(epb, static_cast<std::uint32_t>(data.size()));
-    put32(epb, static_cast<std::uint32_t>(data.size() + 100));
+    put_le32(epb, 0);  // interface
+    put_le32(epb, static_cast<std::uint32_t>(timestamp_ns >> 32));
+    put_le32(epb, static_cast<std::uint32_t>(timestamp_ns));
+    put_le32(epb, static_cast<std::uint32_t>(data.size()));
+    put_le32(epb, static_cast<std::uint32_t>(data.size() + 100));
     epb.insert(epb.end(), data.begin(), data.end());
     const Bytes block = pcapng_block(6, epb);
     file.insert(file.end(), block.begin(), block.end());

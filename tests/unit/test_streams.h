@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bytes.h"  // mpa_synth
 #include "mpa/crc32c.h"
 #include "mpa/events.h"
 #include "mpa/fpdu_reader.h"
@@ -32,14 +33,8 @@ inline Bytes random_bytes(std::size_t size, std::uint32_t seed) {
   return bytes;
 }
 
-inline void put_be16(Bytes& out, std::uint16_t value) {
-  out.push_back(static_cast<std::uint8_t>(value >> 8));
-  out.push_back(static_cast<std::uint8_t>(value));
-}
-inline void put_be32(Bytes& out, std::uint32_t value) {
-  put_be16(out, static_cast<std::uint16_t>(value >> 16));
-  put_be16(out, static_cast<std::uint16_t>(value));
-}
+using synth::put_be16;
+using synth::put_be32;
 
 // ---- FPDU streams
 
