@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
   }
   if (unreadable) return kExitUsage;
   const mpa::report::Totals t = mpa::report::totals(reports);
-  if (t.by_severity[2] > 0) return kExitFindings;
-  if (settings.fail_on == "warning" && t.by_severity[1] > 0) return kExitFindings;
+  if (t.by_severity[mpa::Severity::Error] > 0) return kExitFindings;
+  if (settings.fail_on == "warning" && t.by_severity[mpa::Severity::Warning] > 0) return kExitFindings;
   return kExitClean;
 }

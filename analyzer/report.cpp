@@ -62,9 +62,11 @@ Totals totals(const std::vector<CaptureReport>& captures) {
     t.connections += cap.connections.size();
     t.read_error |= !cap.result.ok;
     for (const ConnectionReport& c : cap.connections) {
-      for (int i = 0; i < 3; ++i) t.by_severity[i] += c.summary.findings[i];
+      for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
+        t.by_severity[s] += c.summary.findings[s];
+      }
     }
-    for (const Finding& f : cap.capture_findings) ++t.by_severity[static_cast<int>(info(f.id).severity)];
+    for (const Finding& f : cap.capture_findings) ++t.by_severity[info(f.id).severity];
   }
   return t;
 }

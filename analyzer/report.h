@@ -40,7 +40,7 @@ struct CaptureReport {
 
 struct Totals {
   std::uint64_t connections = 0;
-  std::uint64_t by_severity[3] = {0, 0, 0};
+  SeverityCounts by_severity;
   bool read_error = false;
 };
 Totals totals(const std::vector<CaptureReport>& captures);

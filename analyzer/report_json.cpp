@@ -13,7 +13,7 @@ ordered_json finding_json(const Finding& f, bool with_direction) {
   ordered_json j;
   j["id"] = d.name;
   j["severity"] = to_string(d.severity);
-  j["rfc_error_code"] = d.error_code ? ordered_json(d.error_code) : ordered_json(nullptr);
+  j["rfc_error_code"] = d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr);
   j["rfc"] = d.rfc;
   if (with_direction) j["direction"] = to_string(f.direction);
   j["frame"] = f.frame;
@@ -133,9 +133,9 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
   }
   const Totals t = totals(captures);
   const ordered_json summary = {{"connections", t.connections},
-                                {"errors", t.by_severity[2]},
-                                {"warnings", t.by_severity[1]},
-                                {"notes", t.by_severity[0]}};
+                                {"errors", t.by_severity[Severity::Error]},
+                                {"warnings", t.by_severity[Severity::Warning]},
+                                {"notes", t.by_severity[Severity::Note]}};
   out << "],\n\"summary\": " << summary.dump() << "\n}\n";
 }
 
@@ -145,7 +145,7 @@ void write_catalogue_json(std::ostream& out) {
     list.push_back({{"id", d.name},
                     {"severity", to_string(d.severity)},
                     {"rfc", d.rfc},
-                    {"rfc_error_code", d.error_code ? ordered_json(d.error_code) : ordered_json(nullptr)},
+                    {"rfc_error_code", d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr)},
                     {"summary", d.summary}});
   }
   out << list.dump(2) << '\n';

@@ -36,7 +36,7 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures) 
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
   for (const CaptureReport& cap : captures) {
     std::uint64_t failures = 0;
-    for (const ConnectionReport& c : cap.connections) failures += c.summary.findings[2] ? 1 : 0;
+    for (const ConnectionReport& c : cap.connections) failures += c.summary.findings[Severity::Error] ? 1 : 0;
     const bool read_error = !cap.result.ok;
     fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
                xml_escape(cap.file), cap.connections.size() + (read_error ? 1 : 0), failures,
@@ -51,7 +51,7 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures) 
         fmt::print(out, "      <failure type=\"{}\" message=\"{}\">frame {}, {} data, seq {}: {} ({}{})</failure>\n",
                    d.name, xml_escape(d.summary), f.frame, to_string(f.direction),
                    f.tcp_seq.value(), xml_escape(f.message), d.rfc,
-                   d.error_code ? fmt::format(", error code {}", d.error_code) : std::string());
+                   d.error_code != MpaError::None ? fmt::format(", error code {}", number(d.error_code)) : std::string());
       }
       out << "    </testcase>\n";
     }

@@ -18,7 +18,7 @@ std::string finding_line(const std::string& file, const Finding& f, const Connec
                         to_string(f.direction), f.tcp_seq.value());
   }
   std::string reference(d.rfc);
-  if (d.error_code != 0) reference += fmt::format(", error code {}", d.error_code);
+  if (d.error_code != MpaError::None) reference += fmt::format(", error code {}", number(d.error_code));
   return fmt::format("{}:{}: {}: {}: {}{} [{}] ({})\n", file, f.frame, to_string(d.severity),
                      d.summary, f.message, where, d.name, reference);
 }
@@ -102,15 +102,15 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, b
       }
       write_direction(out, "initiator", s.direction(Direction::Initiator));
       write_direction(out, "responder", s.direction(Direction::Responder));
-      fmt::print(out, "    findings  {} errors, {} warnings, {} notes{}\n", s.findings[2],
-                 s.findings[1], s.findings[0],
+      fmt::print(out, "    findings  {} errors, {} warnings, {} notes{}\n", s.findings[Severity::Error],
+                 s.findings[Severity::Warning], s.findings[Severity::Note],
                  c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored)
                                        : std::string());
     }
   }
   const Totals t = totals(captures);
   fmt::print(out, "mpa-check: {} capture(s), {} MPA connection(s): {} errors, {} warnings, {} notes\n",
-             captures.size(), t.connections, t.by_severity[2], t.by_severity[1], t.by_severity[0]);
+             captures.size(), t.connections, t.by_severity[Severity::Error], t.by_severity[Severity::Warning], t.by_severity[Severity::Note]);
 }
 
 void write_catalogue(std::ostream& out, bool json) {
@@ -120,7 +120,7 @@ void write_catalogue(std::ostream& out, bool json) {
   }
   for (const DiagnosticInfo& d : catalogue()) {
     fmt::print(out, "{:<38} {:<8} {:<20} {}  {}\n", d.name, to_string(d.severity), d.rfc,
-               d.error_code ? fmt::format("code {}", d.error_code) : std::string("-     "),
+               d.error_code != MpaError::None ? fmt::format("code {}", number(d.error_code)) : std::string("-     "),
                d.summary);
   }
 }

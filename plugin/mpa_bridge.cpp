@@ -50,7 +50,7 @@ struct CatalogueViews {
     auto keep = [this](std::string_view s) { return strings.emplace_back(s).c_str(); };
     for (std::size_t i = 0; i < catalogue.size(); ++i) {
       const mpa::DiagnosticInfo& d = catalogue[i];
-      entries.push_back({keep(d.name), static_cast<int>(d.severity), keep(d.rfc), d.error_code,
+      entries.push_back({keep(d.name), static_cast<int>(d.severity), keep(d.rfc), mpa::number(d.error_code),
                          keep(d.summary)});
       const auto id = static_cast<std::size_t>(d.id);
       if (index_of_id.size() <= id) index_of_id.resize(id + 1, 0);
@@ -387,7 +387,7 @@ struct mpa_bridge final : mpa::EventSink {
       v.directions[d] = {ds.full_operation, ds.markers, ds.crc, ds.inferred, ds.fpdus,
                          ds.ulpdu_bytes, ds.crc_failures, ds.bytes, ds.max_ulpdu};
     }
-    std::copy(std::begin(s.findings), std::end(s.findings), std::begin(v.findings));
+    std::copy(s.findings.values.begin(), s.findings.values.end(), std::begin(v.findings));
     v.first_frame = s.first_frame;
     v.last_frame = s.last_frame;
     v.reported_frame = current.frame;

@@ -8,16 +8,8 @@
 namespace mpa {
 
 std::string_view mpa_error_name(std::uint8_t code) {
-  switch (code) {
-    case 1: return "TCP connection closed, terminated or lost";
-    case 2: return "MPA CRC error";
-    case 3: return "MPA marker and ULPDU_Length disagree";
-    case 4: return "invalid MPA Request or Reply frame";
-    case 5: return "local catastrophic error";
-    case 6: return "insufficient IRD resources";
-    case 7: return "no matching RTR option";
-    default: return "unknown MPA error";
-  }
+  const auto known = mpa_error_from_wire(code);
+  return known ? describe(*known) : "unknown MPA error";
 }
 
 std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, bool siw_peer) {

@@ -17,7 +17,7 @@ namespace {
 struct Required {
   std::string_view name;
   Severity severity;
-  std::uint8_t error_code;
+  unsigned error_code;
 };
 
 using enum Severity;
@@ -68,7 +68,7 @@ TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) 
       if (entry.name != required.name) continue;
       ++seen;
       EXPECT_EQ(entry.severity, required.severity) << to_string(entry.severity);
-      EXPECT_EQ(entry.error_code, required.error_code);
+      EXPECT_EQ(number(entry.error_code), required.error_code);
     }
     EXPECT_EQ(seen, 1u);
   }
@@ -111,10 +111,59 @@ TEST(Diagnostics, EveryEntryNamesItsAreaCitesAnRfcAndExplainsItself) {
     EXPECT_TRUE(entry.rfc.starts_with("RFC "));
     EXPECT_FALSE(entry.summary.empty());
     // An RFC error code ends MPA: codes 2-7 are errors (code 1 also names a clean close).
-    if (entry.error_code >= 2) {
+    if (number(entry.error_code) >= 2) {
       EXPECT_EQ(entry.severity, Severity::Error);
     }
   }
+}
+
+TEST(Diagnostics, CategoriesGroupFindingsAsAPacketAnalyserDoes) {
+  auto category = [](std::string_view name) { return info(*find_diagnostic(name)).category; };
+  EXPECT_EQ(category("fpdu.crc-mismatch"), DiagCategory::Checksum);
+  EXPECT_EQ(category("startup.key-invalid"), DiagCategory::Malformed);
+  EXPECT_EQ(category("startup.pd-length-mismatch"), DiagCategory::Malformed);
+  EXPECT_EQ(category("marker.fpduptr-mismatch"), DiagCategory::Malformed);
+  EXPECT_EQ(category("connection.lost-mid-fpdu"), DiagCategory::Sequence);
+  EXPECT_EQ(category("capture.gap"), DiagCategory::Sequence);
+  EXPECT_EQ(category("tcp.retransmission-mismatch"), DiagCategory::Sequence);
+  EXPECT_EQ(category("startup.insufficient-ird"), DiagCategory::Protocol);
+  EXPECT_EQ(category("ddp.version-mismatch"), DiagCategory::Protocol);
+  // Only CRC findings are checksum findings.
+  for (const DiagnosticInfo& entry : catalogue()) {
+    EXPECT_EQ(entry.category == DiagCategory::Checksum, entry.error_code == MpaError::CrcError) << entry.name;
+  }
+}
+
+TEST(Diagnostics, MpaErrorCodesAreTheRfcNumbersWithTheirNames) {
+  EXPECT_EQ(number(MpaError::ConnectionLost), 1u);
+  EXPECT_EQ(number(MpaError::InvalidStartupFrame), 4u);
+  EXPECT_EQ(number(MpaError::NoMatchingRtr), 7u);
+  EXPECT_EQ(mpa_error_from_wire(2), MpaError::CrcError);
+  EXPECT_EQ(mpa_error_from_wire(6), MpaError::InsufficientIrd);
+  EXPECT_FALSE(mpa_error_from_wire(0).has_value());
+  EXPECT_FALSE(mpa_error_from_wire(8).has_value());
+  EXPECT_EQ(describe(MpaError::CrcError), "MPA CRC error");
+  EXPECT_EQ(describe(MpaError::LocalCatastrophic), "local catastrophic error");
+}
+
+TEST(Diagnostics, MpaErrorSetHoldsWhatWasAdded) {
+  MpaErrorSet set;
+  EXPECT_FALSE(set.contains(MpaError::CrcError));
+  set.add(MpaError::CrcError);
+  set.add(MpaError::NoMatchingRtr);
+  EXPECT_TRUE(set.contains(MpaError::CrcError));
+  EXPECT_TRUE(set.contains(MpaError::NoMatchingRtr));
+  EXPECT_FALSE(set.contains(MpaError::MarkerMismatch));
+  EXPECT_FALSE(set.contains(MpaError::InsufficientIrd));
+}
+
+TEST(Diagnostics, SeverityCountsAreIndexedBySeverity) {
+  SeverityCounts counts;
+  ++counts[Severity::Error];
+  counts[Severity::Note] += 3;
+  EXPECT_EQ(counts[Severity::Error], 1u);
+  EXPECT_EQ(counts[Severity::Warning], 0u);
+  EXPECT_EQ(counts[Severity::Note], 3u);
 }
 
 TEST(Diagnostics, SeveritiesHaveNames) {

@@ -318,7 +318,7 @@ TEST(FpduReader, CrcMismatchIsCode2AtTheFpduThenOneNotJudgedNoteAndNothingMore) 
   EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
   EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[1].header_seq);
   EXPECT_EQ(sink.findings[0].offset, builder.fpdus()[1].header);
-  EXPECT_EQ(info(sink.findings[0].id).error_code, 2);
+  EXPECT_EQ(info(sink.findings[0].id).error_code, MpaError::CrcError);
   EXPECT_EQ(sink.findings[1].seq, builder.fpdus()[2].header_seq);
   EXPECT_EQ(sink.fpdus[1].crc_status, CrcStatus::Bad);
   EXPECT_TRUE(sink.fpdus[0].judged);
@@ -393,7 +393,7 @@ TEST(FpduReader, MarkerPointingElsewhereIsCode3AtTheMarker) {
   const test::BuiltMarker& bad = builder.fpdus()[1].markers.front();
   EXPECT_EQ(sink.findings[0].seq, bad.seq);
   EXPECT_EQ(sink.findings[0].offset, bad.index);
-  EXPECT_EQ(info(sink.findings[0].id).error_code, 3);
+  EXPECT_EQ(info(sink.findings[0].id).error_code, MpaError::MarkerMismatch);
   // The note comes at the next FPDU, not at the one holding the bad marker.
   EXPECT_EQ(sink.findings[1].seq, builder.fpdus()[2].header_seq);
   EXPECT_TRUE(sink.fpdus[1].judged);

@@ -254,7 +254,7 @@ TEST(StartupFrameCheck, PlainRev1FramesHaveNoIssues) {
 TEST(StartupFrameCheck, InvalidKeyIsCode4) {
   const auto issues = check_startup_frame(parse({.key = "MPA ID Rex Frame"}), FrameKind::Reply);
   EXPECT_EQ(names_of(issues), Names{"startup.key-invalid"});
-  EXPECT_EQ(info(issues[0].id).error_code, 4);
+  EXPECT_EQ(info(issues[0].id).error_code, MpaError::InvalidStartupFrame);
   EXPECT_NE(issues[0].message.find("MPA ID Rex Frame"), std::string::npos);
 }
 
@@ -310,7 +310,7 @@ TEST(StartupFrameCheck, SBitNeedsRev2AndTheIrdOrdBlock) {
       parse({.key = test::kReq, .flags = 0x10, .revision = 2, .private_data = Bytes{0, 1, 0}}),
       FrameKind::Request);
   EXPECT_EQ(names_of(missing), (Names{"startup.revision-2", "startup.enhanced-data-missing"}));
-  EXPECT_EQ(info(missing[1].id).error_code, 4);
+  EXPECT_EQ(info(missing[1].id).error_code, MpaError::InvalidStartupFrame);
   EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0x10, .revision = 2}, FrameKind::Request),
             (Names{"startup.revision-2", "startup.enhanced-data-missing"}));
 }
@@ -380,7 +380,7 @@ TEST(StartupNegotiation, PeerToPeerNeedsACommonRtrOption) {
   const auto none = check_negotiation(
       parse(request), parse(rev2(test::kRep, enhanced_block(true, true, 4, false, true, 4))));
   EXPECT_EQ(names_of(none), Names{"startup.no-matching-rtr"});
-  EXPECT_EQ(info(none[0].id).error_code, 7);
+  EXPECT_EQ(info(none[0].id).error_code, MpaError::NoMatchingRtr);
   EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4))),
             Names{"startup.no-matching-rtr"});
   // A rejection does not negotiate.
@@ -395,7 +395,7 @@ TEST(StartupNegotiation, ResponderOrdAboveInitiatorIrdIsInsufficientIrd) {
   const auto over = check_negotiation(
       parse(request), parse(rev2(test::kRep, enhanced_block(false, false, 4, false, false, 9))));
   EXPECT_EQ(names_of(over), Names{"startup.insufficient-ird"});
-  EXPECT_EQ(info(over[0].id).error_code, 6);
+  EXPECT_EQ(info(over[0].id).error_code, MpaError::InsufficientIrd);
   // A reject may name the ORD the Responder needs (RFC 6581 9.1).
   EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 4, false, false, 9), 0x30)),
             Names{});

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 
+#include "mpa/connection_summary.h"
 #include "mpa/events.h"
 #include "mpa/packet.h"
 #include "mpa/startup_frame.h"
@@ -36,50 +37,6 @@ struct AnalyzerOptions {
   std::size_t inference_window = 64u << 10;
   // Hand each whole ULPDU (markers removed) to EventSink::on_fpdu (FpduEvent::ulpdu).
   bool keep_ulpdu = false;
-};
-
-// ULPDU size distribution buckets: [0], [1,64], [65,512], [513,1460], [1461,4096],
-// [4097,9000], [9001,65535].
-inline constexpr std::size_t kUlpduSizeBuckets = 7;
-inline constexpr std::uint32_t kUlpduSizeBounds[kUlpduSizeBuckets] = {0, 64, 512, 1460, 4096, 9000, 65535};
-
-struct DirectionSummary {
-  bool full_operation = false;
-  bool markers = false;
-  bool crc = false;
-  bool inferred = false;  // parameters inferred, not negotiated
-  std::uint64_t fpdus = 0;
-  std::uint64_t ulpdu_bytes = 0;
-  std::uint64_t crc_failures = 0;
-  std::uint64_t segments = 0;               // segments carrying full-operation octets
-  std::uint64_t segments_starting_fpdu = 0; // of those, starting with an FPDU's first octet
-  std::uint64_t fpdus_in_one_segment = 0;
-  std::uint64_t bytes = 0;                  // payload octets of this direction
-  std::uint16_t max_ulpdu = 0;
-  std::optional<std::uint16_t> mss;         // MSS option in this side's SYN
-  std::uint32_t mulpdu = 0;                 // MULPDU the receiver's MSS allows (0: unknown)
-  std::array<std::uint64_t, 16> rdmap_opcodes{};  // FPDUs by RDMAP opcode (RFC 5040 4.2)
-  std::array<std::uint64_t, kUlpduSizeBuckets> ulpdu_sizes{};  // see kUlpduSizeBounds
-  std::uint64_t terminates = 0;
-  std::string stack;                        // implementation recognised from startup, if any
-};
-
-struct ConnectionSummary {
-  std::uint32_t id = 0;
-  Endpoint initiator;  // sender of the MPA Request; else the TCP client (SYN sender / first seen)
-  Endpoint responder;
-  bool startup_seen = false;
-  bool is_mpa = false;  // startup frames seen or FPDUs recognised
-  std::optional<StartupFrame> request;
-  std::optional<StartupFrame> reply;
-  DirectionSummary directions[2];  // indexed by Direction
-  std::uint64_t findings[3] = {0, 0, 0};  // by Severity
-  std::uint64_t first_frame = 0;
-  std::uint64_t last_frame = 0;
-  std::uint64_t request_ns = 0, reply_ns = 0, first_fpdu_ns = 0;  // 0: not seen
-
-  int revision() const { return request ? request->revision : -1; }
-  const DirectionSummary& direction(Direction d) const { return directions[static_cast<int>(d)]; }
 };
 
 class EventSink {

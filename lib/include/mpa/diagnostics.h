@@ -4,6 +4,7 @@
 // renumber, rename or reuse.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,6 +15,53 @@ namespace mpa {
 enum class Severity : std::uint8_t { Note, Warning, Error };
 
 std::string_view to_string(Severity severity);
+inline constexpr std::size_t kSeverityCount = 3;
+
+// A value per severity (finding counts, mostly), indexed by Severity.
+template <typename T>
+struct BySeverity {
+  std::array<T, kSeverityCount> values{};
+  constexpr T& operator[](Severity s) { return values[static_cast<std::size_t>(s)]; }
+  constexpr const T& operator[](Severity s) const { return values[static_cast<std::size_t>(s)]; }
+  friend constexpr bool operator==(const BySeverity&, const BySeverity&) = default;
+};
+using SeverityCounts = BySeverity<std::uint64_t>;
+
+// The MPA error codes a Terminate carries (LLP layer, error type 0): RFC 5044 section 8
+// defines 1-4, RFC 6581 section 8 adds 5-7. None: the finding has no code.
+enum class MpaError : std::uint8_t {
+  None = 0,
+  ConnectionLost = 1,       // RFC 5044 8: TCP connection closed, terminated or lost
+  CrcError = 2,             // RFC 5044 8: MPA CRC error
+  MarkerMismatch = 3,       // RFC 5044 8: MPA marker and ULPDU_Length disagree
+  InvalidStartupFrame = 4,  // RFC 5044 8: invalid MPA Request or Reply frame
+  LocalCatastrophic = 5,    // RFC 6581 8: local catastrophic error
+  InsufficientIrd = 6,      // RFC 6581 8: insufficient IRD resources
+  NoMatchingRtr = 7,        // RFC 6581 8: no matching RTR option
+};
+inline constexpr unsigned kMpaErrorMax = 7;
+constexpr unsigned number(MpaError code) { return static_cast<unsigned>(code); }
+// The code a Terminate names on the wire, if it is one of the seven.
+constexpr std::optional<MpaError> mpa_error_from_wire(unsigned value) {
+  if (value == 0 || value > kMpaErrorMax) return std::nullopt;
+  return static_cast<MpaError>(value);
+}
+std::string_view describe(MpaError code);  // "MPA CRC error"
+
+// A set of MPA error codes (those seen in a direction's data, say).
+class MpaErrorSet {
+ public:
+  constexpr void add(MpaError code) { bits_ |= static_cast<std::uint8_t>(1u << number(code)); }
+  constexpr bool contains(MpaError code) const { return (bits_ >> number(code)) & 1u; }
+
+ private:
+  std::uint8_t bits_ = 0;
+};
+
+// What kind of fault a finding is, as a packet analyser groups them (Wireshark's expert
+// groups follow it): a checksum, a structure that cannot be read as the RFC lays it out, the
+// order or completeness of the stream, or another protocol rule.
+enum class DiagCategory : std::uint8_t { Protocol, Malformed, Checksum, Sequence };
 
 // The enumerator order is not part of the contract; the string id is.
 enum class DiagId : std::uint16_t {
@@ -84,8 +132,9 @@ struct DiagnosticInfo {
   DiagId id;
   std::string_view name;     // permanent, e.g. "fpdu.crc-mismatch"
   Severity severity;
+  DiagCategory category;
   std::string_view rfc;      // e.g. "RFC 5044 4.4"
-  std::uint8_t error_code;   // RFC error code 1-7, or 0 for none
+  MpaError error_code;       // RFC 5044 8 / RFC 6581 8 code, or None
   std::string_view summary;  // one line
 };
 

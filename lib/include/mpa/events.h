@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "mpa/diagnostics.h"
 #include "mpa/tcp_seq.h"
@@ -28,6 +29,19 @@ struct Finding {
   std::uint64_t stream_offset = 0;
   std::string message;          // the values that explain it
 };
+
+// A finding about `seq` (stream offset `offset`) that became certain at `frame`; the
+// connection it belongs to fills in `connection` and `direction` when it reports it.
+inline Finding make_finding(DiagId id, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+                            std::string message) {
+  Finding f;
+  f.id = id;
+  f.frame = frame;
+  f.tcp_seq = seq;
+  f.stream_offset = offset;
+  f.message = std::move(message);
+  return f;
+}
 
 struct MarkerFact {
   TcpSeq seq;                   // first octet of the marker
@@ -63,6 +77,9 @@ struct FpduEvent {
   bool judged = true;              // false after an error ended MPA in this direction
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
   std::span<const std::uint8_t> ulpdu;       // the whole ULPDU, when the reader keeps it
+
+  // Stream offset of the ULPDU_Length field (after the leading marker, if any).
+  std::uint64_t header_offset() const { return start_offset + header_seq.distance_from(start_seq); }
 };
 
 class FpduSink {

@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#include "mpa/diagnostics.h"
+
 namespace mpa {
 
 enum class TerminateLayer : std::uint8_t { Rdmap = 0, Ddp = 1, Llp = 2 };
@@ -27,6 +29,11 @@ struct Terminate {
     if (layer == static_cast<std::uint8_t>(TerminateLayer::Llp) && etype == 0) return error_code;
     return std::nullopt;
   }
+  // That code, when it is one RFC 5044 8 / RFC 6581 8 defines.
+  std::optional<MpaError> mpa_error() const {
+    const auto code = mpa_error_code();
+    return code ? mpa_error_from_wire(*code) : std::nullopt;
+  }
 };
 
 // Decodes the Terminate header that follows the 18-octet untagged DDP header of a ULPDU
@@ -36,6 +43,7 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
 
 // "LLP (MPA) error 2: CRC error" / "RDMAP remote operation error 0x02".
 std::string describe(const Terminate& terminate);
+// The name of a code as it appears on the wire ("unknown MPA error" outside 1-7).
 std::string_view mpa_error_name(std::uint8_t code);
 
 }  // namespace mpa

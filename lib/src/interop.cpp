@@ -1,5 +1,5 @@
-// Recognising implementations by their startup frames (see fingerprint.h).
-#include "mpa/fingerprint.h"
+// Vendor knowledge: stack fingerprints and interop hints (see interop.h).
+#include "mpa/interop.h"
 
 #include <fmt/format.h>
 
@@ -51,6 +51,35 @@ std::optional<StackGuess> recognise_stack(const StartupFrame& f, const StartupFr
     }
   }
   return std::nullopt;
+}
+
+void name_vendor_deviations(std::vector<StartupIssue>& issues, const StartupFrame& f, FrameKind role) {
+  for (StartupIssue& issue : issues) {
+    if (issue.id == DiagId::StartupReservedBitsSet && (f.flags & startup_flags::kRes) == 0x08) {
+      issue.id = DiagId::StartupReservedBitSiwGso;
+      issue.message = fmt::format("reserved flag bit 0x08 set in the MPA {} (flags 0x{:02x}): Linux "
+                                  "siw's GSO experiment; FPDUs larger than the MSS are to be expected",
+                                  to_string(f.kind == FrameKind::Unknown ? role : f.kind), f.flags);
+    }
+  }
+}
+
+void RefusedRequests::remember(const Endpoint& initiator, const Endpoint& responder, std::uint64_t frame) {
+  refused_[{initiator.address, responder}] = frame;
+}
+
+std::optional<std::uint64_t> RefusedRequests::refused_before(const Endpoint& initiator,
+                                                             const Endpoint& responder) const {
+  const auto it = refused_.find({initiator.address, responder});
+  if (it == refused_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> p2p_required_hint(const StartupFrame& request, bool rejected) {
+  if (request.revision != 2 || !request.enhanced || request.enhanced->peer_to_peer) return std::nullopt;
+  return fmt::format("the Responder {} a Rev 2 Request with A=0 (client-server): Intel irdma "
+                     "refuses such frames and requires peer-to-peer (A=1)",
+                     rejected ? "rejected (R=1)" : "reset the connection after");
 }
 
 }  // namespace mpa

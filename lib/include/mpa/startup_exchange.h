@@ -1,0 +1,49 @@
+// The startup exchange (RFC 5044 7.1; RFC 6581 6, 9): what one complete startup frame
+// means for its connection. Roles follow the MPA Request (not the SYN); the Reply settles
+// markers per direction (X->Y iff Y asked, RFC 5044 7.1.1), CRCs (either side), and
+// peer-to-peer RTR negotiation (RFC 6581 9.2). Pure: frames in, a verdict out; the
+// connection applies it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "mpa/ddp.h"
+#include "mpa/interop.h"
+#include "mpa/startup_frame.h"
+
+namespace mpa {
+
+// What the connection does next.
+enum class StartupStep : std::uint8_t {
+  EndMpa,             // MPA ends here (a frame of the wrong kind, an invalid one, R=1)
+  AwaitReply,         // a Request: its sender is the Initiator and waits for the Reply
+  FullOperation,      // a Reply accepting the Request: both directions enter full operation
+  InitiatorUnjudged,  // an invalid Reply: MPA ends, but the Initiator may still send a
+                      // Terminate, so its octets are framed as announced, judging nothing
+};
+
+struct StartupVerdict {
+  FrameKind role = FrameKind::Request;  // what the frame was due to be
+  std::vector<StartupIssue> issues;     // in report order, the stack fingerprint last
+  std::optional<StackGuess> stack;
+  StartupStep step = StartupStep::EndMpa;
+  // FullOperation and InitiatorUnjudged:
+  bool initiator_markers = false;  // the Reply's M: markers in the Initiator's data
+  bool responder_markers = false;  // the Request's M: markers in the Responder's data
+  bool crc = false;                // either side set C
+  // FullOperation:
+  bool peer_to_peer = false;       // both set A (RFC 6581 5: the Initiator's first FPDU is an RTR)
+  bool responder_unjudged = false; // an RFC 6581 error (code 6 or 7) in the Reply
+};
+
+// `request`: the Request this connection already accepted (nullptr: a Request is due).
+// `trailing_in_segment`: octets follow the frame in its TCP segment, before the peer could
+// have answered it.
+StartupVerdict judge_startup_frame(const StartupFrame& frame, const StartupFrame* request,
+                                   bool trailing_in_segment);
+
+// Whether a zero-length RTR of `kind` is one both sides offered (RFC 6581 5, 9.2).
+bool rtr_negotiated(RtrKind kind, const EnhancedBlock& request, const EnhancedBlock& reply);
+
+}  // namespace mpa

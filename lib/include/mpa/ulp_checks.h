@@ -1,0 +1,78 @@
+// What MPA carries, checked per FPDU (RFC 5040, 5041; RFC 6581 5; RFC 5044 Appendix C):
+// the negotiated RTR as the Initiator's first FPDU, DDP/RDMAP versions that belong to the
+// MPA revision, ULPDUs long enough for their DDP header, and RDMAP Terminates, decoded and
+// held against what mpa-check saw in the data they blame. One object per sender. Pure: an
+// FPDU and its context in, findings out; the connection applies them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "mpa/ddp.h"
+#include "mpa/events.h"
+#include "mpa/startup_frame.h"
+
+namespace mpa {
+
+// Both sides' IRD/ORD blocks when peer-to-peer was negotiated (RFC 6581 9.2).
+struct RtrNegotiation {
+  EnhancedBlock request;
+  EnhancedBlock reply;
+};
+
+struct UlpContext {
+  Direction direction = Direction::Initiator;
+  bool first_fpdu = false;               // the sender's first FPDU (none before it, none lost)
+  std::optional<int> revision;           // the Request's MPA revision (startup seen)
+  const RtrNegotiation* rtr = nullptr;   // peer-to-peer negotiated
+  const StartupFrame* reply = nullptr;   // the Reply, when seen
+  bool siw_sender = false;               // the sender's startup frame looks like Linux siw's
+};
+
+class UlpChecks;
+
+// The receiver of a Terminate, whose data it blames.
+struct TerminatePeer {
+  const UlpChecks* checks = nullptr;  // its recent FPDUs
+  MpaErrorSet errors_seen;            // RFC error codes mpa-check found in its data
+  std::optional<bool> crc;            // CRCs on its FPDUs (unset: not in full operation)
+  std::optional<bool> markers;        // markers in its FPDUs (unset: not in full operation)
+};
+
+struct UlpVerdict {
+  std::vector<Finding> findings;   // in report order
+  bool stop_judging = false;       // an error that ends MPA in this direction
+  std::optional<DdpHeader> ddp;    // the ULPDU's DDP header, when it decodes
+  bool terminate = false;          // an RDMAP Terminate
+};
+
+class UlpChecks {
+ public:
+  // `judged`: the FPDU's rules are checked (not after an error that ended MPA).
+  UlpVerdict check(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer);
+
+  struct RecentFpdu {
+    std::uint64_t frame = 0;
+    TcpSeq seq;
+    CrcStatus crc = CrcStatus::NotChecked;
+    std::array<std::uint8_t, kDdpUntaggedHeaderSize> ddp{};
+    std::size_t ddp_size = 0;
+  };
+  // The most recent FPDU whose DDP header starts with `quoted` (at least 6 octets), if any.
+  const RecentFpdu* find_quoted(std::span<const std::uint8_t> quoted) const;
+
+ private:
+  void remember(const FpduEvent& fpdu);
+  void check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
+                       std::vector<Finding>& out) const;
+
+  bool said_ddp_version_ = false;
+  bool said_too_short_ = false;
+  std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
+  std::size_t recent_count_ = 0;
+};
+
+}  // namespace mpa

@@ -1,0 +1,142 @@
+// One MPA connection: its senders, the finding gate, the end of the analysis (see
+// mpa_connection.h). The per-phase handlers are in sender_events.cpp, the application of
+// the startup exchange's verdicts in startup_application.cpp.
+#include "mpa_connection.h"
+
+#include <fmt/format.h>
+
+namespace mpa {
+namespace {
+
+constexpr std::size_t kPendingFindingsLimit = 256;
+
+}  // namespace
+
+MpaConnection::MpaConnection(AnalysisContext& context, std::uint32_t id, const TcpSegment& first)
+    : context_(context),
+      id_(id),
+      key_(FlowKey::of(first.source, first.destination)),
+      senders_{Sender(*this, context.options.reassembly), Sender(*this, context.options.reassembly)},
+      initiator_(&senders_[0]) {
+  // Sender 0 is the TCP client: the SYN sender, or (no SYN) the SYN-ACK's receiver, or the
+  // first sender seen.
+  const bool from_server = (first.flags & tcp_flags::kSyn) && (first.flags & tcp_flags::kAck);
+  senders_[0].endpoint = from_server ? first.destination : first.source;
+  senders_[1].endpoint = from_server ? first.source : first.destination;
+  senders_[0].peer = &senders_[1];
+  senders_[1].peer = &senders_[0];
+  summary_.id = id;
+  summary_.first_frame = first.frame;
+}
+
+bool MpaConnection::reopened_by(const TcpSegment& syn) const {
+  const Sender& s = senders_[senders_[0].endpoint == syn.source ? 0 : 1];
+  return s.reassembler.started() && !(s.syn_seen && s.reassembler.next_offset() == 0);
+}
+
+void MpaConnection::on_segment(const TcpSegment& seg) {
+  summary_.last_frame = seg.frame;
+  Sender& s = senders_[senders_[0].endpoint == seg.source ? 0 : 1];
+  if (seg.flags & tcp_flags::kSyn) {
+    s.syn_seen = true;
+    if (seg.mss) s.mss = seg.mss;
+  }
+  s.stats.on_payload(seg.payload.size() + seg.payload_missing);
+  s.reassembler.on_segment(seg, s);
+  if (seg.flags & tcp_flags::kRst) {
+    if (!reset_by_) reset_by_ = &s;
+    // A reset ends both directions.
+    if (!s.peer->ended) on_end(*s.peer, seg.frame, StreamEnd::Rst);
+  }
+}
+
+// ---- the finding gate
+
+void MpaConnection::report(Sender& s, Finding&& f) {
+  f.connection = id_;
+  if (!is_mpa_) {
+    if (pending_.size() < kPendingFindingsLimit) pending_.emplace_back(&s, std::move(f));
+    return;
+  }
+  f.direction = direction_of(s);
+  const DiagnosticInfo& d = info(f.id);
+  if (d.error_code != MpaError::None && f.id != DiagId::ConnectionClosed) s.errors_seen.add(d.error_code);
+  ++summary_.findings[d.severity];
+  context_.sink.on_finding(f);
+}
+
+void MpaConnection::become_mpa() {
+  if (is_mpa_) return;
+  is_mpa_ = true;
+  ++context_.mpa_connections;
+  auto pending = std::move(pending_);
+  pending_.clear();
+  for (auto& [sender, f] : pending) report(*sender, std::move(f));
+}
+
+// ---- the end
+
+// Hints that predict interop failures without being RFC violations.
+void MpaConnection::interop_hints(std::uint64_t frame) {
+  if (!summary_.request || summary_.request->revision != 2) return;
+  Sender& init = initiator();
+  Sender& resp = *init.peer;
+  const auto& reply = summary_.reply;
+  const bool refused = (reply && reply->r()) || (!reply && reset_by_ == &resp);
+  if (!refused) return;
+  context_.refused.remember(init.endpoint, resp.endpoint, frame);
+  if (auto hint = p2p_required_hint(*summary_.request, reply.has_value())) {
+    report(resp, DiagId::InteropP2pRequired, frame, resp.reassembler.next_seq(), resp.reassembler.next_offset(),
+           std::move(*hint));
+  }
+}
+
+void MpaConnection::finish(std::uint64_t frame) {
+  if (finished_) return;
+  finished_ = true;
+  for (Sender& s : senders_) s.reassembler.finish(frame, s);
+  for (Sender& s : senders_) {
+    if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
+  }
+  for (Sender& s : senders_) {
+    if (std::holds_alternative<phase::Inferring>(s.phase)) try_inference(s, frame, true);
+  }
+  if (request_done_ && !reply_done_) {
+    report(initiator(), DiagId::StartupNoReply, frame, request_end_seq_, request_end_offset_,
+           "MPA Request seen but no Reply by the end of the capture");
+  }
+  interop_hints(frame);
+  if (!is_mpa_) return;
+  summary_.initiator = initiator().endpoint;
+  summary_.responder = initiator().peer->endpoint;
+  for (const Sender& s : senders_) {
+    std::optional<DirectionStats::ReaderCounts> counts;
+    if (const FpduReader* r = s.reader()) counts = {{r->fpdus(), r->ulpdu_bytes(), r->crc_failures()}};
+    summary_.directions[static_cast<int>(direction_of(s))] = s.stats.summary(counts, s.mss, s.peer->mss);
+  }
+  context_.sink.on_connection_end(summary_);
+}
+
+// ---- Sender: one-line forwarders to the connection
+
+void Sender::on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+                            std::uint64_t frame) {
+  connection.on_data(*this, Chunk{offset, seq, data, frame});
+}
+void Sender::on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+                           std::uint64_t frame) {
+  connection.on_gap(*this, offset, seq, length, cause, frame);
+}
+void Sender::on_stream_end(std::uint64_t, TcpSeq, StreamEnd how, std::uint64_t frame) {
+  connection.on_end(*this, frame, how);
+}
+void Sender::on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
+                                        std::uint64_t frame) {
+  connection.report(*this, DiagId::TcpRetransmissionMismatch, frame, seq, offset,
+                    fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
+                                seq.value(), length));
+}
+void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
+void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }
+
+}  // namespace mpa

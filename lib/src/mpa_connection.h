@@ -1,0 +1,216 @@
+// One TCP connection as MPA sees it: two senders, each a TCP stream whose in-order octets
+// drive a state machine with one type per phase, and the connection-wide facts the startup
+// exchange settles (roles, peer-to-peer, the startup frames). Deciders (startup_exchange,
+// framing_inference, fpdu_rules, ulp_checks, interop) judge; this file applies their
+// verdicts, and every finding passes one gate (report) on its way to the EventSink.
+//
+//   Streaming --key found--> Startup --Request done--> AwaitReply (Initiator)
+//                                    --Reply done----> Probing (M=0) / FullOperation
+//   Inferring (no startup in the capture) --FPDUs recognised--> FullOperation
+//   Probing --markers or not decided--> FullOperation
+//   Ended: MPA is over in this direction (rejected, a startup error, a gap in startup).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "held_bytes.h"
+#include "mpa/analyzer.h"
+#include "mpa/direction_stats.h"
+#include "mpa/flow_table.h"
+#include "mpa/fpdu_reader.h"
+#include "mpa/fpdu_rules.h"
+#include "mpa/interop.h"
+#include "mpa/startup_frame.h"
+#include "mpa/tcp_reassembly.h"
+#include "mpa/ulp_checks.h"
+
+namespace mpa {
+
+// What all connections of one analysis share.
+struct AnalysisContext {
+  AnalysisContext(AnalyzerOptions o, EventSink& s) : options(std::move(o)), sink(s) {}
+  AnalyzerOptions options;
+  EventSink& sink;
+  std::uint64_t frame = 0;  // the segment being analysed
+  std::uint64_t ns = 0;     // its time stamp
+  RefusedRequests refused;  // Rev 2 Requests refused so far (interop hints)
+  std::uint64_t mpa_connections = 0;
+};
+
+// The phases of one sender; each holds only its own state.
+namespace phase {
+struct Streaming {
+  std::vector<std::uint8_t> tail;  // the last octets, to find a key split over segments
+  std::uint64_t octets = 0;        // streaming-mode octets so far
+};
+struct Startup {
+  StartupFrameParser parser;
+  TcpSeq seq;                      // the frame's first octet
+  std::uint64_t offset = 0;
+  std::uint64_t first_frame = 0;   // the capture frame holding it
+  std::uint64_t prefix = 0;        // streaming-mode octets before it
+};
+struct AwaitReply {
+  HeldBytes held;  // octets the Initiator sent early, replayed once the Reply is in
+  bool said_early = false;
+};
+struct Probing {
+  HeldBytes held;  // the first octets of full operation, until the marker probe decides
+  FpduReaderConfig config;
+  bool unjudged = false;  // an error ended judgement before the reader existed
+};
+struct Inferring {
+  HeldBytes held;                     // octets under study
+  std::size_t next_attempt = 4096;    // held octets at the next attempt
+};
+struct FullOperation {
+  explicit FullOperation(const FpduReaderConfig& config) : reader(config) {}
+  FpduReader reader;
+};
+struct Ended {
+  // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if
+  // the Reply arrives after all.
+  HeldBytes held;
+};
+}  // namespace phase
+using Phase = std::variant<phase::Streaming, phase::Startup, phase::AwaitReply, phase::Probing,
+                           phase::Inferring, phase::FullOperation, phase::Ended>;
+
+class MpaConnection;
+
+// One direction of the connection, named after the one who sends it (conformance is
+// judged on the sender). Its stream events go to the connection.
+struct Sender final : StreamSink, FpduSink {
+  Sender(MpaConnection& c, ReassemblyOptions options) : connection(c), reassembler(options) {}
+
+  MpaConnection& connection;
+  Sender* peer = nullptr;
+  Endpoint endpoint;
+  TcpReassembler reassembler;
+  bool syn_seen = false;
+  bool ended = false;
+  std::optional<std::uint16_t> mss;  // the MSS option in this sender's SYN
+  Phase phase;
+  bool first_fpdu_done = false;       // its first FPDU is complete (or lost in a gap)
+  bool said_responder_first = false;
+  bool siw = false;                   // its startup frame looks like Linux siw's
+  MpaErrorSet errors_seen;            // RFC error codes found in its data
+  FpduRules fpdu_rules;
+  UlpChecks ulp;
+  DirectionStats stats;
+
+  FpduReader* reader() {
+    auto* full = std::get_if<phase::FullOperation>(&phase);
+    return full ? &full->reader : nullptr;
+  }
+  const FpduReader* reader() const {
+    const auto* full = std::get_if<phase::FullOperation>(&phase);
+    return full ? &full->reader : nullptr;
+  }
+
+  void on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+                      std::uint64_t frame) override;
+  void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+                     std::uint64_t frame) override;
+  void on_stream_end(std::uint64_t offset, TcpSeq seq, StreamEnd how, std::uint64_t frame) override;
+  void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
+                                  std::uint64_t frame) override;
+  void on_fpdu(const FpduEvent& fpdu) override;
+  void on_finding(Finding&& finding) override;
+};
+
+// In-order octets of one sender, as the reassembler delivers them.
+struct Chunk {
+  std::uint64_t offset = 0;
+  TcpSeq seq;
+  std::span<const std::uint8_t> data;
+  std::uint64_t frame = 0;
+};
+
+class MpaConnection {
+ public:
+  // `first`: the segment that opened the connection (it settles which side is the client).
+  MpaConnection(AnalysisContext& context, std::uint32_t id, const TcpSegment& first);
+  MpaConnection(const MpaConnection&) = delete;
+  MpaConnection& operator=(const MpaConnection&) = delete;
+
+  std::uint32_t id() const { return id_; }
+  const FlowKey& key() const { return key_; }
+  // A pure SYN on these ports that opens a new connection (this one's stream has begun).
+  bool reopened_by(const TcpSegment& syn) const;
+  void on_segment(const TcpSegment& segment);
+  bool both_ended() const { return senders_[0].ended && senders_[1].ended; }
+  // Ends the analysis of this connection (closed, evicted or the capture ended).
+  void finish(std::uint64_t frame);
+
+  // Sender events (sender_events.cpp holds the per-phase handlers).
+  void on_data(Sender& s, Chunk chunk);
+  void on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+              std::uint64_t frame);
+  void on_end(Sender& s, std::uint64_t frame, StreamEnd how);
+  void on_fpdu(Sender& s, const FpduEvent& fpdu);
+  // The finding gate: held until the connection is known to carry MPA, then stamped with
+  // connection and direction, counted and delivered.
+  void report(Sender& s, Finding&& finding);
+  void report(Sender& s, DiagId id, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+              std::string message) {
+    report(s, make_finding(id, frame, seq, offset, std::move(message)));
+  }
+
+ private:
+  Direction direction_of(const Sender& s) const {
+    return &s == initiator_ ? Direction::Initiator : Direction::Responder;
+  }
+  Sender& initiator() { return *initiator_; }
+  void become_mpa();
+
+  // Per-phase handlers of in-order octets; each returns the octets it consumed.
+  std::size_t feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::Startup& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::Inferring& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::FullOperation& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool segment_start);
+
+  // Startup (startup_application.cpp).
+  void start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame, std::uint64_t prefix);
+  void startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment);
+  void end_mpa();
+  void start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers, bool crc,
+                            bool inferred, std::optional<TcpSeq> grid_origin = std::nullopt,
+                            bool unjudged = false);
+  void replay(Sender& s, const HeldBytes& held, std::size_t from = 0);
+  HeldBytes take_early_octets(Sender& initiator);
+  void check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
+                             std::uint64_t frame);
+  void finish_probe(Sender& s, bool final);
+  void try_inference(Sender& s, std::uint64_t frame, bool final);
+  void interop_hints(std::uint64_t frame);
+
+  AnalysisContext& context_;
+  std::uint32_t id_;
+  FlowKey key_;
+  Sender senders_[2];     // [0]: the TCP client (SYN sender, or first sender seen)
+  Sender* initiator_;     // sender of the MPA Request (the client until one is seen)
+  bool is_mpa_ = false;
+  bool request_done_ = false;
+  bool reply_done_ = false;
+  bool finished_ = false;
+  bool said_not_seen_ = false;
+  const Sender* reset_by_ = nullptr;
+  std::optional<RtrNegotiation> rtr_;  // peer-to-peer negotiated
+  TcpSeq request_end_seq_;             // just after the Request
+  std::uint64_t request_end_offset_ = 0;
+  ConnectionSummary summary_;
+  std::vector<std::pair<Sender*, Finding>> pending_;  // held until is_mpa_
+};
+
+}  // namespace mpa

@@ -1,0 +1,254 @@
+// A sender's stream events, one handler per phase (see mpa_connection.h): in-order octets,
+// gaps, the end of the stream, and the FPDUs its reader frames.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "mpa/framing_inference.h"
+#include "mpa_connection.h"
+
+namespace mpa {
+namespace {
+
+constexpr std::size_t kKeyPrefixSize = 9;  // "MPA ID Re"
+constexpr std::size_t kEarlyBufferLimit = 256u << 10;
+
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
+void MpaConnection::on_data(Sender& s, Chunk chunk) {
+  bool segment_start = true;
+  while (!chunk.data.empty()) {
+    const std::size_t used =
+        std::visit([&](auto& phase) { return feed(s, phase, chunk, segment_start); }, s.phase);
+    chunk.data = chunk.data.subspan(used);
+    chunk.offset += used;
+    chunk.seq += static_cast<std::uint32_t>(used);
+    segment_start = false;
+  }
+}
+
+// Streaming mode: everything before a startup frame.
+std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
+  const std::span<const std::uint8_t> data = chunk.data;
+  if (p.octets == 0 && chunk.offset == 0) {
+    const bool starts_with_key =
+        data.size() >= kKeyPrefixSize && std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
+    if (!starts_with_key && data.size() >= kStartupKeySize && looks_like_damaged_key(data)) {
+      start_frame(s, chunk.offset, chunk.seq, chunk.frame, 0);  // a startup frame with a damaged key
+      return 0;
+    }
+    // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
+    // opens with a startup frame.
+    const bool no_syn = !senders_[0].syn_seen && !senders_[1].syn_seen;
+    if (!starts_with_key && !request_done_ && (no_syn || context_.options.infer_with_syn)) {
+      s.phase.emplace<phase::Inferring>(phase::Inferring{HeldBytes(chunk.seq, chunk.offset)});
+      return 0;
+    }
+  }
+  // Look for "MPA ID Re" across the previous chunk's tail and this chunk.
+  if (!p.tail.empty()) {
+    std::vector<std::uint8_t> joined(p.tail);
+    const std::size_t extra = std::min(data.size(), kKeyPrefixSize - 1);
+    joined.insert(joined.end(), data.begin(), data.begin() + static_cast<std::ptrdiff_t>(extra));
+    for (std::size_t i = 0; i < p.tail.size(); ++i) {
+      if (i + kKeyPrefixSize <= joined.size() &&
+          std::memcmp(&joined[i], kRequestKey.data(), kKeyPrefixSize) == 0) {
+        // The key began in octets already consumed as streaming; the reassembler cannot
+        // rewind, so the parser gets them from the joined copy.
+        const std::size_t back = p.tail.size() - i;
+        start_frame(s, chunk.offset - back, chunk.seq - static_cast<std::uint32_t>(back), chunk.frame,
+                    p.octets - back);
+        std::get<phase::Startup>(s.phase).parser.push(std::span<const std::uint8_t>(&joined[i], back));
+        return 0;
+      }
+    }
+  }
+  const void* hit = memmem(data.data(), data.size(), kRequestKey.data(), kKeyPrefixSize);
+  if (hit != nullptr) {
+    const std::size_t at = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data.data());
+    start_frame(s, chunk.offset + at, chunk.seq + static_cast<std::uint32_t>(at), chunk.frame, p.octets + at);
+    return at;
+  }
+  p.octets += data.size();
+  // Keep the stream's last octets (the previous tail too, when this chunk is short) so that
+  // a key split over many small segments is still found.
+  if (data.size() >= kKeyPrefixSize - 1) {
+    p.tail.assign(data.end() - static_cast<std::ptrdiff_t>(kKeyPrefixSize - 1), data.end());
+  } else {
+    p.tail.insert(p.tail.end(), data.begin(), data.end());
+    if (p.tail.size() > kKeyPrefixSize - 1) {
+      p.tail.erase(p.tail.begin(), p.tail.end() - static_cast<std::ptrdiff_t>(kKeyPrefixSize - 1));
+    }
+  }
+  return data.size();
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk, bool) {
+  const std::size_t used = p.parser.push(chunk.data);
+  if (p.parser.complete()) startup_complete(s, chunk.frame, used < chunk.data.size());
+  return used;
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool) {
+  if (!p.said_early) {
+    p.said_early = true;
+    report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
+           fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived", chunk.data.size(),
+                       chunk.seq.value()));
+  }
+  const std::size_t room = kEarlyBufferLimit - std::min(kEarlyBufferLimit, p.held.bytes.size());
+  p.held.append(chunk.data.first(std::min(room, chunk.data.size())), chunk.frame);
+  return chunk.data.size();
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool) {
+  check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
+  p.held.append(chunk.data, chunk.frame);
+  finish_probe(s, false);
+  return chunk.data.size();
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chunk, bool) {
+  p.held.append(chunk.data, chunk.frame);
+  try_inference(s, chunk.frame, false);
+  return chunk.data.size();
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk& chunk, bool segment_start) {
+  check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
+  if (segment_start) s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
+  p.reader.push(chunk.data, chunk.frame, segment_start, s);
+  return chunk.data.size();
+}
+
+std::size_t MpaConnection::feed(Sender&, phase::Ended&, const Chunk& chunk, bool) { return chunk.data.size(); }
+
+void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+                           std::uint64_t frame) {
+  const bool truncated = cause == GapCause::Truncated;
+  report(s, truncated ? DiagId::CaptureTruncated : DiagId::CaptureGap, frame, seq, offset,
+         fmt::format("{} octets at seq {} {}", length, seq.value(),
+                     truncated                         ? "cut by the snapshot length"
+                     : cause == GapCause::BufferLimit ? "dropped: out-of-order data beyond the reassembly ceiling"
+                                                      : "missing from the capture"));
+  if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
+  std::visit(Overloaded{
+                 [&](phase::FullOperation& p) {
+                   // The first FPDU may be among the missing octets: the ordering rules that
+                   // depend on it (Responder waits for it, RFC 5044 7.1.2; it is the RTR,
+                   // RFC 6581 5) cannot be checked.
+                   s.first_fpdu_done = true;
+                   p.reader.on_gap(length, frame, s);
+                 },
+                 [&](phase::AwaitReply& p) {
+                   // The startup exchange cannot be followed any more on this side.
+                   s.first_fpdu_done = true;
+                   HeldBytes held = std::move(p.held);
+                   s.phase.emplace<phase::Ended>(phase::Ended{std::move(held)});
+                 },
+                 [&](phase::Startup&) { s.phase.emplace<phase::Ended>(); },
+                 [&](phase::Inferring& p) {
+                   // Study only what follows the gap.
+                   p.held = HeldBytes(seq + static_cast<std::uint32_t>(length), offset + length);
+                 },
+                 [&](phase::Streaming& p) {
+                   p.tail.clear();
+                   p.octets += length;
+                 },
+                 [&](phase::Probing&) {},  // decided above
+                 [&](phase::Ended&) {},
+             },
+             s.phase);
+}
+
+void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
+  if (s.ended) return;
+  s.ended = true;
+  const char* what = how == StreamEnd::Fin ? "closed (FIN)" : "reset (RST)";
+  if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
+  const TcpSeq seq = s.reassembler.next_seq();
+  const std::uint64_t offset = s.reassembler.next_offset();
+  std::visit(Overloaded{
+                 [&](phase::FullOperation& p) {
+                   const FpduReader& r = p.reader;
+                   if (!r.synchronised() || !r.judging()) return;
+                   if (r.in_fpdu()) {
+                     report(s, DiagId::ConnectionLostMidFpdu, frame, seq, offset,
+                            fmt::format("connection {} at seq {} inside an FPDU ({} more octets were due)", what,
+                                        seq.value(), r.bytes_needed()));
+                   } else {
+                     report(s, DiagId::ConnectionClosed, frame, seq, offset,
+                            fmt::format("connection {} at seq {}, at an FPDU boundary", what, seq.value()));
+                   }
+                 },
+                 [&](phase::Startup& p) {
+                   if (p.parser.header_complete()) {
+                     // What the header alone shows is still reported (a PD_Length above 512).
+                     const FrameKind expected = request_done_ ? FrameKind::Reply : FrameKind::Request;
+                     for (StartupIssue& issue : check_startup_frame(p.parser.frame(), expected)) {
+                       if (info(issue.id).severity != Severity::Note) {
+                         report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
+                       }
+                     }
+                   }
+                   if (p.parser.consumed() > 0) {
+                     report(s, DiagId::ConnectionLostMidStartup, frame, seq, offset,
+                            fmt::format("connection {} at seq {} inside a startup frame ({} more octets were due)",
+                                        what, seq.value(), p.parser.bytes_needed()));
+                   }
+                 },
+                 [&](phase::Inferring&) { try_inference(s, frame, true); },
+                 [&](auto&) {},
+             },
+             s.phase);
+}
+
+// The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
+void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
+                                          std::uint64_t frame) {
+  if (direction_of(s) != Direction::Responder || initiator().first_fpdu_done || s.said_responder_first ||
+      !summary_.startup_seen) {
+    return;
+  }
+  s.said_responder_first = true;
+  report(s, DiagId::FpduResponderSentFirst, frame, seq, offset,
+         fmt::format("Responder sent {} octets of full operation at seq {} before the Initiator's first FPDU "
+                     "was complete", size, seq.value()));
+}
+
+void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
+  if (summary_.first_fpdu_ns == 0) summary_.first_fpdu_ns = context_.ns;
+  FpduReader& reader = *s.reader();
+  std::vector<Finding> found;
+  if (fpdu.judged) s.fpdu_rules.check(fpdu, {s.peer->mss, reader.grid().enabled()}, found);
+  UlpContext context;
+  context.direction = direction_of(s);
+  context.first_fpdu = !s.first_fpdu_done;
+  if (summary_.request) context.revision = summary_.request->revision;
+  context.rtr = rtr_ ? &*rtr_ : nullptr;
+  context.reply = summary_.reply ? &*summary_.reply : nullptr;
+  context.siw_sender = s.siw;
+  const Sender& peer = *s.peer;
+  TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};
+  if (const FpduReader* r = peer.reader()) {
+    receiver.crc = r->crc_enabled();
+    receiver.markers = r->grid().enabled();
+  }
+  for (Finding& f : found) report(s, std::move(f));
+  UlpVerdict verdict = s.ulp.check(fpdu, context, receiver);
+  for (Finding& f : verdict.findings) report(s, std::move(f));
+  if (verdict.stop_judging) reader.stop_judging();
+  s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
+  s.first_fpdu_done = true;
+  context_.sink.on_fpdu(fpdu);
+}
+
+}  // namespace mpa

@@ -1,0 +1,215 @@
+// Applying the startup exchange's verdicts (startup_exchange.h) and the framing deciders
+// (framing_inference.h) to a connection: phase changes, full operation, replays.
+#include <fmt/format.h>
+
+#include "mpa/framing_inference.h"
+#include "mpa/startup_exchange.h"
+#include "mpa_connection.h"
+
+namespace mpa {
+
+void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
+                                std::uint64_t prefix) {
+  phase::Startup& p = s.phase.emplace<phase::Startup>();
+  p.seq = seq;
+  p.offset = offset;
+  p.first_frame = frame;
+  p.prefix = prefix;
+}
+
+void MpaConnection::end_mpa() {
+  for (Sender& s : senders_) {
+    if (!std::holds_alternative<phase::FullOperation>(s.phase)) s.phase.emplace<phase::Ended>();
+  }
+}
+
+HeldBytes MpaConnection::take_early_octets(Sender& init) {
+  if (auto* p = std::get_if<phase::AwaitReply>(&init.phase)) return std::move(p->held);
+  if (auto* p = std::get_if<phase::Ended>(&init.phase)) return std::move(p->held);
+  return HeldBytes(request_end_seq_, request_end_offset_);
+}
+
+void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment) {
+  const phase::Startup& p = std::get<phase::Startup>(s.phase);
+  const StartupFrame f = p.parser.frame();
+  const TcpSeq at = p.seq;
+  const std::uint64_t at_offset = p.offset;
+  const std::uint64_t first_frame = p.first_frame;
+  const std::uint64_t prefix = p.prefix;
+  const bool request_due = !request_done_;
+  if (request_due && f.kind != FrameKind::Reply) initiator_ = &s;  // roles follow the Request
+  become_mpa();
+  summary_.startup_seen = true;
+  if (prefix > 0) {
+    report(s, DiagId::StartupStreamingPrefix, first_frame, at, at_offset,
+           fmt::format("{} streaming-mode octets precede the MPA {}", prefix, to_string(f.kind)));
+  }
+  StartupVerdict v = judge_startup_frame(f, request_due ? nullptr : &*summary_.request, trailing_in_segment);
+  if (v.stack) {
+    s.siw = v.stack->siw;
+    s.stats.on_stack(v.stack->name);
+  }
+  context_.sink.on_startup_frame(id_, direction_of(s), f, frame, at);
+  for (StartupIssue& issue : v.issues) report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  const TcpSeq after = at + static_cast<std::uint32_t>(f.wire_length());
+  const std::uint64_t after_offset = at_offset + f.wire_length();
+
+  if (v.role == FrameKind::Request) {
+    summary_.request = f;  // shown in the summary even when malformed
+    if (v.step == StartupStep::EndMpa) {
+      end_mpa();
+      return;
+    }
+    request_done_ = true;
+    summary_.request_ns = context_.ns;
+    Sender& peer = *s.peer;
+    if (f.revision == 1) {
+      if (const auto refused = context_.refused.refused_before(s.endpoint, peer.endpoint)) {
+        report(s, DiagId::InteropRev2RetriedAsRev1, frame, at, at_offset,
+               fmt::format("Rev 1 Request after a Rev 2 Request to the same peer was refused (frame {}): "
+                           "the Chelsio/Intel fallback", *refused));
+      }
+    }
+    request_end_seq_ = after;
+    request_end_offset_ = after_offset;
+    s.phase.emplace<phase::AwaitReply>(phase::AwaitReply{HeldBytes(after, after_offset)});
+    if (auto* streaming = std::get_if<phase::Streaming>(&peer.phase)) {
+      start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, streaming->octets);
+    } else if (std::holds_alternative<phase::Inferring>(peer.phase)) {
+      start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, 0);
+    }
+    return;
+  }
+  // The Reply (or what came in its place).
+  reply_done_ = true;
+  summary_.reply = f;
+  summary_.reply_ns = context_.ns;
+  Sender& init = initiator();
+  switch (v.step) {
+    case StartupStep::EndMpa: end_mpa(); return;
+    case StartupStep::InitiatorUnjudged: {
+      // The Initiator may still answer with a Terminate (an FPDU): frame its octets with
+      // the parameters the frames announce, judging nothing (RFC 5044 8).
+      HeldBytes early = take_early_octets(init);
+      end_mpa();
+      start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false, std::nullopt, true);
+      replay(init, early);
+      return;
+    }
+    case StartupStep::AwaitReply: return;  // not a Reply's verdict
+    case StartupStep::FullOperation: break;
+  }
+  if (v.peer_to_peer) rtr_ = RtrNegotiation{*summary_.request->enhanced, *f.enhanced};
+  // Markers X->Y iff Y asked (RFC 5044 7.1.1): the Reply's M governs the Initiator's data.
+  HeldBytes early = take_early_octets(init);
+  start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false);
+  start_full_operation(s, after, after_offset, v.responder_markers, v.crc, false);
+  // Errors of RFC 6581 (codes 6, 7) in the Reply end judgement of the Responder's side.
+  if (v.responder_unjudged) {
+    if (auto* probing = std::get_if<phase::Probing>(&s.phase)) probing->unjudged = true;
+    if (FpduReader* r = s.reader()) r->stop_judging();
+  }
+  // Replay what the Initiator sent too early (while the marker probe holds the Initiator's
+  // first octets, they are not replayed: the probe starts from the end of the Request).
+  if (init.reader()) replay(init, early);
+}
+
+void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers, bool crc,
+                                         bool inferred, std::optional<TcpSeq> grid_origin, bool unjudged) {
+  FpduReaderConfig config;
+  config.connection = id_;
+  config.direction = direction_of(s);
+  config.start_seq = seq;
+  config.start_offset = offset;
+  config.markers = markers;
+  config.crc = crc;
+  config.keep_ulpdu = context_.options.keep_ulpdu;
+  if (grid_origin) {
+    config.grid_origin = *grid_origin;
+    config.grid_origin_set = true;
+  }
+  if (!markers && !inferred && !unjudged) {
+    // RFC 5044 7.1.1: M=0 means no markers. Hold the first octets to see whether the
+    // sender inserts them anyway (marker.unexpected).
+    s.phase.emplace<phase::Probing>(phase::Probing{HeldBytes(seq, offset), config, false});
+  } else {
+    FpduReader& reader = s.phase.emplace<phase::FullOperation>(config).reader;
+    if (unjudged) reader.stop_judging();
+  }
+  s.stats.on_full_operation(markers, crc, inferred);
+}
+
+void MpaConnection::replay(Sender& s, const HeldBytes& held, std::size_t from) {
+  held.replay([&](std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+                  std::uint64_t frame) { on_data(s, Chunk{offset, seq, data, frame}); },
+              from);
+}
+
+// Full operation without negotiated markers: a stream that opens with a zero marker and
+// frames only with markers carries markers its receiver did not ask for.
+void MpaConnection::finish_probe(Sender& s, bool final) {
+  phase::Probing& p = std::get<phase::Probing>(s.phase);
+  const MarkerProbe verdict = probe_markers(p.held.bytes, p.held.seq, p.config.crc, final);
+  if (verdict == MarkerProbe::Undecided) return;
+  const bool unexpected = verdict == MarkerProbe::Present;
+  FpduReaderConfig config = p.config;
+  const bool unjudged = p.unjudged;
+  HeldBytes held = std::move(p.held);
+  if (unexpected) {
+    config.markers = true;
+    config.grid_origin = held.seq;
+    config.grid_origin_set = true;
+    s.stats.on_markers_found();
+  }
+  FpduReader& reader = s.phase.emplace<phase::FullOperation>(config).reader;
+  if (unjudged) reader.stop_judging();
+  if (unexpected) {
+    report(s, DiagId::MarkerUnexpected, held.first_frame(context_.frame), held.seq, held.offset,
+           fmt::format("{} sends markers (first at seq {}) although its peer's startup frame had M=0",
+                       to_string(direction_of(s)), held.seq.value()));
+    reader.stop_judging();
+  }
+  replay(s, held);
+}
+
+// Captures without startup frames: recognise MPA by its FPDUs.
+void MpaConnection::try_inference(Sender& s, std::uint64_t frame, bool final) {
+  phase::Inferring& p = std::get<phase::Inferring>(s.phase);
+  const std::size_t size = p.held.bytes.size();
+  const std::size_t window = context_.options.inference_window;
+  // Try at 4 KiB, then each time the held octets double (not at every segment: the search
+  // is linear in the held octets), and at the window's end.
+  if (!final && size < window && size < p.next_attempt) return;
+  p.next_attempt = std::max<std::size_t>(4096, size * 2);
+  const FramingChoices choices{context_.options.markers, context_.options.crc};
+  const auto h = infer_framing(p.held.bytes, p.held.seq, choices, final || size >= window);
+  if (!h) {
+    if (final || size >= window) {
+      // Not recognisable as MPA: treat the octets as streaming mode (a startup frame may
+      // still come).
+      HeldBytes held = std::move(p.held);
+      s.phase.emplace<phase::Streaming>(phase::Streaming{{}, 1});  // not at the stream's start
+      if (!final) replay(s, held);
+    }
+    return;
+  }
+  become_mpa();
+  HeldBytes held = std::move(p.held);
+  const TcpSeq start = held.seq + static_cast<std::uint32_t>(h->start);
+  if (!summary_.startup_seen && !said_not_seen_) {
+    said_not_seen_ = true;
+    report(s, DiagId::CaptureStartupNotSeen, frame, start, held.offset + h->start,
+           "the capture holds no MPA startup frames for this connection; startup rules could not be checked");
+  }
+  report(s, DiagId::CaptureParametersInferred, frame, start, held.offset + h->start,
+         fmt::format("{} from the data: markers {}, CRC {}; first FPDU at seq {}{}",
+                     context_.options.markers || context_.options.crc ? "taken from options and checked" : "inferred",
+                     h->markers ? fmt::format("on (grid at seq {})", (held.seq + h->phase).value())
+                                : std::string("off"),
+                     h->crc ? "on" : "off", start.value(),
+                     h->start > 0 ? fmt::format(" ({} octets before it not verified)", h->start) : std::string()));
+  start_full_operation(s, start, held.offset + h->start, h->markers, h->crc, true, held.seq + h->phase);
+  replay(s, held, h->start);
+}
+
+}  // namespace mpa

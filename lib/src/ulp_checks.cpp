@@ -1,0 +1,154 @@
+// Checks of what MPA carries (see ulp_checks.h).
+#include "mpa/ulp_checks.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "mpa/startup_exchange.h"
+#include "mpa/terminate.h"
+
+namespace mpa {
+
+UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer) {
+  UlpVerdict v;
+  // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR.
+  if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr) {
+    const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
+    if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
+      v.findings.push_back(make_finding(
+          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format("peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
+                      fpdu.ulpdu_length,
+                      kind == RtrKind::None ? "not a zero-length RTR message" : "an RTR of a type not negotiated")));
+      v.stop_judging = true;
+    }
+  }
+  remember(fpdu);
+  if (fpdu.ulpdu_length == 0) return v;
+  v.ddp = decode_ddp(fpdu.ulpdu_head);
+  if (!v.ddp) {
+    if (fpdu.judged && !said_too_short_) {
+      said_too_short_ = true;
+      v.findings.push_back(make_finding(
+          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
+                      "(first of this direction)", fpdu.ulpdu_length, fpdu.header_seq.value(),
+                      (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged")));
+    }
+    return v;
+  }
+  // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
+  if (fpdu.judged && context.revision && !said_ddp_version_) {
+    const int expected = *context.revision == 0 ? 0 : 1;
+    if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
+      said_ddp_version_ = true;
+      v.findings.push_back(make_finding(
+          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
+                      v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
+    }
+  }
+  if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+    v.terminate = true;
+    check_terminate(fpdu, context, peer, v.findings);
+  }
+  return v;
+}
+
+void UlpChecks::remember(const FpduEvent& fpdu) {
+  RecentFpdu& recent = recent_[recent_count_++ % recent_.size()];
+  recent.frame = fpdu.last_frame;
+  recent.seq = fpdu.header_seq;
+  recent.crc = fpdu.crc_status;
+  recent.ddp_size = std::min(fpdu.ulpdu_head.size(), recent.ddp.size());
+  std::copy_n(fpdu.ulpdu_head.begin(), recent.ddp_size, recent.ddp.begin());
+}
+
+const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t> quoted) const {
+  const std::size_t n = std::min(recent_count_, recent_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const RecentFpdu& r = recent_[(recent_count_ - 1 - i) % recent_.size()];
+    const std::size_t k = std::min(r.ddp_size, quoted.size());
+    if (k >= 6 && std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k), quoted.begin())) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
+                                std::vector<Finding>& out) const {
+  const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
+  if (!t) return;
+  // The FPDU it blames: the one whose DDP header the Terminate quotes (RFC 5040 4.8, D bit).
+  const RecentFpdu* blamed = nullptr;
+  if (!t->terminated_ddp_header.empty() && peer.checks) blamed = peer.checks->find_quoted(t->terminated_ddp_header);
+  const std::string blame =
+      blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})", blamed->frame, blamed->seq.value())
+             : std::string();
+  auto add = [&](DiagId id, std::string message) {
+    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(), std::move(message)));
+  };
+  add(DiagId::RdmapTerminate,
+      fmt::format("{} sent a Terminate: {}{}", to_string(context.direction), describe(*t), blame));
+  if (t->siw_layout) {
+    add(DiagId::RdmapTerminateEncoding,
+        fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
+                    "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
+                    fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
+                    fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 2], t->etype, t->layer));
+  }
+  const auto code = t->mpa_error();
+  if (!code) return;
+  const MpaErrorSet& seen = peer.errors_seen;
+  std::string disagreement;
+  switch (*code) {
+    case MpaError::CrcError:
+      if (blamed && blamed->crc == CrcStatus::Good) {
+        disagreement = fmt::format("it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
+                                   blamed->frame);
+      } else if (peer.crc && !*peer.crc) {
+        disagreement = "it claims a CRC error, but CRCs were not negotiated on this connection";
+      } else if (!seen.contains(MpaError::CrcError)) {
+        disagreement = "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
+      }
+      break;
+    case MpaError::MarkerMismatch:
+      if (!seen.contains(MpaError::MarkerMismatch)) {
+        disagreement = peer.markers && !*peer.markers
+                           ? "it claims a marker error, but no markers were negotiated towards it"
+                           : "it claims a marker/ULPDU_Length error that mpa-check did not see";
+      }
+      break;
+    case MpaError::InvalidStartupFrame:
+      if (!seen.contains(MpaError::InvalidStartupFrame)) {
+        disagreement = "it claims an invalid Request/Reply, but the peer's startup frame was valid";
+      }
+      break;
+    case MpaError::InsufficientIrd:
+      if (!seen.contains(MpaError::InsufficientIrd)) {
+        const StartupFrame* reply = context.reply;
+        const bool no_negotiation = reply && reply->enhanced &&
+                                    (reply->enhanced->ord == kNoNegotiation || reply->enhanced->ird == kNoNegotiation);
+        disagreement = no_negotiation
+                           ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
+                             "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a depth"
+                           : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+      }
+      break;
+    case MpaError::NoMatchingRtr:
+      if (!seen.contains(MpaError::NoMatchingRtr)) {
+        disagreement = "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
+      }
+      break;
+    default: break;
+  }
+  if (!disagreement.empty()) {
+    add(DiagId::RdmapTerminateDisagrees, fmt::format("Terminate MPA error {} ({}): {}", number(*code),
+                                                     describe(*code), disagreement));
+  }
+}
+
+}  // namespace mpa
