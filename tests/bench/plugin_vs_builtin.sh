@@ -35,17 +35,19 @@ command -v tshark >/dev/null || { echo "tshark not found" >&2; exit 2; }
 work=$(mktemp -d /tmp/mpa-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 abi=$(tshark --version | sed -n 's/^TShark (Wireshark) \([0-9]*\.[0-9]*\).*/\1/p')
-mkdir -p "$work/home/.local/lib/wireshark/plugins/$abi/epan" "$work/home/.config"
+mkdir -p "$work/home/.local/lib/wireshark/plugins/$abi/epan" "$work/home/.config" "$work/global-plugins"
 cp "$plugin" "$work/home/.local/lib/wireshark/plugins/$abi/epan/"
 
-# Wireshark ignores personal plugins when run by root: then run tshark as nobody.
+# Wireshark ignores personal plugins when run by root: then run tshark as nobody. An empty
+# global plugin folder keeps a system-wide mpa.so (the README's first command installs one)
+# from loading beside the copy under test.
 run_tshark() {
   if [[ $(id -u) == 0 ]]; then
     chmod -R a+rX "$work"
-    env HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" \
+    env HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" WIRESHARK_PLUGIN_DIR="$work/global-plugins" \
       setpriv --reuid=65534 --regid=65534 --clear-groups tshark "$@"
   else
-    env HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" tshark "$@"
+    env HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" WIRESHARK_PLUGIN_DIR="$work/global-plugins" tshark "$@"
   fi
 }
 export -f run_tshark

@@ -38,7 +38,9 @@ def mpa_check_fpdus(mpa_check, capture):
 
 def tshark_fpdus(capture):
     proc = subprocess.run(
-        ["tshark", "-n", "-r", capture, "-o", "tcp.desegment_tcp_streams:TRUE",
+        # Stock tshark: our plugin, when installed (the README's first command does that),
+        # replaces iwarp_mpa; disabling it brings the independent built-in reader back.
+        ["tshark", "-n", "--disable-protocol", "mpa", "-r", capture, "-o", "tcp.desegment_tcp_streams:TRUE",
          "-Y", "iwarp_mpa.ulpdulength", "-T", "fields", "-E", "separator=/t",
          "-e", "ip.src", "-e", "ipv6.src", "-e", "tcp.srcport",
          "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.dstport", "-e", "iwarp_mpa.ulpdulength"],
