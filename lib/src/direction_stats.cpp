@@ -7,16 +7,6 @@
 
 namespace mpa {
 
-void DirectionStats::on_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp, bool terminate) {
-  if (fpdu.within_one_segment) ++s_.fpdus_in_one_segment;
-  s_.max_ulpdu = std::max(s_.max_ulpdu, fpdu.ulpdu_length);
-  std::size_t bucket = 0;
-  while (bucket + 1 < kUlpduSizeBuckets && fpdu.ulpdu_length > kUlpduSizeBounds[bucket]) ++bucket;
-  ++s_.ulpdu_sizes[bucket];
-  if (ddp) ++s_.rdmap_opcodes[ddp->opcode & 0x0F];
-  if (terminate) ++s_.terminates;
-}
-
 DirectionSummary DirectionStats::summary(const std::optional<ReaderCounts>& reader,
                                          std::optional<std::uint16_t> mss,
                                          std::optional<std::uint16_t> receiver_mss) const {

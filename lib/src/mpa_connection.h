@@ -211,6 +211,7 @@ class MpaConnection {
   std::uint64_t request_end_offset_ = 0;
   ConnectionSummary summary_;
   std::vector<std::pair<Sender*, Finding>> pending_;  // held until is_mpa_
+  std::vector<Finding> fpdu_findings_;                // on_fpdu's, reused
 };
 
 }  // namespace mpa

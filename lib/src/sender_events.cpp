@@ -227,7 +227,7 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (summary_.first_fpdu_ns == 0) summary_.first_fpdu_ns = context_.ns;
   FpduReader& reader = *s.reader();
-  std::vector<Finding> found;
+  std::vector<Finding>& found = fpdu_findings_;  // reused: most FPDUs have none
   if (fpdu.judged) s.fpdu_rules.check(fpdu, {s.peer->mss, reader.grid().enabled()}, found);
   UlpContext context;
   context.direction = direction_of(s);
@@ -236,15 +236,18 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context.rtr = rtr_ ? &*rtr_ : nullptr;
   context.reply = summary_.reply ? &*summary_.reply : nullptr;
   context.siw_sender = s.siw;
-  const Sender& peer = *s.peer;
-  TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};
-  if (const FpduReader* r = peer.reader()) {
-    receiver.crc = r->crc_enabled();
-    receiver.markers = r->grid().enabled();
+  const UlpVerdict verdict = s.ulp.check(fpdu, context, found);
+  if (verdict.terminate) {
+    const Sender& peer = *s.peer;
+    TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};
+    if (const FpduReader* r = peer.reader()) {
+      receiver.crc = r->crc_enabled();
+      receiver.markers = r->grid().enabled();
+    }
+    s.ulp.check_terminate(fpdu, context, receiver, found);
   }
   for (Finding& f : found) report(s, std::move(f));
-  UlpVerdict verdict = s.ulp.check(fpdu, context, receiver);
-  for (Finding& f : verdict.findings) report(s, std::move(f));
+  found.clear();
   if (verdict.stop_judging) reader.stop_judging();
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;

@@ -11,13 +11,13 @@
 
 namespace mpa {
 
-UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer) {
+UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, std::vector<Finding>& out) {
   UlpVerdict v;
   // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR.
   if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr) {
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
-      v.findings.push_back(make_finding(
+      out.push_back(make_finding(
           DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
           fmt::format("peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
                       fpdu.ulpdu_length,
@@ -31,7 +31,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, co
   if (!v.ddp) {
     if (fpdu.judged && !said_too_short_) {
       said_too_short_ = true;
-      v.findings.push_back(make_finding(
+      out.push_back(make_finding(
           DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
           fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
                       "(first of this direction)", fpdu.ulpdu_length, fpdu.header_seq.value(),
@@ -44,7 +44,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, co
     const int expected = *context.revision == 0 ? 0 : 1;
     if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
       said_ddp_version_ = true;
-      v.findings.push_back(make_finding(
+      out.push_back(make_finding(
           DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
           fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
                       v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
@@ -52,7 +52,6 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, co
   }
   if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
     v.terminate = true;
-    check_terminate(fpdu, context, peer, v.findings);
   }
   return v;
 }

@@ -32,8 +32,16 @@ class DirectionStats {
     ++s_.segments;
     if (starts_fpdu) ++s_.segments_starting_fpdu;
   }
-  // An FPDU, with the DDP header of its ULPDU when it decodes.
-  void on_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp, bool terminate);
+  // An FPDU, with the DDP header of its ULPDU when it decodes (inline: once per FPDU).
+  void on_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp, bool terminate) {
+    if (fpdu.within_one_segment) ++s_.fpdus_in_one_segment;
+    if (fpdu.ulpdu_length > s_.max_ulpdu) s_.max_ulpdu = fpdu.ulpdu_length;
+    std::size_t bucket = 0;
+    while (bucket + 1 < kUlpduSizeBuckets && fpdu.ulpdu_length > kUlpduSizeBounds[bucket]) ++bucket;
+    ++s_.ulpdu_sizes[bucket];
+    if (ddp) ++s_.rdmap_opcodes[ddp->opcode & 0x0F];
+    if (terminate) ++s_.terminates;
+  }
 
   // The summary, with the FPDU reader's counts and the MSS options of both SYNs.
   struct ReaderCounts {

@@ -1,6 +1,7 @@
-// Per-FPDU rules of MPA that need more than the FPDU itself (RFC 5044 4.5, 5.1): the
-// MULPDU the receiver's MSS allows, and FPDUs aligned with TCP segments. One object per
-// sender; each rule is said once per direction. Pure: an FPDU in, findings out.
+// Per-FPDU rules of MPA that need more than the FPDU itself (RFC 5044 4.1, 4.5, 5.1): a
+// ULPDU_Length of 0, the MULPDU the receiver's MSS allows, and FPDUs aligned with TCP
+// segments. One object per sender; the MULPDU and alignment rules are said once per
+// direction. Pure: an FPDU in, findings out.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "mpa/events.h"
+#include "mpa/marker_grid.h"
 
 namespace mpa {
 
@@ -18,10 +20,21 @@ struct FpduRuleContext {
 
 class FpduRules {
  public:
-  // Appends to `out` what `fpdu` (a judged FPDU) breaks.
-  void check(const FpduEvent& fpdu, const FpduRuleContext& context, std::vector<Finding>& out);
+  // Appends to `out` what `fpdu` (a judged FPDU) breaks. Inline: this runs once per FPDU
+  // and almost never finds anything.
+  void check(const FpduEvent& fpdu, const FpduRuleContext& context, std::vector<Finding>& out) {
+    const auto& mss = context.receiver_mss;
+    const bool zero = fpdu.ulpdu_length == 0;
+    const bool over = mss && !said_mulpdu_ && fpdu.ulpdu_length > mulpdu(*mss, context.markers);
+    // RFC 5044 5.1: an FPDU that fits a segment should travel in one.
+    const bool spans = !said_alignment_ && !fpdu.within_one_segment && (!mss || fpdu.wire_length <= *mss);
+    if (zero || over || spans) report(fpdu, context, zero, over, spans, out);
+  }
 
  private:
+  void report(const FpduEvent& fpdu, const FpduRuleContext& context, bool zero, bool over, bool spans,
+              std::vector<Finding>& out);
+
   bool said_mulpdu_ = false;
   bool said_alignment_ = false;
 };

@@ -43,16 +43,20 @@ struct TerminatePeer {
 };
 
 struct UlpVerdict {
-  std::vector<Finding> findings;   // in report order
   bool stop_judging = false;       // an error that ends MPA in this direction
   std::optional<DdpHeader> ddp;    // the ULPDU's DDP header, when it decodes
-  bool terminate = false;          // an RDMAP Terminate
+  bool terminate = false;          // an RDMAP Terminate: check_terminate() judges it
 };
 
 class UlpChecks {
  public:
-  // `judged`: the FPDU's rules are checked (not after an error that ended MPA).
-  UlpVerdict check(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer);
+  // Appends to `out` what `fpdu` breaks (rules are checked only when fpdu.judged; the
+  // FPDU is remembered either way, for the peer's Terminates to quote).
+  UlpVerdict check(const FpduEvent& fpdu, const UlpContext& context, std::vector<Finding>& out);
+  // An RDMAP Terminate (verdict.terminate): decoded, and held against what mpa-check saw in
+  // the data of its receiver, `peer`.
+  void check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
+                       std::vector<Finding>& out) const;
 
   struct RecentFpdu {
     std::uint64_t frame = 0;
@@ -66,8 +70,6 @@ class UlpChecks {
 
  private:
   void remember(const FpduEvent& fpdu);
-  void check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
-                       std::vector<Finding>& out) const;
 
   bool said_ddp_version_ = false;
   bool said_too_short_ = false;
