@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "mpa/crc32c.h"
 #include "report.h"
 
 namespace {
@@ -107,6 +108,15 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
 int main(int argc, char** argv) {
   Settings settings;
   CLI::App app{"mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures"};
+  // --version: what `man mpa-check` (help2man) and bug reports need.
+  app.set_version_flag("--version", [] {
+    return fmt::format("mpa-check {}\nCRC32c: {} (chosen at run time for this CPU)\n{}", MPA_VERSION,
+                       mpa::crc32c_active_implementation(), mpa::libpcap_version());
+  });
+  app.footer(
+      "Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 usage error or a\n"
+      "capture that could not be read to its end (what was read before is still reported).\n"
+      "Findings name catalogue ids (--list-diagnostics); RFC 5044 section 8 / RFC 6581 error codes.");
   app.add_option("captures", settings.files, "Capture files (pcap or pcapng); - reads standard input");
   app.add_option("--format", settings.format, "Report format on standard output")
       ->check(CLI::IsMember({"text", "json"}));

@@ -174,4 +174,6 @@ std::uint64_t CaptureReader::bytes_read() const {
   return impl_->bytes_seen;
 }
 
+std::string libpcap_version() { return pcap_lib_version(); }
+
 }  // namespace mpa

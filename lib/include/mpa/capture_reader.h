@@ -47,4 +47,7 @@ class CaptureReader {
   std::uint64_t file_size_ = 0;
 };
 
+// The libpcap that reads captures ("libpcap version 1.10.3 (with TPACKET_V3)").
+std::string libpcap_version();
+
 }  // namespace mpa
