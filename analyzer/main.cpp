@@ -2,7 +2,14 @@
 // and error codes out (text, JSON, JUnit XML); an exit status CI can act on.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <optional>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -33,6 +40,15 @@ struct Settings {
   bool no_summary = false;
   bool infer_all = false;
   bool list_fpdus = false;
+  bool require_mpa = false;
+  std::string suppress;
+  bool no_suppress = false;
+  std::string write_baseline;
+  bool notes = false;
+  bool verbose = false;
+  std::size_t fold = 3;
+  std::string color = "auto";
+  unsigned jobs = 1;
   std::size_t max_buffer = 4u << 20;
   std::size_t max_connections = 16384;
 };
@@ -75,7 +91,7 @@ class Progress {
 };
 
 mpa::report::CaptureReport check_file(const std::string& path, const Settings& settings,
-                                      bool& unreadable) {
+                                      const mpa::report::Suppressions* suppressions, bool& unreadable) {
   mpa::report::CaptureReport report;
   report.file = path == "-" ? "<stdin>" : path;
   std::string error;
@@ -92,9 +108,9 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   options.markers = on_off(settings.markers);
   options.crc = on_off(settings.crc);
   options.infer_with_syn = settings.infer_all;
-  mpa::report::Collector collector(report, settings.list_fpdus);
+  mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
   mpa::Analyzer analyzer(options, collector);
-  Progress progress(settings.progress, report.file);
+  Progress progress(settings.jobs > 1 ? "never" : settings.progress, report.file);
   report.result = mpa::run_pipeline(*reader, analyzer,
                                     [&progress](const mpa::CaptureReader& r) { progress.update(r); });
   collector.finish();
@@ -103,26 +119,119 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   return report;
 }
 
+
+// The captures named on the command line: files as given, directories searched recursively
+// for pcap/pcapng files (in name order). False, with `error`, when a name does not exist.
+bool expand_inputs(const std::vector<std::string>& names, std::vector<std::string>& files, std::string& error) {
+  namespace fs = std::filesystem;
+  for (const std::string& name : names) {
+    if (name == "-") {
+      files.push_back(name);
+      continue;
+    }
+    std::error_code ec;
+    const fs::file_status status = fs::status(name, ec);
+    if (ec || !fs::exists(status)) {
+      error = fmt::format("{}: no such file or directory", name);
+      return false;
+    }
+    if (!fs::is_directory(status)) {
+      files.push_back(name);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(name, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_regular_file()) continue;
+      const std::string ext = it->path().extension().string();
+      if (ext == ".pcap" || ext == ".pcapng" || ext == ".cap") found.push_back(it->path().string());
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return true;
+}
+
+// Analyses `files` with `jobs` threads; the reports come back in the order of `files`.
+std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::string>& files, const Settings& settings,
+                                                   const mpa::report::Suppressions* suppressions, unsigned jobs,
+                                                   bool& unreadable) {
+  std::vector<mpa::report::CaptureReport> reports(files.size());
+  std::vector<char> failed(files.size(), 0);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      bool bad = false;
+      reports[i] = check_file(files[i], settings, suppressions, bad);
+      failed[i] = bad;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::min<std::size_t>(jobs, files.size()); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (failed[i]) {
+      unreadable = true;
+      std::cerr << "mpa-check: " << reports[i].result.error << '\n';
+    }
+  }
+  return reports;
+}
+
+bool use_color(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return isatty(fd) && !(no_color && *no_color) && !(term && std::string_view(term) == "dumb");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings settings;
-  CLI::App app{"mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures"};
-  // --version: what `man mpa-check` (help2man) and bug reports need.
+  CLI::App app{
+      "mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures.\n\n"
+      "Text output leads with errors and warnings, one line each:\n"
+      "  FILE:FRAME: SEVERITY: MESSAGE (connection N, initiator|responder data, seq S; RFC SECTION, code C) [ID]\n"
+      "FRAME is the 1-based record at which the finding became certain; ID is a permanent catalogue\n"
+      "id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581 error code. Repeats of\n"
+      "one id in one connection are folded after the first few. Then one line per capture (ok or\n"
+      "FAIL, counts, counts by id), the captures that failed, and the totals. Notes are counted\n"
+      "always, listed with --notes or -v."};
   app.set_version_flag("--version", [] {
     return fmt::format("mpa-check {}\nCRC32c: {} (chosen at run time for this CPU)\n{}", MPA_VERSION,
                        mpa::crc32c_active_implementation(), mpa::libpcap_version());
   });
   app.footer(
-      "Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 usage error or a\n"
-      "capture that could not be read to its end (what was read before is still reported).\n"
-      "Findings name catalogue ids (--list-diagnostics); RFC 5044 section 8 / RFC 6581 error codes.");
-  app.add_option("captures", settings.files, "Capture files (pcap or pcapng); - reads standard input");
+      "Exit status: 0 no capture failed; 1 a capture failed (findings at or above --fail-on that no\n"
+      "suppression rule accepted, or no MPA with --require-mpa); 2 a usage error or a capture that\n"
+      "could not be read to its end (what was read before it is still reported).\n"
+      "Suppressions: --suppress FILE, or .mpa-check-suppressions in the working folder; one rule a\n"
+      "line: id=ID [capture=GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] reason=\"WHY\".");
+  app.add_option("captures", settings.files,
+                 "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
   app.add_option("--format", settings.format, "Report format on standard output")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--junit", settings.junit, "Also write a JUnit XML report to FILE");
-  app.add_option("--fail-on", settings.fail_on, "Lowest severity that makes the exit status 1")
+  app.add_option("--junit", settings.junit, "Also write a JUnit XML report to FILE (- : standard output, "
+                                            "instead of the report)");
+  app.add_option("--fail-on", settings.fail_on, "Lowest severity that fails a capture (exit status 1)")
       ->check(CLI::IsMember({"error", "warning"}));
+  app.add_flag("--require-mpa", settings.require_mpa,
+               "A capture without any MPA connection fails (a CI job that captured the wrong port)");
+  app.add_option("--suppress", settings.suppress,
+                 "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)");
+  app.add_flag("--no-suppress", settings.no_suppress, "Ignore every suppression file");
+  app.add_option("--write-baseline", settings.write_baseline,
+                 "Write a suppression file accepting every error and warning of this run to FILE");
+  app.add_flag("--notes", settings.notes, "Text format: list notes too (they are always counted)");
+  app.add_flag("-v,--verbose", settings.verbose, "Text format: list notes and a summary of every connection");
+  app.add_option("--fold", settings.fold, "Findings of one id in one connection listed before folding (default 3)");
+  app.add_option("--color", settings.color, "Colour the severity in text output")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("-j,--jobs", settings.jobs, "Captures analysed in parallel (output keeps the given order)")
+      ->check(CLI::Range(1u, 256u));
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
                "Print the diagnostics catalogue (with --format json: as JSON) and exit");
   app.add_option("--markers", settings.markers,
@@ -138,8 +247,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", settings.max_connections,
                  "Connections tracked at once (default 16384)");
   app.add_flag("--list-fpdus", settings.list_fpdus,
-               "Also list every FPDU (frame, direction, seq, ULPDU_Length, CRC status, markers)");
-  app.add_flag("--no-summary", settings.no_summary, "Text format: findings only, no summaries");
+               "Also list every FPDU (frame completing it, direction, seq, ULPDU_Length, CRC, markers)");
+  app.add_flag("--no-summary", settings.no_summary, "Text format: findings only, no capture lines or totals");
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   try {
@@ -156,29 +265,75 @@ int main(int argc, char** argv) {
     std::cerr << "mpa-check: no capture given (try --help)\n";
     return kExitUsage;
   }
+  std::optional<mpa::report::Suppressions> suppressions;
+  if (!settings.no_suppress) {
+    std::string path = settings.suppress;
+    if (path.empty() && std::filesystem::exists(mpa::report::Suppressions::kDefaultFile)) {
+      path = mpa::report::Suppressions::kDefaultFile;
+    }
+    if (!path.empty()) {
+      std::string error;
+      suppressions = mpa::report::Suppressions::load(path, error);
+      if (!suppressions) {
+        std::cerr << "mpa-check: " << error << '\n';
+        return kExitUsage;
+      }
+    }
+  }
+  std::vector<std::string> files;
+  std::string error;
+  if (!expand_inputs(settings.files, files, error)) {
+    std::cerr << "mpa-check: " << error << '\n';
+    return kExitUsage;
+  }
+  if (files.empty()) {
+    std::cerr << "mpa-check: no pcap or pcapng file in the folders given\n";
+    return kExitUsage;
+  }
 
-  std::vector<mpa::report::CaptureReport> reports;
   bool unreadable = false;
-  for (const std::string& path : settings.files) {
-    reports.push_back(check_file(path, settings, unreadable));
-    if (!reports.back().result.ok) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
-  }
-  if (settings.format == "json") {
-    mpa::report::write_json(std::cout, reports);
+  const std::vector<mpa::report::CaptureReport> reports =
+      check_files(files, settings, suppressions ? &*suppressions : nullptr, settings.jobs, unreadable);
+  mpa::report::Policy policy;
+  policy.fail_on = settings.fail_on == "warning" ? mpa::Severity::Warning : mpa::Severity::Error;
+  policy.require_mpa = settings.require_mpa;
+  const std::vector<const mpa::report::Suppression*> unused =
+      suppressions ? suppressions->unused(reports) : std::vector<const mpa::report::Suppression*>{};
+  const bool junit_to_stdout = settings.junit == "-";
+  if (junit_to_stdout) {
+    mpa::report::write_junit(std::cout, reports, policy);
+  } else if (settings.format == "json") {
+    mpa::report::write_json(std::cout, reports, policy, unused);
   } else {
-    mpa::report::write_text(std::cout, reports, !settings.no_summary);
+    mpa::report::TextOptions text;
+    text.notes = settings.notes || settings.verbose;
+    text.connections = settings.verbose;
+    text.color = use_color(settings.color, STDOUT_FILENO);
+    text.fold_after = settings.fold;
+    text.policy = policy;
+    text.capture_lines = !settings.no_summary;
+    mpa::report::write_text(std::cout, reports, text);
+    if (!settings.no_summary) mpa::report::write_text_end(std::cout, reports, text, unused);
   }
-  if (!settings.junit.empty()) {
+  if (!settings.junit.empty() && !junit_to_stdout) {
     std::ofstream junit(settings.junit);
-    mpa::report::write_junit(junit, reports);
+    mpa::report::write_junit(junit, reports, policy);
     if (!junit) {
       std::cerr << "mpa-check: cannot write " << settings.junit << '\n';
       return kExitUsage;
     }
   }
+  if (!settings.write_baseline.empty()) {
+    std::ofstream baseline(settings.write_baseline);
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    mpa::report::write_baseline(baseline, reports, date);
+    if (!baseline) {
+      std::cerr << "mpa-check: cannot write " << settings.write_baseline << '\n';
+      return kExitUsage;
+    }
+  }
   if (unreadable) return kExitUsage;
-  const mpa::report::Totals t = mpa::report::totals(reports);
-  if (t.by_severity[mpa::Severity::Error] > 0) return kExitFindings;
-  if (settings.fail_on == "warning" && t.by_severity[mpa::Severity::Warning] > 0) return kExitFindings;
-  return kExitClean;
+  return mpa::report::totals(reports, policy).failed_captures ? kExitFindings : kExitClean;
 }

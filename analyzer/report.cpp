@@ -7,14 +7,43 @@
 
 namespace mpa::report {
 
+void Collector::count(const ReportedFinding& f) {
+  const Severity severity = info(f.finding.id).severity;
+  if (f.suppressed_by) {
+    ++report_.suppressed[severity];
+    ++report_.suppressed_by[f.suppressed_by];
+  } else {
+    ++report_.active[severity];
+    ++report_.active_by_id[f.finding.id];
+  }
+}
+
+// Suppression rules that need the connection (endpoint, stack) wait for its end when the
+// finding is listed; a finding beyond the listing limit is judged by the finding alone.
+ReportedFinding Collector::judge(const Finding& finding, bool stored) {
+  ReportedFinding f{finding, nullptr, true};
+  if (!suppressions_ || suppressions_->empty()) return f;
+  if (stored && finding.connection != UINT32_MAX && suppressions_->needs_connection(finding.id)) {
+    f.decided = false;
+    return f;
+  }
+  f.suppressed_by = suppressions_->match(report_.file, finding, nullptr);
+  return f;
+}
+
 void Collector::on_finding(const Finding& finding) {
   if (finding.connection == UINT32_MAX) {
-    if (report_.capture_findings.size() < kMaxStoredFindings) report_.capture_findings.push_back(finding);
+    ReportedFinding f = judge(finding, false);
+    count(f);
+    if (report_.capture_findings.size() < kMaxStoredFindings) report_.capture_findings.push_back(std::move(f));
     return;
   }
   ConnectionReport& c = open_[finding.connection];
-  if (c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture) {
-    c.findings.push_back(finding);
+  const bool stored = c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
+  ReportedFinding f = judge(finding, stored);
+  if (f.decided) count(f);
+  if (stored) {
+    c.findings.push_back(std::move(f));
     ++stored_;
   } else {
     ++c.findings_not_stored;
@@ -40,6 +69,12 @@ std::string_view to_string(CrcStatus status) {
 void Collector::on_connection_end(const ConnectionSummary& summary) {
   ConnectionReport& c = open_[summary.id];
   c.summary = summary;
+  for (ReportedFinding& f : c.findings) {
+    if (f.decided) continue;
+    f.suppressed_by = suppressions_->match(report_.file, f.finding, &c.summary);
+    f.decided = true;
+    count(f);
+  }
   report_.connections.push_back(std::move(c));
   open_.erase(summary.id);
 }
@@ -51,24 +86,51 @@ void Collector::finish() {
   std::uint32_t next = 0;
   for (ConnectionReport& c : report_.connections) {
     c.summary.id = next;
-    for (Finding& f : c.findings) f.connection = next;
+    for (ReportedFinding& f : c.findings) f.finding.connection = next;
     ++next;
   }
 }
 
-Totals totals(const std::vector<CaptureReport>& captures) {
+bool counts_as_failure(Severity severity, const Policy& policy) {
+  return static_cast<int>(severity) >= static_cast<int>(policy.fail_on);
+}
+
+bool fails(const CaptureReport& cap, const Policy& policy) {
+  for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
+    if (counts_as_failure(s, policy) && cap.active[s] > 0) return true;
+  }
+  return policy.require_mpa && cap.connections.empty();
+}
+
+std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
+  std::vector<std::string> parts;
+  if (cap.active[Severity::Error]) parts.push_back(count_of(cap.active[Severity::Error], "error"));
+  if (policy.fail_on == Severity::Warning && cap.active[Severity::Warning]) {
+    parts.push_back(count_of(cap.active[Severity::Warning], "warning"));
+  }
+  if (policy.require_mpa && cap.connections.empty()) parts.push_back("no MPA connection");
+  if (!cap.result.ok) parts.push_back("not readable to its end");
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+Totals totals(const std::vector<CaptureReport>& captures, const Policy& policy) {
   Totals t;
   for (const CaptureReport& cap : captures) {
     t.connections += cap.connections.size();
     t.read_error |= !cap.result.ok;
-    for (const ConnectionReport& c : cap.connections) {
-      for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
-        t.by_severity[s] += c.summary.findings[s];
-      }
+    for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
+      t.active[s] += cap.active[s];
+      t.suppressed[s] += cap.suppressed[s];
     }
-    for (const Finding& f : cap.capture_findings) ++t.by_severity[info(f.id).severity];
+    if (fails(cap, policy) || !cap.result.ok) ++t.failed_captures;
   }
   return t;
+}
+
+std::string count_of(std::uint64_t n, std::string_view singular) {
+  return fmt::format("{} {}{}", n, singular, n == 1 ? "" : "s");
 }
 
 std::string_view rdmap_opcode_name(std::size_t opcode) {

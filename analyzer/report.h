@@ -10,6 +10,7 @@
 
 #include "mpa/analyzer.h"
 #include "mpa/pipeline.h"
+#include "suppressions.h"
 
 namespace mpa::report {
 
@@ -23,35 +24,65 @@ struct FpduRecord {
   std::uint32_t markers = 0;
 };
 
+// A finding as reported: the library's, and the suppression rule that accepted it, if any.
+struct ReportedFinding {
+  Finding finding;
+  const Suppression* suppressed_by = nullptr;
+  bool decided = true;  // false until the connection's end decides a rule that needs it
+};
+
 struct ConnectionReport {
   ConnectionSummary summary;
-  std::vector<FpduRecord> fpdus;   // only with --list-fpdus
-  std::vector<Finding> findings;   // in the order found (at most kMaxStoredFindings)
+  std::vector<FpduRecord> fpdus;          // only with --list-fpdus
+  std::vector<ReportedFinding> findings;  // in the order found (at most kMaxStoredFindings)
   std::uint64_t findings_not_stored = 0;
 };
 
 struct CaptureReport {
   std::string file;
   PipelineResult result;
-  std::vector<ConnectionReport> connections;  // by connection id
-  std::vector<Finding> capture_findings;      // not tied to a connection (IP fragments)
+  std::vector<ConnectionReport> connections;      // by connection id
+  std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
   std::uint64_t tcp_connections = 0;
+  // Every finding of the capture, listed or not.
+  SeverityCounts active;                           // not suppressed
+  SeverityCounts suppressed;
+  std::map<DiagId, std::uint64_t> active_by_id;
+  std::map<const Suppression*, std::uint64_t> suppressed_by;
 };
+
+// What makes a capture fail: findings at or above `fail_on` that no rule suppressed, and
+// (with require_mpa) a capture without any MPA connection. A capture that could not be read
+// to its end is an error of its own (exit status 2).
+struct Policy {
+  Severity fail_on = Severity::Error;
+  bool require_mpa = false;
+};
+bool fails(const CaptureReport& capture, const Policy& policy);
+bool counts_as_failure(Severity severity, const Policy& policy);
+// Why a capture failed, in a few words ("2 errors", "no MPA connection").
+std::string failure_reason(const CaptureReport& capture, const Policy& policy);
 
 struct Totals {
   std::uint64_t connections = 0;
-  SeverityCounts by_severity;
+  SeverityCounts active;
+  SeverityCounts suppressed;
+  std::uint64_t failed_captures = 0;
   bool read_error = false;
 };
-Totals totals(const std::vector<CaptureReport>& captures);
+Totals totals(const std::vector<CaptureReport>& captures, const Policy& policy);
+
+// "1 error", "3 warnings".
+std::string count_of(std::uint64_t n, std::string_view singular);
 
 inline constexpr std::size_t kMaxStoredFindings = 10000;            // per connection
 inline constexpr std::size_t kMaxStoredFindingsPerCapture = 200000;  // bounds memory
 
-// Collects the events of one capture into a CaptureReport.
+// Collects the events of one capture into a CaptureReport, deciding suppressions.
 class Collector : public EventSink {
  public:
-  Collector(CaptureReport& report, bool list_fpdus) : report_(report), list_fpdus_(list_fpdus) {}
+  Collector(CaptureReport& report, bool list_fpdus, const Suppressions* suppressions = nullptr)
+      : report_(report), list_fpdus_(list_fpdus), suppressions_(suppressions) {}
   void on_finding(const Finding& finding) override;
   void on_fpdu(const FpduEvent& fpdu) override;
   void on_connection_end(const ConnectionSummary& summary) override;
@@ -59,16 +90,32 @@ class Collector : public EventSink {
   void finish();
 
  private:
+  void count(const ReportedFinding& f);
+  ReportedFinding judge(const Finding& finding, bool stored);
+
   CaptureReport& report_;
   bool list_fpdus_ = false;
+  const Suppressions* suppressions_ = nullptr;
   std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;
 };
 
-void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, bool summaries);
+struct TextOptions {
+  bool notes = false;        // list notes (always counted)
+  bool connections = false;  // a summary block per connection
+  bool color = false;
+  std::size_t fold_after = 3;  // findings of one id in one connection listed before folding
+  bool capture_lines = true;   // one line per capture with its verdict and counts
+  Policy policy;
+};
+void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options);
+// The end of the text report: unused suppression rules, the failed captures, the totals.
+void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options,
+                    const std::vector<const Suppression*>& unused);
 std::string_view to_string(CrcStatus status);
-void write_json(std::ostream& out, const std::vector<CaptureReport>& captures);
-void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures);
+void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
+                const std::vector<const Suppression*>& unused);
+void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy);
 void write_catalogue(std::ostream& out, bool json);
 void write_catalogue_json(std::ostream& out);
 

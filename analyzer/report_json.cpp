@@ -8,7 +8,8 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json finding_json(const Finding& f, bool with_direction) {
+ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
+  const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   ordered_json j;
   j["id"] = d.name;
@@ -22,6 +23,10 @@ ordered_json finding_json(const Finding& f, bool with_direction) {
     j["stream_offset"] = f.stream_offset;
   }
   j["message"] = f.message;
+  if (rf.suppressed_by) {
+    j["suppressed"] = {{"file", rf.suppressed_by->file}, {"line", rf.suppressed_by->line},
+                       {"reason", rf.suppressed_by->reason}};
+  }
   return j;
 }
 
@@ -95,7 +100,7 @@ ordered_json connection_json(const ConnectionReport& c) {
   j["startup_latency_us"] = {{"request_to_reply", micros(s.request_ns, s.reply_ns)},
                              {"reply_to_first_fpdu", micros(s.reply_ns, s.first_fpdu_ns)}};
   j["findings"] = ordered_json::array();
-  for (const Finding& f : c.findings) j["findings"].push_back(finding_json(f, true));
+  for (const ReportedFinding& f : c.findings) j["findings"].push_back(finding_json(f, true));
   j["findings_not_listed"] = c.findings_not_stored;
   if (!c.fpdus.empty()) {
     ordered_json fpdus = ordered_json::array();
@@ -111,7 +116,12 @@ ordered_json connection_json(const ConnectionReport& c) {
 
 // The document is written one connection at a time, so the report never holds more than
 // one connection's JSON in memory (a capture may carry hundreds of thousands of findings).
-void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
+static ordered_json counts_json(const SeverityCounts& c) {
+  return {{"errors", c[Severity::Error]}, {"warnings", c[Severity::Warning]}, {"notes", c[Severity::Note]}};
+}
+
+void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
+                const std::vector<const Suppression*>& unused) {
   out << "{\n\"version\": 1,\n\"captures\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
     const CaptureReport& cap = captures[i];
@@ -121,6 +131,9 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
     head["complete"] = cap.result.ok;
     if (!cap.result.ok) head["error"] = cap.result.error;
     head["tcp_connections"] = cap.tcp_connections;
+    head["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
+    head["counts"] = counts_json(cap.active);
+    head["suppressed"] = counts_json(cap.suppressed);
     std::string text = head.dump();
     text.pop_back();  // the closing brace: connections and findings follow
     out << (i ? ",\n" : "\n") << text << ",\n\"connections\": [";
@@ -128,14 +141,21 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
       out << (k ? ",\n" : "\n") << connection_json(cap.connections[k]).dump(1);
     }
     ordered_json findings = ordered_json::array();
-    for (const Finding& f : cap.capture_findings) findings.push_back(finding_json(f, false));
+    for (const ReportedFinding& f : cap.capture_findings) findings.push_back(finding_json(f, false));
     out << "],\n\"findings\": " << findings.dump(1) << "}";
   }
-  const Totals t = totals(captures);
+  const Totals t = totals(captures, policy);
+  ordered_json unused_rules = ordered_json::array();
+  for (const Suppression* rule : unused) {
+    unused_rules.push_back({{"file", rule->file}, {"line", rule->line}, {"id", rule->id}, {"reason", rule->reason}});
+  }
   const ordered_json summary = {{"connections", t.connections},
-                                {"errors", t.by_severity[Severity::Error]},
-                                {"warnings", t.by_severity[Severity::Warning]},
-                                {"notes", t.by_severity[Severity::Note]}};
+                                {"errors", t.active[Severity::Error]},
+                                {"warnings", t.active[Severity::Warning]},
+                                {"notes", t.active[Severity::Note]},
+                                {"suppressed", counts_json(t.suppressed)},
+                                {"failed_captures", t.failed_captures},
+                                {"unused_suppressions", unused_rules}};
   out << "],\n\"summary\": " << summary.dump() << "\n}\n";
 }
 

@@ -1,5 +1,6 @@
-// JUnit XML for CI dashboards: a test suite per capture, a test case per MPA connection,
-// a failure per error finding.
+// JUnit XML for CI dashboards: a test suite per capture, a test case per MPA connection
+// failed by exactly the findings that fail the exit status (--fail-on, suppressions), the
+// other warnings in system-out; --require-mpa adds a test case for a capture without MPA.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -32,28 +33,66 @@ std::string xml_escape(std::string_view text) {
 
 }  // namespace
 
-void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures) {
+void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
   for (const CaptureReport& cap : captures) {
-    std::uint64_t failures = 0;
-    for (const ConnectionReport& c : cap.connections) failures += c.summary.findings[Severity::Error] ? 1 : 0;
     const bool read_error = !cap.result.ok;
-    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-               xml_escape(cap.file), cap.connections.size() + (read_error ? 1 : 0), failures,
-               read_error ? 1 : 0);
+    const bool no_mpa = policy.require_mpa && cap.connections.empty();
+    struct Case {
+      std::string name;
+      std::vector<const ReportedFinding*> failures;
+      std::string system_out;
+    };
+    std::vector<Case> cases;
     for (const ConnectionReport& c : cap.connections) {
-      const ConnectionSummary& s = c.summary;
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"connection {} {}\">\n",
-                 xml_escape(cap.file), s.id, xml_escape(describe_endpoints(s)));
-      for (const Finding& f : c.findings) {
-        const DiagnosticInfo& d = info(f.id);
-        if (d.severity != Severity::Error) continue;
-        fmt::print(out, "      <failure type=\"{}\" message=\"{}\">frame {}, {} data, seq {}: {} ({}{})</failure>\n",
-                   d.name, xml_escape(d.summary), f.frame, to_string(f.direction),
-                   f.tcp_seq.value(), xml_escape(f.message), d.rfc,
-                   d.error_code != MpaError::None ? fmt::format(", error code {}", number(d.error_code)) : std::string());
+      Case k{fmt::format("connection {} {}", c.summary.id, describe_endpoints(c.summary)), {}, {}};
+      for (const ReportedFinding& f : c.findings) {
+        const DiagnosticInfo& d = info(f.finding.id);
+        if (!f.suppressed_by && counts_as_failure(d.severity, policy)) {
+          k.failures.push_back(&f);
+        } else if (d.severity != Severity::Note) {
+          // What does not fail the run still shows in the CI tool's output.
+          k.system_out += fmt::format("{}{}: frame {}, {} data, seq {}: {} [{}]{}\n",
+                                      f.suppressed_by ? "suppressed " : "", to_string(d.severity), f.finding.frame,
+                                      to_string(f.finding.direction), f.finding.tcp_seq.value(), f.finding.message,
+                                      d.name,
+                                      f.suppressed_by ? fmt::format(" ({}:{}: {})", f.suppressed_by->file,
+                                                                    f.suppressed_by->line, f.suppressed_by->reason)
+                                                      : std::string());
+        }
       }
+      if (c.findings_not_stored) k.system_out += fmt::format("{} more findings not listed\n", c.findings_not_stored);
+      cases.push_back(std::move(k));
+    }
+    std::size_t failed_cases = 0;
+    for (const Case& k : cases) failed_cases += k.failures.empty() ? 0 : 1;
+    const std::size_t tests = cases.size() + (read_error ? 1 : 0) + (no_mpa ? 1 : 0);
+    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", xml_escape(cap.file),
+               tests, failed_cases + (no_mpa ? 1 : 0), read_error ? 1 : 0);
+    for (const Case& k : cases) {
+      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(cap.file), xml_escape(k.name));
+      if (!k.failures.empty()) {
+        // One failure element a test case (what CI tools show), every finding in its text.
+        const DiagnosticInfo& first = info(k.failures.front()->finding.id);
+        std::string body;
+        for (const ReportedFinding* f : k.failures) {
+          const DiagnosticInfo& d = info(f->finding.id);
+          body += fmt::format("{}: frame {}, {} data, seq {}: {} [{}] ({}{})\n", to_string(d.severity),
+                              f->finding.frame, to_string(f->finding.direction), f->finding.tcp_seq.value(),
+                              f->finding.message, d.name, d.rfc,
+                              d.error_code != MpaError::None ? fmt::format(", error code {}", number(d.error_code))
+                                                             : std::string());
+        }
+        fmt::print(out, "      <failure type=\"{}\" message=\"{}: {}\">{}</failure>\n", first.name,
+                   count_of(k.failures.size(), "finding"), xml_escape(first.summary), xml_escape(body));
+      }
+      if (!k.system_out.empty()) fmt::print(out, "      <system-out>{}</system-out>\n", xml_escape(k.system_out));
       out << "    </testcase>\n";
+    }
+    if (no_mpa) {
+      fmt::print(out, "    <testcase classname=\"{}\" name=\"MPA present\">\n      <failure type=\"no-mpa\" "
+                      "message=\"no MPA connection in the capture (--require-mpa)\"/>\n    </testcase>\n",
+                 xml_escape(cap.file));
     }
     if (read_error) {
       fmt::print(out, "    <testcase classname=\"{}\" name=\"read capture\">\n      <error message=\"{}\"/>\n    </testcase>\n",

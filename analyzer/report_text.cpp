@@ -1,6 +1,9 @@
-// The text report for people: one compiler-style line per finding, then a summary per
-// connection.
+// The text report for people: errors and warnings first, one compiler-style line each
+// (file:frame: severity: message (where; RFC) [id]), repeats folded; notes and per-connection
+// summaries on request; one line per capture with its verdict and counts by id; then the
+// captures that failed.
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -10,17 +13,30 @@
 namespace mpa::report {
 namespace {
 
-std::string finding_line(const std::string& file, const Finding& f, const ConnectionSummary* c) {
+// ANSI colours for the severity word, when the output is a terminal (or --color always).
+std::string severity_word(Severity s, bool color) {
+  const std::string_view word = to_string(s);
+  if (!color) return std::string(word);
+  const char* code = s == Severity::Error ? "1;31" : s == Severity::Warning ? "1;35" : "1;36";
+  return fmt::format("\033[{}m{}\033[0m", code, word);
+}
+
+// file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
+std::string finding_line(const std::string& file, const ReportedFinding& rf, const ConnectionSummary* c,
+                         bool color) {
+  const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   std::string where;
-  if (c) {
-    where = fmt::format(" [connection {} {}, {} data, seq {}]", c->id, describe_endpoints(*c),
-                        to_string(f.direction), f.tcp_seq.value());
-  }
+  if (c) where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction), f.tcp_seq.value());
   std::string reference(d.rfc);
-  if (d.error_code != MpaError::None) reference += fmt::format(", error code {}", number(d.error_code));
-  return fmt::format("{}:{}: {}: {}: {}{} [{}] ({})\n", file, f.frame, to_string(d.severity),
-                     d.summary, f.message, where, d.name, reference);
+  if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
+  std::string suppressed;
+  if (rf.suppressed_by) {
+    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file, rf.suppressed_by->line,
+                             rf.suppressed_by->reason);
+  }
+  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame, severity_word(d.severity, color), f.message,
+                     where, reference, d.name, suppressed);
 }
 
 std::string on_off(bool value) { return value ? "on" : "off"; }
@@ -33,10 +49,10 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
   const double aligned = percent(d.segments_starting_fpdu, d.segments);
   const double whole = percent(d.fpdus_in_one_segment, d.fpdus);
   fmt::print(out,
-             "    {:<9} markers {}, CRC {}{}; {} FPDUs, {} ULPDU octets, {} CRC failures; "
+             "    {:<9} markers {}, CRC {}{}; {}, {} ULPDU octets, {}; "
              "{:.0f}% of segments start an FPDU, {:.0f}% of FPDUs in one segment\n",
-             name, on_off(d.markers), on_off(d.crc), d.inferred ? " (inferred)" : "", d.fpdus,
-             d.ulpdu_bytes, d.crc_failures, aligned, whole);
+             name, on_off(d.markers), on_off(d.crc), d.inferred ? " (inferred)" : "", count_of(d.fpdus, "FPDU"),
+             d.ulpdu_bytes, count_of(d.crc_failures, "CRC failure"), aligned, whole);
   std::string sizes;
   for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i) {
     if (d.ulpdu_sizes[i]) sizes += fmt::format(" {}:{}", ulpdu_bucket_label(i), d.ulpdu_sizes[i]);
@@ -51,9 +67,48 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
              d.stack.empty() ? std::string() : fmt::format("; looks like {}", d.stack));
 }
 
+void write_connection(std::ostream& out, const ConnectionReport& c) {
+  const ConnectionSummary& s = c.summary;
+  std::string startup = "startup not seen";
+  if (s.request) {
+    startup = describe(*s.request);
+    if (s.reply) startup += "; " + describe(*s.reply);
+  }
+  fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id, describe_endpoints(s),
+             s.first_frame, s.last_frame);
+  fmt::print(out, "    startup   {}\n", startup);
+  if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
+    fmt::print(out, "    latency   Request->Reply {} us{}\n", (s.reply_ns - s.request_ns) / 1000,
+               s.first_fpdu_ns >= s.reply_ns && s.first_fpdu_ns
+                   ? fmt::format(", Reply->first FPDU {} us", (s.first_fpdu_ns - s.reply_ns) / 1000)
+                   : std::string());
+  }
+  write_direction(out, "initiator", s.direction(Direction::Initiator));
+  write_direction(out, "responder", s.direction(Direction::Responder));
+  fmt::print(out, "    findings  {}, {}, {}{}\n", count_of(s.findings[Severity::Error], "error"),
+             count_of(s.findings[Severity::Warning], "warning"), count_of(s.findings[Severity::Note], "note"),
+             c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored) : std::string());
+}
+
+// One line per capture: its verdict, the counts, and the counts by id.
+void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextOptions& options) {
+  const bool failed = fails(cap, options.policy) || !cap.result.ok;
+  std::string by_id;
+  for (const auto& [id, n] : cap.active_by_id) {
+    by_id += fmt::format("{}{} {}", by_id.empty() ? ": " : ", ", info(id).name, n);
+  }
+  const std::uint64_t suppressed =
+      cap.suppressed[Severity::Error] + cap.suppressed[Severity::Warning] + cap.suppressed[Severity::Note];
+  fmt::print(out, "{}: {}: {} frames, {} with MPA; {}, {}, {}{}{}\n", cap.file,
+             failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok", cap.result.stats.frames,
+             count_of(cap.connections.size(), "connection"), count_of(cap.active[Severity::Error], "error"),
+             count_of(cap.active[Severity::Warning], "warning"), count_of(cap.active[Severity::Note], "note"),
+             suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
+}
+
 }  // namespace
 
-void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, bool summaries) {
+void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options) {
   for (const CaptureReport& cap : captures) {
     struct Line {
       std::uint64_t frame;
@@ -61,56 +116,74 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, b
       std::string text;
     };
     std::vector<Line> lines;
+    auto shown = [&](const ReportedFinding& f) {
+      return options.notes || info(f.finding.id).severity != Severity::Note;
+    };
     for (const ConnectionReport& c : cap.connections) {
-      for (const Finding& f : c.findings) {
-        lines.push_back({f.frame, lines.size(), finding_line(cap.file, f, &c.summary)});
+      // Fold repeats: after `fold_after` findings of one id in this connection, one line
+      // says how many more there were.
+      std::map<DiagId, std::pair<std::uint64_t, const ReportedFinding*>> repeats;
+      for (const ReportedFinding& f : c.findings) {
+        if (!shown(f)) continue;
+        auto& [n, first_folded] = repeats[f.finding.id];
+        if (++n <= options.fold_after) {
+          lines.push_back({f.finding.frame, lines.size(), finding_line(cap.file, f, &c.summary, options.color)});
+        } else if (n == options.fold_after + 1) {
+          first_folded = &f;
+        }
+      }
+      for (const auto& [id, repeat] : repeats) {
+        const auto& [n, first_folded] = repeat;
+        if (n <= options.fold_after) continue;
+        const DiagnosticInfo& d = info(id);
+        lines.push_back({first_folded->finding.frame, lines.size(),
+                         fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n",
+                                     cap.file, first_folded->finding.frame, severity_word(d.severity, options.color),
+                                     n - options.fold_after, c.summary.id, first_folded->finding.frame, d.name)});
       }
     }
     for (const ConnectionReport& c : cap.connections) {
       for (const FpduRecord& r : c.fpdus) {
         lines.push_back({r.frame, lines.size(),
-                         fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {}\n",
+                         fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {} "
+                                     "(frame: the one completing it)\n",
                                      cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
                                      r.ulpdu_length, to_string(r.crc), r.markers)});
       }
     }
-    for (const Finding& f : cap.capture_findings) {
-      lines.push_back({f.frame, lines.size(), finding_line(cap.file, f, nullptr)});
+    for (const ReportedFinding& f : cap.capture_findings) {
+      if (shown(f)) lines.push_back({f.finding.frame, lines.size(), finding_line(cap.file, f, nullptr, options.color)});
     }
-    std::stable_sort(lines.begin(), lines.end(),
-                     [](const Line& a, const Line& b) { return a.frame < b.frame; });
+    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.frame < b.frame; });
     for (const Line& line : lines) out << line.text;
-    if (!cap.result.ok) fmt::print(out, "{}: error: {}\n", cap.file, cap.result.error);
-    if (!summaries) continue;
-    fmt::print(out, "{}: {} frames, {} TCP connections, {} with MPA\n", cap.file,
-               cap.result.stats.frames, cap.tcp_connections, cap.connections.size());
-    for (const ConnectionReport& c : cap.connections) {
-      const ConnectionSummary& s = c.summary;
-      std::string startup = "startup not seen";
-      if (s.request) {
-        startup = describe(*s.request);
-        if (s.reply) startup += "; " + describe(*s.reply);
+    if (options.connections) {
+      for (const ConnectionReport& c : cap.connections) write_connection(out, c);
+    }
+    if (options.capture_lines) write_capture_line(out, cap, options);
+  }
+}
+
+void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options,
+                    const std::vector<const Suppression*>& unused) {
+  for (const Suppression* rule : unused) {
+    fmt::print(out, "{}:{}: {}: suppression rule matched nothing in this run (id={}): remove it or fix it\n",
+               rule->file, rule->line, severity_word(Severity::Warning, options.color), rule->id);
+  }
+  const Totals t = totals(captures, options.policy);
+  if (t.failed_captures) {
+    fmt::print(out, "mpa-check: {} of {} failed:\n", t.failed_captures, count_of(captures.size(), "capture"));
+    for (const CaptureReport& cap : captures) {
+      if (fails(cap, options.policy) || !cap.result.ok) {
+        fmt::print(out, "  {} ({})\n", cap.file, failure_reason(cap, options.policy));
       }
-      fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id,
-                 describe_endpoints(s), s.first_frame, s.last_frame);
-      fmt::print(out, "    startup   {}\n", startup);
-      if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
-        fmt::print(out, "    latency   Request->Reply {} us{}\n", (s.reply_ns - s.request_ns) / 1000,
-                   s.first_fpdu_ns >= s.reply_ns && s.first_fpdu_ns
-                       ? fmt::format(", Reply->first FPDU {} us", (s.first_fpdu_ns - s.reply_ns) / 1000)
-                       : std::string());
-      }
-      write_direction(out, "initiator", s.direction(Direction::Initiator));
-      write_direction(out, "responder", s.direction(Direction::Responder));
-      fmt::print(out, "    findings  {} errors, {} warnings, {} notes{}\n", s.findings[Severity::Error],
-                 s.findings[Severity::Warning], s.findings[Severity::Note],
-                 c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored)
-                                       : std::string());
     }
   }
-  const Totals t = totals(captures);
-  fmt::print(out, "mpa-check: {} capture(s), {} MPA connection(s): {} errors, {} warnings, {} notes\n",
-             captures.size(), t.connections, t.by_severity[Severity::Error], t.by_severity[Severity::Warning], t.by_severity[Severity::Note]);
+  const std::uint64_t suppressed =
+      t.suppressed[Severity::Error] + t.suppressed[Severity::Warning] + t.suppressed[Severity::Note];
+  fmt::print(out, "mpa-check: {}, {}: {}, {}, {}{}\n", count_of(captures.size(), "capture"),
+             count_of(t.connections, "MPA connection"), count_of(t.active[Severity::Error], "error"),
+             count_of(t.active[Severity::Warning], "warning"), count_of(t.active[Severity::Note], "note"),
+             suppressed ? fmt::format(", {} suppressed", suppressed) : std::string());
 }
 
 void write_catalogue(std::ostream& out, bool json) {

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""mpa-check's command line as CI and people use it, through the real binary.
+
+  cli_test.py MPA_CHECK CAPTURES_DIR SIW_DIR WORKDIR CHECK
+
+CHECK is one of: junit-agrees, require-mpa, suppressions, baseline, parallel, text
+(see each function). Findings are asserted by catalogue id.
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(mpa_check, *args, cwd=None):
+    p = subprocess.run([mpa_check, *args], capture_output=True, text=True, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def json_report(mpa_check, *args, cwd=None):
+    code, out, err = run(mpa_check, "--format", "json", *args, cwd=cwd)
+    expect(code in (0, 1), f"mpa-check exited {code}: {err}")
+    return code, json.loads(out)
+
+
+def ids(report, severities=("error", "warning"), suppressed=None):
+    """(capture, id) of the findings of the given severities."""
+    out = []
+    for cap in report["captures"]:
+        for conn in cap["connections"]:
+            for f in conn["findings"]:
+                if f["severity"] in severities and (suppressed is None or ("suppressed" in f) == suppressed):
+                    out.append((cap["file"], f["id"]))
+    return out
+
+
+def junit_failures(xml_text):
+    root = ET.fromstring(xml_text)
+    cases = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    declared = sum(int(s.get("failures")) for s in root.iter("testsuite"))
+    return cases, declared, root
+
+
+def check_junit_agrees(a):
+    """Exit status and JUnit failures agree for every --fail-on, warnings in system-out."""
+    warnings_only = os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap")  # fpdu.pad-nonzero
+    errors = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
+    junit = os.path.join(a.work, "out.xml")
+    for fail_on in ("error", "warning"):
+        for capture in (warnings_only, errors):
+            code, _, err = run(a.mpa_check, "--fail-on", fail_on, "--junit", junit, capture)
+            cases, declared, root = junit_failures(open(junit).read())
+            expect(code in (0, 1), f"exit {code}: {err}")
+            expect((code == 1) == bool(cases),
+                   f"--fail-on {fail_on} {os.path.basename(capture)}: exit {code} but {len(cases)} failed test cases")
+            expect(declared == len(cases), f"failures attribute {declared} != {len(cases)} failing cases")
+            out_text = "".join(e.text or "" for e in root.iter("system-out"))
+            if fail_on == "error" and capture == warnings_only:
+                expect(code == 0 and "[fpdu.pad-nonzero]" in out_text,
+                       f"warnings must show in system-out when they do not fail the run:\n{out_text}")
+            if fail_on == "warning" and capture == warnings_only:
+                types = [c.find("failure").get("type") for c in cases]
+                expect(code == 1 and "fpdu.pad-nonzero" in types, f"pad warning must fail: {types}")
+    # --junit - writes the XML to standard output instead of the report.
+    code, out, _ = run(a.mpa_check, "--junit", "-", errors)
+    cases, _, _ = junit_failures(out)
+    expect(code == 1 and cases and cases[0].find("failure").get("type") == "fpdu.crc-mismatch",
+           "--junit - must write JUnit with the CRC failure to stdout")
+    expect(not os.path.exists("-"), "--junit - must not create a file named -")
+
+
+def first_records(src, dst, count):
+    """A copy of a classic pcap with only its first `count` records."""
+    with open(src, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    endian = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    at = 24
+    for _ in range(count):
+        incl = struct.unpack(endian + "I", data[at + 8:at + 12])[0]
+        at += 16 + incl
+    with open(dst, "wb") as f:
+        f.write(data[:at])
+
+
+def check_require_mpa(a):
+    """A capture without MPA passes by default and fails with --require-mpa (text, JUnit)."""
+    src = os.path.join(a.captures, "valid-rev1-markers-none-crc-on.pcap")
+    handshake = os.path.join(a.work, "handshake-only.pcap")
+    first_records(src, handshake, 3)  # SYN, SYN-ACK, ACK: no startup frame, no MPA
+    code, report = json_report(a.mpa_check, handshake)
+    expect(code == 0 and report["summary"]["connections"] == 0, f"plain TCP: exit {code}")
+    code, out, _ = run(a.mpa_check, "--require-mpa", handshake)
+    expect(code == 1 and "no MPA connection" in out, f"--require-mpa: exit {code}\n{out}")
+    code, out, _ = run(a.mpa_check, "--require-mpa", "--junit", "-", handshake)
+    cases, declared, _ = junit_failures(out)
+    expect(code == 1 and declared == 1 and cases[0].get("name") == "MPA present", out)
+    code, _, _ = run(a.mpa_check, "--require-mpa", src)
+    expect(code == 0, f"a clean MPA capture with --require-mpa must pass, exit {code}")
+
+
+def check_suppressions(a):
+    """Rules by id, capture glob and stack; counted and listed as suppressed in every format;
+    an unused rule is reported; a bad file is a usage error with its line."""
+    badcrc = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
+    pads = os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap")
+    rules = os.path.join(a.work, "rules")
+    with open(rules, "w") as f:
+        f.write('# accepted deviations\n'
+                'id=fpdu.pad-nonzero stack="Linux siw" reason="siw pads perftest control FPDUs"\n'
+                'id=fpdu.crc-mismatch capture="*badcrc*" reason="the probe corrupts this CRC on purpose"\n'
+                'id=marker.unexpected reason="never happens here"\n')
+    code, report = json_report(a.mpa_check, "--suppress", rules, badcrc, pads)
+    expect(code == 0, f"the only error is suppressed: exit {code}")
+    active = set(i for _, i in ids(report, suppressed=False))
+    expect(active == {"rdmap.terminate-encoding"}, f"active findings: {active}")
+    code, _ = json_report(a.mpa_check, badcrc, pads)
+    expect(code == 1, "without the rules the CRC error fails the run")
+    suppressed = set(i for _, i in ids(report, suppressed=True))
+    expect({"fpdu.pad-nonzero", "fpdu.crc-mismatch"} <= suppressed, f"suppressed: {suppressed}")
+    unused = [u["id"] for u in report["summary"]["unused_suppressions"]]
+    expect(unused == ["marker.unexpected"], f"unused rules: {unused}")
+    expect(report["summary"]["suppressed"]["errors"] == 1, report["summary"])
+
+
+def check_suppression_text_and_errors(a):
+    pads = os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap")
+    rules = os.path.join(a.work, "rules2")
+    with open(rules, "w") as f:
+        f.write('id=fpdu.pad-nonzero stack="Linux siw" reason="accepted"\nid=marker.unexpected reason="x"\n')
+    code, out, _ = run(a.mpa_check, "--suppress", rules, "--fail-on", "warning", pads)
+    expect(code == 0, f"exit {code}\n{out}")
+    expect("(suppressed by " not in out or "[fpdu.pad-nonzero]" in out, out)
+    expect("2 suppressed" in out, f"the capture line counts suppressed findings:\n{out}")
+    expect(f"{rules}:2: warning: suppression rule matched nothing" in out, f"unused rule not reported:\n{out}")
+    # The default file in the working folder is used; --no-suppress ignores it.
+    shutil.copy(rules, os.path.join(a.work, ".mpa-check-suppressions"))
+    code, _, _ = run(a.mpa_check, "--fail-on", "warning", pads, cwd=a.work)
+    expect(code == 0, f"default suppression file not used, exit {code}")
+    code, _, _ = run(a.mpa_check, "--fail-on", "warning", "--no-suppress", pads, cwd=a.work)
+    expect(code == 1, f"--no-suppress must ignore it, exit {code}")
+    os.remove(os.path.join(a.work, ".mpa-check-suppressions"))
+    for bad, why in (('id=fpdu.pad-nonzero\n', "reason"), ('id=no.such-id reason="x"\n', "unknown id"),
+                     ('id=fpdu.pad-nonzero reason="x" colour=red\n', "unknown key")):
+        with open(rules, "w") as f:
+            f.write("# comment\n" + bad)
+        code, out, err = run(a.mpa_check, "--suppress", rules, pads)
+        expect(code == 2 and f"{rules}:2:" in err and why in err, f"bad rule {bad!r}: exit {code}: {err}")
+
+
+def check_baseline(a):
+    """--write-baseline accepts the run: the same captures then pass with --fail-on warning."""
+    caps = [os.path.join(a.siw, n) for n in ("siw6.1-default-send_bw-4096B-veth1500.pcap",
+                                              "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")]
+    base = os.path.join(a.work, "baseline")
+    code, _, _ = run(a.mpa_check, "--fail-on", "warning", "--write-baseline", base, *caps)
+    expect(code == 1, f"first run must fail, exit {code}")
+    text = open(base).read()
+    expect("id=fpdu.crc-mismatch" in text and "reason=" in text, text)
+    code, out, _ = run(a.mpa_check, "--fail-on", "warning", "--suppress", base, *caps)
+    expect(code == 0 and "matched nothing" not in out, f"with the baseline: exit {code}\n{out}")
+
+
+def check_parallel(a):
+    """Folders are searched recursively; -j 2 gives the same report, in the same order."""
+    code1, one = json_report(a.mpa_check, a.siw)
+    code2, two = json_report(a.mpa_check, "-j", "2", a.siw)
+    files = [c["file"] for c in one["captures"]]
+    expect(len(files) >= 10 and files == sorted(files), f"folder expansion: {files[:3]}...")
+    expect(code1 == code2 and one == two, "-j 2 report differs from -j 1")
+    code, _, err = run(a.mpa_check, os.path.join(a.work, "does-not-exist.pcap"))
+    expect(code == 2 and "does-not-exist.pcap: no such file" in err, err)
+
+
+def check_text(a):
+    """Errors and warnings lead, notes hidden unless asked, repeats folded, plurals, colour."""
+    gso = os.path.join(a.siw, "siw6.1-gso-rping-65535B-veth1500.pcap")  # 37 ulpdu-length-too-large
+    code, out, _ = run(a.mpa_check, "--color", "never", gso)
+    lines = out.splitlines()
+    listed = [l for l in lines if l.endswith("[fpdu.ulpdu-length-too-large]")]
+    expect(len(listed) == 4 and "... and 34 more like this" in listed[-1], "\n".join(listed))
+    expect(not any(": note: " in l for l in lines), "notes listed without --notes")
+    expect(any("startup.revision-2 2" in l for l in lines), "notes must still be counted by id")
+    expect(not any("\033[" in l for l in lines), "colour with --color never")
+    code, out, _ = run(a.mpa_check, "--notes", "--color", "always", gso)
+    expect(": \033[1;36mnote\033[0m: " in out, "notes with --notes, coloured with --color always")
+    code, out, _ = run(a.mpa_check, "--fold", "100", gso)
+    expect(sum(l.endswith("[fpdu.ulpdu-length-too-large]") for l in out.splitlines()) == 37, "--fold 100")
+    one = os.path.join(a.siw, "siw6.1-default-rping-1001B-veth1500.pcap")
+    code, out, _ = run(a.mpa_check, one)
+    expect("1 connection with MPA; 0 errors, 0 warnings" in out and "1 capture, 1 MPA connection:" in out, out)
+    line = re.compile(r"^[^:]+\.pcap:\d+: (error|warning|note): .+ \[[a-z]+\.[a-z0-9-]+\]( \(suppressed by .*\))?$")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--notes", a.siw)
+    for l in out.splitlines():
+        if re.match(r"^[^:]+\.pcap:\d+: ", l):
+            expect(line.match(l), f"not greppable: {l}")
+
+
+CHECKS = {"junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+          "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
+          "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
+
+
+def main():
+    class Args:
+        pass
+    a = Args()
+    a.mpa_check, a.captures, a.siw, a.work, check = sys.argv[1:6]
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    try:
+        CHECKS[check](a)
+    except Failure as e:
+        sys.exit(f"FAIL {check}: {e}")
+    print(f"ok {check}")
+
+
+if __name__ == "__main__":
+    main()
