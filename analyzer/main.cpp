@@ -1,6 +1,9 @@
 // mpa-check: the batch MPA conformance checker. Captures in; findings with RFC sections
 // and error codes out (text, JSON, JUnit XML); an exit status CI can act on.
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +24,7 @@
 
 #include "mpa/crc32c.h"
 #include "report.h"
+#include "streaming_text.h"
 
 namespace {
 
@@ -49,6 +53,9 @@ struct Settings {
   std::size_t fold = 3;
   std::string color = "auto";
   unsigned jobs = 1;
+  std::string interface;
+  std::string filter;
+  double duration = 0;
   std::size_t max_buffer = 4u << 20;
   std::size_t max_connections = 16384;
 };
@@ -90,12 +97,39 @@ class Progress {
   bool shown_ = false;
 };
 
+// The reader being read, for the SIGINT/SIGTERM handler: Ctrl-C ends the capture, and the
+// report of what was read follows.
+std::atomic<mpa::CaptureReader*> g_reader{nullptr};
+
+extern "C" void on_interrupt(int) {
+  if (mpa::CaptureReader* reader = g_reader.load()) reader->stop();
+}
+
+// Whether `path` is still being written while we read it: standard input or a FIFO that is
+// not a regular file.
+bool arriving(const std::string& path) {
+  struct stat st {};
+  if (path == "-") return fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode);
+  return stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 mpa::report::CaptureReport check_file(const std::string& path, const Settings& settings,
-                                      const mpa::report::Suppressions* suppressions, bool& unreadable) {
+                                      const mpa::report::Suppressions* suppressions, bool& unreadable,
+                                      mpa::report::FindingObserver* stream = nullptr) {
   mpa::report::CaptureReport report;
   report.file = path == "-" ? "<stdin>" : path;
   std::string error;
-  auto reader = mpa::CaptureReader::open(path, error);
+  std::unique_ptr<mpa::CaptureReader> reader;
+  if (!settings.interface.empty()) {
+    mpa::CaptureReader::LiveOptions live;
+    live.interface = settings.interface;
+    live.filter = settings.filter;
+    live.duration_ms = static_cast<std::uint64_t>(settings.duration * 1000.0);
+    reader = mpa::CaptureReader::open_live(live, error);
+    report.file = settings.interface;
+  } else {
+    reader = mpa::CaptureReader::open(path, error);
+  }
   if (!reader) {
     report.result.ok = false;
     report.result.error = error;
@@ -109,10 +143,14 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   options.crc = on_off(settings.crc);
   options.infer_with_syn = settings.infer_all;
   mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
+  // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
+  if (stream) collector.stream_to(stream, settings.format == "json" || !settings.junit.empty());
   mpa::Analyzer analyzer(options, collector);
-  Progress progress(settings.jobs > 1 ? "never" : settings.progress, report.file);
+  Progress progress(settings.jobs > 1 || stream ? "never" : settings.progress, report.file);
+  g_reader = reader.get();
   report.result = mpa::run_pipeline(*reader, analyzer,
                                     [&progress](const mpa::CaptureReader& r) { progress.update(r); });
+  g_reader = nullptr;
   collector.finish();
   report.tcp_connections = analyzer.tcp_connections();
   if (!report.result.ok) unreadable = true;
@@ -179,6 +217,10 @@ std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::strin
   return reports;
 }
 
+int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
+                   const mpa::report::Policy& policy, mpa::report::TextOptions text,
+                   const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed);
+
 bool use_color(const std::string& mode, int fd) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -230,6 +272,12 @@ int main(int argc, char** argv) {
   app.add_option("--fold", settings.fold, "Findings of one id in one connection listed before folding (default 3)");
   app.add_option("--color", settings.color, "Colour the severity in text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("-i,--interface", settings.interface,
+                 "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
+                 "with the summary)");
+  app.add_option("-f,--filter", settings.filter, "BPF capture filter for -i (e.g. \"tcp port 4420\")");
+  app.add_option("--duration", settings.duration, "Seconds to capture with -i (default: until Ctrl-C)")
+      ->check(CLI::PositiveNumber);
   app.add_option("-j,--jobs", settings.jobs, "Captures analysed in parallel (output keeps the given order)")
       ->check(CLI::Range(1u, 256u));
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
@@ -261,8 +309,12 @@ int main(int argc, char** argv) {
     mpa::report::write_catalogue(std::cout, settings.format == "json");
     return kExitClean;
   }
-  if (settings.files.empty()) {
+  if (settings.files.empty() && settings.interface.empty()) {
     std::cerr << "mpa-check: no capture given (try --help)\n";
+    return kExitUsage;
+  }
+  if (!settings.interface.empty() && !settings.files.empty()) {
+    std::cerr << "mpa-check: -i reads an interface; give no capture file with it\n";
     return kExitUsage;
   }
   std::optional<mpa::report::Suppressions> suppressions;
@@ -280,6 +332,41 @@ int main(int argc, char** argv) {
       }
     }
   }
+  mpa::report::Policy policy;
+  policy.fail_on = settings.fail_on == "warning" ? mpa::Severity::Warning : mpa::Severity::Error;
+  policy.require_mpa = settings.require_mpa;
+  mpa::report::TextOptions text;
+  text.notes = settings.notes || settings.verbose;
+  text.connections = settings.verbose;
+  text.color = use_color(settings.color, STDOUT_FILENO);
+  text.fold_after = settings.fold;
+  text.policy = policy;
+  text.capture_lines = !settings.no_summary;
+
+  // A live interface or a capture still arriving (a pipe): findings are printed as they
+  // become certain; Ctrl-C (SIGINT) or SIGTERM ends the capture and the summary follows.
+  const bool streaming = settings.format == "text" && settings.junit != "-" &&
+                         (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0])));
+  if (streaming || !settings.interface.empty()) {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+  }
+  if (streaming || !settings.interface.empty()) {
+    bool unreadable = false;
+    mpa::report::StreamingText printer(std::cout, settings.interface.empty()
+                                                      ? (settings.files[0] == "-" ? "<stdin>" : settings.files[0])
+                                                      : settings.interface, text);
+    std::vector<mpa::report::CaptureReport> reports;
+    reports.push_back(check_file(settings.files.empty() ? "" : settings.files[0], settings,
+                                 suppressions ? &*suppressions : nullptr, unreadable,
+                                 streaming ? &printer : nullptr));
+    if (unreadable) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
+    return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
+                          unreadable, streaming);
+  }
   std::vector<std::string> files;
   std::string error;
   if (!expand_inputs(settings.files, files, error)) {
@@ -294,9 +381,15 @@ int main(int argc, char** argv) {
   bool unreadable = false;
   const std::vector<mpa::report::CaptureReport> reports =
       check_files(files, settings, suppressions ? &*suppressions : nullptr, settings.jobs, unreadable);
-  mpa::report::Policy policy;
-  policy.fail_on = settings.fail_on == "warning" ? mpa::Severity::Warning : mpa::Severity::Error;
-  policy.require_mpa = settings.require_mpa;
+  return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr, unreadable, false);
+}
+
+namespace {
+
+// Writes the reports of a run (text, JSON, JUnit, baseline) and returns the exit status.
+int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
+                   const mpa::report::Policy& policy, mpa::report::TextOptions text,
+                   const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed) {
   const std::vector<const mpa::report::Suppression*> unused =
       suppressions ? suppressions->unused(reports) : std::vector<const mpa::report::Suppression*>{};
   const bool junit_to_stdout = settings.junit == "-";
@@ -305,13 +398,8 @@ int main(int argc, char** argv) {
   } else if (settings.format == "json") {
     mpa::report::write_json(std::cout, reports, policy, unused);
   } else {
-    mpa::report::TextOptions text;
-    text.notes = settings.notes || settings.verbose;
-    text.connections = settings.verbose;
-    text.color = use_color(settings.color, STDOUT_FILENO);
-    text.fold_after = settings.fold;
-    text.policy = policy;
-    text.capture_lines = !settings.no_summary;
+    text.list_findings = !streamed;
+    if (streamed) text.connections = false;  // printed as each connection ended
     mpa::report::write_text(std::cout, reports, text);
     if (!settings.no_summary) mpa::report::write_text_end(std::cout, reports, text, unused);
   }
@@ -337,3 +425,5 @@ int main(int argc, char** argv) {
   if (unreadable) return kExitUsage;
   return mpa::report::totals(reports, policy).failed_captures ? kExitFindings : kExitClean;
 }
+
+}  // namespace

@@ -7,7 +7,8 @@
 
 namespace mpa::report {
 
-void Collector::count(const ReportedFinding& f) {
+void Collector::count(const ReportedFinding& f, std::uint32_t connection) {
+  if (observer_) observer_->on_decided(f, connection);
   const Severity severity = info(f.finding.id).severity;
   if (f.suppressed_by) {
     ++report_.suppressed[severity];
@@ -34,14 +35,14 @@ ReportedFinding Collector::judge(const Finding& finding, bool stored) {
 void Collector::on_finding(const Finding& finding) {
   if (finding.connection == UINT32_MAX) {
     ReportedFinding f = judge(finding, false);
-    count(f);
+    count(f, UINT32_MAX);
     if (report_.capture_findings.size() < kMaxStoredFindings) report_.capture_findings.push_back(std::move(f));
     return;
   }
   ConnectionReport& c = open_[finding.connection];
   const bool stored = c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
   ReportedFinding f = judge(finding, stored);
-  if (f.decided) count(f);
+  if (f.decided) count(f, number_.at(finding.connection));
   if (stored) {
     c.findings.push_back(std::move(f));
     ++stored_;
@@ -66,6 +67,10 @@ std::string_view to_string(CrcStatus status) {
   return "?";
 }
 
+void Collector::on_connection_start(const ConnectionSummary& summary) {
+  number_.emplace(summary.id, static_cast<std::uint32_t>(report_.mpa_connections++));
+}
+
 void Collector::on_connection_end(const ConnectionSummary& summary) {
   ConnectionReport& c = open_[summary.id];
   c.summary = summary;
@@ -73,22 +78,27 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
     if (f.decided) continue;
     f.suppressed_by = suppressions_->match(report_.file, f.finding, &c.summary);
     f.decided = true;
-    count(f);
+    count(f, number_.at(summary.id));
   }
-  report_.connections.push_back(std::move(c));
+  if (observer_) {
+    ConnectionReport numbered = c;
+    numbered.summary.id = number_.at(summary.id);
+    observer_->on_connection_end(numbered);
+  }
+  if (keep_connections_) report_.connections.push_back(std::move(c));
   open_.erase(summary.id);
 }
 
 void Collector::finish() {
+  // Ids in reports count MPA connections of this capture from 0, in the order they were
+  // recognised as MPA.
+  for (ConnectionReport& c : report_.connections) {
+    const std::uint32_t n = number_.at(c.summary.id);
+    c.summary.id = n;
+    for (ReportedFinding& f : c.findings) f.finding.connection = n;
+  }
   std::sort(report_.connections.begin(), report_.connections.end(),
             [](const ConnectionReport& a, const ConnectionReport& b) { return a.summary.id < b.summary.id; });
-  // Renumber densely so ids in reports count MPA connections of this capture from 0.
-  std::uint32_t next = 0;
-  for (ConnectionReport& c : report_.connections) {
-    c.summary.id = next;
-    for (ReportedFinding& f : c.findings) f.finding.connection = next;
-    ++next;
-  }
 }
 
 bool counts_as_failure(Severity severity, const Policy& policy) {
@@ -99,7 +109,7 @@ bool fails(const CaptureReport& cap, const Policy& policy) {
   for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
     if (counts_as_failure(s, policy) && cap.active[s] > 0) return true;
   }
-  return policy.require_mpa && cap.connections.empty();
+  return policy.require_mpa && cap.mpa_connections == 0;
 }
 
 std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
@@ -108,7 +118,7 @@ std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
   if (policy.fail_on == Severity::Warning && cap.active[Severity::Warning]) {
     parts.push_back(count_of(cap.active[Severity::Warning], "warning"));
   }
-  if (policy.require_mpa && cap.connections.empty()) parts.push_back("no MPA connection");
+  if (policy.require_mpa && cap.mpa_connections == 0) parts.push_back("no MPA connection");
   if (!cap.result.ok) parts.push_back("not readable to its end");
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
@@ -118,7 +128,7 @@ std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
 Totals totals(const std::vector<CaptureReport>& captures, const Policy& policy) {
   Totals t;
   for (const CaptureReport& cap : captures) {
-    t.connections += cap.connections.size();
+    t.connections += cap.mpa_connections;
     t.read_error |= !cap.result.ok;
     for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
       t.active[s] += cap.active[s];

@@ -44,6 +44,7 @@ struct CaptureReport {
   std::vector<ConnectionReport> connections;      // by connection id
   std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
   std::uint64_t tcp_connections = 0;
+  std::uint64_t mpa_connections = 0;  // also those not kept (a live capture keeps none)
   // Every finding of the capture, listed or not.
   SeverityCounts active;                           // not suppressed
   SeverityCounts suppressed;
@@ -78,26 +79,48 @@ std::string count_of(std::uint64_t n, std::string_view singular);
 inline constexpr std::size_t kMaxStoredFindings = 10000;            // per connection
 inline constexpr std::size_t kMaxStoredFindingsPerCapture = 200000;  // bounds memory
 
+// Told of each finding once its suppression is decided, and of each connection's end: the
+// streaming text output of a live capture or a pipe.
+class FindingObserver {
+ public:
+  virtual ~FindingObserver() = default;
+  // `connection`: the finding's connection number in reports (UINT32_MAX: none).
+  virtual void on_decided(const ReportedFinding& finding, std::uint32_t connection) = 0;
+  virtual void on_connection_end(const ConnectionReport& connection) = 0;
+};
+
 // Collects the events of one capture into a CaptureReport, deciding suppressions.
 class Collector : public EventSink {
  public:
   Collector(CaptureReport& report, bool list_fpdus, const Suppressions* suppressions = nullptr)
       : report_(report), list_fpdus_(list_fpdus), suppressions_(suppressions) {}
+  // Streaming: tell `observer` of every decided finding; with keep_connections false, a
+  // finished connection is only counted (bounded memory over hours of live capture).
+  void stream_to(FindingObserver* observer, bool keep_connections) {
+    observer_ = observer;
+    keep_connections_ = keep_connections;
+  }
   void on_finding(const Finding& finding) override;
   void on_fpdu(const FpduEvent& fpdu) override;
+  void on_connection_start(const ConnectionSummary& summary) override;
   void on_connection_end(const ConnectionSummary& summary) override;
   // Orders connections by id once the capture is done.
   void finish();
 
  private:
-  void count(const ReportedFinding& f);
+  void count(const ReportedFinding& f, std::uint32_t connection);
   ReportedFinding judge(const Finding& finding, bool stored);
 
   CaptureReport& report_;
   bool list_fpdus_ = false;
   const Suppressions* suppressions_ = nullptr;
+  FindingObserver* observer_ = nullptr;
+  bool keep_connections_ = true;
   std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;
+  // Connections are numbered in the order they became MPA connections (as a live reader
+  // numbers them): library id -> that number.
+  std::map<std::uint32_t, std::uint32_t> number_;
 };
 
 struct TextOptions {
@@ -106,9 +129,17 @@ struct TextOptions {
   bool color = false;
   std::size_t fold_after = 3;  // findings of one id in one connection listed before folding
   bool capture_lines = true;   // one line per capture with its verdict and counts
+  bool list_findings = true;   // false: the findings were streamed already
   Policy policy;
 };
 void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options);
+// A finding line of the text report, and the line that folds repeats.
+std::string finding_line(const std::string& file, const ReportedFinding& finding, const ConnectionSummary* connection,
+                         bool color);
+// The summary block of one connection (-v).
+void write_connection(std::ostream& out, const ConnectionReport& connection);
+std::string fold_line(const std::string& file, const ReportedFinding& first_folded, std::uint64_t more,
+                      std::uint32_t connection, bool color);
 // The end of the text report: unused suppression rules, the failed captures, the totals.
 void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options,
                     const std::vector<const Suppression*>& unused);

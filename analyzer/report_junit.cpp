@@ -37,7 +37,7 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, 
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
   for (const CaptureReport& cap : captures) {
     const bool read_error = !cap.result.ok;
-    const bool no_mpa = policy.require_mpa && cap.connections.empty();
+    const bool no_mpa = policy.require_mpa && cap.mpa_connections == 0;
     struct Case {
       std::string name;
       std::vector<const ReportedFinding*> failures;

@@ -21,24 +21,6 @@ std::string severity_word(Severity s, bool color) {
   return fmt::format("\033[{}m{}\033[0m", code, word);
 }
 
-// file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
-std::string finding_line(const std::string& file, const ReportedFinding& rf, const ConnectionSummary* c,
-                         bool color) {
-  const Finding& f = rf.finding;
-  const DiagnosticInfo& d = info(f.id);
-  std::string where;
-  if (c) where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction), f.tcp_seq.value());
-  std::string reference(d.rfc);
-  if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
-  std::string suppressed;
-  if (rf.suppressed_by) {
-    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file, rf.suppressed_by->line,
-                             rf.suppressed_by->reason);
-  }
-  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame, severity_word(d.severity, color), f.message,
-                     where, reference, d.name, suppressed);
-}
-
 std::string on_off(bool value) { return value ? "on" : "off"; }
 
 void write_direction(std::ostream& out, std::string_view name, const DirectionSummary& d) {
@@ -67,6 +49,24 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
              d.stack.empty() ? std::string() : fmt::format("; looks like {}", d.stack));
 }
 
+// One line per capture: its verdict, the counts, and the counts by id.
+void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextOptions& options) {
+  const bool failed = fails(cap, options.policy) || !cap.result.ok;
+  std::string by_id;
+  for (const auto& [id, n] : cap.active_by_id) {
+    by_id += fmt::format("{}{} {}", by_id.empty() ? ": " : ", ", info(id).name, n);
+  }
+  const std::uint64_t suppressed =
+      cap.suppressed[Severity::Error] + cap.suppressed[Severity::Warning] + cap.suppressed[Severity::Note];
+  fmt::print(out, "{}: {}: {} frames, {} with MPA; {}, {}, {}{}{}\n", cap.file,
+             failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok", cap.result.stats.frames,
+             count_of(cap.mpa_connections, "connection"), count_of(cap.active[Severity::Error], "error"),
+             count_of(cap.active[Severity::Warning], "warning"), count_of(cap.active[Severity::Note], "note"),
+             suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
+}
+
+}  // namespace
+
 void write_connection(std::ostream& out, const ConnectionReport& c) {
   const ConnectionSummary& s = c.summary;
   std::string startup = "startup not seen";
@@ -90,23 +90,31 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
              c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored) : std::string());
 }
 
-// One line per capture: its verdict, the counts, and the counts by id.
-void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextOptions& options) {
-  const bool failed = fails(cap, options.policy) || !cap.result.ok;
-  std::string by_id;
-  for (const auto& [id, n] : cap.active_by_id) {
-    by_id += fmt::format("{}{} {}", by_id.empty() ? ": " : ", ", info(id).name, n);
+// file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
+std::string finding_line(const std::string& file, const ReportedFinding& rf, const ConnectionSummary* c,
+                         bool color) {
+  const Finding& f = rf.finding;
+  const DiagnosticInfo& d = info(f.id);
+  std::string where;
+  if (c) where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction), f.tcp_seq.value());
+  std::string reference(d.rfc);
+  if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
+  std::string suppressed;
+  if (rf.suppressed_by) {
+    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file, rf.suppressed_by->line,
+                             rf.suppressed_by->reason);
   }
-  const std::uint64_t suppressed =
-      cap.suppressed[Severity::Error] + cap.suppressed[Severity::Warning] + cap.suppressed[Severity::Note];
-  fmt::print(out, "{}: {}: {} frames, {} with MPA; {}, {}, {}{}{}\n", cap.file,
-             failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok", cap.result.stats.frames,
-             count_of(cap.connections.size(), "connection"), count_of(cap.active[Severity::Error], "error"),
-             count_of(cap.active[Severity::Warning], "warning"), count_of(cap.active[Severity::Note], "note"),
-             suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
+  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame, severity_word(d.severity, color), f.message,
+                     where, reference, d.name, suppressed);
 }
 
-}  // namespace
+std::string fold_line(const std::string& file, const ReportedFinding& first_folded, std::uint64_t more,
+                      std::uint32_t connection, bool color) {
+  const DiagnosticInfo& d = info(first_folded.finding.id);
+  return fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n", file,
+                     first_folded.finding.frame, severity_word(d.severity, color), more, connection,
+                     first_folded.finding.frame, d.name);
+}
 
 void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options) {
   for (const CaptureReport& cap : captures) {
@@ -135,11 +143,8 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
       for (const auto& [id, repeat] : repeats) {
         const auto& [n, first_folded] = repeat;
         if (n <= options.fold_after) continue;
-        const DiagnosticInfo& d = info(id);
         lines.push_back({first_folded->finding.frame, lines.size(),
-                         fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n",
-                                     cap.file, first_folded->finding.frame, severity_word(d.severity, options.color),
-                                     n - options.fold_after, c.summary.id, first_folded->finding.frame, d.name)});
+                         fold_line(cap.file, *first_folded, n - options.fold_after, c.summary.id, options.color)});
       }
     }
     for (const ConnectionReport& c : cap.connections) {
@@ -155,7 +160,9 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
       if (shown(f)) lines.push_back({f.finding.frame, lines.size(), finding_line(cap.file, f, nullptr, options.color)});
     }
     std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.frame < b.frame; });
-    for (const Line& line : lines) out << line.text;
+    if (options.list_findings) {
+      for (const Line& line : lines) out << line.text;
+    }
     if (options.connections) {
       for (const ConnectionReport& c : cap.connections) write_connection(out, c);
     }

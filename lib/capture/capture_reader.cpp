@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -55,6 +58,9 @@ struct CaptureReader::Impl {
   // Fallback for bytes_read() when the stream cannot tell its position (a pipe): the
   // payload bytes seen so far, which understates the file by its per-record overhead.
   std::uint64_t bytes_seen = 0;
+  bool live = false;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::atomic<bool> stop{false};
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
@@ -112,6 +118,65 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   return reader;
 }
 
+std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& options, std::string& error) {
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  const std::string& name = options.interface;
+  pcap_t* pcap = pcap_create(name.c_str(), errbuf);
+  if (pcap == nullptr) {
+    error = fmt::format("{}: cannot capture: {}", name, errbuf);
+    return nullptr;
+  }
+  pcap_set_snaplen(pcap, static_cast<int>(options.snaplen));
+  pcap_set_promisc(pcap, 0);
+  pcap_set_timeout(pcap, 200);  // ms: wake up to notice stop() and the duration
+  pcap_set_immediate_mode(pcap, 1);
+  pcap_set_buffer_size(pcap, 32 << 20);
+  const bool nano = pcap_set_tstamp_precision(pcap, PCAP_TSTAMP_PRECISION_NANO) == 0;
+  const int activated = pcap_activate(pcap);
+  if (activated < 0) {
+    error = fmt::format("{}: cannot capture: {}", name,
+                        activated == PCAP_ERROR ? pcap_geterr(pcap) : pcap_statustostr(activated));
+    pcap_close(pcap);
+    return nullptr;
+  }
+  if (!options.filter.empty()) {
+    bpf_program program{};
+    if (pcap_compile(pcap, &program, options.filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0 ||
+        pcap_setfilter(pcap, &program) != 0) {
+      error = fmt::format("{}: capture filter \"{}\": {}", name, options.filter, pcap_geterr(pcap));
+      pcap_freecode(&program);
+      pcap_close(pcap);
+      return nullptr;
+    }
+    pcap_freecode(&program);
+  }
+  // Non-blocking reads and poll(2) with a timeout: pcap_next_ex alone may wait for a packet
+  // forever in immediate mode, and a quiet interface must not keep stop() or the duration
+  // from ending the capture.
+  if (pcap_setnonblock(pcap, 1, errbuf) != 0 || pcap_get_selectable_fd(pcap) < 0) {
+    error = fmt::format("{}: cannot capture without blocking: {}", name, errbuf);
+    pcap_close(pcap);
+    return nullptr;
+  }
+  std::unique_ptr<CaptureReader> reader(new CaptureReader());
+  reader->impl_ = std::make_unique<Impl>();
+  reader->impl_->pcap = pcap;
+  reader->impl_->live = true;
+  reader->impl_->nanosecond_timestamps = nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  if (options.duration_ms) {
+    reader->impl_->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
+  }
+  reader->path_ = name;
+  return reader;
+}
+
+void CaptureReader::stop() {
+  impl_->stop.store(true, std::memory_order_relaxed);
+  if (impl_->live) pcap_breakloop(impl_->pcap);
+}
+
+bool CaptureReader::live() const { return impl_->live; }
+
 CaptureReader::~CaptureReader() = default;
 
 ReadStatus CaptureReader::next(CaptureRecord& record) {
@@ -122,7 +187,24 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
 
   pcap_pkthdr* header = nullptr;
   const std::uint8_t* data = nullptr;
-  const int result = pcap_next_ex(impl.pcap, &header, &data);
+  int result = 0;
+  for (;;) {
+    if (impl.stop.load(std::memory_order_relaxed) ||
+        (impl.live && std::chrono::steady_clock::now() >= impl.deadline)) {
+      impl.ended = true;
+      return ReadStatus::End;
+    }
+    result = pcap_next_ex(impl.pcap, &header, &data);
+    if (result != 0 || !impl.live) break;
+    // 0: nothing has arrived on the live interface yet; wait a little for it.
+    pollfd fd{pcap_get_selectable_fd(impl.pcap), POLLIN, 0};
+    poll(&fd, 1, 200);
+  }
+  // Interrupted (Ctrl-C while reading a pipe): what was read counts, the rest is not there.
+  if (result < 0 && impl.stop.load(std::memory_order_relaxed)) {
+    impl.ended = true;
+    return ReadStatus::End;
+  }
   if (result == 1) {
     ++impl.records;
     record.number = impl.records;

@@ -69,6 +69,9 @@ void MpaConnection::become_mpa() {
   if (is_mpa_) return;
   is_mpa_ = true;
   ++context_.mpa_connections;
+  summary_.initiator = initiator().endpoint;
+  summary_.responder = initiator().peer->endpoint;
+  context_.sink.on_connection_start(summary_);
   auto pending = std::move(pending_);
   pending_.clear();
   for (auto& [sender, f] : pending) report(*sender, std::move(f));

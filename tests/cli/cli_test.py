@@ -209,7 +209,28 @@ def check_text(a):
             expect(line.match(l), f"not greppable: {l}")
 
 
-CHECKS = {"junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def check_streaming(a):
+    """Reading a pipe, a finding is printed as soon as it is certain, before the input ends."""
+    import select
+    capture = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
+    data = open(capture, "rb").read()
+    p = subprocess.Popen([a.mpa_check, "--color", "never", "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=False)
+    p.stdin.write(data[:-200])  # all but the last records: the CRC error is in frame 8 of 12
+    p.stdin.flush()
+    ready, _, _ = select.select([p.stdout], [], [], 10)
+    expect(ready, "nothing printed while the input is still open")
+    line = p.stdout.readline().decode()
+    expect("[fpdu.crc-mismatch]" in line and line.startswith("<stdin>:8: error:"), f"first line: {line!r}")
+    p.stdin.write(data[-200:])
+    p.stdin.close()
+    rest = p.stdout.read().decode()
+    code = p.wait()
+    expect(code == 1 and "<stdin>: FAIL:" in rest and rest.count("[fpdu.crc-mismatch]") == 0,
+           f"the summary follows, the finding is not repeated (exit {code}):\n{rest}")
+
+
+CHECKS = {"streaming": check_streaming, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 

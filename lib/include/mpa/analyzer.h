@@ -49,6 +49,9 @@ class EventSink {
     (void)connection, (void)direction, (void)frame, (void)frame_number, (void)seq;
   }
   virtual void on_fpdu(const FpduEvent& fpdu) { (void)fpdu; }
+  // A connection is known to carry MPA from now on (a startup frame, or FPDUs recognised):
+  // its id, roles and endpoints as known at this moment. Its findings follow.
+  virtual void on_connection_start(const ConnectionSummary& summary) { (void)summary; }
   // A connection ended (closed, evicted, or the capture ended). Only MPA connections.
   virtual void on_connection_end(const ConnectionSummary& summary) { (void)summary; }
 };

@@ -23,6 +23,21 @@ class CaptureReader {
   // Opens `path` ("-" for standard input). On failure, returns nullptr and sets `error`
   // to a message naming the file.
   static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error);
+
+  // A live capture on a network interface (libpcap: immediate mode, nanosecond time
+  // stamps where the interface offers them), with an optional BPF filter. `duration_ms`:
+  // the capture ends after that long (0: until stop()).
+  struct LiveOptions {
+    std::string interface;
+    std::string filter;
+    std::uint32_t snaplen = 262144;
+    std::uint64_t duration_ms = 0;
+  };
+  static std::unique_ptr<CaptureReader> open_live(const LiveOptions& options, std::string& error);
+  // Ends the capture: next() returns End from now on (a live capture, or standard input
+  // interrupted). Async-signal-safe: meant for a SIGINT handler.
+  void stop();
+  bool live() const;
   ~CaptureReader();
   CaptureReader(const CaptureReader&) = delete;
   CaptureReader& operator=(const CaptureReader&) = delete;

@@ -1,0 +1,35 @@
+// The text report of a capture still arriving (see streaming_text.h).
+#include "streaming_text.h"
+
+namespace mpa::report {
+
+void StreamingText::on_decided(const ReportedFinding& f, std::uint32_t connection) {
+  if (!options_.notes && info(f.finding.id).severity == Severity::Note) return;
+  if (connection == UINT32_MAX) {
+    out_ << finding_line(file_, f, nullptr, options_.color) << std::flush;
+    return;
+  }
+  Repeats& r = repeats_[{connection, f.finding.id}];
+  if (++r.count > options_.fold_after) {
+    if (r.count == options_.fold_after + 1) r.first_folded = f;
+    return;
+  }
+  ConnectionSummary where;
+  where.id = connection;
+  out_ << finding_line(file_, f, &where, options_.color) << std::flush;
+}
+
+void StreamingText::on_connection_end(const ConnectionReport& c) {
+  auto it = repeats_.lower_bound({c.summary.id, DiagId{}});
+  while (it != repeats_.end() && it->first.first == c.summary.id) {
+    const Repeats& r = it->second;
+    if (r.count > options_.fold_after) {
+      out_ << fold_line(file_, r.first_folded, r.count - options_.fold_after, c.summary.id, options_.color);
+    }
+    it = repeats_.erase(it);
+  }
+  if (options_.connections) write_connection(out_, c);
+  out_ << std::flush;
+}
+
+}  // namespace mpa::report

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Live capture for real: a veth pair in a network namespace made for the test, a capture
+# replayed onto one end with tcpreplay, mpa-check -i on the other. Its findings must equal
+# those of mpa-check on the capture file (frames, ids, directions), Ctrl-C must end the
+# capture with the summary, and findings must be printed while the capture still runs.
+#   live_test.sh MPA_CHECK CAPTURE WORKDIR
+set -euo pipefail
+mpa_check=$1 capture=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+ns="mpa-live-$$"
+if ! ip netns add "$ns" 2>"$work/netns.err"; then
+  echo "SKIP: cannot make a network namespace here ($(cat "$work/netns.err"))"
+  exit 77
+fi
+trap 'ip netns del "$ns" 2>/dev/null || true' EXIT
+in_ns() { ip netns exec "$ns" "$@"; }
+in_ns ip link add mpa0 type veth peer name mpa1
+in_ns ip link set mpa0 up
+in_ns ip link set mpa1 up
+in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || true
+
+# Offline: the reference. Only TCP frames reach the live reader (filter "tcp"), so compare
+# against the capture's TCP frames in order.
+"$mpa_check" --format json --notes "$capture" > "$work/offline.json" || [ $? -le 1 ]
+
+# Live, until SIGINT after the replay.
+# Not through a shell function: $! must be mpa-check itself (ip netns exec execs it).
+ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --notes --color never > "$work/live.txt" 2> "$work/live.err" &
+pid=$!
+sleep 1.5
+in_ns tcpreplay -q -i mpa0 --pps 200 "$capture" > "$work/replay.txt" 2>&1
+sleep 1
+first_findings=$(grep -c '\] *$\|\]$' "$work/live.txt" || true)
+kill -INT $pid
+status=0
+for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+  kill -KILL $pid; echo "FAIL: mpa-check -i did not end on SIGINT"; exit 1
+fi
+wait $pid || status=$?
+if [ "$status" -gt 1 ]; then
+  echo "FAIL: mpa-check -i exited $status"; cat "$work/live.err"; exit 1
+fi
+grep -q "^mpa1: \(ok\|FAIL\):" "$work/live.txt" || { echo "FAIL: no capture summary after SIGINT"; cat "$work/live.txt"; exit 1; }
+[ "$first_findings" -gt 0 ] || { echo "FAIL: nothing printed while the capture was running"; exit 1; }
+
+# Live findings vs offline findings: (frame, severity, id, direction) as text lines.
+python3 - "$work/offline.json" "$work/live.txt" <<'PY'
+import json, re, sys
+offline = json.load(open(sys.argv[1]))
+want = []
+for cap in offline["captures"]:
+    for conn in cap["connections"]:
+        for f in conn["findings"]:
+            want.append((f["frame"], f["severity"], f["id"], f["direction"]))
+got = []
+pat = re.compile(r"^mpa1:(\d+): (error|warning|note): .*\(connection \d+, (initiator|responder) data, .*\[([a-z0-9.-]+)\]$")
+for line in open(sys.argv[2]):
+    m = pat.match(line.rstrip("\n"))
+    if m:
+        got.append((int(m.group(1)), m.group(2), m.group(4), m.group(3)))
+want.sort(); got.sort()
+if want != got:
+    print("FAIL: live findings differ from offline ones")
+    print("offline:", want)
+    print("live:   ", got)
+    sys.exit(1)
+print(f"ok: {len(got)} live findings equal the offline ones")
+PY
+
+# --duration ends a capture by itself, with the summary, even when nothing arrived.
+start=$(date +%s%N)
+ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --duration 0.5 --require-mpa > "$work/duration.txt" 2>&1 && status=0 || status=$?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+grep -q "^mpa1: FAIL: 0 frames, 0 connections with MPA" "$work/duration.txt" && [ "$status" -eq 1 ] \
+  && [ "$elapsed_ms" -lt 5000 ] || { echo "FAIL: --duration 0.5 (exit $status, ${elapsed_ms} ms)"; cat "$work/duration.txt"; exit 1; }
+echo "ok: --duration 0.5 ended after ${elapsed_ms} ms with the summary"
