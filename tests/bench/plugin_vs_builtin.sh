@@ -12,7 +12,7 @@
 #   BUILD_DIR  a configured and built tree (default: build-plugin, else build)
 #   MEGABYTES  capture size to aim for (default 110)
 #   REPEAT=N   runs per measurement, the fastest wall time counts (default 3)
-# The captures are made by BUILD_DIR/analyzer/synth/mpa-synth: Rev 2, 4 KiB messages, one
+# The captures are made by BUILD_DIR/tests/synth/mpa-synth: Rev 2, 4 KiB messages, one
 # FPDU per segment (the only layout the built-in dissector handles with markers). Both
 # runs print comparable fields: frame number and ULPDU_Length.
 set -euo pipefail
@@ -25,7 +25,7 @@ fi
 megabytes=${2:-110}
 repeat=${REPEAT:-3}  # runs per measurement; the fastest counts
 plugin="$build/plugin/mpa.so"
-synth="$build/analyzer/synth/mpa-synth"
+synth="$build/tests/synth/mpa-synth"
 for f in "$plugin" "$synth"; do
   [[ -x "$f" || -f "$f" ]] || { echo "missing $f (build the tree first)" >&2; exit 2; }
 done

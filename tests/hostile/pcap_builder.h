@@ -19,7 +19,7 @@
 namespace mpa::hostile {
 
 using synth::Bytes;
-// The byte writers of mpa-synth (analyzer/synth/bytes.h).
+// The byte writers of mpa-synth (tests/synth/bytes.h).
 using synth::put_be16;
 using synth::put_be32;
 using synth::put_le32;
