@@ -1,0 +1,122 @@
+// The startup exchange decider (RFC 5044 7.1; RFC 6581 6, 9): roles, steps, markers per
+// direction, CRC, peer-to-peer, RFC 6581 errors that end judgement of the Responder.
+#include "mpa/startup_exchange.h"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "decider_support.h"
+
+namespace mpa {
+namespace {
+
+using namespace test;
+using startup_flags::kC;
+using startup_flags::kM;
+using startup_flags::kR;
+
+bool has(const StartupVerdict& v, std::string_view id) {
+  const auto n = names(v.issues);
+  return std::find(n.begin(), n.end(), id) != n.end();
+}
+
+TEST(StartupExchange, AValidRequestMakesItsSenderTheInitiatorAwaitingTheReply) {
+  const StartupVerdict v = judge_startup_frame(parse({kReq, kC, 1}), nullptr, false);
+  EXPECT_EQ(v.role, FrameKind::Request);
+  EXPECT_EQ(v.step, StartupStep::AwaitReply);
+  EXPECT_TRUE(v.issues.empty()) << testing::PrintToString(names(v.issues));
+}
+
+TEST(StartupExchange, AReplyWhereARequestWasDueEndsMpa) {
+  const StartupVerdict v = judge_startup_frame(parse({kRep, kC, 1}), nullptr, false);
+  EXPECT_EQ(v.role, FrameKind::Request);
+  EXPECT_EQ(v.step, StartupStep::EndMpa);
+  EXPECT_TRUE(has(v, "startup.unexpected-reply"));
+}
+
+TEST(StartupExchange, MarkersFollowTheReceiversMBitCrcEitherSide) {
+  // Request M=1 C=0, Reply M=0 C=1: the Responder's data carries markers (the Initiator
+  // asked), the Initiator's does not; CRCs on both ways.
+  const StartupFrame request = parse({kReq, kM, 1});
+  const StartupVerdict v = judge_startup_frame(parse({kRep, kC, 1}), &request, false);
+  EXPECT_EQ(v.step, StartupStep::FullOperation);
+  EXPECT_FALSE(v.initiator_markers);
+  EXPECT_TRUE(v.responder_markers);
+  EXPECT_TRUE(v.crc);
+  const StartupFrame plain = parse({kReq, 0, 1});
+  const StartupVerdict none = judge_startup_frame(parse({kRep, 0, 1}), &plain, false);
+  EXPECT_FALSE(none.crc);
+}
+
+TEST(StartupExchange, ARejectingReplyEndsMpaWithoutError) {
+  const StartupFrame request = parse({kReq, kC, 1});
+  const StartupVerdict v = judge_startup_frame(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}), &request, false);
+  EXPECT_EQ(v.step, StartupStep::EndMpa);
+  EXPECT_TRUE(has(v, "startup.connection-rejected"));
+}
+
+TEST(StartupExchange, AnInvalidReplyStillFramesTheInitiatorForItsTerminate) {
+  const StartupFrame request = parse({kReq, kC, 1});
+  const StartupVerdict v = judge_startup_frame(parse({"MPA ID Rep Framx", kC, 1}), &request, false);
+  EXPECT_EQ(v.step, StartupStep::InitiatorUnjudged);
+  EXPECT_TRUE(has(v, "startup.key-invalid"));
+  EXPECT_TRUE(v.crc);
+}
+
+TEST(StartupExchange, ARequestInPlaceOfTheReplyEndsMpa) {
+  const StartupFrame request = parse({kReq, kC, 1});
+  const StartupVerdict v = judge_startup_frame(parse({kReq, kC, 1}), &request, false);
+  EXPECT_EQ(v.step, StartupStep::EndMpa);
+  EXPECT_TRUE(has(v, "startup.unexpected-request"));
+}
+
+TEST(StartupExchange, PeerToPeerOnlyWhenBothSetA) {
+  const StartupFrame request = rev2(kReq, kC, true, 8, 8, false, false, true);
+  const StartupVerdict both = judge_startup_frame(rev2(kRep, kC, true, 8, 8, false, false, true), &request, false);
+  EXPECT_EQ(both.step, StartupStep::FullOperation);
+  EXPECT_TRUE(both.peer_to_peer);
+  const StartupVerdict one = judge_startup_frame(rev2(kRep, kC, false, 8, 8), &request, false);
+  EXPECT_FALSE(one.peer_to_peer);
+  EXPECT_TRUE(has(one, "startup.p2p-mismatch"));
+}
+
+TEST(StartupExchange, Rfc6581ErrorsInTheReplyEndJudgementOfTheResponder) {
+  // Responder ORD 16 > Initiator IRD 8 (RFC 6581 9.1): code 6.
+  const StartupFrame request = rev2(kReq, kC, false, 8, 8);
+  const StartupVerdict v = judge_startup_frame(rev2(kRep, kC, false, 16, 16), &request, false);
+  EXPECT_TRUE(has(v, "startup.insufficient-ird"));
+  EXPECT_EQ(v.step, StartupStep::FullOperation);
+  EXPECT_TRUE(v.responder_unjudged);
+  const StartupVerdict fine = judge_startup_frame(rev2(kRep, kC, false, 8, 8), &request, false);
+  EXPECT_FALSE(fine.responder_unjudged);
+}
+
+TEST(StartupExchange, OctetsAfterTheFrameInItsSegmentAreAPdLengthMismatch) {
+  const StartupVerdict v = judge_startup_frame(parse({kReq, kC, 1}), nullptr, true);
+  EXPECT_TRUE(has(v, "startup.pd-length-mismatch"));
+  EXPECT_EQ(v.step, StartupStep::EndMpa);  // code 4: an invalid Request
+}
+
+TEST(StartupExchange, TheStackFingerprintComesLast) {
+  // Linux siw's Request: Rev 2, S only, PD_Length 4 (the IRD/ORD block).
+  const StartupVerdict v = judge_startup_frame(rev2(kReq, 0, false, 8, 8), nullptr, false);
+  ASSERT_TRUE(v.stack.has_value());
+  EXPECT_EQ(v.stack->name, "Linux siw");
+  EXPECT_TRUE(v.stack->siw);
+  ASSERT_FALSE(v.issues.empty());
+  EXPECT_EQ(info(v.issues.back().id).name, "interop.stack-fingerprint");
+}
+
+TEST(StartupExchange, RtrNegotiatedNeedsBothSidesToOfferTheKind) {
+  EnhancedBlock request, reply;
+  request.read_rtr = reply.read_rtr = true;
+  request.write_rtr = true;
+  EXPECT_TRUE(rtr_negotiated(RtrKind::Read, request, reply));
+  EXPECT_FALSE(rtr_negotiated(RtrKind::Write, request, reply));
+  EXPECT_FALSE(rtr_negotiated(RtrKind::Send, request, reply));
+  EXPECT_FALSE(rtr_negotiated(RtrKind::None, request, reply));
+}
+
+}  // namespace
+}  // namespace mpa
