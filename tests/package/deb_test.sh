@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The Debian package, as a user gets it: build mpa-check_<version>_<arch>.deb (Release,
+# prefix /usr, no tests), install it on this machine, run the installed mpa-check on a
+# bundled capture, show that tshark lists the plugin for an ordinary (non-root) user, then
+# remove the package and put back what was there before. Needs root (dpkg).
+#   deb_test.sh SOURCE_DIR WORK_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd) work=$2
+[ "$(id -u)" -eq 0 ] || { echo "deb_test: needs root (dpkg -i)"; exit 77; }
+rm -rf "$work" && mkdir -p "$work"
+cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+cmake --build "$work/build" -j"$(nproc)" >/dev/null
+(cd "$work/build" && cpack -G DEB >/dev/null)
+deb=$(ls "$work/build"/mpa-check_*_*.deb)
+echo "deb_test: built $(basename "$deb")"
+dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents.txt"
+for want in ./usr/bin/mpa-check ./usr/share/man/man1/mpa-check.1 \
+            ./usr/share/bash-completion/completions/mpa-check; do
+  grep -qx "$want" "$work/contents.txt" || { echo "FAIL: $want not in the package"; cat "$work/contents.txt"; exit 1; }
+done
+plugin=$(grep '/wireshark/plugins/.*/epan/mpa.so$' "$work/contents.txt") || { echo "FAIL: no plugin in the package"; exit 1; }
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "deb_test: Depends: $depends"
+[[ "$depends" == *libwireshark* ]] || { echo "FAIL: no libwireshark dependency"; exit 1; }
+
+# Install; keep what the first README command put into the plugin folder, to restore it.
+system_plugin="/${plugin#./}"
+[ -f "$system_plugin" ] && cp "$system_plugin" "$work/previous-mpa.so"
+restore() {
+  dpkg -r mpa-check >/dev/null 2>&1 || true
+  if [ -f "$work/previous-mpa.so" ]; then install -D -m 0644 "$work/previous-mpa.so" "$system_plugin"; fi
+}
+trap restore EXIT
+dpkg -i "$deb" >/dev/null
+status=0
+/usr/bin/mpa-check "$src/captures/valid-rev2-client-server.pcap" > "$work/run.txt" || status=$?
+[ "$status" -eq 0 ] && grep -q "valid-rev2-client-server.pcap: ok:" "$work/run.txt" \
+  || { echo "FAIL: installed mpa-check (exit $status)"; cat "$work/run.txt"; exit 1; }
+/usr/bin/mpa-check --version | head -1
+man -w mpa-check >/dev/null 2>&1 || [ -f /usr/share/man/man1/mpa-check.1 ]
+# An ordinary user: nobody, with a home of its own (Wireshark reads its profile there).
+home="$work/home" && mkdir -p "$home" && chmod -R a+rwX "$work"
+listing=$(cd "$home" && HOME="$home" setpriv --reuid=65534 --regid=65534 --clear-groups tshark -G plugins 2>/dev/null)
+echo "$listing" | grep -w "mpa.so" || { echo "FAIL: tshark -G plugins (as nobody) does not list mpa.so"; exit 1; }
+echo "deb_test: ok"
