@@ -17,6 +17,7 @@ struct Chunk {
   Bytes bytes;
   std::vector<std::size_t> marker_offsets;  // offsets of markers within `bytes`
   std::size_t crc_offset = 0;               // offset of the CRC field (FPDUs)
+  std::uint32_t crc_sent = 0;               // the CRC field's value as sent (FPDUs)
   bool split_across_segments = false;       // a sender that cuts this FPDU in two
 };
 

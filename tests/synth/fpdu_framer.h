@@ -15,7 +15,7 @@ namespace mpa::synth {
 inline constexpr std::uint64_t kMarkerInterval = 512;
 inline constexpr std::size_t kMarkerLength = 4;
 
-// Deliberate damage to one marker: the first marker inside the FPDU after its header.
+// Deliberate damage to a marker.
 struct MarkerTweak {
   std::uint16_t reserved = 0;      // marker.reserved-nonzero
   std::int32_t fpduptr_delta = 0;  // marker.fpduptr-mismatch
@@ -23,34 +23,49 @@ struct MarkerTweak {
 };
 
 // Deliberate damage to one FPDU. The CRC is computed over what is sent (pad and markers
-// included), so only `corrupt_crc` makes the CRC wrong.
+// included), so only `corrupt_crc` and `crc_xor` make the CRC field wrong.
 struct FpduTweaks {
   bool corrupt_crc = false;
   std::uint8_t pad_fill = 0;
-  std::optional<MarkerTweak> marker;
+  std::optional<MarkerTweak> marker;  // the first marker inside the FPDU after its header
   bool split_across_segments = false;
+  // Damage to every marker of the FPDU: `reserved` and `fpduptr_or` to all of them,
+  // `fpduptr_delta` to those after the header (they point back at it).
+  MarkerTweak every_marker;
+  std::optional<std::uint16_t> leading_fpduptr;  // FPDUPTR of a marker leading the FPDU (else 0)
+  std::uint32_t crc_xor = 0;                     // XORed into the CRC field as sent
 };
 
 class FpduFramer {
  public:
-  FpduFramer(bool markers, bool crc) : markers_(markers), crc_(crc) {}
+  // `grid_phase`: octets from the first octet of full operation (where the marker grid
+  // starts, RFC 5044 4.3) to the first octet this framer writes; 0 for a stream framed from
+  // its start. A phase that is not a multiple of 4 (a broken sender) puts markers anywhere,
+  // inside a CRC field too.
+  FpduFramer(bool markers, bool crc, std::uint64_t grid_phase = 0)
+      : markers_(markers), crc_(crc), offset_(grid_phase) {}
 
   // The next FPDU of the stream, with the markers that fall in it.
   Chunk frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& tweaks = {});
 
-  // Octets of full operation framed so far (markers included).
+  // Octets the sender put into the stream outside any FPDU (a damaged stream): the grid
+  // moves on, no marker is written.
+  void skip(std::uint64_t octets) { offset_ += octets; }
+
+  // Octets from the grid's origin to the next octet (markers included).
   std::uint64_t stream_offset() const { return offset_; }
 
  private:
   bool at_marker_position() const { return markers_ && offset_ % kMarkerInterval == 0; }
-  void put_marker(Chunk& out, std::uint16_t fpduptr, const std::optional<MarkerTweak>& tweak);
+  void put_marker(Chunk& out, std::uint16_t reserved, std::uint16_t fpduptr);
+  void put_inner_marker(Chunk& out, std::uint64_t header_offset, const FpduTweaks& tweaks,
+                        std::optional<MarkerTweak>& first);
   void put_stream(Chunk& out, std::span<const std::uint8_t> data, std::uint64_t header_offset,
-                  std::optional<MarkerTweak>& tweak);
-  void put_crc(Chunk& out, bool corrupt);
+                  const FpduTweaks& tweaks, std::optional<MarkerTweak>& first);
 
   bool markers_;
   bool crc_;
-  std::uint64_t offset_ = 0;  // of the next octet, from the first octet of full operation
+  std::uint64_t offset_;  // of the next octet, from the grid's origin
 };
 
 // Pad octets after a ULPDU of `ulpdu_length` octets (FPDUs are multiples of 4).

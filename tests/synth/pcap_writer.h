@@ -20,6 +20,14 @@ inline constexpr std::uint32_t kLinktypeEthernet = 1;
 // The pcap file image: little-endian magic 0xa1b2c3d4, version 2.4.
 Bytes encode_pcap(const std::vector<CapturedFrame>& frames, std::uint32_t snaplen);
 
+// The two headers encode_pcap writes, for writers that stream records one by one or (the
+// hostile tests) write records whose lengths lie: the 24-octet file header, and the
+// 16-octet record header with the lengths exactly as given.
+void put_pcap_file_header(Bytes& out, std::uint32_t snaplen,
+                          std::uint32_t link_type = kLinktypeEthernet);
+void put_pcap_record_header(Bytes& out, std::uint64_t time_us, std::uint32_t captured_length,
+                            std::uint32_t original_length);
+
 // Writes `data` to `path`; throws std::runtime_error on failure.
 void write_file(const std::filesystem::path& path, const Bytes& data);
 

@@ -26,6 +26,15 @@ void put_key(Bytes& out, const StartupFrameSpec& spec) {
   append(out, key);
 }
 
+// Key, flags, revision, PD_Length, and the Rev 129 extension when there is one.
+void put_header(Bytes& out, const StartupFrameSpec& spec, std::uint16_t pd_length) {
+  put_key(out, spec);
+  put_u8(out, flags_byte(spec));
+  put_u8(out, spec.revision);
+  put_be16(out, spec.pd_length_field.value_or(pd_length));
+  if (spec.vendor_extension) append(out, *spec.vendor_extension);
+}
+
 Bytes private_data(const StartupFrameSpec& spec, std::uint64_t filler_seed) {
   Bytes pd;
   if (spec.enhanced) pd = encode_enhanced_block(*spec.enhanced);
@@ -57,13 +66,25 @@ Bytes erdma_extension() {
 
 Bytes build_startup_frame(const StartupFrameSpec& spec, std::uint64_t filler_seed) {
   Bytes out;
-  put_key(out, spec);
-  put_u8(out, flags_byte(spec));
-  put_u8(out, spec.revision);
-  put_be16(out, spec.pd_length_field.value_or(spec.private_data_length));
-  if (spec.vendor_extension) append(out, *spec.vendor_extension);
+  put_header(out, spec, spec.private_data_length);
   append(out, private_data(spec, filler_seed));
   return out;
+}
+
+Bytes build_startup_frame_with_private_data(const StartupFrameSpec& spec,
+                                            std::span<const std::uint8_t> private_data) {
+  Bytes out;
+  put_header(out, spec, static_cast<std::uint16_t>(private_data.size()));
+  append(out, private_data);
+  return out;
+}
+
+void set_flags(StartupFrameSpec& spec, std::uint8_t flags) {
+  spec.m = (flags & startup_flag::kM) != 0;
+  spec.c = (flags & startup_flag::kC) != 0;
+  spec.r = (flags & startup_flag::kR) != 0;
+  spec.s = (flags & startup_flag::kS) != 0;
+  spec.reserved = flags & startup_flag::kReserved;
 }
 
 std::size_t startup_frame_length(const StartupFrameSpec& spec) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "bytes.h"
@@ -54,6 +55,14 @@ struct StartupFrameSpec {
 
 // The frame's octets; private data after the enhanced block is filled from `filler`.
 Bytes build_startup_frame(const StartupFrameSpec& spec, std::uint64_t filler_seed);
+
+// The frame with exactly these private data octets (`enhanced` and `private_data_length`
+// are not used; PD_Length is `pd_length_field` or the octets' count).
+Bytes build_startup_frame_with_private_data(const StartupFrameSpec& spec,
+                                            std::span<const std::uint8_t> private_data);
+
+// Sets M, C, R, S and the reserved nibble from a flags octet as it goes on the wire.
+void set_flags(StartupFrameSpec& spec, std::uint8_t flags);
 
 // The length of the frame build_startup_frame produces.
 std::size_t startup_frame_length(const StartupFrameSpec& spec);

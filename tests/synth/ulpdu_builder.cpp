@@ -42,6 +42,17 @@ std::uint8_t rdmap_control(std::uint8_t version, std::uint8_t opcode) {
   return static_cast<std::uint8_t>((version & 0x3) << 6 | (opcode & 0xF));
 }
 
+// DDP untagged header (RFC 5041 4.3) with the RDMAP control octet (RFC 5040 4.1).
+void put_untagged_header(Bytes& out, std::uint8_t version, bool last, std::uint8_t opcode,
+                         std::uint32_t qn, std::uint32_t msn, std::uint32_t mo) {
+  put_u8(out, ddp_control(false, last, version));
+  put_u8(out, rdmap_control(version, opcode));
+  put_be32(out, 0);  // RsvdULP[8:39]: Invalidate STag, zero for Send
+  put_be32(out, qn);
+  put_be32(out, msn);
+  put_be32(out, mo);
+}
+
 // Splits `size` octets into pieces of at most `max_piece` (at least one piece, maybe empty).
 std::vector<std::size_t> pieces(std::size_t size, std::size_t max_piece) {
   std::vector<std::size_t> out;
@@ -66,12 +77,7 @@ void UlpduBuilder::put_payload(Bytes& out, std::size_t size, PayloadFill fill) {
 Bytes UlpduBuilder::untagged(bool last, std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn,
                              std::uint32_t mo, std::size_t payload, PayloadFill fill) {
   Bytes out;
-  put_u8(out, ddp_control(false, last, version_));
-  put_u8(out, rdmap_control(version_, opcode));
-  put_be32(out, 0);  // RsvdULP[8:39]: Invalidate STag, zero for Send
-  put_be32(out, qn);
-  put_be32(out, msn);
-  put_be32(out, mo);
+  put_untagged_header(out, version_, last, opcode, qn, msn, mo);
   put_payload(out, payload, fill);
   return out;
 }
@@ -161,6 +167,14 @@ std::vector<Bytes> UlpduBuilder::message(MessageKind kind, std::size_t payload_s
       return {terminate(TerminateSpec{})};
   }
   return {};
+}
+
+Bytes untagged_send(std::uint8_t ddp_version, std::uint32_t msn,
+                    std::span<const std::uint8_t> payload) {
+  Bytes out;
+  put_untagged_header(out, ddp_version, true, kOpSend, kSendQueue, msn, 0);
+  append(out, payload);
+  return out;
 }
 
 }  // namespace mpa::synth

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "bytes.h"
@@ -41,6 +42,11 @@ enum class PayloadFill : std::uint8_t { Random, Zero };
 inline constexpr std::size_t kUntaggedHeader = 18;  // DDP untagged header incl. RDMAP ctrl
 inline constexpr std::size_t kTaggedHeader = 14;
 inline constexpr std::size_t kReadRequestBody = 28;
+
+// One untagged DDP segment carrying a whole RDMAP Send (L=1, QN 0, MO 0) with `msn` and
+// `payload`, outside any conversation.
+Bytes untagged_send(std::uint8_t ddp_version, std::uint32_t msn,
+                    std::span<const std::uint8_t> payload);
 
 // Builds the ULPDUs of one direction's messages, tracking MSNs and tagged offsets.
 class UlpduBuilder {
