@@ -41,15 +41,16 @@ void connection(const Bytes& in, PcapFile& pcap) {
   mpa::fuzz::SegmentReader segments(header);
   while (!input.empty()) {
     const mpa::TcpSegment s = segments.next(input).segment;
-    Bytes frame = mpa::hostile::tcp_frame(ipv4(s.source), s.source.port, ipv4(s.destination),
-                                          s.destination.port, s.seq.value(), s.ack.value(),
-                                          s.flags, s.payload.data(), s.payload.size());
-    const std::size_t wire = frame.size() + s.payload_missing;
-    const std::size_t ip_length = wire - 14;  // the IPv4 header tells the length on the wire
-    frame[16] = static_cast<std::uint8_t>(ip_length >> 8);
-    frame[17] = static_cast<std::uint8_t>(ip_length);
-    pcap.record_with_lengths(frame, static_cast<std::uint32_t>(frame.size()),
-                             static_cast<std::uint32_t>(wire));
+    // The frame as it was on the wire (the missing octets as zeros), its record cut short.
+    Bytes payload(s.payload.begin(), s.payload.end());
+    payload.resize(payload.size() + s.payload_missing);
+    const Bytes frame = mpa::hostile::tcp_frame(ipv4(s.source), s.source.port, ipv4(s.destination),
+                                                s.destination.port, s.seq.value(), s.ack.value(),
+                                                s.flags, payload.data(), payload.size());
+    const std::size_t captured = frame.size() - s.payload_missing;
+    pcap.record_with_lengths(
+        Bytes(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(captured)),
+        static_cast<std::uint32_t>(captured), static_cast<std::uint32_t>(frame.size()));
   }
 }
 

@@ -241,10 +241,7 @@ TEST(HostileCapture, TruncatedLastRecordIsNamedAndEarlierFindingsKept) {
     faulty_session(pcap, 40003);  // records 1-7
     // Record 8 says 1000 captured octets; the file ends after 10.
     Bytes h;
-    put_le32(h, 1700000000);
-    put_le32(h, 0);
-    put_le32(h, 1000);
-    put_le32(h, 1000);
+    synth::put_pcap_record_header(h, PcapFile::kFirstTimeUs, 1000, 1000);
     pcap.raw(h);
     pcap.raw(filler(10));
   }
@@ -471,10 +468,13 @@ TEST(HostileCapture, FpduClaimingMaximumLengthThenFinIsLostMidFpdu) {
     PcapFile pcap(path);
     Connection c(pcap, 40009);
     mpa_session(c, {}, 1);
-    Bytes huge;
-    put_be16(huge, 65535);
+    // An FPDU of a 65535-octet ULPDU, of which only ULPDU_Length and a 3000-octet Send
+    // are ever sent.
     const Bytes body = ddp_send(3000);
-    huge.insert(huge.end(), body.begin(), body.end());
+    Bytes ulpdu = body;
+    ulpdu.resize(65535);
+    Bytes huge = fpdu(ulpdu, false);
+    huge.resize(2 + body.size());
     c.data(Connection::kClient, huge);
     c.fin(Connection::kClient);
     c.fin(Connection::kServer);

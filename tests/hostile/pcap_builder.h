@@ -1,9 +1,12 @@
-// Builds hostile captures by hand for the hostile tests: pcap file and record headers with
-// any lengths, Ethernet/IPv4/TCP frames, and MPA startup frames and FPDUs (RFC 5044 4,
-// 7.1.1). Nothing here validates anything: the point is to write what a broken or
+// Builds hostile captures for the hostile tests: pcap files whose record headers may say
+// any lengths, TCP connections whose segments go anywhere in sequence space, and MPA
+// startup frames and FPDUs (RFC 5044 4, 7.1.1). The octets come from mpa-synth's writers
+// (tests/synth: pcap_writer.h, frame_builder.h, startup_frame_builder.h, fpdu_framer.h,
+// ulpdu_builder.h); nothing here validates anything: the point is to write what a broken or
 // malicious capture holds.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,29 +17,25 @@
 #include <vector>
 
 #include "bytes.h"  // mpa_synth
-#include "mpa/crc32c.h"
+#include "fpdu_framer.h"
+#include "frame_builder.h"
+#include "pcap_writer.h"
+#include "startup_frame_builder.h"
+#include "ulpdu_builder.h"
 
 namespace mpa::hostile {
 
 using synth::Bytes;
-// The byte writers of mpa-synth (tests/synth/bytes.h).
-using synth::put_be16;
-using synth::put_be32;
-using synth::put_le32;
 
 // A classic pcap file (little endian, microseconds), written as it is built.
 class PcapFile {
  public:
-  PcapFile(const std::string& path, std::uint32_t link_type = 1, std::uint32_t snaplen = 262144)
+  PcapFile(const std::string& path, std::uint32_t link_type = synth::kLinktypeEthernet,
+           std::uint32_t snaplen = 262144)
       : file_(std::fopen(path.c_str(), "wb")) {
     if (file_ == nullptr) throw std::runtime_error("cannot write " + path);
     Bytes h;
-    put_le32(h, 0xa1b2c3d4);
-    h.insert(h.end(), {2, 0, 4, 0});  // version 2.4
-    put_le32(h, 0);                    // thiszone
-    put_le32(h, 0);                    // sigfigs
-    put_le32(h, snaplen);
-    put_le32(h, link_type);
+    synth::put_pcap_file_header(h, snaplen, link_type);
     raw(h);
   }
   ~PcapFile() { close(); }
@@ -44,13 +43,11 @@ class PcapFile {
   PcapFile& operator=(const PcapFile&) = delete;
 
   // A record whose header says `caplen` and `wire_length` whatever the bytes that follow.
+  // Record n is stamped 1700000000 s + n us.
   void record_with_lengths(const Bytes& data, std::uint32_t caplen, std::uint32_t wire_length) {
     Bytes h;
     ++records_;
-    put_le32(h, static_cast<std::uint32_t>(1700000000 + records_ / 1000000));
-    put_le32(h, static_cast<std::uint32_t>(records_ % 1000000));
-    put_le32(h, caplen);
-    put_le32(h, wire_length);
+    synth::put_pcap_record_header(h, kFirstTimeUs + records_, caplen, wire_length);
     raw(h);
     raw(data);
   }
@@ -69,6 +66,8 @@ class PcapFile {
   }
   std::uint64_t records() const { return records_; }
 
+  static constexpr std::uint64_t kFirstTimeUs = 1'700'000'000'000'000;
+
  private:
   std::FILE* file_;
   std::uint64_t records_ = 0;
@@ -78,35 +77,27 @@ namespace tcp {
 inline constexpr std::uint8_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kPsh = 0x08, kAck = 0x10;
 }
 
-// Ethernet + IPv4 + TCP (checksums left zero: mpa-check does not verify them).
+// Ethernet + IPv4 + TCP, as mpa-synth frames a segment (checksums right, DF set).
 inline Bytes tcp_frame(std::uint32_t src_ip, std::uint16_t src_port, std::uint32_t dst_ip,
                        std::uint16_t dst_port, std::uint32_t seq, std::uint32_t ack,
                        std::uint8_t flags, const std::uint8_t* payload, std::size_t size) {
-  Bytes f;
-  f.reserve(54 + size);
-  f.insert(f.end(), {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1});
-  put_be16(f, 0x0800);
-  f.push_back(0x45);
-  f.push_back(0);
-  put_be16(f, static_cast<std::uint16_t>(20 + 20 + size));
-  put_be16(f, 0);       // id
-  put_be16(f, 0x4000);  // DF
-  f.push_back(64);
-  f.push_back(6);
-  put_be16(f, 0);
-  put_be32(f, src_ip);
-  put_be32(f, dst_ip);
-  put_be16(f, src_port);
-  put_be16(f, dst_port);
-  put_be32(f, seq);
-  put_be32(f, ack);
-  f.push_back(0x50);
-  f.push_back(flags);
-  put_be16(f, 65535);
-  put_be16(f, 0);
-  put_be16(f, 0);
-  f.insert(f.end(), payload, payload + size);
-  return f;
+  const auto address = [](std::uint32_t ip) {
+    return std::array<std::uint8_t, 4>{
+        static_cast<std::uint8_t>(ip >> 24), static_cast<std::uint8_t>(ip >> 16),
+        static_cast<std::uint8_t>(ip >> 8), static_cast<std::uint8_t>(ip)};
+  };
+  synth::LinkConfig link;  // the sender is endpoint 0
+  link.mac = {{{0x02, 0, 0, 0, 0, 1}, {0x02, 0, 0, 0, 0, 2}}};
+  link.ipv4 = {address(src_ip), address(dst_ip)};
+  link.port = {src_port, dst_port};
+  synth::TcpPacket packet;
+  packet.dir = synth::Dir::Initiator;
+  packet.seq = seq;
+  packet.ack = ack;
+  packet.flags = flags;
+  packet.window = 65535;
+  if (size != 0) packet.payload.assign(payload, payload + size);
+  return synth::build_frames(packet, link, /*ip_id=*/0).front();
 }
 
 // One TCP connection between 10.0.0.1:port and 10.0.0.2:20049, written into a PcapFile.
@@ -164,13 +155,12 @@ class Connection {
 // RFC 5044 7.1.1: key, flags (M C R Res), revision, PD_Length, private data.
 inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revision,
                            const Bytes& private_data, std::uint16_t pd_length_field) {
-  const std::string_view key = request ? "MPA ID Req Frame" : "MPA ID Rep Frame";
-  Bytes b(key.begin(), key.end());
-  b.push_back(flags);
-  b.push_back(revision);
-  put_be16(b, pd_length_field);
-  b.insert(b.end(), private_data.begin(), private_data.end());
-  return b;
+  synth::StartupFrameSpec spec;
+  spec.kind = request ? synth::FrameKind::Request : synth::FrameKind::Reply;
+  synth::set_flags(spec, flags);
+  spec.revision = revision;
+  spec.pd_length_field = pd_length_field;
+  return synth::build_startup_frame_with_private_data(spec, private_data);
 }
 inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revision,
                            const Bytes& private_data = {}) {
@@ -180,23 +170,14 @@ inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revisi
 
 // A DDP untagged Send (RFC 5041 4, RFC 5040 4) carrying `payload` octets of filler.
 inline Bytes ddp_send(std::size_t payload) {
-  Bytes u = {0x41, 0x43, 0, 0, 0, 0};  // DDP untagged, L=1, version 1; RDMAP v1 Send
-  put_be32(u, 0);                          // queue
-  put_be32(u, 1);                          // MSN
-  put_be32(u, 0);                          // MO
-  for (std::size_t i = 0; i < payload; ++i) u.push_back(static_cast<std::uint8_t>(i * 13));
-  return u;
+  Bytes filler(payload);
+  for (std::size_t i = 0; i < payload; ++i) filler[i] = static_cast<std::uint8_t>(i * 13);
+  return synth::untagged_send(1, /*msn=*/1, filler);
 }
 
 // An FPDU without markers (RFC 5044 4.1): ULPDU_Length, ULPDU, pad, CRC (zero when off).
 inline Bytes fpdu(const Bytes& ulpdu, bool crc) {
-  Bytes b;
-  put_be16(b, static_cast<std::uint16_t>(ulpdu.size()));
-  b.insert(b.end(), ulpdu.begin(), ulpdu.end());
-  while (b.size() % 4 != 0) b.push_back(0);  // pad
-  const std::uint32_t value = crc ? crc32c(b) : 0;
-  put_le32(b, value);  // RFC 5044 4.4: least significant octet first
-  return b;
+  return synth::FpduFramer(/*markers=*/false, crc).frame(ulpdu).bytes;
 }
 
 }  // namespace mpa::hostile

@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "bytes.h"  // mpa_synth
 #include "mpa/packet_decoder.h"
+#include "pcap_writer.h"     // mpa_synth
+#include "pcapng_writer.h"  // mpa_synth
 
 namespace mpa {
 namespace {
@@ -136,64 +136,17 @@ TEST(CaptureReader, ReportsRawIpAsLinktypeRawNotDltRaw) {
   }
 }
 
-// Little-endian pcapng blocks, built by hand.
-using mpa::synth::put_le16;
-using mpa::synth::put_le32;
-
-Bytes pcapng_block(std::uint32_t type, const Bytes& body) {
-  Bytes padded = body;
-  while (padded.size() % 4 != 0) padded.push_back(0);
-  const auto total = static_cast<std::uint32_t>(padded.size() + 12);
-  Bytes out;
-  put_le32(out, type);
-  put_le32(out, total);
-  out.insert(out.end(), padded.begin(), padded.end());
-  put_le32(out, total);
-  return out;
-}
-
+// pcapng files as mpa-synth writes them: one interface, Ethernet, snaplen 262144,
+// nanosecond timestamps; each packet 100 octets longer on the wire than captured.
 Bytes pcapng_file(const std::vector<std::pair<std::uint64_t, Bytes>>& packets) {
-  Bytes file;
-  Bytes shb;
-  put_le32(shb, 0x1a2b3c4d);  // byte-order magic
-  put_le16(shb, 1);
-  put_le16(shb, 0);
-  put_le32(shb, 0xffffffff);  // section length: unknown
-  put_le32(shb, 0xffffffff);
-  const Bytes shb_block = pcapng_block(0x0a0d0d0a, shb);
-  file.insert(file.end(), shb_block.begin(), shb_block.end());
-
-  Bytes idb;
-  put_le16(idb, 1);  // LINKTYPE_ETHERNET
-  put_le16(idb, 0);
-  put_le32(idb, 262144);
-  put_le16(idb, 9);  // if_tsresol
-  put_le16(idb, 1);
-  idb.insert(idb.end(), {9, 0, 0, 0});  // 10^-9, padded
-  put_le16(idb, 0);                        // opt_endofopt
-  put_le16(idb, 0);
-  const Bytes idb_block = pcapng_block(1, idb);
-  file.insert(file.end(), idb_block.begin(), idb_block.end());
-
+  std::vector<synth::PcapngPacket> out;
   for (const auto& [timestamp_ns, data] : packets) {
-    Bytes epb;
-    put_le32(epb, 0);  // interface
-    put_le32(epb, static_cast<std::uint32_t>(timestamp_ns >> 32));
-    put_le32(epb, static_cast<std::uint32_t>(timestamp_ns));
-    put_le32(epb, static_cast<std::uint32_t>(data.size()));
-    put_le32(epb, static_cast<std::uint32_t>(data.size() + 100));
-    epb.insert(epb.end(), data.begin(), data.end());
-    const Bytes block = pcapng_block(6, epb);
-    file.insert(file.end(), block.begin(), block.end());
+    out.push_back({timestamp_ns, data, static_cast<std::uint32_t>(data.size() + 100)});
   }
-  return file;
+  return synth::encode_pcapng(out, 262144);
 }
 
-void write_file(const std::string& path, const Bytes& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-}
+void write_file(const std::string& path, const Bytes& bytes) { synth::write_file(path, bytes); }
 
 TEST(CaptureReader, ReadsAHandWrittenPcapngWithNanosecondResolution) {
   const std::string path = temp_path("two.pcapng");

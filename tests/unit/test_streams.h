@@ -1,8 +1,11 @@
 // Test helpers: FPDU streams (RFC 5044 4.1-4.4) and startup frames (RFC 5044 7.1.1,
-// RFC 6581 6, 9) built from the RFC text, independently of marker_grid.h: markers are
-// inserted by walking the stream octet by octet, so the library's marker arithmetic is
-// checked against a second, naive implementation. Also a recording FpduSink. Needs no
-// GoogleTest (the benchmarks use it too).
+// RFC 6581 6, 9) written by mpa-synth's writers (tests/synth: fpdu_framer.h,
+// startup_frame_builder.h), which are written from the RFC text independently of lib/:
+// the library's marker arithmetic (marker_grid.h) is checked against a second
+// implementation. This header adds what the tests ask of a stream (where each FPDU, header
+// and marker sits, which CRC was sent and which was right, a grid origin of any phase,
+// octets that are not FPDUs) and a recording FpduSink. Needs no GoogleTest (the benchmarks
+// use it too).
 #pragma once
 
 #include <algorithm>
@@ -17,9 +20,12 @@
 #include <vector>
 
 #include "bytes.h"  // mpa_synth
+#include "fpdu_framer.h"
 #include "mpa/crc32c.h"
 #include "mpa/events.h"
 #include "mpa/fpdu_reader.h"
+#include "startup_frame_builder.h"
+#include "ulpdu_builder.h"
 
 namespace mpa::test {
 
@@ -33,6 +39,7 @@ inline Bytes random_bytes(std::size_t size, std::uint32_t seed) {
   return bytes;
 }
 
+// mpa-synth's byte writers, for tests that write DDP/RDMAP headers of their own.
 using synth::put_be16;
 using synth::put_be32;
 
@@ -83,7 +90,10 @@ class FpduStreamBuilder {
   };
 
   explicit FpduStreamBuilder(Options options)
-      : options_(options), origin_(options.grid_origin.value_or(options.start_seq)) {}
+      : options_(options),
+        origin_(options.grid_origin.value_or(options.start_seq)),
+        framer_(options.markers, /*crc=*/true,
+                static_cast<std::uint32_t>(options.start_seq - origin_)) {}
 
   std::uint32_t start_seq() const { return options_.start_seq; }
   std::uint32_t next_seq() const { return seq_at(bytes_.size()); }
@@ -99,63 +109,38 @@ class FpduStreamBuilder {
   }
 
   const BuiltFpdu& add(const Bytes& ulpdu, const FpduFaults& faults = {}) {
+    synth::FpduTweaks tweaks;
+    tweaks.pad_fill = faults.pad_value;
+    tweaks.every_marker = {faults.marker_reserved, faults.fpdu_ptr_delta, faults.fpdu_ptr_or};
+    tweaks.leading_fpduptr = faults.leading_fpdu_ptr;
+    // Without CRCs the field carries anything at all (here: the right value XOR A5A5A5A5).
+    tweaks.crc_xor = (options_.crc ? 0u : 0xA5A5A5A5u) ^ (faults.bad_crc ? 1u : 0u);
+    const synth::Chunk chunk = framer_.frame(ulpdu, tweaks);
+
     BuiltFpdu f;
     f.ulpdu = ulpdu;
     f.ulpdu_length = static_cast<std::uint16_t>(ulpdu.size());
+    f.pad_length = static_cast<std::uint32_t>(synth::pad_length(ulpdu.size()));
     f.start = bytes_.size();
     f.start_seq = next_seq();
-    // ULPDU_Length, ULPDU, pad to a multiple of four, CRC (RFC 5044 4.1).
-    Bytes content;
-    put_be16(content, f.ulpdu_length);
-    content.insert(content.end(), ulpdu.begin(), ulpdu.end());
-    while (content.size() % 4 != 0) {
-      content.push_back(faults.pad_value);
-      ++f.pad_length;
+    f.leading_marker = !chunk.marker_offsets.empty() && chunk.marker_offsets.front() == 0;
+    f.header = f.start + (f.leading_marker ? synth::kMarkerLength : 0);
+    f.header_seq = seq_at(f.header);
+    for (const std::size_t at : chunk.marker_offsets) {
+      BuiltMarker marker;
+      marker.index = f.start + at;
+      marker.seq = seq_at(marker.index);
+      marker.reserved = static_cast<std::uint16_t>(chunk.bytes[at] << 8 | chunk.bytes[at + 1]);
+      marker.fpdu_ptr = static_cast<std::uint16_t>(chunk.bytes[at + 2] << 8 | chunk.bytes[at + 3]);
+      // A leading marker points at its own FPDU (FPDUPTR 0); the others back at the header.
+      marker.expected_fpdu_ptr =
+          at == 0 ? 0 : static_cast<std::uint16_t>(marker.seq - f.header_seq);
+      f.markers.push_back(marker);
     }
-    const std::size_t crc_at = content.size();
-    content.resize(content.size() + 4);
-
-    Bytes covered;  // what the CRC covers (RFC 5044 4.4)
-    covered.reserve(content.size() + content.size() / 64 + 8);
-    bytes_.reserve(bytes_.size() + content.size() + content.size() / 64 + 8);
-    for (std::size_t k = 0; k < content.size(); ++k) {
-      if (marker_at(next_seq())) {
-        BuiltMarker marker;
-        marker.seq = next_seq();
-        marker.index = bytes_.size();
-        marker.reserved = faults.marker_reserved;
-        if (k == 0) {
-          // Falls between FPDUs: FPDUPTR 0, belongs to (and is covered by) this FPDU.
-          f.leading_marker = true;
-          marker.expected_fpdu_ptr = 0;
-          marker.fpdu_ptr = faults.leading_fpdu_ptr.value_or(0);
-        } else {
-          marker.expected_fpdu_ptr = static_cast<std::uint16_t>(marker.seq - f.header_seq);
-          marker.fpdu_ptr = static_cast<std::uint16_t>(marker.expected_fpdu_ptr + faults.fpdu_ptr_delta);
-        }
-        marker.fpdu_ptr |= faults.fpdu_ptr_or;
-        Bytes octets;
-        put_be16(octets, marker.reserved);
-        put_be16(octets, marker.fpdu_ptr);
-        if (k <= crc_at) covered.insert(covered.end(), octets.begin(), octets.end());
-        bytes_.insert(bytes_.end(), octets.begin(), octets.end());
-        f.markers.push_back(marker);
-      }
-      if (k == 0) {
-        f.header = bytes_.size();
-        f.header_seq = next_seq();
-      }
-      if (k == crc_at) {
-        f.crc_correct = crc32c(covered);
-        f.crc_sent = f.crc_correct;
-        if (!options_.crc) f.crc_sent = ~f.crc_correct ^ 0x5A5A5A5Au;  // anything at all
-        if (faults.bad_crc) f.crc_sent ^= 1u;
-        for (int b = 0; b < 4; ++b) content[crc_at + b] = static_cast<std::uint8_t>(f.crc_sent >> (8 * b));
-      }
-      if (k < crc_at) covered.push_back(content[k]);
-      bytes_.push_back(content[k]);
-    }
-    f.wire_length = static_cast<std::uint32_t>(bytes_.size() - f.start);
+    f.crc_sent = chunk.crc_sent;
+    f.crc_correct = crc32c(std::span(chunk.bytes).first(chunk.crc_offset));  // RFC 5044 4.4
+    f.wire_length = static_cast<std::uint32_t>(chunk.bytes.size());
+    bytes_.insert(bytes_.end(), chunk.bytes.begin(), chunk.bytes.end());
     fpdus_.push_back(std::move(f));
     return fpdus_.back();
   }
@@ -166,36 +151,33 @@ class FpduStreamBuilder {
   }
 
   // Octets that are not FPDUs (a stream damaged on purpose); no markers are inserted.
-  void add_raw(std::span<const std::uint8_t> raw) { bytes_.insert(bytes_.end(), raw.begin(), raw.end()); }
+  void add_raw(std::span<const std::uint8_t> raw) {
+    bytes_.insert(bytes_.end(), raw.begin(), raw.end());
+    framer_.skip(raw.size());
+  }
 
  private:
   Options options_;
   std::uint32_t origin_;
+  synth::FpduFramer framer_;
   Bytes bytes_;
   std::vector<BuiltFpdu> fpdus_;
 };
 
 // A DDP untagged Send ULPDU (RFC 5041 4.3, RFC 5040 4): L=1, DDP/RDMAP version 1, queue 0.
 inline Bytes ddp_send(std::uint32_t msn, std::size_t payload) {
-  Bytes out = {0x41, 0x43, 0, 0, 0, 0};
-  put_be32(out, 0);    // queue
-  put_be32(out, msn);  // MSN
-  put_be32(out, 0);    // MO
-  out.resize(out.size() + payload, 0);
-  return out;
+  return synth::untagged_send(1, msn, Bytes(payload, 0));
 }
 
 // ---- startup frames
 
-inline constexpr std::string_view kReq = "MPA ID Req Frame";
-inline constexpr std::string_view kRep = "MPA ID Rep Frame";
+inline constexpr std::string_view kReq = synth::kRequestKey;
+inline constexpr std::string_view kRep = synth::kReplyKey;
 
 // RFC 6581 9: A B IRD(14) | C D ORD(14), network byte order.
 inline Bytes enhanced_block(bool a, bool b, std::uint16_t ird, bool c, bool d, std::uint16_t ord) {
-  Bytes out;
-  put_be16(out, static_cast<std::uint16_t>((a ? 0x8000 : 0) | (b ? 0x4000 : 0) | (ird & 0x3FFF)));
-  put_be16(out, static_cast<std::uint16_t>((c ? 0x8000 : 0) | (d ? 0x4000 : 0) | (ord & 0x3FFF)));
-  return out;
+  return synth::encode_enhanced_block(
+      {.peer_to_peer = a, .send_rtr = b, .write_rtr = c, .read_rtr = d, .ird = ird, .ord = ord});
 }
 
 struct FrameSpec {
@@ -208,14 +190,15 @@ struct FrameSpec {
 };
 
 inline Bytes startup_frame(const FrameSpec& spec) {
-  Bytes out(spec.key.begin(), spec.key.end());
-  out.resize(16, ' ');
-  out.push_back(spec.flags);
-  out.push_back(spec.revision);
-  put_be16(out, spec.pd_length.value_or(static_cast<std::uint16_t>(spec.private_data.size())));
-  if (spec.extension) out.insert(out.end(), spec.extension->begin(), spec.extension->end());
-  out.insert(out.end(), spec.private_data.begin(), spec.private_data.end());
-  return out;
+  synth::StartupFrameSpec frame;
+  frame.key = std::string(spec.key);  // padded (or cut) to 16 octets
+  synth::set_flags(frame, spec.flags);
+  frame.revision = spec.revision;
+  frame.pd_length_field = spec.pd_length;
+  if (spec.extension) {
+    frame.vendor_extension = Bytes(spec.extension->begin(), spec.extension->end());
+  }
+  return synth::build_startup_frame_with_private_data(frame, spec.private_data);
 }
 
 // ---- recording what the reader says
