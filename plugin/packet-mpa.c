@@ -34,6 +34,7 @@
 #include <wiretap/wtap.h>
 
 #include "mpa_bridge.h"
+#include "ws_compat.h"
 #include "packet-mpa.h"
 
 /* ---- Registration arrays and state */
@@ -88,10 +89,10 @@ static dissector_handle_t mpa_tcp_handle = NULL;
 static dissector_handle_t ddp_rdmap_handle = NULL;
 
 /* Preferences */
-static gboolean pref_disable_builtin = TRUE;
+static mpa_ws_bool pref_disable_builtin = TRUE;
 static gint pref_markers = MPA_AUTO;
 static gint pref_crc = MPA_AUTO;
-static gboolean pref_infer_all = FALSE;
+static mpa_ws_bool pref_infer_all = FALSE;
 
 /* The built-in dissector's heuristic, and its state before we touched it. */
 #define BUILTIN_MPA_HEURISTIC "iwarp_mpa_tcp"
@@ -303,7 +304,7 @@ render_startup(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_st
                                 ett_mpa_startup, NULL, s->description);
     proto_tree_add_string(st, hf_mpa_key, tvb, (gint)s->key_range.offset,
                           (gint)s->key_range.length,
-                          format_text(pinfo->pool, s->key, s->key_length));
+                          format_text(pinfo->pool, MPA_FORMAT_TEXT_STRING(s->key), s->key_length));
     fi = add_uint(st, hf_mpa_flags, tvb, s->flags_range, s->flags);
     ft = proto_item_add_subtree(fi, ett_mpa_flags);
     add_boolean(ft, hf_mpa_flag_m, tvb, s->flags_range, s->flags);
@@ -435,7 +436,7 @@ dissect_mpa_tcp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_, void *d
     return (int)tvb_captured_length(tvb);
 }
 
-static gboolean
+static mpa_ws_bool
 dissect_mpa_heur(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
     guint length = tvb_captured_length(tvb);

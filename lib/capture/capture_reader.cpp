@@ -126,11 +126,22 @@ std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& optio
     error = fmt::format("{}: cannot capture: {}", name, errbuf);
     return nullptr;
   }
-  pcap_set_snaplen(pcap, static_cast<int>(options.snaplen));
-  pcap_set_promisc(pcap, 0);
-  pcap_set_timeout(pcap, 200);  // ms: wake up to notice stop() and the duration
-  pcap_set_immediate_mode(pcap, 1);
-  pcap_set_buffer_size(pcap, 32 << 20);
+  // Settings before activation fail only on an activated handle; say so if one does.
+  const int settings[] = {
+      pcap_set_snaplen(pcap, static_cast<int>(options.snaplen)),
+      pcap_set_promisc(pcap, 0),
+      pcap_set_timeout(pcap, 200),  // ms: wake up to notice stop() and the duration
+      pcap_set_immediate_mode(pcap, 1),
+      pcap_set_buffer_size(pcap, 32 << 20),
+  };
+  for (const int status : settings) {
+    if (status != 0) {
+      error = fmt::format("{}: cannot capture: {}", name, pcap_statustostr(status));
+      pcap_close(pcap);
+      return nullptr;
+    }
+  }
+  // Nanosecond time stamps where the interface offers them (not an error otherwise).
   const bool nano = pcap_set_tstamp_precision(pcap, PCAP_TSTAMP_PRECISION_NANO) == 0;
   const int activated = pcap_activate(pcap);
   if (activated < 0) {

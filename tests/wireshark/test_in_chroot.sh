@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The plugin built against another Wireshark and tested under that Wireshark's own tshark,
+# inside its Debian chroot (chroot.sh): it loads (-G plugins), its fields, the (frame,
+# finding id) agreement with mpa-check on the bundled and the real siw captures, and the
+# robustness run over the capture-shaped fuzz inputs.
+#   test_in_chroot.sh SUITE SOURCE_DIR
+set -euo pipefail
+suite=$1
+src=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(bash "$here/chroot.sh" "$suite" | tail -1)
+siw="$src/../shared/captures/siw"
+version=$(chroot "$root" tshark --version | sed -n 's/^TShark (Wireshark) \([0-9.]*\).*/\1/p')
+echo "== Wireshark $version ($suite)"
+
+# A copy of the source tree (tracked and untracked files, no build folders), and the siw
+# captures beside it as ../shared/captures/siw.
+rm -rf "$root/src" "$root/build" "$root/shared"
+mkdir -p "$root/src" "$root/shared/captures"
+tar -C "$src" --exclude='./build*' --exclude='./.git' -cf - . | tar -C "$root/src" -xf -
+[ -d "$siw" ] && cp -r "$siw" "$root/shared/captures/siw"
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+for fs in proc dev; do
+  mkdir -p "$root/$fs"
+  if [ "$fs" = proc ]; then mount -t proc proc "$root/proc"; else mount --rbind /dev "$root/dev"; fi
+  mounted+=("$root/$fs")
+done
+
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+start=$(date +%s)
+in_root sh -c "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPA_WERROR=ON >/build.log 2>&1 \
+  && cmake --build /build -j$(nproc) --target mpa-check mpa_plugin >>/build.log 2>&1" \
+  || { echo "FAIL: build against Wireshark $version"; grep -E 'error|Error' "$root/build.log" | head -30; exit 1; }
+echo "built in $(( $(date +%s) - start )) s"
+ldd "$root/build/plugin/mpa.so" >/dev/null 2>&1 || true
+status=0
+for test in loads fields agreement robustness; do
+  start=$(date +%s)
+  if in_root python3 /src/tests/plugin/plugin_test.py --tshark /usr/bin/tshark --plugin /build/plugin/mpa.so \
+       --mpa-check /build/analyzer/mpa-check --captures /src/captures --captures /shared/captures/siw \
+       --require-markers --fuzz-dir /src/tests/fuzz $test > "$root/test-$test.log" 2>&1; then
+    echo "ok   plugin.$test under Wireshark $version ($(( $(date +%s) - start )) s)"
+  else
+    echo "FAIL plugin.$test under Wireshark $version"; tail -30 "$root/test-$test.log"; status=1
+  fi
+done
+exit $status
