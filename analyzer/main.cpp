@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -181,8 +182,14 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
     for (auto it = fs::recursive_directory_iterator(name, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file()) continue;
-      const std::string ext = it->path().extension().string();
-      if (ext == ".pcap" || ext == ".pcapng" || ext == ".cap") found.push_back(it->path().string());
+      // Captures, also compressed as Wireshark opens them (.gz, .zst).
+      std::string name = it->path().filename().string();
+      for (const char* packed : {".gz", ".zst"}) {
+        if (name.ends_with(packed)) name.resize(name.size() - std::strlen(packed));
+      }
+      if (name.ends_with(".pcap") || name.ends_with(".pcapng") || name.ends_with(".cap")) {
+        found.push_back(it->path().string());
+      }
     }
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());

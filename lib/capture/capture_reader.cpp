@@ -8,11 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "mpa/packet_decoder.h"
 
@@ -24,7 +29,8 @@ namespace {
 // across operating systems. libpcap maps LINKTYPE_RAW (101) to DLT_RAW (12, or 14), and on
 // OpenBSD LINKTYPE_LOOP (108) to DLT_LOOP (12); map them back.
 std::uint32_t dlt_to_linktype(int dlt) {
-  if (dlt == DLT_RAW) return link_type::kRaw;
+  // DLT 14 is raw IP on OpenBSD (and in files written there); DLT_RAW elsewhere is 12.
+  if (dlt == DLT_RAW || dlt == 14) return link_type::kRaw;
   if (dlt == DLT_LOOP) return link_type::kLoop;
   return static_cast<std::uint32_t>(dlt);
 }
@@ -41,6 +47,124 @@ std::string open_error(const std::string& name, const char* pcap_message) {
     return std::string(message);
   }
   return fmt::format("{}: cannot read capture: {}", name, message);
+}
+
+// ---- compressed captures: .gz (gzip, possibly several members) and .zst (zstd), which
+// Wireshark opens too. A FILE of the decompressed octets (fopencookie) goes to libpcap.
+
+enum class Compression : std::uint8_t { None, Gzip, Zstd };
+
+Compression sniff(const std::array<std::uint8_t, 4>& magic, std::size_t got) {
+  if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
+  if (got >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
+    return Compression::Zstd;
+  }
+  return Compression::None;
+}
+
+// Reads `raw` from its start again: the octets already taken to sniff, then the rest.
+struct Inflow {
+  FILE* raw = nullptr;
+  std::array<std::uint8_t, 4> prefix{};
+  std::size_t prefix_size = 0, prefix_at = 0;
+  std::size_t read(std::uint8_t* out, std::size_t size) {
+    std::size_t n = 0;
+    while (n < size && prefix_at < prefix_size) out[n++] = prefix[prefix_at++];
+    if (n < size) n += std::fread(out + n, 1, size - n, raw);
+    return n;
+  }
+};
+
+struct Decompressor {
+  Inflow in;
+  Compression kind = Compression::None;
+  std::vector<std::uint8_t> input = std::vector<std::uint8_t>(1u << 18);
+  std::size_t input_at = 0, input_size = 0;
+  bool input_ended = false;
+  bool failed = false;
+  z_stream z{};
+  ZSTD_DCtx* zstd = nullptr;
+
+  ~Decompressor() {
+    if (kind == Compression::Gzip) inflateEnd(&z);
+    if (zstd) ZSTD_freeDCtx(zstd);
+    if (in.raw) std::fclose(in.raw);
+  }
+  bool refill() {
+    if (input_at < input_size || input_ended) return input_at < input_size;
+    input_size = in.read(input.data(), input.size());
+    input_at = 0;
+    if (input_size == 0) input_ended = true;
+    return input_size > 0;
+  }
+  ssize_t read(char* out, std::size_t size) {
+    if (failed) return -1;
+    std::size_t produced = 0;
+    while (produced == 0) {
+      if (!refill()) return 0;  // the end (a cut-short stream ends as libpcap then says)
+      if (kind == Compression::Gzip) {
+        z.next_in = input.data() + input_at;
+        z.avail_in = static_cast<uInt>(input_size - input_at);
+        z.next_out = reinterpret_cast<Bytef*>(out);
+        z.avail_out = static_cast<uInt>(size);
+        const int r = inflate(&z, Z_NO_FLUSH);
+        input_at = input_size - z.avail_in;
+        produced = size - z.avail_out;
+        if (r == Z_STREAM_END) {
+          inflateReset(&z);  // another gzip member may follow
+        } else if (r != Z_OK && r != Z_BUF_ERROR) {
+          failed = true;
+          return produced ? static_cast<ssize_t>(produced) : -1;
+        }
+      } else {
+        ZSTD_inBuffer zin{input.data() + input_at, input_size - input_at, 0};
+        ZSTD_outBuffer zout{out, size, 0};
+        const std::size_t r = ZSTD_decompressStream(zstd, &zout, &zin);
+        input_at += zin.pos;
+        produced = zout.pos;
+        if (ZSTD_isError(r)) {
+          failed = true;
+          return produced ? static_cast<ssize_t>(produced) : -1;
+        }
+      }
+    }
+    return static_cast<ssize_t>(produced);
+  }
+};
+
+ssize_t decompressor_read(void* cookie, char* out, std::size_t size) {
+  return static_cast<Decompressor*>(cookie)->read(out, size);
+}
+int decompressor_close(void* cookie) {
+  delete static_cast<Decompressor*>(cookie);
+  return 0;
+}
+
+// `raw` itself when it is not compressed (a regular file is rewound, a pipe is wrapped so
+// that the sniffed octets are read again), else a FILE of its decompressed octets.
+FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
+  std::array<std::uint8_t, 4> magic{};
+  const std::size_t got = std::fread(magic.data(), 1, magic.size(), raw);
+  kind = sniff(magic, got);
+  if (kind == Compression::None && seekable && std::fseek(raw, 0, SEEK_SET) == 0) return raw;
+  auto* d = new Decompressor();
+  d->in.raw = raw;
+  d->in.prefix = magic;
+  d->in.prefix_size = got;
+  d->kind = kind;
+  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) d->failed = true;
+  if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
+  if (kind == Compression::None) {
+    // A pipe: pass the octets through unchanged (the sniffed ones first).
+    static const cookie_io_functions_t passthrough = {
+        [](void* c, char* out, std::size_t size) -> ssize_t {
+          return static_cast<ssize_t>(static_cast<Decompressor*>(c)->in.read(reinterpret_cast<std::uint8_t*>(out), size));
+        },
+        nullptr, nullptr, decompressor_close};
+    return fopencookie(d, "rb", passthrough);
+  }
+  static const cookie_io_functions_t functions = {decompressor_read, nullptr, nullptr, decompressor_close};
+  return fopencookie(d, "rb", functions);
 }
 
 }  // namespace
@@ -97,6 +221,16 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
       file_size = static_cast<std::uint64_t>(status.st_size);
     }
   }
+  // Compressed captures (.gz, .zst) are read through a decompressing stream.
+  Compression compression = Compression::None;
+  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression);
+  if (readable == nullptr) {
+    error = fmt::format("{}: cannot read: {}", name, std::strerror(errno));
+    std::fclose(stream);
+    return nullptr;
+  }
+  stream = readable;
+  if (compression != Compression::None) file_size = 0;  // progress in octets read, not percent
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
   // Nanosecond precision: libpcap scales every timestamp to it, whatever the file holds.

@@ -230,7 +230,60 @@ def check_streaming(a):
            f"the summary follows, the finding is not repeated (exit {code}):\n{rest}")
 
 
-CHECKS = {"streaming": check_streaming, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def findings_of(report):
+    return sorted((f["frame"], f["id"], f["direction"]) for cap in report["captures"]
+                  for conn in cap["connections"] for f in conn["findings"])
+
+
+def check_captures_as_users_have_them(a):
+    """.pcap.gz and .pcap.zst read as Wireshark reads them (files, folders and pipes);
+    raw IP as DLT 14 (OpenBSD's number); a cut-short compressed file is named and what
+    was read before is still reported."""
+    import gzip
+    capture = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
+    _, plain = json_report(a.mpa_check, capture)
+    want = findings_of(plain)
+    expect(("fpdu.crc-mismatch" in [i for _, i, _ in want]), "the reference has its CRC error")
+    folder = os.path.join(a.work, "packed")
+    os.makedirs(folder)
+    gz = os.path.join(folder, "x.pcap.gz")
+    with open(capture, "rb") as f, gzip.open(gz, "wb") as g:
+        g.write(f.read())
+    _, got = json_report(a.mpa_check, gz)
+    expect(findings_of(got) == want, f".pcap.gz: {findings_of(got)}")
+    p = subprocess.run([a.mpa_check, "--format", "json", "-"], stdin=open(gz, "rb"), capture_output=True, text=True)
+    expect(findings_of(json.loads(p.stdout)) == want, "gzip on standard input")
+    if shutil.which("zstd"):
+        zst = os.path.join(folder, "x.pcap.zst")
+        subprocess.run(["zstd", "-q", "-f", capture, "-o", zst], check=True)
+        _, got = json_report(a.mpa_check, zst)
+        expect(findings_of(got) == want, f".pcap.zst: {findings_of(got)}")
+    _, listed = json_report(a.mpa_check, folder)
+    expect(len(listed["captures"]) == (2 if shutil.which("zstd") else 1), "folders find compressed captures")
+    # A .gz cut in the middle: exit 2, the file named, the findings before the cut kept.
+    data = open(gz, "rb").read()
+    cut = os.path.join(a.work, "cut.pcap.gz")
+    open(cut, "wb").write(data[:int(len(data) * 0.8)])
+    code, out, err = run(a.mpa_check, "--format", "json", cut)
+    expect(code == 2 and "cut.pcap.gz" in err, f"cut .gz: exit {code}: {err}")
+    expect(json.loads(out)["captures"][0]["frames"] > 0, "what was read before the cut is reported")
+    # Raw IP with link type 14: the same capture without its Ethernet headers.
+    raw = bytearray(open(capture, "rb").read())
+    out_bytes = bytearray(raw[:24])
+    struct.pack_into("<I", out_bytes, 20, 14)
+    at = 24
+    while at + 16 <= len(raw):
+        ts_s, ts_u, incl, orig = struct.unpack_from("<IIII", raw, at)
+        frame = raw[at + 16:at + 16 + incl]
+        out_bytes += struct.pack("<IIII", ts_s, ts_u, incl - 14, orig - 14) + frame[14:]
+        at += 16 + incl
+    dlt14 = os.path.join(a.work, "raw14.pcap")
+    open(dlt14, "wb").write(out_bytes)
+    _, got = json_report(a.mpa_check, dlt14)
+    expect(findings_of(got) == want, f"DLT 14: {findings_of(got)}")
+
+
+CHECKS = {"streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 

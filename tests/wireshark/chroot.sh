@@ -10,7 +10,7 @@ set -euo pipefail
 suite=$1
 cache=${MPA_CHROOT_CACHE:-/var/cache/mpa-check/chroots}
 root="$cache/$suite"
-packages="build-essential cmake pkg-config libpcap-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+packages="build-essential cmake pkg-config libpcap-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev libzstd-dev
   libwireshark-dev libglib2.0-dev tshark python3 util-linux"
 stamp="$root/.mpa-check-chroot"
 want=$(echo "$suite $packages" | tr -s ' \n' ' ')
