@@ -11,6 +11,7 @@
 // fpdu_reader:   an MPA Request and Reply whose M and C flags are the input's options, then
 //                the input as the initiator's stream in 1448-octet segments.
 // capture inputs are captures already; the test reads them as they are.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -42,8 +43,8 @@ void connection(const Bytes& in, PcapFile& pcap) {
   while (!input.empty()) {
     const mpa::TcpSegment s = segments.next(input).segment;
     // The frame as it was on the wire (the missing octets as zeros), its record cut short.
-    Bytes payload(s.payload.begin(), s.payload.end());
-    payload.resize(payload.size() + s.payload_missing);
+    Bytes payload(s.payload.size() + s.payload_missing, 0);
+    std::copy(s.payload.begin(), s.payload.end(), payload.begin());
     const Bytes frame = mpa::hostile::tcp_frame(ipv4(s.source), s.source.port, ipv4(s.destination),
                                                 s.destination.port, s.seq.value(), s.ack.value(),
                                                 s.flags, payload.data(), payload.size());
