@@ -93,7 +93,8 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
   for (std::size_t s : reordered) reorder(packets, s);
   for (std::size_t s : dropped) erase_serial(packets, s);
   if (cut_start) {
-    packets.erase(packets.begin(), packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, start)));
+    packets.erase(packets.begin(),
+                  packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, start)));
   }
   in.clear();
   for (Tagged& t : packets) in.push_back(std::move(t.packet));
