@@ -51,7 +51,7 @@ struct CatalogueViews {
     for (std::size_t i = 0; i < catalogue.size(); ++i) {
       const mpa::DiagnosticInfo& d = catalogue[i];
       entries.push_back({keep(d.name), static_cast<int>(d.severity), keep(d.rfc), mpa::number(d.error_code),
-                         keep(d.summary)});
+                         keep(d.summary), static_cast<int>(d.category)});
       const auto id = static_cast<std::size_t>(d.id);
       if (index_of_id.size() <= id) index_of_id.resize(id + 1, 0);
       index_of_id[id] = static_cast<std::uint32_t>(i);

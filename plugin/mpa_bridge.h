@@ -17,6 +17,9 @@ extern "C" {
 /* ---- The diagnostics catalogue (mpa::catalogue()), for registering expert items. */
 
 enum mpa_severity { MPA_SEVERITY_NOTE = 0, MPA_SEVERITY_WARNING = 1, MPA_SEVERITY_ERROR = 2 };
+/* mpa::DiagCategory: what kind of fault (Wireshark's expert groups follow it). */
+enum mpa_category { MPA_CATEGORY_PROTOCOL = 0, MPA_CATEGORY_MALFORMED = 1, MPA_CATEGORY_CHECKSUM = 2,
+                    MPA_CATEGORY_SEQUENCE = 3 };
 
 typedef struct mpa_diag_info {
     const char *name;      /* permanent id, e.g. "fpdu.crc-mismatch" */
@@ -24,6 +27,7 @@ typedef struct mpa_diag_info {
     const char *rfc;       /* e.g. "RFC 5044 4.4" */
     unsigned    error_code;/* RFC 5044 / RFC 6581 section 8 code, 0 for none */
     const char *summary;   /* one line */
+    int         category;  /* enum mpa_category */
 } mpa_diag_info;
 
 size_t mpa_catalogue_size(void);

@@ -43,6 +43,7 @@ static int proto_mpa = -1;
 static int mpa_tap = -1;
 
 static int hf_mpa_connection = -1;
+static int hf_mpa_finding = -1;
 static int hf_mpa_direction = -1;
 static int hf_mpa_key = -1;
 static int hf_mpa_flags = -1;
@@ -131,18 +132,12 @@ static const enum_val_t mpa_tristate_vals[] = {
     { NULL, NULL, 0 }
 };
 
-/* Wireshark's expert group for a catalogue id: presentation only. */
-static const struct {
-    const char *prefix;
-    int group;
-} mpa_expert_groups[] = {
-    { "fpdu.crc-", PI_CHECKSUM },
-    { "startup.key-", PI_MALFORMED },
-    { "startup.pd-length-", PI_MALFORMED },
-    { "marker.", PI_MALFORMED },
-    { "tcp.", PI_SEQUENCE },
-    { "capture.", PI_SEQUENCE },
-    { "connection.", PI_SEQUENCE },
+/* Wireshark's expert group for each category of the catalogue. */
+static const int mpa_expert_groups[] = {
+    [MPA_CATEGORY_PROTOCOL] = PI_PROTOCOL,
+    [MPA_CATEGORY_MALFORMED] = PI_MALFORMED,
+    [MPA_CATEGORY_CHECKSUM] = PI_CHECKSUM,
+    [MPA_CATEGORY_SEQUENCE] = PI_SEQUENCE,
 };
 
 static const int mpa_expert_severities[] = {
@@ -154,13 +149,10 @@ static const int mpa_expert_severities[] = {
 /* ---- Helpers */
 
 static int
-expert_group_of(const char *name)
+expert_group_of(int category)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(mpa_expert_groups); i++) {
-        if (g_str_has_prefix(name, mpa_expert_groups[i].prefix))
-            return mpa_expert_groups[i].group;
-    }
-    return PI_PROTOCOL;
+    return category >= 0 && category < (int)G_N_ELEMENTS(mpa_expert_groups) ? mpa_expert_groups[category]
+                                                                           : PI_PROTOCOL;
 }
 
 static void
@@ -500,10 +492,16 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     }
     add_connection_fields(mpa_tree, tvb, view);
 
+    /* One item per finding: its details (values, sequence numbers) in the field mpa.finding,
+     * the expert item on it with the catalogue's text, so that -z expert and the Expert
+     * Information dialog group the findings of one id. */
     for (uint32_t i = 0; i < view->finding_count; i++) {
         const mpa_finding_view *f = &view->findings[i];
-        if (f->diag < ei_mpa_catalogue_size)
-            expert_add_info_format(pinfo, ti, &ei_mpa_catalogue[f->diag], "%s", f->message);
+        if (f->diag >= ei_mpa_catalogue_size)
+            continue;
+        proto_item *fi = proto_tree_add_string(mpa_tree, hf_mpa_finding, tvb, 0, 0, f->message);
+        proto_item_set_generated(fi);
+        expert_add_info(pinfo, fi, &ei_mpa_catalogue[f->diag]);
     }
     for (uint32_t i = 0; i < view->startup_count; i++)
         render_startup(mpa_tree, tvb, pinfo, &view->startups[i]);
@@ -569,6 +567,10 @@ proto_register_mpa(void)
         { &hf_mpa_connection,
           { "Connection", "mpa.connection", FT_UINT32, BASE_DEC, NULL, 0x0,
             "The analyzer's MPA connection index", HFILL } },
+        { &hf_mpa_finding,
+          { "Finding", "mpa.finding", FT_STRING, BASE_NONE, NULL, 0x0,
+            "What a finding saw (its values and sequence numbers); its expert item names the "
+            "catalogue entry", HFILL } },
         { &hf_mpa_direction,
           { "Direction", "mpa.direction", FT_UINT8, BASE_DEC, VALS(mpa_direction_vals), 0x0,
             "Sender of the data: the Initiator sends the MPA Request", HFILL } },
@@ -662,7 +664,7 @@ proto_register_mpa(void)
         ei_mpa_catalogue[i].hf = EI_INIT_HF;
         ei[i].ids = &ei_mpa_catalogue[i];
         ei[i].eiinfo.name = g_strdup_printf("mpa.%s", d->name);
-        ei[i].eiinfo.group = expert_group_of(d->name);
+        ei[i].eiinfo.group = expert_group_of(d->category);
         ei[i].eiinfo.severity = mpa_expert_severities[d->severity];
         ei[i].eiinfo.summary = d->error_code
             ? g_strdup_printf("%s (%s, error code %u)", d->summary, d->rfc, d->error_code)

@@ -182,8 +182,29 @@ def test_fields(ts, args):
     expect(rows[0][2] != rows[0][3] and rows[0][4] == "34", f"CRC fields: {rows}")
     expect(ts.frames(bad, "mpa.fpdu.crc-mismatch") == [8], "mpa.fpdu.crc-mismatch does not select frame 8")
     expert = ts.run("-2", "-q", "-r", ts.readable(bad), "-z", "expert,error")
-    expect(re.search(r"^\s*1\s+Checksum\s+MPA\s+FPDU at seq \d+ \(ULPDU_Length 34\): CRC received", expert, re.M),
-           f"-z expert lacks the CRC error:\n{expert}")
+    expect(re.search(r"^\s*1\s+Checksum\s+MPA\s+FPDU CRC32c does not match its contents \(RFC 5044 4.4, error code 2\)$",
+                     expert, re.M), f"-z expert lacks the CRC error:\n{expert}")
+    # The values are in the field mpa.finding, not in the expert text (which groups).
+    rows = ts.fields(bad, "frame.number", "mpa.finding", display_filter="mpa.fpdu.crc-mismatch")
+    expect(rows and re.search(r"CRC received 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}", rows[0][1]), f"mpa.finding: {rows}")
+    # Many findings of one id group into one -z expert row: siw's 37 oversized ULPDUs.
+    gso = os.path.join(os.path.dirname(bad), "siw6.1-gso-rping-65535B-veth1500.pcap")
+    if os.path.exists(gso):
+        expert = ts.run("-2", "-q", "-r", ts.readable(gso), "-z", "expert,warn")
+        expect(re.search(r"^\s*37\s+Protocol\s+MPA\s+ULPDU_Length above 64768", expert, re.M),
+               f"-z expert does not group the 37 ulpdu-length-too-large findings:\n{expert}")
+
+    # The coloring rules shipped with the plugin: valid filters that select what they say.
+    rules = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugin", "mpa.colorfilters")) as f:
+        for line in f:
+            if line.startswith("@"):
+                _, name, flt, _colors = line.rstrip("\n").split("@")
+                rules[name] = flt
+    expect(set(rules) == {"MPA CRC error", "MPA error", "MPA warning"}, f"coloring rules: {sorted(rules)}")
+    expect(ts.frames(bad, rules["MPA CRC error"]) == [8], "the CRC coloring rule must select frame 8 only")
+    expect(8 in ts.frames(bad, rules["MPA error"]), "the error coloring rule must select frame 8")
+    expect(ts.frames(rping, rules["MPA CRC error"]) == [], "no CRC error in a clean capture")
 
     # DDP/RDMAP under our FPDUs; the built-in iwarp_mpa is off.
     rows = ts.fields(rping, "frame.number", "mpa.ulpdu_length", "iwarp_rdma.opcode",
@@ -236,8 +257,7 @@ def plugin_report(ts, capture):
         for layer in (mpa if isinstance(mpa, list) else [mpa]):
             if not isinstance(layer, dict):
                 continue  # an MPA item without children
-            expert = layer.get("_ws.expert", [])
-            for item in (expert if isinstance(expert, list) else [expert]):
+            for item in expert_items(layer):
                 for key in item:
                     if key.startswith("mpa."):
                         found[(frame, key[len("mpa."):])] += 1
@@ -250,6 +270,20 @@ def plugin_report(ts, capture):
                     fpdus[(frame, int(fpdu["mpa.ulpdu_length"]), CRC_STATUS[fpdu["mpa.crc.status"]],
                            count)] += 1
     return found, fpdus
+
+
+def expert_items(node):
+    """Every _ws.expert entry under a JSON tree node (a finding's expert item sits under its
+    mpa.finding field)."""
+    if isinstance(node, list):
+        for n in node:
+            yield from expert_items(n)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key == "_ws.expert":
+                yield from (value if isinstance(value, list) else [value])
+            elif key.endswith("_tree"):
+                yield from expert_items(value)
 
 
 def first(value):
