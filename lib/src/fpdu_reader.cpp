@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "mpa/crc32c.h"
+#include "mpa/fpdu_layout.h"
 #include "mpa/fpdu_search.h"
 
 namespace mpa {
@@ -68,33 +69,16 @@ void FpduReader::fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offs
   stop_judging();
 }
 
-std::uint32_t FpduReader::marker_octets_within(std::uint32_t content_octets) const {
-  // Marker octets met before `content_octets` more FPDU octets are taken from pos_ (the same
-  // count MarkerGrid::markers_in_fpdu makes, from the middle of an FPDU).
-  if (!grid_.enabled() || content_octets == 0) return 0;
-  std::uint32_t octets = 0;
-  std::uint32_t first;  // content octets before the next whole marker
-  if (marker_got_ > 0) {
-    octets = kMarkerSize - marker_got_;
-    first = kMarkerInterval - kMarkerSize;
-  } else {
-    first = grid_.distance_to_marker(pos_);
-    if (first == 0) {
-      octets = kMarkerSize;
-      first = kMarkerInterval - kMarkerSize;
-    }
-  }
-  if (first < content_octets) {
-    octets += kMarkerSize * (1 + (content_octets - 1 - first) / (kMarkerInterval - kMarkerSize));
-  }
-  return octets;
-}
-
 std::uint32_t FpduReader::bytes_needed() const {
   if (lost_) return 1;
   if (state_ == State::Header) {
+    // The rest of ULPDU_Length, the rest of a marker being read, and the markers in between.
     const std::uint32_t header_left = kUlpduLengthSize - header_got_;
-    return header_left + marker_octets_within(header_left);
+    if (marker_got_ > 0) {
+      const std::uint32_t marker_left = kMarkerSize - marker_got_;
+      return header_left + marker_left + kMarkerSize * grid_.markers_within(pos_ + marker_left, header_left);
+    }
+    return header_left + kMarkerSize * grid_.markers_within(pos_, header_left);
   }
   const std::uint32_t wire =
       grid_.fpdu_wire_length(current_.start_seq, current_.ulpdu_length);
@@ -128,33 +112,32 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
   marker_got_ = 0;
 
   // pos_ and offset_ already point just past the marker.
+  const Marker marker = marker_from_wire(marker_.data());
   MarkerFact fact;
   fact.seq = pos_ - kMarkerSize;
-  fact.reserved = load_be16(&marker_[0]);
-  fact.fpdu_ptr = load_be16(&marker_[2]);
+  fact.reserved = marker.reserved;
+  fact.fpdu_ptr = marker.fpdu_ptr;
   const bool leading = state_ == State::Header && header_got_ == 0;
   if (leading) {
     current_.leading_marker = true;
-    fact.expected_fpdu_ptr = 0;
+    fact.expected_fpdu_ptr = kFpduPtrBeforeHeader;
   } else {
-    // RFC 5044 4.3: octets from the ULPDU_Length field to the marker; the field is 16 bits,
-    // so compared modulo 2^16 (only a ULPDU near 65535 octets reaches that far).
-    fact.expected_fpdu_ptr = static_cast<std::uint16_t>(fact.seq.distance_from(current_.header_seq));
+    fact.expected_fpdu_ptr = expected_fpdu_ptr(fact.seq, current_.header_seq);
   }
   markers_.push_back(fact);
   if (!judging_) return;
   const std::uint64_t marker_offset = offset_ - kMarkerSize;
-  if (fact.reserved != 0) {
+  if (!marker_reserved_is_zero(marker)) {
     report(sink, DiagId::MarkerReservedNonzero, fact.seq, marker_offset, frame,
            fmt::format("marker at seq {} has reserved field 0x{:04x}", fact.seq.value(),
                        fact.reserved));
   }
-  if ((fact.fpdu_ptr & 3u) != 0) {
+  if (!fpdu_ptr_low_bits_are_zero(marker)) {
     report(sink, DiagId::MarkerFpduptrLowBits, fact.seq, marker_offset, frame,
            fmt::format("marker at seq {} has FPDUPTR 0x{:04x} with low bits set",
                        fact.seq.value(), fact.fpdu_ptr));
   }
-  if ((fact.fpdu_ptr & 0xFFFCu) != fact.expected_fpdu_ptr) {
+  if (!marker_points_at(marker, fact.expected_fpdu_ptr)) {
     fatal(sink, DiagId::MarkerFpduptrMismatch, fact.seq, marker_offset, frame,
           leading ? fmt::format("marker at seq {} before an FPDU header has FPDUPTR {} "
                                 "(expected 0)", fact.seq.value(), fact.fpdu_ptr)
@@ -167,10 +150,7 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
 
 void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.last_frame = frame;
-  current_.crc_received = static_cast<std::uint32_t>(crc_bytes_[0]) |
-                          static_cast<std::uint32_t>(crc_bytes_[1]) << 8 |
-                          static_cast<std::uint32_t>(crc_bytes_[2]) << 16 |
-                          static_cast<std::uint32_t>(crc_bytes_[3]) << 24;
+  current_.crc_received = crc_from_wire(crc_bytes_.data());
   current_.wire_length = static_cast<std::uint32_t>(offset_ - current_.start_offset);
   if (config_.crc) {
     current_.crc_computed = crc32c_finish(crc_state_);

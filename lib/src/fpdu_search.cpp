@@ -7,18 +7,17 @@
 
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
 
 namespace mpa {
 namespace {
 
 
-// RFC 5044 4.2, 4.3: a marker is evidence of framing when its reserved field is zero and
-// its FPDUPTR (low two bits treated as zero) is `expected` modulo 2^16. (Reserved fields
+// RFC 5044 4.2, 4.3: a marker is evidence of framing when it fits where it sits (reserved
+// zero, FPDUPTR `expected` modulo 2^16, low two bits treated as zero). (Reserved fields
 // stay strict even with CRCs: they are what makes a search over 512 grid phases cheap.)
-bool marker_fits(const std::uint8_t* marker, std::uint32_t expected) {
-  const std::uint16_t reserved = load_be16(marker);
-  const std::uint16_t ptr = load_be16(marker + 2) & 0xFFFCu;
-  return reserved == 0 && ptr == static_cast<std::uint16_t>(expected);
+bool marker_fits_at(const std::uint8_t* marker, std::uint16_t expected) {
+  return marker_fits(marker_from_wire(marker), expected);
 }
 
 // Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
@@ -42,8 +41,9 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
     if (i >= size) return WalkResult::Incomplete;
     if (grid.is_marker_at(seq_at(i))) {
       if (i + kMarkerSize > size) return WalkResult::Incomplete;
-      const std::uint32_t expected = header_got == 0 ? 0 : seq_at(i).distance_from(header_seq);
-      if (!marker_fits(&buffer[i], expected)) return WalkResult::Invalid;
+      const std::uint16_t expected =
+          header_got == 0 ? kFpduPtrBeforeHeader : expected_fpdu_ptr(seq_at(i), header_seq);
+      if (!marker_fits_at(&buffer[i], expected)) return WalkResult::Invalid;
       if (crc) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
       i += kMarkerSize;
       continue;
@@ -64,7 +64,7 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
     if (grid.enabled()) {
       for (std::size_t m = i + grid.distance_to_marker(seq_at(i)); m < wire_end && m + kMarkerSize <= size;
            m += kMarkerInterval) {
-        if (!marker_fits(&buffer[m], seq_at(m).distance_from(header_seq))) {
+        if (!marker_fits_at(&buffer[m], expected_fpdu_ptr(seq_at(m), header_seq))) {
           return WalkResult::Invalid;
         }
       }
@@ -74,11 +74,11 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
 
   // The rest of the FPDU, in runs between markers.
   std::uint32_t content_got = kUlpduLengthSize;
-  std::uint32_t crc_value = 0;
+  std::uint8_t crc_field[kCrcSize] = {0, 0, 0, 0};
   while (content_got < content) {
     const std::uint32_t to_marker = grid.distance_to_marker(seq_at(i));
     if (to_marker == 0) {
-      if (!marker_fits(&buffer[i], seq_at(i).distance_from(header_seq))) {
+      if (!marker_fits_at(&buffer[i], expected_fpdu_ptr(seq_at(i), header_seq))) {
         return WalkResult::Invalid;
       }
       // RFC 5044 4.4: markers are inside the CRC, including one right after the pad.
@@ -100,15 +100,15 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
         }
       }
     }
-    // The CRC field, least significant octet first.
+    // The CRC field (a misplaced marker may split it).
     for (std::uint32_t k = std::max(content_got, crc_start); k < run_end; ++k) {
-      crc_value |= static_cast<std::uint32_t>(buffer[i + (k - content_got)]) << (8 * (k - crc_start));
+      crc_field[k - crc_start] = buffer[i + (k - content_got)];
     }
     content_got = run_end;
     i += run;
   }
   end = i;
-  if (crc && crc32c_finish(state) != crc_value) return WalkResult::Invalid;
+  if (crc && crc32c_finish(state) != crc_from_wire(crc_field)) return WalkResult::Invalid;
   return WalkResult::Valid;
 }
 
@@ -161,9 +161,9 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
     // zero when an FPDU starts right after it.
     std::size_t m = from + grid.distance_to_marker(buffer_seq + static_cast<std::uint32_t>(from));
     for (; m + kMarkerSize <= buffer.size(); m += kMarkerInterval) {
-      const std::uint16_t reserved = load_be16(&buffer[m]);
-      const std::uint16_t ptr = load_be16(&buffer[m + 2]) & 0xFFFC;
-      if (reserved != 0) continue;
+      const Marker marker = marker_from_wire(&buffer[m]);
+      if (!marker_reserved_is_zero(marker)) continue;
+      const std::uint16_t ptr = fpdu_ptr_for_calculation(marker);
       std::size_t start;
       if (ptr == 0) {
         start = m;

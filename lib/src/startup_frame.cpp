@@ -70,6 +70,12 @@ bool looks_like_damaged_key(std::span<const std::uint8_t> bytes) {
   return std::min(differ_request, differ_reply) <= 4;
 }
 
+bool looks_like_startup_key(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() < kStartupKeySize) return false;
+  const auto key = bytes.first(kStartupKeySize);
+  return classify_key(key) != FrameKind::Unknown || looks_like_damaged_key(key);
+}
+
 std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
   std::size_t used = 0;
   while (used < data.size() && state_ != State::Done) {
@@ -83,9 +89,9 @@ std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
         if (got_ == kStartupHeaderSize) {
           std::memcpy(frame_.key.data(), header_.data(), kStartupKeySize);
           frame_.kind = classify_key(frame_.key);
-          frame_.flags = header_[16];
-          frame_.revision = header_[17];
-          frame_.pd_length = load_be16(&header_[18]);
+          frame_.flags = header_[kStartupFlagsOffset];
+          frame_.revision = header_[kStartupRevisionOffset];
+          frame_.pd_length = load_be16(&header_[kStartupPdLengthOffset]);
           got_ = 0;
           if (frame_.revision == kVendorRevision) {
             frame_.has_vendor_extension = true;

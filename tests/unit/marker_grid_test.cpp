@@ -126,6 +126,34 @@ TEST(MarkerGrid, MarkerRightAfterTheCrcBelongsToTheNextFpdu) {
   EXPECT_EQ(grid.markers_in_fpdu(TcpSeq(0), length + 1), 2u);
 }
 
+TEST(MarkerGrid, MarkersWithinCountsAMarkerAtTheStartButNotOneRightAfterTheLastOctet) {
+  const MarkerGrid grid{TcpSeq(0)};
+  EXPECT_EQ(grid.markers_within(TcpSeq(0), 0), 0u);
+  EXPECT_EQ(grid.markers_within(TcpSeq(0), 1), 1u);      // the marker at 0 comes first
+  EXPECT_EQ(grid.markers_within(TcpSeq(4), 508), 0u);    // ends right before the marker at 512
+  EXPECT_EQ(grid.markers_within(TcpSeq(4), 509), 1u);
+  EXPECT_EQ(grid.markers_within(TcpSeq(510), 2), 0u);    // 510, 511
+  EXPECT_EQ(grid.markers_within(TcpSeq(511), 2), 1u);    // 511, (marker), 516
+  EXPECT_EQ(grid.markers_within(TcpSeq(4), 508 * 3 + 1), 3u);
+  EXPECT_EQ(MarkerGrid().markers_within(TcpSeq(0), 5000), 0u);
+  // The count an FPDU holds is the count within its content.
+  for (std::uint32_t phase = 0; phase < kMarkerInterval; ++phase) {
+    for (std::uint32_t length : {0u, 42u, 1442u}) {
+      ASSERT_EQ(grid.markers_in_fpdu(TcpSeq(phase), length),
+                grid.markers_within(TcpSeq(phase), fpdu_length_without_markers(length)));
+    }
+  }
+}
+
+TEST(MarkerGrid, AnyMarkerGivesTheGridOfItsDirection) {
+  const MarkerGrid grid{TcpSeq(0xFFFFFF00u)};
+  const MarkerGrid through = MarkerGrid::through(TcpSeq(0x00000300u));  // a marker after the wrap
+  EXPECT_TRUE(through.enabled());
+  for (std::uint32_t seq = 0xFFFFF000u; seq != 0x00001000u; ++seq) {
+    ASSERT_EQ(through.distance_to_marker(TcpSeq(seq)), grid.distance_to_marker(TcpSeq(seq))) << seq;
+  }
+}
+
 TEST(MarkerGrid, MulpduFollowsRfc5044Section45) {
   // With markers: EMSS - (6 + 4 * Ceiling(EMSS / 512) + EMSS mod 4).
   EXPECT_EQ(mulpdu(1460, true), 1460u - (6 + 4 * 3 + 0));

@@ -92,7 +92,6 @@ class FpduReader {
   void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
                  FpduSink& sink);
   bool try_resync(std::uint64_t frame, FpduSink& sink);
-  std::uint32_t marker_octets_within(std::uint32_t content_octets) const;
 
   FpduReaderConfig config_;
   MarkerGrid grid_;

@@ -1,7 +1,11 @@
 // The marker grid and FPDU sizes (RFC 5044 4.1, 4.3, 4.5): markers every 512 octets of TCP
 // sequence space counted from the first octet of full operation, modulo 2^32. The single
-// implementation of marker arithmetic: the FPDU reader, the connection analyzer, the
-// capture generator and the Wireshark plugin all size FPDUs with it.
+// implementation of marker arithmetic in the library: the FPDU reader, the FPDU search,
+// framing inference and the FPDU layout (fpdu_layout.h: the ULPDU runs between markers,
+// which the Wireshark plugin shows) all count markers with it. The plugin itself sizes no
+// FPDU (the library's FpduEvent says how long each is); the capture generator of
+// tests/synth deliberately frames FPDUs with arithmetic of its own, as an independent
+// writer the library is tested against.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +46,9 @@ class MarkerGrid {
   constexpr MarkerGrid() = default;
   // Markers at `origin` (the first octet of full operation) and every 512 octets after.
   constexpr explicit MarkerGrid(TcpSeq origin) : enabled_(true), origin_(origin) {}
+  // The grid with a marker at `marker_seq`: every marker of a direction lies on the same
+  // grid, so any one of them gives it.
+  static constexpr MarkerGrid through(TcpSeq marker_seq) { return MarkerGrid(marker_seq); }
 
   constexpr bool enabled() const { return enabled_; }
   constexpr TcpSeq origin() const { return origin_; }
@@ -57,20 +64,25 @@ class MarkerGrid {
     return enabled_ && seq.distance_from(origin_) % kMarkerInterval == 0;
   }
 
+  // Markers met while `content_octets` octets of FPDU content (anything but markers) are
+  // taken from `from` on: a marker at `from` is met first and counts; a marker right after
+  // the last of those octets does not (it precedes whatever follows).
+  constexpr std::uint32_t markers_within(TcpSeq from, std::uint32_t content_octets) const {
+    if (!enabled_ || content_octets == 0) return 0;
+    std::uint32_t first = distance_to_marker(from);  // content octets before the first marker
+    std::uint32_t count = 0;
+    if (first == 0) {
+      count = 1;  // a marker at `from`
+      first = kMarkerInterval - kMarkerSize;
+    }
+    if (first < content_octets) count += 1 + (content_octets - 1 - first) / (kMarkerInterval - kMarkerSize);
+    return count;
+  }
   // Markers inside an FPDU whose first octet is at `start` (a marker there precedes the
   // header and belongs to this FPDU, RFC 5044 4.3; a marker right after the CRC belongs to
   // the next FPDU).
   constexpr std::uint32_t markers_in_fpdu(TcpSeq start, std::uint32_t ulpdu_length) const {
-    if (!enabled_) return 0;
-    const std::uint32_t content = fpdu_length_without_markers(ulpdu_length);
-    std::uint32_t first = distance_to_marker(start);  // content octets before first marker
-    std::uint32_t count = 0;
-    if (first == 0) {
-      count = 1;  // leading marker
-      first = kMarkerInterval - kMarkerSize;
-    }
-    if (first < content) count += 1 + (content - 1 - first) / (kMarkerInterval - kMarkerSize);
-    return count;
+    return markers_within(start, fpdu_length_without_markers(ulpdu_length));
   }
   // On-the-wire length of that FPDU, markers included.
   constexpr std::uint32_t fpdu_wire_length(TcpSeq start, std::uint32_t ulpdu_length) const {

@@ -14,14 +14,12 @@
 #include <vector>
 
 #include "mpa/diagnostics.h"
+#include "mpa/startup_layout.h"
 
 namespace mpa {
 
-inline constexpr std::size_t kStartupKeySize = 16;
-inline constexpr std::size_t kStartupHeaderSize = 20;
-inline constexpr std::size_t kVendorExtensionSize = 8;    // Rev 129
+// (Field sizes and offsets: startup_layout.h.)
 inline constexpr std::uint16_t kMaxPrivateData = 512;     // RFC 5044 7.1.1
-inline constexpr std::uint16_t kEnhancedBlockSize = 4;    // RFC 6581 9
 inline constexpr std::uint16_t kNoNegotiation = 0x3FFF;   // RFC 6581 9.1
 inline constexpr std::uint8_t kVendorRevision = 129;
 
@@ -80,6 +78,9 @@ FrameKind classify_key(std::span<const std::uint8_t> key);
 // True when `bytes` (at least 16) look like a startup key with a few octets damaged:
 // "MPA ID Re? Frame" with at most 4 octets differing.
 bool looks_like_damaged_key(std::span<const std::uint8_t> bytes);
+// True when `bytes` begin with a startup key, exact or slightly damaged (false when fewer
+// than 16 octets are given).
+bool looks_like_startup_key(std::span<const std::uint8_t> bytes);
 
 // Incremental parser for one startup frame.
 class StartupFrameParser {

@@ -34,4 +34,13 @@ class TcpSeq {
   std::uint32_t value_ = 0;
 };
 
+// A run of sequence space: [seq, seq + length).
+struct SeqRange {
+  TcpSeq seq;
+  std::uint32_t length = 0;
+
+  constexpr TcpSeq end() const { return seq + length; }
+  friend constexpr bool operator==(SeqRange a, SeqRange b) = default;
+};
+
 }  // namespace mpa
