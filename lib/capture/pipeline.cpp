@@ -1,9 +1,9 @@
-// The capture pipeline: records -> decode_frame -> Analyzer (see pipeline.h).
+// The capture pipeline: records -> FrameFeeder (decode_frame -> Analyzer) (see pipeline.h).
 #include "mpa/pipeline.h"
 
 #include <fmt/format.h>
 
-#include "mpa/packet_decoder.h"
+#include "mpa/frame_feeder.h"
 
 namespace mpa {
 
@@ -20,6 +20,7 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
     analyzer.finish(0);
     return result;
   }
+  FrameFeeder feeder(analyzer);
   for (;;) {
     const ReadStatus status = reader.next(record);
     if (status == ReadStatus::End) break;
@@ -28,24 +29,10 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
       result.error = reader.error();
       break;
     }
-    ++result.stats.frames;
-    result.stats.bytes += record.data.size();
-    const DecodeResult decoded = decode_frame(link, record.data, record.original_length,
-                                              record.number, record.timestamp_ns);
-    switch (decoded.status) {
-      case DecodeStatus::Tcp:
-        ++result.stats.tcp_segments;
-        analyzer.on_segment(decoded.segment);
-        break;
-      case DecodeStatus::IpFragment:
-        ++result.stats.ip_fragments;
-        analyzer.on_ip_fragment(record.number, decoded.detail);
-        break;
-      case DecodeStatus::Malformed: ++result.stats.malformed_frames; break;
-      default: ++result.stats.other_frames; break;
-    }
+    feeder.feed({record.number, link, record.data, record.original_length, record.timestamp_ns});
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
+  result.stats = feeder.stats();
   analyzer.finish(result.stats.frames);
   return result;
 }

@@ -1,5 +1,5 @@
-// The whole capture pipeline: a capture file through the packet decoder into the
-// Analyzer. Part of mpa_capture (libpcap).
+// The whole capture pipeline: a capture file, record by record, through the frame feeder
+// (frame_feeder.h: packet decoder, then the Analyzer). Part of mpa_capture (libpcap).
 #pragma once
 
 #include <cstdint>
@@ -8,17 +8,9 @@
 
 #include "mpa/analyzer.h"
 #include "mpa/capture_reader.h"
+#include "mpa/frame_feeder.h"
 
 namespace mpa {
-
-struct CaptureStats {
-  std::uint64_t frames = 0;
-  std::uint64_t bytes = 0;          // captured octets of all records
-  std::uint64_t tcp_segments = 0;
-  std::uint64_t other_frames = 0;   // not TCP
-  std::uint64_t malformed_frames = 0;
-  std::uint64_t ip_fragments = 0;
-};
 
 struct PipelineResult {
   bool ok = true;      // false: the file could not be read to its end (see error)

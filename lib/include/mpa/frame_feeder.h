@@ -1,0 +1,61 @@
+// One captured frame into the connection analyzer: the link, IP and TCP headers decoded
+// (packet_decoder.h) and what the frame holds handed to the Analyzer (a TCP segment, or
+// the news of an IP fragment it cannot reassemble), frames counted by what they held. The
+// step both faces take per record, mpa-check's capture pipeline (pipeline.h) and the
+// Wireshark plugin, so that both analyze the same segments. Pure: no libpcap, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "mpa/analyzer.h"
+#include "mpa/packet_decoder.h"
+
+namespace mpa {
+
+struct CaptureStats {
+  std::uint64_t frames = 0;
+  std::uint64_t bytes = 0;          // captured octets of all records
+  std::uint64_t tcp_segments = 0;
+  std::uint64_t other_frames = 0;   // not TCP
+  std::uint64_t malformed_frames = 0;
+  std::uint64_t ip_fragments = 0;
+};
+
+struct CapturedFrame {
+  std::uint64_t number = 0;             // frame number (from 1, in capture order)
+  std::uint32_t link_type = 0;          // tcpdump.org LINKTYPE_*
+  std::span<const std::uint8_t> data;   // the captured octets, link layer included
+  std::uint32_t original_length = 0;    // the frame's length on the wire
+  std::uint64_t timestamp_ns = 0;
+};
+
+class FrameFeeder {
+ public:
+  explicit FrameFeeder(Analyzer& analyzer) : analyzer_(analyzer) {}
+
+  // Decodes `frame` and feeds the analyzer what it holds; returns what it held.
+  DecodeStatus feed(const CapturedFrame& frame) {
+    return feed(frame, [](const TcpSegment&) {});
+  }
+  // The same; `before_segment(const TcpSegment&)` sees a TCP segment just before the
+  // analyzer takes it (the plugin notes where the segment's payload sits in the frame).
+  template <typename BeforeSegment>
+  DecodeStatus feed(const CapturedFrame& frame, BeforeSegment&& before_segment) {
+    const DecodeResult decoded = decode(frame);
+    if (decoded.status == DecodeStatus::Tcp) before_segment(decoded.segment);
+    deliver(frame, decoded);
+    return decoded.status;
+  }
+
+  const CaptureStats& stats() const { return stats_; }
+
+ private:
+  DecodeResult decode(const CapturedFrame& frame);
+  void deliver(const CapturedFrame& frame, const DecodeResult& decoded);
+
+  Analyzer& analyzer_;
+  CaptureStats stats_;
+};
+
+}  // namespace mpa

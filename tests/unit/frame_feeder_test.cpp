@@ -1,0 +1,134 @@
+// Tests for the frame feeder (frame_feeder.h): one captured frame, decoded and handed to
+// the Analyzer, counted by what it held. Raw IPv4 frames are written octet by octet.
+#include "mpa/frame_feeder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mpa/analyzer.h"
+#include "mpa/packet_decoder.h"
+#include "mpa/startup_frame.h"
+
+namespace mpa {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void put16(Bytes& out, std::uint16_t value) {
+  out.push_back(static_cast<std::uint8_t>(value >> 8));
+  out.push_back(static_cast<std::uint8_t>(value));
+}
+void put32(Bytes& out, std::uint32_t value) {
+  put16(out, static_cast<std::uint16_t>(value >> 16));
+  put16(out, static_cast<std::uint16_t>(value));
+}
+
+// RFC 791 IPv4 (no options) from 10.0.0.1 to 10.0.0.2 carrying `payload` of `protocol`.
+Bytes ipv4(std::uint8_t protocol, const Bytes& payload, std::uint16_t fragment_field = 0) {
+  Bytes out = {0x45, 0x00};
+  put16(out, static_cast<std::uint16_t>(20 + payload.size()));
+  put16(out, 0x1234);          // identification
+  put16(out, fragment_field);  // flags, fragment offset
+  out.push_back(64);           // TTL
+  out.push_back(protocol);
+  put16(out, 0);  // header checksum (not checked)
+  for (std::uint8_t b : {10, 0, 0, 1, 10, 0, 0, 2}) out.push_back(b);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+// RFC 793 TCP, port 4000 -> 5000, ACK|PSH, with `payload`.
+Bytes tcp(std::uint32_t seq, const Bytes& payload) {
+  Bytes out;
+  put16(out, 4000);
+  put16(out, 5000);
+  put32(out, seq);
+  put32(out, 1);
+  out.push_back(5 << 4);  // data offset: 20 octets
+  out.push_back(tcp_flags::kAck | tcp_flags::kPsh);
+  put16(out, 0xFFFF);  // window
+  put16(out, 0);       // checksum (not checked)
+  put16(out, 0);       // urgent pointer
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+Bytes mpa_request() {
+  Bytes b(kRequestKey.begin(), kRequestKey.end());
+  for (std::uint8_t octet : {0x40, 0x01, 0x00, 0x00}) b.push_back(octet);  // C=1 Rev 1 PD_Length 0
+  return b;
+}
+
+// Records the order in which things happen.
+struct Log : EventSink {
+  std::vector<std::string> lines;
+  void on_finding(const Finding& f) override { lines.push_back("finding " + std::string(info(f.id).name)); }
+  void on_connection_start(const ConnectionSummary&) override { lines.push_back("connection start"); }
+  void on_startup_frame(std::uint32_t, Direction, const StartupFrame& f, std::uint64_t frame, TcpSeq seq) override {
+    lines.push_back("startup " + std::string(to_string(f.kind)) + " frame " + std::to_string(frame) + " seq " +
+                    std::to_string(seq.value()));
+  }
+};
+
+CapturedFrame raw(std::uint64_t number, const Bytes& bytes) {
+  return {number, link_type::kRaw, bytes, static_cast<std::uint32_t>(bytes.size()), number * 1000};
+}
+
+TEST(FrameFeeder, HandsATcpSegmentToTheAnalyzerAfterTheCallerSawIt) {
+  Log log;
+  Analyzer analyzer({}, log);
+  FrameFeeder feeder(analyzer);
+  const Bytes frame = ipv4(6, tcp(1000, mpa_request()));
+  std::uint32_t payload_offset = 0;
+  const DecodeStatus status = feeder.feed(raw(1, frame), [&](const TcpSegment& segment) {
+    log.lines.push_back("segment");
+    payload_offset = static_cast<std::uint32_t>(segment.payload.data() - frame.data());
+    EXPECT_EQ(segment.seq, TcpSeq(1000));
+    EXPECT_EQ(segment.frame, 1u);
+    EXPECT_EQ(segment.timestamp_ns, 1000u);
+  });
+  EXPECT_EQ(status, DecodeStatus::Tcp);
+  EXPECT_EQ(payload_offset, 40u);
+  EXPECT_EQ(analyzer.tcp_connections(), 1u);
+  ASSERT_GE(log.lines.size(), 3u);
+  EXPECT_EQ(log.lines[0], "segment");
+  EXPECT_EQ(log.lines[1], "connection start");
+  EXPECT_EQ(log.lines[2], "startup Request frame 1 seq 1000");
+}
+
+TEST(FrameFeeder, CountsFramesByWhatTheyHeld) {
+  Log log;
+  Analyzer analyzer({}, log);
+  FrameFeeder feeder(analyzer);
+  int segments_seen = 0;
+  const auto count = [&](const TcpSegment&) { ++segments_seen; };
+  const Bytes tcp_frame = ipv4(6, tcp(1, Bytes(10, 0)));
+  const Bytes udp_frame = ipv4(17, Bytes(8, 0));
+  const Bytes fragment = ipv4(6, tcp(1, Bytes(10, 0)), 0x2000);  // MF set
+  const Bytes cut = {0x45, 0x00, 0x00};
+
+  EXPECT_EQ(feeder.feed(raw(1, tcp_frame), count), DecodeStatus::Tcp);
+  EXPECT_EQ(feeder.feed(raw(2, udp_frame), count), DecodeStatus::NotTcp);
+  EXPECT_EQ(feeder.feed(raw(3, fragment), count), DecodeStatus::IpFragment);
+  EXPECT_EQ(feeder.feed(raw(4, cut), count), DecodeStatus::Malformed);
+  EXPECT_EQ(feeder.feed(raw(5, tcp_frame)), DecodeStatus::Tcp);
+
+  const CaptureStats& stats = feeder.stats();
+  EXPECT_EQ(stats.frames, 5u);
+  EXPECT_EQ(stats.bytes, 2 * tcp_frame.size() + udp_frame.size() + fragment.size() + cut.size());
+  EXPECT_EQ(stats.tcp_segments, 2u);
+  EXPECT_EQ(stats.other_frames, 1u);
+  EXPECT_EQ(stats.ip_fragments, 1u);
+  EXPECT_EQ(stats.malformed_frames, 1u);
+  EXPECT_EQ(segments_seen, 1);  // only feed() calls with the callback, only TCP segments
+  // The fragment reached the analyzer as such: a finding about the capture.
+  ASSERT_EQ(log.lines.size(), 1u);
+  EXPECT_EQ(log.lines[0].rfind("finding ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace mpa
