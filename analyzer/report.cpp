@@ -42,7 +42,7 @@ void Collector::on_finding(const Finding& finding) {
   ConnectionReport& c = open_[finding.connection];
   const bool stored = c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
   ReportedFinding f = judge(finding, stored);
-  if (f.decided) count(f, number_.at(finding.connection));
+  if (f.decided) count(f, numbering_.number(finding.connection));
   if (stored) {
     c.findings.push_back(std::move(f));
     ++stored_;
@@ -68,7 +68,8 @@ std::string_view to_string(CrcStatus status) {
 }
 
 void Collector::on_connection_start(const ConnectionSummary& summary) {
-  number_.emplace(summary.id, static_cast<std::uint32_t>(report_.mpa_connections++));
+  numbering_.on_start(summary.id);
+  ++report_.mpa_connections;
 }
 
 void Collector::on_connection_end(const ConnectionSummary& summary) {
@@ -78,11 +79,11 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
     if (f.decided) continue;
     f.suppressed_by = suppressions_->match(report_.file, f.finding, &c.summary);
     f.decided = true;
-    count(f, number_.at(summary.id));
+    count(f, numbering_.number(summary.id));
   }
   if (observer_) {
     ConnectionReport numbered = c;
-    numbered.summary.id = number_.at(summary.id);
+    numbered.summary.id = numbering_.number(summary.id);
     observer_->on_connection_end(numbered);
   }
   if (keep_connections_) report_.connections.push_back(std::move(c));
@@ -93,7 +94,7 @@ void Collector::finish() {
   // Ids in reports count MPA connections of this capture from 0, in the order they were
   // recognised as MPA.
   for (ConnectionReport& c : report_.connections) {
-    const std::uint32_t n = number_.at(c.summary.id);
+    const std::uint32_t n = numbering_.number(c.summary.id);
     c.summary.id = n;
     for (ReportedFinding& f : c.findings) f.finding.connection = n;
   }

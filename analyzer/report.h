@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mpa/analyzer.h"
+#include "mpa/connection_numbering.h"
 #include "mpa/pipeline.h"
 #include "suppressions.h"
 
@@ -118,9 +119,9 @@ class Collector : public EventSink {
   bool keep_connections_ = true;
   std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;
-  // Connections are numbered in the order they became MPA connections (as a live reader
-  // numbers them): library id -> that number.
-  std::map<std::uint32_t, std::uint32_t> number_;
+  // Connections are numbered in the order they became MPA connections, as the plugin
+  // numbers them (connection_numbering.h).
+  ConnectionNumbering numbering_;
 };
 
 struct TextOptions {
