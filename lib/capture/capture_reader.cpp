@@ -63,15 +63,22 @@ Compression sniff(const std::array<std::uint8_t, 4>& magic, std::size_t got) {
 }
 
 // Reads `raw` from its start again: the octets already taken to sniff, then the rest.
+// A pipe (`pipe`, unbuffered) is read with read(2): what has arrived is returned at once, so
+// that findings can be printed while the capture still arrives.
 struct Inflow {
   FILE* raw = nullptr;
+  bool pipe = false;
   std::array<std::uint8_t, 4> prefix{};
   std::size_t prefix_size = 0, prefix_at = 0;
   std::size_t read(std::uint8_t* out, std::size_t size) {
     std::size_t n = 0;
     while (n < size && prefix_at < prefix_size) out[n++] = prefix[prefix_at++];
-    if (n < size) n += std::fread(out + n, 1, size - n, raw);
-    return n;
+    if (n == size) return n;
+    if (!pipe) return n + std::fread(out + n, 1, size - n, raw);
+    if (n > 0) return n;
+    // An error or an interruption (Ctrl-C) ends the stream here, as its end would.
+    const ssize_t got = ::read(fileno(raw), out, size);
+    return got > 0 ? static_cast<std::size_t>(got) : 0;
   }
 };
 
@@ -143,12 +150,15 @@ int decompressor_close(void* cookie) {
 // `raw` itself when it is not compressed (a regular file is rewound, a pipe is wrapped so
 // that the sniffed octets are read again), else a FILE of its decompressed octets.
 FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
+  // A pipe unbuffered, so that the sniffed octets are all stdio took from it.
+  if (!seekable) std::setvbuf(raw, nullptr, _IONBF, 0);
   std::array<std::uint8_t, 4> magic{};
   const std::size_t got = std::fread(magic.data(), 1, magic.size(), raw);
   kind = sniff(magic, got);
   if (kind == Compression::None && seekable && std::fseek(raw, 0, SEEK_SET) == 0) return raw;
   auto* d = new Decompressor();
   d->in.raw = raw;
+  d->in.pipe = !seekable;
   d->in.prefix = magic;
   d->in.prefix_size = got;
   d->kind = kind;
