@@ -130,6 +130,21 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "Rev 2 Request with A=0 refused: the peer likely requires peer-to-peer (Intel irdma)"},
     {InteropRev2RetriedAsRev1, "interop.rev2-retried-as-rev1", Note, Protocol, "RFC 6581 6", MpaError::None,
      "A Rev 2 Request was refused and the initiator retried with Rev 1 (Chelsio/Intel fallback)"},
+    // ---- sender framing (what a sender did when its FPDUs break RFC 5044 4.1-4.3)
+    {FpduFramingLost, "fpdu.framing-lost", Error, Malformed, "RFC 5044 4.1", MpaError::None,
+     "FPDU framing lost: the octets at an FPDU boundary are no FPDU and no known sender framing "
+     "explains them; the rest of the direction is not judged"},
+    {FpduPadRuleWrong, "fpdu.pad-rule-wrong", Error, Malformed, "RFC 5044 4.1", MpaError::None,
+     "Sender pads by another rule than RFC 5044 4.1 (FPDU a multiple of 4); the rest is read as sent"},
+    {FpduCrcFieldMissing, "fpdu.crc-field-missing", Error, Malformed, "RFC 5044 4.1", MpaError::None,
+     "Sender omits the 4-octet CRC field (CRC not in use); the rest is read as sent"},
+    {FpduMarkersMissing, "fpdu.markers-missing", Error, Malformed, "RFC 5044 4.2", MpaError::MarkerMismatch,
+     "Receiver asked for markers (M=1) but the sender inserts none; the rest is read as sent"},
+    {FpduUlpduLengthMiscounted, "fpdu.ulpdu-length-miscounted", Error, Malformed, "RFC 5044 4.1",
+     MpaError::None, "ULPDU_Length counts other octets than the ULPDU; the rest is read as sent"},
+    {FpduFramingUnverifiable, "fpdu.framing-unverifiable", Note, Sequence, "RFC 5044 6", MpaError::None,
+     "No markers and no CRC in this direction: FPDU boundaries rest on ULPDU_Length and the "
+     "plausibility of the DDP headers alone"},
 }};
 
 constexpr bool ids_in_enum_order() {

@@ -58,6 +58,12 @@ constexpr Required kRequired[] = {
     {"capture.truncated", Note, 0},
     {"capture.startup-not-seen", Note, 0},
     {"capture.parameters-inferred", Note, 0},
+    {"fpdu.framing-lost", Error, 0},
+    {"fpdu.pad-rule-wrong", Error, 0},
+    {"fpdu.crc-field-missing", Error, 0},
+    {"fpdu.markers-missing", Error, 3},
+    {"fpdu.ulpdu-length-miscounted", Error, 0},
+    {"fpdu.framing-unverifiable", Note, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -125,6 +125,13 @@ enum class DiagId : std::uint16_t {
   InteropStackFingerprint,
   InteropP2pRequired,
   InteropRev2RetriedAsRev1,
+  // How a sender frames FPDUs when it breaks RFC 5044 4.1-4.3 (framing truth).
+  FpduFramingLost,
+  FpduPadRuleWrong,
+  FpduCrcFieldMissing,
+  FpduMarkersMissing,
+  FpduUlpduLengthMiscounted,
+  FpduFramingUnverifiable,
   kCount,
 };
 
