@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "mpa/crc32c.h"
+#include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/fpdu_search.h"
 
@@ -29,6 +30,8 @@ namespace {
 constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
 // Octets kept while looking for the next FPDU after a gap.
 constexpr std::size_t kLostBufferLimit = 256u << 10;
+// ULPDU octets before its end where the CRC state is kept (see snap_state_).
+constexpr std::uint32_t kCrcSnapBack = 8;
 
 
 }  // namespace
@@ -70,7 +73,7 @@ void FpduReader::fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offs
 }
 
 std::uint32_t FpduReader::bytes_needed() const {
-  if (lost_) return 1;
+  if (lost_ || testing_ || abandoned_) return 1;
   if (state_ == State::Header) {
     // The rest of ULPDU_Length, the rest of a marker being read, and the markers in between.
     const std::uint32_t header_left = kUlpduLengthSize - header_got_;
@@ -80,8 +83,7 @@ std::uint32_t FpduReader::bytes_needed() const {
     }
     return header_left + kMarkerSize * grid_.markers_within(pos_, header_left);
   }
-  const std::uint32_t wire =
-      grid_.fpdu_wire_length(current_.start_seq, current_.ulpdu_length);
+  const std::uint32_t wire = fpdu_wire_length(grid_, current_.start_seq, framing_, current_.ulpdu_length);
   return wire - static_cast<std::uint32_t>(offset_ - current_.start_offset);
 }
 
@@ -97,6 +99,7 @@ void FpduReader::begin_fpdu(std::uint64_t frame, bool segment_start) {
   current_.within_one_segment = true;
   markers_.clear();
   crc_state_ = kCrc32cInit;
+  snap_taken_ = false;
   pad_nonzero_ = false;
   ulpdu_head_size_ = 0;
   ulpdu_got_ = 0;
@@ -126,6 +129,12 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
   }
   markers_.push_back(fact);
   if (!judging_) return;
+  if (leading && !marker_fits(marker, kFpduPtrBeforeHeader) && !(exempt_ && current_.start_seq == exempt_seq_)) {
+    // Before saying anything about it: is this no marker at all, or an FPDU read in the
+    // wrong place? (fpdu_reader_framing.cpp)
+    pending_trigger_ = fact.seq == config_.start_seq ? Trigger::FirstMarker : Trigger::Boundary;
+    return;
+  }
   const std::uint64_t marker_offset = offset_ - kMarkerSize;
   if (!marker_reserved_is_zero(marker)) {
     report(sink, DiagId::MarkerReservedNonzero, fact.seq, marker_offset, frame,
@@ -148,9 +157,9 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
   }
 }
 
-void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
+bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.last_frame = frame;
-  current_.crc_received = crc_from_wire(crc_bytes_.data());
+  current_.crc_received = framing_.crc_field ? crc_from_wire(crc_bytes_.data()) : 0;
   current_.wire_length = static_cast<std::uint32_t>(offset_ - current_.start_offset);
   if (config_.crc) {
     current_.crc_computed = crc32c_finish(crc_state_);
@@ -164,6 +173,38 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;
   current_.judged = fpdu_judged_;
+  state_ = State::Header;
+  header_got_ = 0;
+  seen_any_octet_ = false;
+  if (current_.crc_status == CrcStatus::Bad && judging_ && fpdu_judged_ && !framing_named_ && snap_taken_) {
+    // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
+    std::vector<std::uint8_t> window(tail_.begin(), tail_.end());
+    window.insert(window.end(), push_data_.begin(), push_data_.end());
+    const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_.size());
+    if (const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, crc_resume_, pad_nonzero_)) {
+      const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
+      const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
+      current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
+      current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
+      current_.crc_status = CrcStatus::Good;
+      current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
+      emit_fpdu(frame, sink, true);
+      report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
+             fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "
+                         "direction is read", current_.header_seq.value(),
+                         deviation_of(*h, current_.ulpdu_length), describe(*h)));
+      framing_ = h->framing;
+      framing_named_ = true;
+      have_prev_ = false;
+      pending_trigger_ = Trigger::Crc;
+      return false;
+    }
+  }
+  emit_fpdu(frame, sink, false);
+  return true;
+}
+
+void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained) {
   // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
   const std::uint64_t header_offset =
       current_.start_offset + current_.header_seq.distance_from(current_.start_seq);
@@ -185,7 +226,7 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
              fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets",
                          current_.header_seq.value(), current_.ulpdu_length));
     }
-    if (current_.crc_status == CrcStatus::Bad) {
+    if (current_.crc_status == CrcStatus::Bad && !crc_explained) {
       fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, header_offset, frame,
             fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
                         "0x{:08x}", current_.header_seq.value(), current_.ulpdu_length,
@@ -193,10 +234,9 @@ void FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
     }
   }
   sink.on_fpdu(current_);
-
-  state_ = State::Header;
-  header_got_ = 0;
-  seen_any_octet_ = false;
+  have_prev_ = true;
+  prev_start_ = current_.start_seq;
+  prev_ulpdu_length_ = current_.ulpdu_length;
 }
 
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
@@ -205,6 +245,26 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
     push_lost(data, frame, segment_start, sink);
     return;
   }
+  if (testing_) {
+    push_testing(data, frame, segment_start, sink);
+    return;
+  }
+  if (abandoned_) {
+    pos_ += static_cast<std::uint32_t>(data.size());
+    offset_ += data.size();
+    return;
+  }
+  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && judging_ && !data.empty()) {
+    said_unverifiable_ = true;
+    report(sink, DiagId::FpduFramingUnverifiable, pos_, offset_, frame,
+           fmt::format("from seq {}: no markers and no CRC in this direction, so FPDU boundaries rest on "
+                       "ULPDU_Length and the plausibility of the DDP headers alone", pos_.value()));
+  }
+  const TcpSeq push_seq = pos_;
+  const std::uint64_t push_offset = offset_;
+  push_data_ = data;
+  push_seq_ = push_seq;
+  push_offset_ = push_offset;
   if (seen_any_octet_ && !data.empty() && (segment_start || frame != current_.first_frame)) {
     current_.within_one_segment = false;  // another segment carries part of this FPDU
   }
@@ -238,11 +298,22 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       pos_ += take;
       offset_ += take;
       read_marker(p, take, frame, sink);
+      if (pending_trigger_) break;
       p += take;
       left -= take;
       continue;
     }
-    const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
+    std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
+    if (config_.crc && !snap_taken_ && state_ != State::Header) {
+      if (state_ == State::Ulpdu && remaining_ > kCrcSnapBack) {
+        limit = std::min(limit, remaining_ - kCrcSnapBack);  // (stop where the snapshot is due)
+      } else if (state_ != State::Crc || remaining_ == kCrcSize) {
+        fold(p);
+        snap_state_ = crc_state_;
+        snap_seq_ = pos_;
+        snap_taken_ = true;
+      }
+    }
     switch (state_) {
       case State::Header: {
         take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
@@ -252,24 +323,17 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         header_got_ += take;
         if (header_got_ == kUlpduLengthSize) {
           current_.ulpdu_length = load_be16(header_.data());
-          current_.pad_length = static_cast<std::uint8_t>(pad_length(current_.ulpdu_length));
-          if (judging_ && current_.ulpdu_length > kLargestSensibleUlpdu) {
-            report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
-                   offset_ + take - kUlpduLengthSize, frame,
-                   fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
-                               "path's MULPDU is that large)",
-                               current_.header_seq.value(), current_.ulpdu_length,
-                               kLargestSensibleUlpdu));
-          }
-          if (current_.ulpdu_length > 0) {
+          ulpdu_size_ = ulpdu_octets(framing_, current_.ulpdu_length).value_or(0);
+          current_.pad_length = static_cast<std::uint8_t>(pad_octets(framing_, ulpdu_size_));
+          header_frame_ = frame;
+          // Too short for a DDP header: judged now (else when its first two octets are in).
+          if (ulpdu_size_ < 2) check_start(nullptr, sink);
+          if (pending_trigger_) break;
+          if (ulpdu_size_ > 0) {
             state_ = State::Ulpdu;
-            remaining_ = current_.ulpdu_length;
-          } else if (current_.pad_length > 0) {
-            state_ = State::Pad;
-            remaining_ = current_.pad_length;
+            remaining_ = ulpdu_size_;
           } else {
-            state_ = State::Crc;
-            remaining_ = kCrcSize;
+            after_ulpdu();
           }
         }
         break;
@@ -284,16 +348,13 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         if (config_.keep_ulpdu) ulpdu_.insert(ulpdu_.end(), p, p + take);
         cover(p);
         remaining_ -= take;
+        const bool control_in = ulpdu_got_ < 2 && ulpdu_got_ + take >= 2;
         ulpdu_got_ += take;
-        if (remaining_ == 0) {
-          if (current_.pad_length > 0) {
-            state_ = State::Pad;
-            remaining_ = current_.pad_length;
-          } else {
-            state_ = State::Crc;
-            remaining_ = kCrcSize;
-          }
+        if (control_in) {
+          check_start(ulpdu_head_.data(), sink);
+          if (pending_trigger_) break;
         }
+        if (remaining_ == 0) after_ulpdu();
         break;
       }
       case State::Pad: {
@@ -303,7 +364,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         remaining_ -= take;
         if (remaining_ == 0) {
           state_ = State::Crc;
-          remaining_ = kCrcSize;
+          remaining_ = framing_.crc_field ? kCrcSize : 0;
         }
         break;
       }
@@ -316,17 +377,75 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         break;
       }
     }
+    if (pending_trigger_) break;
     pos_ += take;
     offset_ += take;
     p += take;
     left -= take;
-    if (state_ == State::Crc && remaining_ == 0) finish_fpdu(frame, sink);
+    if (state_ == State::Crc && remaining_ == 0 && !finish_fpdu(frame, sink)) break;
+  }
+  if (pending_trigger_ == Trigger::Crc) {
+    // Go on from where the sender's own framing ends the FPDU.
+    pending_trigger_.reset();
+    lost_buffer_.assign(tail_.begin(), tail_.end());
+    lost_chunks_ = tail_chunks_;
+    lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_.size());
+    lost_offset_ = push_offset - tail_.size();
+    hold(data, frame, segment_start);
+    tail_.clear();
+    tail_chunks_.clear();
+    replay_from(crc_resume_.distance_from(lost_seq_), frame, sink);
+    return;
+  }
+  if (pending_trigger_) {
+    begin_test(*pending_trigger_, push_seq, push_offset, data, frame, segment_start);
+    pending_trigger_.reset();
+    push_testing({}, frame, segment_start, sink);  // (decides at once when it can)
+    return;
   }
   fold(p);
+  remember_tail(data, frame, segment_start);
+}
+
+void FpduReader::after_ulpdu() {
+  if (current_.pad_length > 0) {
+    state_ = State::Pad;
+    remaining_ = current_.pad_length;
+  } else {
+    state_ = State::Crc;
+    remaining_ = framing_.crc_field ? kCrcSize : 0;
+  }
+}
+
+void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
+  if (!judging_ || abandoned_) return;
+  if (!(exempt_ && current_.start_seq == exempt_seq_) &&
+      (control == nullptr ? true : !ulpdu_header_plausible(ulpdu_size_, control[0], control[1]))) {
+    pending_trigger_ = Trigger::Boundary;
+    return;
+  }
+  if (current_.ulpdu_length > kLargestSensibleUlpdu) {
+    report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
+           current_.header_offset(), header_frame_,
+           fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
+                       "path's MULPDU is that large)",
+                       current_.header_seq.value(), current_.ulpdu_length, kLargestSensibleUlpdu));
+  }
 }
 
 void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink) {
-  (void)frame, (void)sink;
+  // A framing test is decided on the octets before the gap; after it, nothing is known of
+  // the FPDU before.
+  if (testing_) decide(true, frame, sink);
+  have_prev_ = false;
+  exempt_ = false;
+  tail_.clear();
+  tail_chunks_.clear();
+  if (abandoned_) {
+    pos_ += static_cast<std::uint32_t>(length);
+    offset_ += length;
+    return;
+  }
   pos_ += static_cast<std::uint32_t>(length);
   offset_ += length;
   // The FPDU in progress (if any) can no longer be verified; it is dropped silently: the
@@ -345,13 +464,18 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   gap_end_offset_ = offset_;
 }
 
-void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t frame,
-                           bool segment_start, FpduSink& sink) {
+void FpduReader::hold(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
   if (data.empty()) return;
   lost_chunks_.push_back({lost_buffer_.size(), frame, segment_start});
   lost_buffer_.insert(lost_buffer_.end(), data.begin(), data.end());
   pos_ += static_cast<std::uint32_t>(data.size());
   offset_ += data.size();
+}
+
+void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t frame,
+                           bool segment_start, FpduSink& sink) {
+  if (data.empty()) return;
+  hold(data, frame, segment_start);
   if (try_resync(frame, sink)) return;
   if (lost_buffer_.size() > kLostBufferLimit) {
     // Keep the newest half; the octets dropped stay unverified (they were covered by the gap
@@ -389,29 +513,39 @@ bool FpduReader::try_resync(std::uint64_t frame, FpduSink& sink) {
     }
     return false;
   }
+  lost_ = false;
+  const TcpSeq start_seq = lost_seq_ + static_cast<std::uint32_t>(found.start);
+  const std::uint64_t start_offset = lost_offset_ + found.start;
+  report(sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
+         fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
+                     start_seq.value(), start_offset - gap_end_offset_,
+                     grid_.enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
+  replay_from(found.start, frame, sink);
+  return true;
+}
+
+// Reads the held octets again from index `from`, each piece with the frame that delivered
+// it; the reader goes on from there as if they had just arrived.
+void FpduReader::replay_from(std::size_t from, std::uint64_t frame, FpduSink& sink) {
+  (void)frame;
   const std::vector<std::uint8_t> buffer = std::move(lost_buffer_);
   const std::vector<LostChunk> chunks = std::move(lost_chunks_);
   lost_buffer_.clear();
   lost_chunks_.clear();
   lost_search_from_ = 0;
-  lost_ = false;
-  const TcpSeq start_seq = lost_seq_ + static_cast<std::uint32_t>(found.start);
-  const std::uint64_t start_offset = lost_offset_ + found.start;
-  pos_ = start_seq;
-  offset_ = start_offset;
-  report(sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
-         fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
-                     start_seq.value(), start_offset - gap_end_offset_,
-                     grid_.enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
-  // Replay from the FPDU found, each piece with the frame that delivered it.
+  pos_ = lost_seq_ + static_cast<std::uint32_t>(from);
+  offset_ = lost_offset_ + from;
+  state_ = State::Header;
+  header_got_ = 0;
+  marker_got_ = 0;
+  seen_any_octet_ = false;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const std::size_t end = i + 1 < chunks.size() ? chunks[i + 1].index : buffer.size();
-    const std::size_t begin = std::max(chunks[i].index, found.start);
+    const std::size_t begin = std::max(chunks[i].index, from);
     if (begin >= end) continue;
     push(std::span<const std::uint8_t>(buffer).subspan(begin, end - begin), chunks[i].frame,
          chunks[i].segment_start && begin == chunks[i].index, sink);
   }
-  return true;
 }
 
 }  // namespace mpa

@@ -8,6 +8,7 @@
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "mpa/sender_framing.h"
 
 namespace mpa {
 namespace {
@@ -25,9 +26,21 @@ bool marker_fits_at(const std::uint8_t* marker, std::uint16_t expected) {
 // the end of the buffer is Incomplete at once (after checking the markers already there).
 enum class WalkResult : std::uint8_t { Valid, Invalid, Incomplete };
 
+// What makes an FPDU valid evidence of a framing.
+struct WalkRules {
+  SenderFraming framing = kRfcFraming;
+  bool crc = false;        // the CRC must match (CRCs in use)
+  bool zero_pads = false;  // pads must be zero (RFC 5044 4.1)
+  bool ddp_start = false;  // the ULPDU must begin with a plausible DDP header (ddp.h)
+};
+
+// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
+// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
+// the end of the buffer is Incomplete at once (after checking the markers already there).
 WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
-                     const MarkerGrid& grid, bool crc, std::size_t& end) {
+                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end) {
   const std::size_t size = buffer.size();
+  const bool crc = rules.crc;
   auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
   std::size_t i = start;
   std::uint32_t state = kCrc32cInit;
@@ -54,10 +67,19 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
     ++i;
   }
   const std::uint32_t ulpdu_length = load_be16(header);
-  const std::uint32_t content = fpdu_length_without_markers(ulpdu_length);
-  const std::uint32_t crc_start = content - kCrcSize;      // content index of the CRC field
-  const std::uint32_t pad_start = kUlpduLengthSize + ulpdu_length;
-  const std::size_t wire_end = start + grid.fpdu_wire_length(seq_at(start), ulpdu_length);
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(rules.framing, ulpdu_length);
+  if (!ulpdu) return WalkResult::Invalid;
+  if (rules.ddp_start) {
+    // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
+    std::size_t c = i;
+    if (grid.is_marker_at(seq_at(c))) c += kMarkerSize;
+    if (c + 2 > size) return WalkResult::Incomplete;
+    if (!ulpdu_header_plausible(*ulpdu, buffer[c], buffer[c + 1])) return WalkResult::Invalid;
+  }
+  const std::uint32_t content = fpdu_content_length(rules.framing, ulpdu_length);
+  const std::uint32_t crc_start = rules.framing.crc_field ? content - kCrcSize : content;
+  const std::uint32_t pad_start = kUlpduLengthSize + *ulpdu;
+  const std::size_t wire_end = start + fpdu_wire_length(grid, seq_at(start), rules.framing, ulpdu_length);
 
   if (wire_end > size) {
     // Check the markers already in the buffer (each points at this header), then wait.
@@ -92,9 +114,7 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
     if (content_got < crc_start) {
       const std::uint32_t covered = std::min(run_end, crc_start) - content_got;
       if (crc) state = crc32c_update(state, buffer.subspan(i, covered));
-      // Without CRCs, zero pads are part of the evidence (RFC 5044 4.1); with CRCs the CRC
-      // vouches for the FPDU and a non-zero pad is only a warning the reader gives.
-      if (!crc) {
+      if (rules.zero_pads) {
         for (std::uint32_t k = std::max(content_got, pad_start); k < content_got + covered; ++k) {
           if (buffer[i + (k - content_got)] != 0) return WalkResult::Invalid;
         }
@@ -112,6 +132,11 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
   return WalkResult::Valid;
 }
 
+// The RFC's framing as the search takes evidence from it. Without CRCs, zero pads are part
+// of the evidence (RFC 5044 4.1); with CRCs the CRC vouches for the FPDU and a non-zero pad
+// is only a warning the reader gives.
+WalkRules rfc_evidence(bool crc) { return {kRfcFraming, crc, !crc, false}; }
+
 }  // namespace
 
 std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
@@ -123,9 +148,7 @@ std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq
   i += kUlpduLengthSize;
   if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
   if (i + 2 > buffer.size()) return std::nullopt;
-  const std::uint8_t ddp_version = buffer[i] & 0x03;
-  const std::uint8_t rdmap_version = buffer[i + 1] >> 6;
-  return ulpdu_length >= kDdpTaggedHeaderSize && ddp_version <= 1 && rdmap_version == ddp_version;
+  return ulpdu_begins_like_ddp(ulpdu_length, buffer[i], buffer[i + 1]);
 }
 
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
@@ -136,7 +159,7 @@ std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffe
   std::size_t pos = start;
   while (valid < count) {
     std::size_t end = 0;
-    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, crc, end);
+    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rfc_evidence(crc), end);
     if (result == WalkResult::Incomplete) {
       reached_end = true;
       break;
@@ -224,6 +247,36 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
   result.start = buffer.size() >= kUlpduLengthSize ? buffer.size() - 1 : from;
   if (result.start < from) result.start = from;
   return result;
+}
+
+FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
+                         const MarkerGrid& grid, bool crc, const SenderHypothesis& hypothesis,
+                         bool exempt_first, std::size_t needed) {
+  // A deviation must earn its name: zero pads are evidence for it where no CRC vouches for
+  // the FPDU. The RFC's own framing is not held to that (a non-zero pad is a warning of its
+  // own, which Linux siw earns).
+  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true};
+  FramingTest test;
+  std::size_t pos = start;
+  bool first = true;
+  while (test.fpdus < needed) {
+    rules.ddp_start = !(first && exempt_first);
+    std::size_t end = 0;
+    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rules, end);
+    if (result != WalkResult::Valid) {
+      test.stop = result == WalkResult::Invalid ? FramingTest::Stop::Invalid : FramingTest::Stop::Incomplete;
+      return test;
+    }
+    if (rules.ddp_start) ++test.fpdus;
+    first = false;
+    pos = end;
+    if (pos == buffer.size()) {
+      test.stop = FramingTest::Stop::EndOfBuffer;
+      return test;
+    }
+  }
+  test.stop = FramingTest::Stop::Enough;
+  return test;
 }
 
 }  // namespace mpa

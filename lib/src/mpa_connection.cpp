@@ -99,6 +99,9 @@ void MpaConnection::finish(std::uint64_t frame) {
   finished_ = true;
   for (Sender& s : senders_) s.reassembler.finish(frame, s);
   for (Sender& s : senders_) {
+    if (FpduReader* r = s.reader()) r->finish(frame, s);  // a framing test still open
+  }
+  for (Sender& s : senders_) {
     if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   }
   for (Sender& s : senders_) {

@@ -178,6 +178,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   const std::uint64_t offset = s.reassembler.next_offset();
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
+                   p.reader.finish(frame, s);
                    const FpduReader& r = p.reader;
                    if (!r.synchronised() || !r.judging()) return;
                    if (r.in_fpdu()) {
@@ -218,6 +219,9 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
       !summary_.startup_seen) {
     return;
   }
+  // While the Initiator's reader tests how its sender frames, whether its first FPDU is
+  // complete is not known yet: nothing is said.
+  if (const FpduReader* r = initiator().reader(); r && r->testing()) return;
   s.said_responder_first = true;
   report(s, DiagId::FpduResponderSentFirst, frame, seq, offset,
          fmt::format("Responder sent {} octets of full operation at seq {} before the Initiator's first FPDU "

@@ -31,6 +31,32 @@ struct DdpHeader {
   std::uint32_t header_size = 0;
 };
 
+// Whether a ULPDU of `ulpdu_length` octets whose first two octets are `ddp_control` and
+// `rdmap_control` begins like DDP (RFC 5041 4, RFC 5040 4, RFC 5044 Appendix C): room for a
+// DDP header, a DDP version of 0 or 1 and an RDMAP version equal to it. What a misframed
+// stream rarely shows: an FPDU boundary read in the wrong place meets it one time in eight.
+constexpr bool ulpdu_begins_like_ddp(std::uint32_t ulpdu_length, std::uint8_t ddp_control,
+                                     std::uint8_t rdmap_control) {
+  const unsigned ddp_version = ddp_control & 0x03u;
+  const unsigned rdmap_version = rdmap_control >> 6;
+  return ulpdu_length >= kDdpTaggedHeaderSize && ddp_version <= 1 && rdmap_version == ddp_version;
+}
+
+// Stricter: whether those octets are a DDP/RDMAP header a sender would write: versions as
+// above, an RDMAP opcode that exists (RFC 5040 4.1; 8-11 for RFC 7306's atomics) in the
+// DDP model it needs (tagged for RDMA Write and Read Response, untagged for the others), and
+// room for that header. What the FPDU reader asks of every FPDU boundary (sender_framing.h):
+// octets read in the wrong place pass it about one time in twenty.
+constexpr bool ulpdu_header_plausible(std::uint32_t ulpdu_length, std::uint8_t ddp_control,
+                                      std::uint8_t rdmap_control) {
+  if (!ulpdu_begins_like_ddp(ulpdu_length, ddp_control, rdmap_control)) return false;
+  const bool tagged = (ddp_control & 0x80u) != 0;
+  const unsigned opcode = rdmap_control & 0x0fu;
+  if (opcode > 0xb) return false;
+  const bool needs_tag = opcode == 0x0 || opcode == 0x2;
+  return tagged == needs_tag && ulpdu_length >= (tagged ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize);
+}
+
 // Decodes the DDP/RDMAP header at the start of a ULPDU; nullopt if too short.
 std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu);
 

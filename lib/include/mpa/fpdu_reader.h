@@ -8,11 +8,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "mpa/events.h"
 #include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
 #include "mpa/tcp_seq.h"
 
 namespace mpa {
@@ -49,6 +51,7 @@ class FpduReader {
   // ULPDU_Length field (and a marker in front of it).
   std::uint32_t bytes_needed() const;
 
+
   // True when some but not all octets of an FPDU (or its leading marker) have arrived.
   bool in_fpdu() const { return seen_any_octet_; }
 
@@ -61,12 +64,20 @@ class FpduReader {
   // that beyond 256 KiB without evidence the oldest half is dropped, unverified).
   void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink);
 
+  // The stream ends here (FIN, RST, or the end of the capture): a framing test still open
+  // is decided on what arrived. Call before asking in_fpdu().
+  void finish(std::uint64_t frame, FpduSink& sink);
+
   // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
   // framed and counted; `fpdu.not-judged-after-error` is said once, at the first FPDU that
   // begins after the error (the FPDU in which the error arose counts as judged).
   void stop_judging();
   bool judging() const { return judging_; }
-  bool synchronised() const { return !lost_; }
+  bool synchronised() const { return !lost_ && !abandoned_; }
+  // Holding octets while it tests how the sender frames (fpdu_reader_framing.cpp).
+  bool testing() const { return testing_; }
+  // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
+  const SenderFraming& framing() const { return framing_; }
 
   TcpSeq position() const { return pos_; }
   std::uint64_t offset() const { return offset_; }
@@ -83,7 +94,14 @@ class FpduReader {
   void begin_fpdu(std::uint64_t frame, bool segment_start);
   void read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame,
                    FpduSink& sink);
-  void finish_fpdu(std::uint64_t frame, FpduSink& sink);
+  // Completes the FPDU in progress; false when its CRC matched only as a deviating sender
+  // frames (the reader then goes on from crc_resume_, as that sender frames).
+  bool finish_fpdu(std::uint64_t frame, FpduSink& sink);
+  // `resume`: where the next FPDU begins; `pad_nonzero`: the pad as that sender framed it.
+  std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
+                                              TcpSeq& resume, bool& pad_nonzero) const;
+  // Reports the FPDU completed (findings on its own octets, then the event).
+  void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
   void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset,
               std::uint64_t frame, std::string message);
   void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
@@ -92,6 +110,34 @@ class FpduReader {
   void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
                  FpduSink& sink);
   bool try_resync(std::uint64_t frame, FpduSink& sink);
+  void replay_from(std::size_t from, std::uint64_t frame, FpduSink& sink);
+  void hold(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+
+  // Framing truth (fpdu_reader_framing.cpp): when an FPDU boundary is implausible, the
+  // framings of sender_framing.h are tested on what follows, from the octets kept in
+  // tail_, and the one that reads on is adopted (or fpdu.framing-lost ends reading).
+  enum class Trigger : std::uint8_t {
+    Boundary,     // the FPDU begun here does not begin like an FPDU carrying DDP
+    Crc,          // the FPDU just completed fails its CRC but matches as a deviation frames it
+    FirstMarker,  // the first marker of full operation is no marker
+  };
+  struct Candidate {
+    SenderHypothesis hypothesis;
+    std::size_t start;  // index into the held octets
+    bool exempt;        // its first FPDU is the odd one itself
+  };
+  // Whether the FPDU begun may go on (its ULPDU begins like DDP, or it is exempt); else sets
+  // pending_trigger_. `control`: the ULPDU's first two octets (nullptr: it has fewer).
+  void check_start(const std::uint8_t* control, FpduSink& sink);
+  void after_ulpdu();
+  void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
+                  std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+  void push_testing(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+                    FpduSink& sink);
+  bool decide(bool final, std::uint64_t frame, FpduSink& sink);
+  void adopt(const Candidate& candidate, std::size_t fpdus, std::uint64_t frame, FpduSink& sink);
+  void lose_framing(std::uint64_t frame, FpduSink& sink);
+  void remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
 
   FpduReaderConfig config_;
   MarkerGrid grid_;
@@ -135,6 +181,37 @@ class FpduReader {
   std::uint64_t lost_offset_ = 0;
   std::uint64_t gap_end_offset_ = 0;  // first octet after the last gap
 
+  // Framing truth.
+  SenderFraming framing_;
+  std::optional<Trigger> pending_trigger_;  // set inside push(), acted on before it returns
+  std::uint32_t ulpdu_size_ = 0;  // ULPDU octets of the FPDU in progress, as the sender frames
+  std::uint64_t header_frame_ = 0;  // frame that completed its ULPDU_Length field
+  bool framing_named_ = false;  // a deviation was named: no second one is looked for
+  bool abandoned_ = false;      // fpdu.framing-lost: the rest is not read
+  bool said_unverifiable_ = false;
+  bool exempt_ = false;         // the FPDU at exempt_seq_ was explained as the RFC's own
+  TcpSeq exempt_seq_;
+  bool have_prev_ = false;      // the FPDU completed last (a framing test starts from it)
+  TcpSeq prev_start_;
+  std::uint16_t prev_ulpdu_length_ = 0;
+  std::vector<std::uint8_t> tail_;  // the newest octets read, with their frames
+  std::vector<LostChunk> tail_chunks_;
+  bool testing_ = false;        // lost_buffer_ holds the octets under test
+  Trigger trigger_ = Trigger::Boundary;
+  std::vector<Candidate> candidates_;
+  TcpSeq trigger_seq_;          // the odd FPDU's ULPDU_Length field
+  std::uint64_t trigger_offset_ = 0;
+  std::uint32_t trigger_ulpdu_length_ = 0;
+  // The CRC state at snap_seq_, taken 8 ULPDU octets before the ULPDU's end (or where the
+  // ULPDU ends, if shorter): any framing deviation's CRC field lies after it.
+  std::uint32_t snap_state_ = 0;
+  TcpSeq snap_seq_;
+  bool snap_taken_ = false;
+  // The push in progress (a CRC explained needs its octets).
+  std::span<const std::uint8_t> push_data_;
+  TcpSeq push_seq_;
+  std::uint64_t push_offset_ = 0;
+  TcpSeq crc_resume_;
   std::uint64_t fpdus_ = 0;
   std::uint64_t ulpdu_bytes_ = 0;
   std::uint64_t crc_failures_ = 0;

@@ -10,6 +10,7 @@
 #include <span>
 
 #include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
 #include "mpa/tcp_seq.h"
 
 namespace mpa {
@@ -51,5 +52,27 @@ std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                               std::size_t start, const MarkerGrid& grid, bool crc,
                               std::size_t count, bool& reached_end);
+
+// How far a framing hypothesis (sender_framing.h) reads a buffer: `fpdus` FPDUs whose ULPDU
+// begins like DDP, each well-formed as the hypothesis frames it (markers where its grid
+// puts them, the CRC right when `crc`, and for a deviation from the RFC zero pads where no
+// CRC vouches for the FPDU), and why it stopped.
+struct FramingTest {
+  enum class Stop : std::uint8_t {
+    Enough,       // `needed` FPDUs read
+    Invalid,      // the next FPDU is not one under this hypothesis
+    Incomplete,   // the buffer ends inside the next FPDU
+    EndOfBuffer,  // the last FPDU read ends exactly where the buffer does
+  } stop = Stop::Invalid;
+  std::size_t fpdus = 0;
+};
+
+// Reads `buffer` (its first octet at `buffer_seq`) from `start` as `hypothesis` frames it,
+// with the marker grid `grid` (disabled when the hypothesis has no markers). With
+// `exempt_first`, the first FPDU need not begin like DDP and is not counted: it is the one
+// whose oddity is being explained.
+FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
+                         const MarkerGrid& grid, bool crc, const SenderHypothesis& hypothesis,
+                         bool exempt_first, std::size_t needed);
 
 }  // namespace mpa

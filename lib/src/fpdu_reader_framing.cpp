@@ -1,0 +1,256 @@
+// Framing truth for the FPDU reader (see fpdu_reader.h, sender_framing.h): when the RFC's
+// grammar stops making sense at an FPDU, the reader tests the framings a broken sender
+// could be using before it says anything about that FPDU:
+//
+//   Crc          an FPDU's CRC fails: is there a CRC that matches where a deviation (pad
+//                rule, ULPDU_Length counting other octets) puts the CRC field? A match is
+//                proof (2^-32 by chance) and is named at once.
+//   Boundary     an FPDU begins with octets that carry no DDP header: the FPDU before it
+//                may have been longer or shorter than the RFC says (pad rule, CRC field
+//                left out, ULPDU_Length counting other octets)
+//   FirstMarker  the first marker of full operation is no marker: the sender may insert none
+//
+// For the last two the reader holds what follows and tries the RFC's own reading first (the
+// odd FPDU exempt), then each deviation in turn, each from where it puts the next FPDU. The
+// first that reads on (four FPDUs beginning like DDP, or FPDUs up to the end of the stream)
+// is adopted: a deviation is named by its catalogue id with its evidence and the reader
+// frames as the sender does from there; the RFC's reading replays the octets as if nothing
+// had happened. If none reads on and no CRC or marker vouches for the RFC's reading,
+// fpdu.framing-lost ends reading: a phantom finding after a misframing is worse than silence.
+#include "mpa/fpdu_reader.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "mpa/crc32c.h"
+#include "mpa/fpdu_layout.h"
+#include "mpa/fpdu_search.h"
+
+namespace mpa {
+namespace {
+
+// Octets kept behind the reader: enough to start any hypothesis from the FPDU before the
+// odd one (deviations move the next boundary by at most 8 octets, plus a marker).
+constexpr std::size_t kTailSize = 64;
+// FPDUs beginning like DDP that confirm a hypothesis (a misframed boundary passes the DDP
+// test about one time in eight); with CRCs, one whose CRC matches is proof enough.
+constexpr std::size_t kConfirmingFpdus = 4;
+constexpr std::size_t kConfirmingFpdusWithCrc = 1;
+// Octets held at most while testing; then the test is decided on what it has.
+constexpr std::size_t kTestBufferLimit = 256u << 10;
+
+}  // namespace
+
+void FpduReader::remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+  if (data.empty()) return;
+  if (data.size() >= kTailSize) {
+    tail_.assign(data.end() - kTailSize, data.end());
+    tail_chunks_.assign(1, {0, frame, segment_start && data.size() == kTailSize});
+    return;
+  }
+  tail_chunks_.push_back({tail_.size(), frame, segment_start});
+  tail_.insert(tail_.end(), data.begin(), data.end());
+  if (tail_.size() <= kTailSize) return;
+  const std::size_t drop = tail_.size() - kTailSize;
+  tail_.erase(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(drop));
+  std::vector<LostChunk> kept;
+  for (std::size_t i = 0; i < tail_chunks_.size(); ++i) {
+    const std::size_t end = i + 1 < tail_chunks_.size() ? tail_chunks_[i + 1].index : drop + tail_.size();
+    if (end <= drop) continue;
+    LostChunk chunk = tail_chunks_[i];
+    if (chunk.index < drop) {
+      chunk.index = drop;
+      chunk.segment_start = false;
+    }
+    chunk.index -= drop;
+    kept.push_back(chunk);
+  }
+  tail_chunks_ = std::move(kept);
+}
+
+void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
+                            std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+  testing_ = true;
+  trigger_ = trigger;
+  trigger_seq_ = current_.header_seq;
+  trigger_offset_ = current_.header_offset();
+  trigger_ulpdu_length_ = current_.ulpdu_length;
+  if (trigger == Trigger::FirstMarker) {
+    trigger_seq_ = current_.start_seq;
+    trigger_offset_ = current_.start_offset;
+  }
+  // The octets under test: the tail kept behind this push, and the whole push.
+  lost_buffer_.assign(tail_.begin(), tail_.end());
+  lost_chunks_ = tail_chunks_;
+  lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_.size());
+  lost_offset_ = push_offset - tail_.size();
+  pos_ = push_seq;
+  offset_ = push_offset;
+  hold(data, frame, segment_start);
+  tail_.clear();
+  tail_chunks_.clear();
+
+  // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
+  // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
+  // differently, the one before the odd FPDU or the one whose CRC failed.
+  const auto index_of = [&](TcpSeq seq) -> std::optional<std::size_t> {
+    const std::uint32_t at = seq.distance_from(lost_seq_);
+    if (at > lost_buffer_.size()) return std::nullopt;
+    return at;
+  };
+  candidates_.clear();
+  const std::span<const SenderHypothesis> hypotheses =
+      framing_named_ ? std::span<const SenderHypothesis>() : framing_hypotheses(grid_.enabled(), config_.crc);
+  const TcpSeq odd_start = current_.start_seq;
+  SenderHypothesis as_framed{std::nullopt, framing_, grid_.enabled()};
+  if (const auto at = index_of(odd_start)) candidates_.push_back({as_framed, *at, true});
+  for (const SenderHypothesis& h : hypotheses) {
+    if (!h.id) continue;
+    const MarkerGrid grid = h.markers ? grid_ : MarkerGrid();
+    if (trigger == Trigger::FirstMarker) {
+      // Only markers nobody inserted explain a first "marker" that is none.
+      if (h.markers) continue;
+      if (const auto at = index_of(odd_start)) candidates_.push_back({h, *at, false});
+      continue;
+    }
+    if (h.markers != grid_.enabled()) continue;  // (missing markers fail the first one)
+    if (!have_prev_ || !ulpdu_octets(h.framing, prev_ulpdu_length_)) continue;
+    const TcpSeq next = prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
+    if (const auto at = index_of(next)) candidates_.push_back({h, *at, false});
+  }
+}
+
+void FpduReader::push_testing(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+                              FpduSink& sink) {
+  hold(data, frame, segment_start);
+  if (decide(false, frame, sink)) return;
+  if (lost_buffer_.size() > kTestBufferLimit) decide(true, frame, sink);
+}
+
+void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
+  if (testing_) decide(true, frame, sink);
+}
+
+bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
+  // The first hypothesis, in order, that reads on, once every one before it is refuted.
+  // (The RFC's reading still inside the odd FPDU itself, with no FPDU beginning like DDP
+  // read yet, does not hold back a deviation that has read on.)
+  std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
+  bool waiting = false;
+  const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
+    const FramingTest test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis,
+                                          c.exempt, needed);
+    const bool as_framed = !c.hypothesis.id.has_value();
+    switch (test.stop) {
+      case FramingTest::Stop::Enough:
+        adopt(c, test.fpdus, frame, sink);
+        return true;
+      case FramingTest::Stop::EndOfBuffer:
+        if (!final) return false;
+        if (test.fpdus > 0 || as_framed) {
+          adopt(c, test.fpdus, frame, sink);
+          return true;
+        }
+        break;
+      case FramingTest::Stop::Incomplete:
+        if (!final) {
+          if (as_framed && c.exempt && test.fpdus == 0) {
+            waiting = true;
+            break;
+          }
+          return false;
+        }
+        if (as_framed) weak_rfc = i;
+        break;
+      case FramingTest::Stop::Invalid: break;
+    }
+  }
+  if (waiting) return false;
+  // Nothing reads on (more octets would not change that). Where a CRC or the markers vouch
+  // for the RFC's reading, it stands (the findings it gives are real); without either, only
+  // when the end of the stream cut it short.
+  if (!candidates_.empty() && !candidates_[0].hypothesis.id &&
+      (weak_rfc || config_.crc || grid_.enabled())) {
+    adopt(candidates_[0], 0, frame, sink);
+    return true;
+  }
+  lose_framing(frame, sink);
+  return true;
+}
+
+void FpduReader::adopt(const Candidate& c, std::size_t fpdus, std::uint64_t frame, FpduSink& sink) {
+  testing_ = false;
+  const SenderHypothesis& h = c.hypothesis;
+  if (h.id) {
+    const bool first_marker = trigger_ == Trigger::FirstMarker;
+    const TcpSeq where = first_marker ? trigger_seq_ : prev_start_;
+    const std::uint32_t length = first_marker ? trigger_ulpdu_length_ : prev_ulpdu_length_;
+    const std::uint64_t where_offset = trigger_offset_ - trigger_seq_.distance_from(where);
+    report(sink, *h.id, where, where_offset, frame,
+           fmt::format("FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
+                       where.value(), deviation_of(h, length),
+                       fpdus == 1 ? std::string("the next FPDU parses") : fmt::format("the next {} FPDUs parse", fpdus),
+                       describe(h), config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+    framing_ = h.framing;
+    if (!h.markers) grid_ = MarkerGrid();
+    framing_named_ = true;
+    have_prev_ = false;
+  } else if (c.exempt) {
+    exempt_ = true;
+    exempt_seq_ = lost_seq_ + static_cast<std::uint32_t>(c.start);
+  }
+  candidates_.clear();
+  replay_from(c.start, frame, sink);
+}
+
+void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
+  testing_ = false;
+  candidates_.clear();
+  const std::uint32_t tried = static_cast<std::uint32_t>(
+      framing_named_ ? 1 : framing_hypotheses(grid_.enabled(), config_.crc).size());
+  fatal(sink, DiagId::FpduFramingLost, trigger_seq_, trigger_offset_, frame,
+        fmt::format("FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
+                    "tried reads on from it ({}); the rest of this direction is not read",
+                    trigger_seq_.value(), trigger_ulpdu_length_, tried, tried == 1 ? "" : "s",
+                    framing_named_ ? "the sender's own, named before"
+                                   : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
+  abandoned_ = true;
+  seen_any_octet_ = false;
+  lost_buffer_.clear();
+  lost_chunks_.clear();
+}
+
+std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
+                                                        TcpSeq& resume, bool& pad_nonzero) const {
+  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it,
+  // from the snapshot on, must match what sits there. (A match by chance: 2^-32.)
+  const std::uint32_t snap = snap_seq_.distance_from(window_seq);
+  if (snap > window.size()) return std::nullopt;
+  for (const SenderHypothesis& h : framing_hypotheses(grid_.enabled(), config_.crc)) {
+    if (!h.id || h.markers != grid_.enabled() || !h.framing.crc_field) continue;
+    if (!ulpdu_octets(h.framing, current_.ulpdu_length)) continue;
+    const std::uint32_t wire = fpdu_wire_length(grid_, current_.start_seq, h.framing, current_.ulpdu_length);
+    const TcpSeq field = current_.start_seq + (wire - kCrcSize);
+    const std::uint32_t at = field.distance_from(window_seq);
+    if (at < snap || at + kCrcSize > window.size()) continue;
+    if (grid_.markers_within(field, kCrcSize) > 0) continue;  // (a marker inside it: not tried)
+    const std::uint32_t crc = crc32c_finish(crc32c_update(snap_state_, std::span(window).subspan(snap, at - snap)));
+    if (crc != crc_from_wire(&window[at])) continue;
+    resume = current_.start_seq + wire;
+    const std::uint32_t ulpdu = ulpdu_octets(h.framing, current_.ulpdu_length).value_or(0);
+    const std::uint32_t pad = pad_octets(h.framing, ulpdu);
+    pad_nonzero = false;
+    if (at >= pad && grid_.markers_within(field - pad, pad) == 0) {
+      for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
+    }
+    return h;
+  }
+  return std::nullopt;
+}
+
+}  // namespace mpa
