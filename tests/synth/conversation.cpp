@@ -119,7 +119,8 @@ std::vector<Chunk> frame_fpdus(const Scenario& s, Dir from) {
   const std::uint8_t version =
       from == Dir::Initiator ? s.initiator_ddp_version.value_or(s.ddp_version()) : s.ddp_version();
   UlpduBuilder ulp(version, s.seed + 101 + index_of(from));
-  FpduFramer framer(markers, s.crc_enabled());
+  FpduFramer framer(markers, s.crc_enabled(), 0,
+                    from == Dir::Initiator ? s.initiator_quirks : SenderQuirks{});
   std::vector<Chunk> out;
   for (const MessageSpec& m : s.peer(from).messages) {
     const std::vector<Bytes> ulpdus =

@@ -364,6 +364,56 @@ void reserved_bit_siw_gso(Scenario& s) {
   s.expected.notes.push_back("fpdu.exceeds-mulpdu");
 }
 void stack_fingerprint(Scenario& s) { siw_like(s); }
+
+// ---- sender framing: the Initiator frames its FPDUs by rules of its own
+
+// Sixteen messages whose ULPDUs have odd lengths (Sends 18 + odd, Writes 14 + odd octets),
+// where the pad rules differ.
+void odd_ulpdus(Scenario& s) { s.initiator.messages = mixed_messages(16, {997, 301, 41, 1201, 77}); }
+// CRC off, no markers: every direction's framing rests on plausibility alone.
+void crc_off(Scenario& s) {
+  s.initiator.frame.c = s.responder.frame.c = false;
+  s.expected.notes.push_back("fpdu.framing-unverifiable");
+}
+void pad_rule_wrong(Scenario& s) {
+  crc_off(s);
+  odd_ulpdus(s);
+  s.initiator_quirks.pad = SenderQuirks::Pad::UlpduPlus2Mod4;
+}
+void crc_field_missing(Scenario& s) {
+  crc_off(s);
+  odd_ulpdus(s);
+  s.initiator_quirks.omit_crc_field = true;
+}
+// CRC on: the first FPDU's CRC matches only where the sender's framing puts it. (ULPDUs of
+// 4k + 2 octets: for odd ones, two more octets counted only move two pad octets into the ULPDU.)
+void ulpdu_length_miscounted(Scenario& s) {
+  s.initiator.messages = mixed_messages(16, {996, 300, 40, 1200, 76});
+  s.initiator_quirks.length_bias = 2;
+}
+void markers_missing(Scenario& s) {
+  markers_to_responder(s);
+  s.markers_to_responder = false;  // the Reply asks (M=1), the Initiator inserts none
+  odd_ulpdus(s);
+}
+// Six octets no framing explains, between two FPDUs (CRC off, no markers); after them the
+// direction is not read, so it ends without a word about how.
+void framing_lost(Scenario& s) {
+  crc_off(s);
+  odd_ulpdus(s);
+  s.close = Ending::None;
+  s.edit_plan = [](Plan& p) {
+    std::size_t seen = 0;
+    for (Turn& t : p.turns) {
+      if (t.dir != Dir::Initiator || t.phase != Phase::FullOperation || ++seen < 3) continue;
+      Chunk junk;
+      junk.kind = ChunkKind::Streaming;
+      junk.bytes = {0x12, 0x34, 0xff, 0xff, 0xff, 0xff};
+      t.chunks.insert(t.chunks.begin(), junk);
+      break;
+    }
+  };
+}
 void p2p_required(Scenario& s) {
   set_revision(s, 2);
   s.responder.frame.r = true;
@@ -494,6 +544,16 @@ constexpr FaultRecipe kRecipes[] = {
     {"interop.p2p-required",
      "Rev 2 client-server Request (A=0) rejected by the Reply (R=1); the Initiator closes",
      p2p_required},
+    {"fpdu.pad-rule-wrong",
+     "CRC off; the Initiator pads (ULPDU_Length + 2) mod 4 octets (RFC 5044 4.1: to a multiple of 4)",
+     pad_rule_wrong},
+    {"fpdu.crc-field-missing", "CRC off; the Initiator leaves out the 4-octet CRC field", crc_field_missing},
+    {"fpdu.markers-missing", "the Reply asks for markers (M=1); the Initiator inserts none", markers_missing},
+    {"fpdu.ulpdu-length-miscounted",
+     "CRC on; the Initiator's ULPDU_Length counts its own two octets too", ulpdu_length_miscounted},
+    {"fpdu.framing-lost",
+     "CRC off, no markers; six stray octets between two Initiator FPDUs; the capture ends without a close",
+     framing_lost},
 };
 
 }  // namespace

@@ -66,9 +66,12 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
   }
   const std::uint64_t header_offset = offset_;
   Bytes body;
-  put_be16(body, static_cast<std::uint16_t>(ulpdu.size()));
+  put_be16(body, static_cast<std::uint16_t>(static_cast<int>(ulpdu.size()) + quirks_.length_bias));
   append(body, ulpdu);
-  body.resize(body.size() + pad_length(ulpdu.size()), tweaks.pad_fill);
+  std::size_t pad = pad_length(ulpdu.size());
+  if (quirks_.pad == SenderQuirks::Pad::UlpduPlus2Mod4) pad = (ulpdu.size() + 2) % 4;
+  if (quirks_.pad == SenderQuirks::Pad::None) pad = 0;
+  body.resize(body.size() + pad, tweaks.pad_fill);
   std::optional<MarkerTweak> first = tweaks.marker;
   put_stream(out, body, header_offset, tweaks, first);
   // A marker right after the pad is inside this FPDU and covered by its CRC.
@@ -78,6 +81,7 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
   // The CRC covers everything so far, markers included (RFC 5044 4.4); it goes on the wire
   // least significant octet first (RFC 5044 Figure 5). On a misaligned grid a marker can
   // fall inside the CRC field: it is written there, not covered.
+  if (quirks_.omit_crc_field) return out;
   std::uint32_t value = crc_ ? mpa::crc32c(out.bytes) : 0;
   if (tweaks.corrupt_crc) value ^= 0x00010000u;
   value ^= tweaks.crc_xor;

@@ -36,14 +36,27 @@ struct FpduTweaks {
   std::uint32_t crc_xor = 0;                     // XORed into the CRC field as sent
 };
 
+// A sender that frames FPDUs by rules of its own (RFC 5044 4.1 broken on purpose), written
+// with the generator's own arithmetic, not lib/'s sender_framing.h.
+struct SenderQuirks {
+  enum class Pad : std::uint8_t {
+    Rfc,             // FPDU a multiple of four
+    UlpduPlus2Mod4,  // (ULPDU_Length + 2) mod 4 pad octets
+    None,            // no pad
+  } pad = Pad::Rfc;
+  bool omit_crc_field = false;  // no CRC field at all
+  int length_bias = 0;          // added to the ULPDU_Length field (it counts other octets)
+  bool operator==(const SenderQuirks&) const = default;
+};
+
 class FpduFramer {
  public:
   // `grid_phase`: octets from the first octet of full operation (where the marker grid
   // starts, RFC 5044 4.3) to the first octet this framer writes; 0 for a stream framed from
   // its start. A phase that is not a multiple of 4 (a broken sender) puts markers anywhere,
   // inside a CRC field too.
-  FpduFramer(bool markers, bool crc, std::uint64_t grid_phase = 0)
-      : markers_(markers), crc_(crc), offset_(grid_phase) {}
+  FpduFramer(bool markers, bool crc, std::uint64_t grid_phase = 0, SenderQuirks quirks = {})
+      : markers_(markers), crc_(crc), offset_(grid_phase), quirks_(quirks) {}
 
   // The next FPDU of the stream, with the markers that fall in it.
   Chunk frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& tweaks = {});
@@ -66,6 +79,7 @@ class FpduFramer {
   bool markers_;
   bool crc_;
   std::uint64_t offset_;  // of the next octet, from the grid's origin
+  SenderQuirks quirks_;
 };
 
 // Pad octets after a ULPDU of `ulpdu_length` octets (FPDUs are multiples of 4).
