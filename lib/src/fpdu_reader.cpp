@@ -254,7 +254,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
     offset_ += data.size();
     return;
   }
-  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && judging_ && !data.empty()) {
+  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && config_.ulp_is_ddp && judging_ && !data.empty()) {
     said_unverifiable_ = true;
     report(sink, DiagId::FpduFramingUnverifiable, pos_, offset_, frame,
            fmt::format("from seq {}: no markers and no CRC in this direction, so FPDU boundaries rest on "
@@ -419,7 +419,7 @@ void FpduReader::after_ulpdu() {
 
 void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
   if (!judging_ || abandoned_) return;
-  if (!(exempt_ && current_.start_seq == exempt_seq_) &&
+  if (config_.ulp_is_ddp && !(exempt_ && current_.start_seq == exempt_seq_) &&
       (control == nullptr ? true : !ulpdu_header_plausible(ulpdu_size_, control[0], control[1]))) {
     pending_trigger_ = Trigger::Boundary;
     return;

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "conversation.h"
+#include "faults.h"
 #include "generator.h"
 #include "mpa/analyzer.h"
 #include "mpa/packet_decoder.h"
@@ -175,6 +177,120 @@ TEST(Analyzer, ACorruptedCrcIsOneErrorAndNothingIsJudgedAfterIt) {
   EXPECT_EQ(errors, 1);
   EXPECT_TRUE(r.has(DiagId::FpduCrcMismatch));
   EXPECT_TRUE(r.has(DiagId::FpduNotJudgedAfterError));
+}
+
+// ---- Sender framing: a sender that frames FPDUs by rules of its own (fault recipes of
+// tests/synth) is named by the catalogue id of what it did, with nothing else above a note,
+// and the rest of its stream is read as it sent it: the FPDU count is the sender's own.
+
+struct FramingFault {
+  const char* id;
+  DiagId expected;
+};
+
+class SenderFraming : public ::testing::TestWithParam<FramingFault> {};
+
+synth::Scenario framing_fault(const char* id) {
+  const synth::FaultRecipe* recipe = synth::find_fault(id);
+  EXPECT_NE(recipe, nullptr) << id;
+  synth::Scenario s = synth::base_scenario(std::string("fault-") + id);
+  if (recipe) synth::apply_fault(s, *recipe);
+  return s;
+}
+
+std::size_t fpdus_of(const Recorder& r, Direction d) {
+  return static_cast<std::size_t>(std::count_if(r.fpdus.begin(), r.fpdus.end(),
+                                                 [d](const FpduFact& f) { return f.direction == d; }));
+}
+
+TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
+  const FramingFault fault = GetParam();
+  const synth::Scenario s = framing_fault(fault.id);
+  const Recorder r = analyze(s);
+  std::vector<DiagId> above_notes;
+  for (const Finding& f : r.findings) {
+    if (info(f.id).severity != Severity::Note) above_notes.push_back(f.id);
+  }
+  ASSERT_EQ(above_notes, std::vector<DiagId>{fault.expected});
+  const auto named = std::find_if(r.findings.begin(), r.findings.end(),
+                                  [&](const Finding& f) { return f.id == fault.expected; });
+  EXPECT_EQ(named->direction, Direction::Initiator);
+  // Every FPDU the sender framed is counted once (the framing-lost capture: those before
+  // the stray octets only, since nothing after them is read).
+  const std::size_t sent = synth::frame_fpdus(s, synth::Dir::Initiator).size();
+  if (fault.expected == DiagId::FpduFramingLost) {
+    EXPECT_LT(fpdus_of(r, Direction::Initiator), sent);
+    EXPECT_FALSE(r.has(DiagId::ConnectionLostMidFpdu));
+  } else {
+    EXPECT_EQ(fpdus_of(r, Direction::Initiator), sent);
+    EXPECT_EQ(fpdus_of(r, Direction::Responder), synth::frame_fpdus(s, synth::Dir::Responder).size());
+    EXPECT_TRUE(r.has(DiagId::ConnectionClosed));  // at the sender's own FPDU boundary
+  }
+}
+
+TEST_P(SenderFraming, EverySegmentationGivesTheSameFpdusAndFindings) {
+  const FramingFault fault = GetParam();
+  synth::Scenario reference = framing_fault(fault.id);
+  reference.segmentation = *synth::SegmentationPolicy::parse("one");
+  const Recorder expected = analyze(reference);
+  for (const char* policy : {"packed", "middlebox:7", "middlebox:139", "bytes"}) {
+    SCOPED_TRACE(policy);
+    synth::Scenario s = framing_fault(fault.id);
+    s.segmentation = *synth::SegmentationPolicy::parse(policy);
+    const Recorder got = analyze(s);
+    EXPECT_EQ(got.fpdus, expected.fpdus);
+    EXPECT_EQ(got.ids(true), expected.ids(true));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, SenderFraming,
+    ::testing::Values(FramingFault{"fpdu.pad-rule-wrong", DiagId::FpduPadRuleWrong},
+                      FramingFault{"fpdu.crc-field-missing", DiagId::FpduCrcFieldMissing},
+                      FramingFault{"fpdu.markers-missing", DiagId::FpduMarkersMissing},
+                      FramingFault{"fpdu.ulpdu-length-miscounted", DiagId::FpduUlpduLengthMiscounted},
+                      FramingFault{"fpdu.framing-lost", DiagId::FpduFramingLost}),
+    [](const auto& info) {
+      std::string name = info.param.id;
+      std::replace_if(name.begin(), name.end(), [](char c) { return c == '.' || c == '-'; }, '_');
+      return name;
+    });
+
+TEST(Analyzer, TheSamePadBugWithCrcsIsNamedByTheCrcAtOnce) {
+  synth::Scenario s = framing_fault("fpdu.pad-rule-wrong");
+  s.initiator.frame.c = s.responder.frame.c = true;
+  const Recorder r = analyze(s);
+  ASSERT_TRUE(r.has(DiagId::FpduPadRuleWrong));
+  EXPECT_FALSE(r.has(DiagId::FpduCrcMismatch));
+  EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+  for (const FpduFact& f : r.fpdus) EXPECT_EQ(f.crc, CrcStatus::Good);
+}
+
+TEST(Analyzer, ARealCrcErrorIsNotExplainedAway) {
+  synth::Scenario s = conversation(false, true, 1);
+  s.initiator.messages[2].tweaks.corrupt_crc = true;
+  const Recorder r = analyze(s);
+  EXPECT_TRUE(r.has(DiagId::FpduCrcMismatch));
+  for (const DiagId id : {DiagId::FpduPadRuleWrong, DiagId::FpduUlpduLengthMiscounted, DiagId::FpduFramingLost}) {
+    EXPECT_FALSE(r.has(id)) << info(id).name;
+  }
+}
+
+TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
+  // CRC off, no markers: a zero-length ULPDU and a DDP header too short for its kind are odd
+  // FPDUs, but the RFC's framing reads on after each: no deviation, no lost framing.
+  synth::Scenario s = conversation(false, false, 1);
+  s.initiator.messages[3].size = 0;
+  synth::MessageSpec short_ddp;
+  short_ddp.kind = synth::MessageKind::TruncatedDdp;
+  s.initiator.messages.insert(s.initiator.messages.begin() + 5, short_ddp);
+  const Recorder r = analyze(s);
+  for (const DiagId id : {DiagId::FpduPadRuleWrong, DiagId::FpduCrcFieldMissing, DiagId::FpduUlpduLengthMiscounted,
+                          DiagId::FpduFramingLost}) {
+    EXPECT_FALSE(r.has(id)) << info(id).name;
+  }
+  EXPECT_TRUE(r.has(DiagId::DdpUlpduTooShort));
+  EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
 }  // namespace

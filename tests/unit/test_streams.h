@@ -282,6 +282,7 @@ inline FpduReaderConfig reader_config(std::uint32_t start_seq, bool markers, boo
   config.markers = markers;
   config.crc = crc;
   config.keep_ulpdu = keep_ulpdu;
+  config.ulp_is_ddp = false;  // random ULPDUs: MPA framing alone is under test
   return config;
 }
 
@@ -299,6 +300,7 @@ inline RecordingSink read_in_pieces(const FpduReaderConfig& config, std::span<co
     at = cut;
   }
   reader.push(stream.subspan(at), frame, true, sink);
+  reader.finish(frame, sink);  // the stream ends here
   return sink;
 }
 

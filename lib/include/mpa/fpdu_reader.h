@@ -29,6 +29,10 @@ struct FpduReaderConfig {
   TcpSeq grid_origin;             // marker grid origin; normally start_seq
   bool grid_origin_set = false;
   bool keep_ulpdu = false;        // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
+  // The ULPDUs are DDP segments (iWARP): an FPDU boundary whose octets are no plausible DDP
+  // header makes the reader test how the sender frames (sender_framing.h). Off: MPA framing
+  // alone is read, whatever the FPDUs carry.
+  bool ulp_is_ddp = true;
 };
 
 class FpduReader {
