@@ -77,7 +77,7 @@ class FpduReader {
   // begins after the error (the FPDU in which the error arose counts as judged).
   void stop_judging();
   bool judging() const { return judging_; }
-  bool synchronised() const { return !lost_ && !abandoned_; }
+  bool synchronised() const { return !lost_ && !abandoned_ && !testing_; }
   // Holding octets while it tests how the sender frames (fpdu_reader_framing.cpp).
   bool testing() const { return testing_; }
   // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
