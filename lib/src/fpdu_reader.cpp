@@ -129,7 +129,8 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
   }
   markers_.push_back(fact);
   if (!judging_) return;
-  if (leading && !marker_fits(marker, kFpduPtrBeforeHeader) && !(exempt_ && current_.start_seq == exempt_seq_)) {
+  if (leading && config_.check_sender_framing && !marker_fits(marker, kFpduPtrBeforeHeader) &&
+      !(exempt_ && current_.start_seq == exempt_seq_)) {
     // Before saying anything about it: is this no marker at all, or an FPDU read in the
     // wrong place? (fpdu_reader_framing.cpp)
     pending_trigger_ = fact.seq == config_.start_seq ? Trigger::FirstMarker : Trigger::Boundary;
@@ -176,7 +177,8 @@ bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   state_ = State::Header;
   header_got_ = 0;
   seen_any_octet_ = false;
-  if (current_.crc_status == CrcStatus::Bad && judging_ && fpdu_judged_ && !framing_named_ && snap_taken_) {
+  if (current_.crc_status == CrcStatus::Bad && config_.check_sender_framing && judging_ && fpdu_judged_ &&
+      !framing_named_ && snap_taken_) {
     // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
     std::vector<std::uint8_t> window(tail_.begin(), tail_.end());
     window.insert(window.end(), push_data_.begin(), push_data_.end());
@@ -254,7 +256,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
     offset_ += data.size();
     return;
   }
-  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && config_.ulp_is_ddp && judging_ && !data.empty()) {
+  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && config_.check_sender_framing && judging_ && !data.empty()) {
     said_unverifiable_ = true;
     report(sink, DiagId::FpduFramingUnverifiable, pos_, offset_, frame,
            fmt::format("from seq {}: no markers and no CRC in this direction, so FPDU boundaries rest on "
@@ -419,11 +421,13 @@ void FpduReader::after_ulpdu() {
 
 void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
   if (!judging_ || abandoned_) return;
-  if (config_.ulp_is_ddp && !(exempt_ && current_.start_seq == exempt_seq_) &&
+  const bool exempt = (exempt_ && current_.start_seq == exempt_seq_) || (exempt_empty_run_ && ulpdu_size_ == 0);
+  if (config_.check_sender_framing && !exempt &&
       (control == nullptr ? true : !ulpdu_header_plausible(ulpdu_size_, control[0], control[1]))) {
     pending_trigger_ = Trigger::Boundary;
     return;
   }
+  if (ulpdu_size_ > 0) exempt_empty_run_ = false;
   if (current_.ulpdu_length > kLargestSensibleUlpdu) {
     report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
            current_.header_offset(), header_frame_,
@@ -438,7 +442,7 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   // the FPDU before.
   if (testing_) decide(true, frame, sink);
   have_prev_ = false;
-  exempt_ = false;
+  exempt_ = exempt_empty_run_ = false;
   tail_.clear();
   tail_chunks_.clear();
   if (abandoned_) {

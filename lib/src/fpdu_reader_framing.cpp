@@ -130,7 +130,8 @@ void FpduReader::push_testing(std::span<const std::uint8_t> data, std::uint64_t 
 }
 
 void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
-  if (testing_) decide(true, frame, sink);
+  // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
+  while (testing_) decide(true, frame, sink);
 }
 
 bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
@@ -201,7 +202,7 @@ void FpduReader::adopt(const Candidate& c, std::size_t fpdus, std::uint64_t fram
     framing_named_ = true;
     have_prev_ = false;
   } else if (c.exempt) {
-    exempt_ = true;
+    exempt_ = exempt_empty_run_ = true;
     exempt_seq_ = lost_seq_ + static_cast<std::uint32_t>(c.start);
   }
   candidates_.clear();

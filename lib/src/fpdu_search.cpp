@@ -32,13 +32,14 @@ struct WalkRules {
   bool crc = false;        // the CRC must match (CRCs in use)
   bool zero_pads = false;  // pads must be zero (RFC 5044 4.1)
   bool ddp_start = false;  // the ULPDU must begin with a plausible DDP header (ddp.h)
+  bool empty_neutral = false;  // ... unless it is empty (ULPDU_Length 0: legal, no DDP to judge)
 };
 
 // Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
 // length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
 // the end of the buffer is Incomplete at once (after checking the markers already there).
 WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
-                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end) {
+                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end, bool* empty = nullptr) {
   const std::size_t size = buffer.size();
   const bool crc = rules.crc;
   auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
@@ -69,7 +70,8 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
   const std::uint32_t ulpdu_length = load_be16(header);
   const std::optional<std::uint32_t> ulpdu = ulpdu_octets(rules.framing, ulpdu_length);
   if (!ulpdu) return WalkResult::Invalid;
-  if (rules.ddp_start) {
+  if (empty) *empty = *ulpdu == 0;
+  if (rules.ddp_start && !(rules.empty_neutral && *ulpdu == 0)) {
     // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
     std::size_t c = i;
     if (grid.is_marker_at(seq_at(c))) c += kMarkerSize;
@@ -255,19 +257,22 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
   // A deviation must earn its name: zero pads are evidence for it where no CRC vouches for
   // the FPDU. The RFC's own framing is not held to that (a non-zero pad is a warning of its
   // own, which Linux siw earns).
-  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true};
+  // An empty FPDU neither confirms nor refutes the RFC's reading (legal framing with no DDP
+  // header to judge); a deviation may not ride on them.
+  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true, !hypothesis.id.has_value()};
   FramingTest test;
   std::size_t pos = start;
   bool first = true;
   while (test.fpdus < needed) {
     rules.ddp_start = !(first && exempt_first);
     std::size_t end = 0;
-    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rules, end);
+    bool empty = false;
+    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rules, end, &empty);
     if (result != WalkResult::Valid) {
       test.stop = result == WalkResult::Invalid ? FramingTest::Stop::Invalid : FramingTest::Stop::Incomplete;
       return test;
     }
-    if (rules.ddp_start) ++test.fpdus;
+    if (rules.ddp_start && !empty) ++test.fpdus;
     first = false;
     pos = end;
     if (pos == buffer.size()) {

@@ -282,7 +282,7 @@ inline FpduReaderConfig reader_config(std::uint32_t start_seq, bool markers, boo
   config.markers = markers;
   config.crc = crc;
   config.keep_ulpdu = keep_ulpdu;
-  config.ulp_is_ddp = false;  // random ULPDUs: MPA framing alone is under test
+  config.check_sender_framing = false;  // random ULPDUs: MPA framing alone is under test
   return config;
 }
 

@@ -29,10 +29,11 @@ struct FpduReaderConfig {
   TcpSeq grid_origin;             // marker grid origin; normally start_seq
   bool grid_origin_set = false;
   bool keep_ulpdu = false;        // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
-  // The ULPDUs are DDP segments (iWARP): an FPDU boundary whose octets are no plausible DDP
-  // header makes the reader test how the sender frames (sender_framing.h). Off: MPA framing
-  // alone is read, whatever the FPDUs carry.
-  bool ulp_is_ddp = true;
+  // How the sender frames is judged against what was negotiated: an FPDU boundary whose
+  // octets are no plausible DDP header makes the reader test the framings of sender_framing.h.
+  // Off where the parameters were inferred from the data (a failed inference is no fault of
+  // the sender's) or the ULPDUs are not DDP: MPA framing alone is read.
+  bool check_sender_framing = true;
 };
 
 class FpduReader {
@@ -194,6 +195,7 @@ class FpduReader {
   bool abandoned_ = false;      // fpdu.framing-lost: the rest is not read
   bool said_unverifiable_ = false;
   bool exempt_ = false;         // the FPDU at exempt_seq_ was explained as the RFC's own
+  bool exempt_empty_run_ = false;  // ... and so are the empty FPDUs right after it
   TcpSeq exempt_seq_;
   bool have_prev_ = false;      // the FPDU completed last (a framing test starts from it)
   TcpSeq prev_start_;

@@ -70,7 +70,8 @@ struct FramingTest {
 // Reads `buffer` (its first octet at `buffer_seq`) from `start` as `hypothesis` frames it,
 // with the marker grid `grid` (disabled when the hypothesis has no markers). With
 // `exempt_first`, the first FPDU need not begin like DDP and is not counted: it is the one
-// whose oddity is being explained.
+// whose oddity is being explained. Under the RFC's own framing, empty FPDUs (ULPDU_Length
+// 0) are read but not counted.
 FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
                          const MarkerGrid& grid, bool crc, const SenderHypothesis& hypothesis,
                          bool exempt_first, std::size_t needed);
