@@ -72,6 +72,11 @@ void MpaConnection::become_mpa() {
   summary_.initiator = initiator().endpoint;
   summary_.responder = initiator().peer->endpoint;
   context_.sink.on_connection_start(summary_);
+  auto startups = std::move(pending_startup_);
+  pending_startup_.clear();
+  for (PendingStartup& p : startups) {
+    context_.sink.on_startup_frame(id_, direction_of(*p.sender), p.frame, p.frame_number, p.seq);
+  }
   auto pending = std::move(pending_);
   pending_.clear();
   for (auto& [sender, f] : pending) report(*sender, std::move(f));

@@ -129,7 +129,16 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
   return chunk.data.size();
 }
 
-std::size_t MpaConnection::feed(Sender&, phase::Ended&, const Chunk& chunk, bool) { return chunk.data.size(); }
+std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
+  if (p.answered_invalid && !p.said_data) {
+    p.said_data = true;
+    report(s, DiagId::StartupInvalidRequestAnswered, chunk.frame, chunk.seq, chunk.offset,
+           fmt::format("Responder sent {} more octets at seq {} after answering the improperly formatted MPA "
+                       "Request, instead of closing the connection",
+                       chunk.data.size(), chunk.seq.value()));
+  }
+  return chunk.data.size();
+}
 
 void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
                            std::uint64_t frame) {
@@ -190,6 +199,14 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
                    }
                  },
                  [&](phase::Startup& p) {
+                   if (invalid_request_ && &s != initiator_) {
+                     // What the Responder sent in answer to an invalid Request, cut short.
+                     if (p.parser.consumed() > 0) {
+                       StartupIssue issue = judge_answer_to_invalid_request(p.parser.frame());
+                       report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
+                     }
+                     return;
+                   }
                    if (p.parser.header_complete()) {
                      // What the header alone shows is still reported (a PD_Length above 512).
                      const FrameKind expected = request_done_ ? FrameKind::Reply : FrameKind::Request;
