@@ -42,9 +42,9 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     if (seg.mss) s.mss = seg.mss;
   }
   s.stats.on_payload(seg.payload.size() + seg.payload_missing);
+  if ((seg.flags & tcp_flags::kRst) && !reset_by_) reset_by_ = &s;  // before the stream's end is told
   s.reassembler.on_segment(seg, s);
   if (seg.flags & tcp_flags::kRst) {
-    if (!reset_by_) reset_by_ = &s;
     // A reset ends both directions.
     if (!s.peer->ended) on_end(*s.peer, seg.frame, StreamEnd::Rst);
   }

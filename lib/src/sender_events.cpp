@@ -181,7 +181,11 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
 void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   if (s.ended) return;
   s.ended = true;
-  const char* what = how == StreamEnd::Fin ? "closed (FIN)" : "reset (RST)";
+  // Which side reset: a RST ends both directions, and the note of each names the sender.
+  const Sender* resetter = reset_by_ ? reset_by_ : &s;
+  const std::string what = how == StreamEnd::Fin
+                               ? std::string("closed (FIN)")
+                               : fmt::format("reset by the {} (RST)", to_string(direction_of(*resetter)));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
