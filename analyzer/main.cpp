@@ -244,7 +244,8 @@ int main(int argc, char** argv) {
       "mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures.\n\n"
       "Text output leads with errors and warnings, one line each:\n"
       "  FILE:FRAME: SEVERITY: MESSAGE (connection N, initiator|responder data, seq S; RFC SECTION, code C) [ID]\n"
-      "FRAME is the 1-based record at which the finding became certain; ID is a permanent catalogue\n"
+      "FRAME is the 1-based record at which the finding became certain (the frame holding an FPDU's\n"
+      "header for findings on it, the frame completing the FPDU for its CRC); ID is a permanent catalogue\n"
       "id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581 error code. Repeats of\n"
       "one id in one connection are folded after the first few. Then one line per capture (ok or\n"
       "FAIL, counts, counts by id), the captures that failed, and the totals. Notes are counted\n"
@@ -302,7 +303,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", settings.max_connections,
                  "Connections tracked at once (default 16384)");
   app.add_flag("--list-fpdus", settings.list_fpdus,
-               "Also list every FPDU (frame completing it, direction, seq, ULPDU_Length, CRC, markers)");
+               "Also list every FPDU (frame completing it, frame where it starts, direction, seq, ULPDU_Length, CRC, markers)");
   app.add_flag("--no-summary", settings.no_summary, "Text format: findings only, no capture lines or totals");
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
       ->check(CLI::IsMember({"auto", "always", "never"}));

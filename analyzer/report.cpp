@@ -55,7 +55,7 @@ void Collector::on_fpdu(const FpduEvent& fpdu) {
   if (!list_fpdus_) return;
   open_[fpdu.connection].fpdus.push_back({fpdu.last_frame, fpdu.direction, fpdu.header_seq,
                                           fpdu.ulpdu_length, fpdu.crc_status,
-                                          static_cast<std::uint32_t>(fpdu.markers.size())});
+                                          static_cast<std::uint32_t>(fpdu.markers.size()), fpdu.first_frame});
 }
 
 std::string_view to_string(CrcStatus status) {

@@ -23,6 +23,7 @@ struct FpduRecord {
   std::uint16_t ulpdu_length = 0;
   CrcStatus crc = CrcStatus::NotChecked;
   std::uint32_t markers = 0;
+  std::uint64_t first_frame = 0;  // the frame holding its first octet (findings on its header name it)
 };
 
 // A finding as reported: the library's, and the suppression rule that accepted it, if any.

@@ -107,7 +107,7 @@ ordered_json connection_json(const ConnectionReport& c) {
     for (const FpduRecord& r : c.fpdus) {
       fpdus.push_back({{"frame", r.frame}, {"direction", to_string(r.direction)},
                        {"tcp_seq", r.seq.value()}, {"ulpdu_length", r.ulpdu_length},
-                       {"crc", to_string(r.crc)}, {"markers", r.markers}});
+                       {"crc", to_string(r.crc)}, {"markers", r.markers}, {"first_frame", r.first_frame}});
     }
     j["fpdus"] = std::move(fpdus);
   }

@@ -151,9 +151,9 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
       for (const FpduRecord& r : c.fpdus) {
         lines.push_back({r.frame, lines.size(),
                          fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {} "
-                                     "(frame: the one completing it)\n",
+                                     "(frame {}: the one completing it; it starts in frame {})\n",
                                      cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
-                                     r.ulpdu_length, to_string(r.crc), r.markers)});
+                                     r.ulpdu_length, to_string(r.crc), r.markers, r.frame, r.first_frame)});
       }
     }
     for (const ReportedFinding& f : cap.capture_findings) {

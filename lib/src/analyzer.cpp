@@ -30,9 +30,11 @@ struct Analyzer::Impl {
     context.frame = seg.frame;
     context.ns = seg.timestamp_ns;
     const FlowKey key = FlowKey::of(seg.source, seg.destination);
-    if (seg.payload.empty() && seg.payload_missing == 0 &&
-        !(seg.flags & (tcp_flags::kSyn | tcp_flags::kFin | tcp_flags::kRst)) && !table.contains(key)) {
-      return;  // a pure ACK of a connection we do not follow
+    if (seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn) && !table.contains(key)) {
+      // A pure ACK, FIN or RST of a connection we do not follow: it carries nothing to
+      // analyse, and a duplicated RST or FIN after the close must not count as another TCP
+      // connection.
+      return;
     }
     MpaConnection* c = table.find(key);
     const bool pure_syn = (seg.flags & tcp_flags::kSyn) && !(seg.flags & tcp_flags::kAck);

@@ -145,6 +145,15 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {FpduFramingUnverifiable, "fpdu.framing-unverifiable", Note, Sequence, "RFC 5044 6", MpaError::None,
      "No markers and no CRC in this direction: FPDU boundaries rest on ULPDU_Length and the "
      "plausibility of the DDP headers alone"},
+    // ---- startup, added later
+    {StartupInvalidRequestAnswered, "startup.invalid-request-answered", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::None,
+     "Responder answered an improperly formatted MPA Request (with a Reply or data) instead of closing "
+     "the connection"},
+    {StartupNoNegotiationUnsolicited, "startup.no-negotiation-unsolicited", Warning, Protocol, "RFC 6581 9.1",
+     MpaError::None,
+     "Reply IRD 0x3FFF (no negotiation) although the Initiator's ORD was not 0x3FFF: 0x3FFF only answers "
+     "0x3FFF"},
 }};
 
 constexpr bool ids_in_enum_order() {

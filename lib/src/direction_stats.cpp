@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "mpa/marker_grid.h"
+#include "mpa/fpdu_rules.h"
 
 namespace mpa {
 
@@ -17,7 +17,7 @@ DirectionSummary DirectionStats::summary(const std::optional<ReaderCounts>& read
     d.crc_failures = reader->crc_failures;
   }
   d.mss = mss;
-  d.mulpdu = receiver_mss ? mulpdu(*receiver_mss, d.markers) : 0;
+  d.mulpdu = receiver_mss ? connection_mulpdu(*receiver_mss, d.markers) : 0;
   return d;
 }
 

@@ -16,7 +16,7 @@ void FpduRules::report(const FpduEvent& fpdu, const FpduRuleContext& context, bo
     out.push_back(make_finding(DiagId::FpduExceedsMulpdu, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
                                fmt::format("ULPDU_Length {} exceeds the MULPDU {} that the peer's MSS {} "
                                            "allows (first of this direction)",
-                                           fpdu.ulpdu_length, mulpdu(*context.receiver_mss, context.markers),
+                                           fpdu.ulpdu_length, connection_mulpdu(*context.receiver_mss, context.markers),
                                            *context.receiver_mss)));
   }
   if (spans) {

@@ -42,9 +42,9 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     if (seg.mss) s.mss = seg.mss;
   }
   s.stats.on_payload(seg.payload.size() + seg.payload_missing);
+  if ((seg.flags & tcp_flags::kRst) && !reset_by_) reset_by_ = &s;  // before the stream's end is told
   s.reassembler.on_segment(seg, s);
   if (seg.flags & tcp_flags::kRst) {
-    if (!reset_by_) reset_by_ = &s;
     // A reset ends both directions.
     if (!s.peer->ended) on_end(*s.peer, seg.frame, StreamEnd::Rst);
   }
@@ -72,6 +72,11 @@ void MpaConnection::become_mpa() {
   summary_.initiator = initiator().endpoint;
   summary_.responder = initiator().peer->endpoint;
   context_.sink.on_connection_start(summary_);
+  auto startups = std::move(pending_startup_);
+  pending_startup_.clear();
+  for (PendingStartup& p : startups) {
+    context_.sink.on_startup_frame(id_, direction_of(*p.sender), p.frame, p.frame_number, p.seq);
+  }
   auto pending = std::move(pending_);
   pending_.clear();
   for (auto& [sender, f] : pending) report(*sender, std::move(f));

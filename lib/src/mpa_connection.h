@@ -27,6 +27,7 @@
 #include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_rules.h"
 #include "mpa/interop.h"
+#include "mpa/startup_exchange.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
 #include "mpa/ulp_checks.h"
@@ -78,6 +79,10 @@ struct Ended {
   // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if
   // the Reply arrives after all.
   HeldBytes held;
+  // A Responder that answered an improperly formatted Request instead of closing: its
+  // first octets after that answer are reported too.
+  bool answered_invalid = false;
+  bool said_data = false;
 };
 }  // namespace phase
 using Phase = std::variant<phase::Streaming, phase::Startup, phase::AwaitReply, phase::Probing,
@@ -183,6 +188,20 @@ class MpaConnection {
   // Startup (startup_application.cpp).
   void start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame, std::uint64_t prefix);
   void startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment);
+  // Applies the verdict on startup frame `f` of `s` (first octet at `at`, `prefix`
+  // streaming-mode octets before it), complete in `frame`.
+  void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at, std::uint64_t at_offset,
+                           std::uint64_t first_frame, std::uint64_t prefix, std::uint64_t frame);
+  // The peer's Reply came while `init`'s Request still waited for private data.
+  void request_cut_short(Sender& init, std::uint64_t frame);
+  // `s` (the Responder) answered an improperly formatted Request with `f` instead of closing.
+  void answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at, std::uint64_t at_offset,
+                                 std::uint64_t frame);
+  // After a Request: the peer's next octets are its answer; after a Request found behind
+  // streaming-mode octets, only a startup key of the peer's is (non-MPA streams carry keys).
+  void await_answer(Sender& peer, std::uint64_t frame, bool prefixed);
+  // EventSink::on_startup_frame, held like findings until the connection is MPA.
+  void startup_event(Sender& s, const StartupFrame& f, std::uint64_t frame, TcpSeq at);
   void end_mpa();
   void start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers, bool crc,
                             bool inferred, std::optional<TcpSeq> grid_origin = std::nullopt,
@@ -205,12 +224,20 @@ class MpaConnection {
   bool reply_done_ = false;
   bool finished_ = false;
   bool said_not_seen_ = false;
+  bool invalid_request_ = false;  // the Request was improperly formatted: MPA is over
   const Sender* reset_by_ = nullptr;
   std::optional<RtrNegotiation> rtr_;  // peer-to-peer negotiated
   TcpSeq request_end_seq_;             // just after the Request
   std::uint64_t request_end_offset_ = 0;
   ConnectionSummary summary_;
   std::vector<std::pair<Sender*, Finding>> pending_;  // held until is_mpa_
+  struct PendingStartup {
+    Sender* sender;
+    StartupFrame frame;
+    std::uint64_t frame_number;
+    TcpSeq seq;
+  };
+  std::vector<PendingStartup> pending_startup_;       // held until is_mpa_
   std::vector<Finding> fpdu_findings_;                // on_fpdu's, reused
 };
 

@@ -129,7 +129,16 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
   return chunk.data.size();
 }
 
-std::size_t MpaConnection::feed(Sender&, phase::Ended&, const Chunk& chunk, bool) { return chunk.data.size(); }
+std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
+  if (p.answered_invalid && !p.said_data) {
+    p.said_data = true;
+    report(s, DiagId::StartupInvalidRequestAnswered, chunk.frame, chunk.seq, chunk.offset,
+           fmt::format("Responder sent {} more octets at seq {} after answering the improperly formatted MPA "
+                       "Request, instead of closing the connection",
+                       chunk.data.size(), chunk.seq.value()));
+  }
+  return chunk.data.size();
+}
 
 void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
                            std::uint64_t frame) {
@@ -172,7 +181,11 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
 void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   if (s.ended) return;
   s.ended = true;
-  const char* what = how == StreamEnd::Fin ? "closed (FIN)" : "reset (RST)";
+  // Which side reset: a RST ends both directions, and the note of each names the sender.
+  const Sender* resetter = reset_by_ ? reset_by_ : &s;
+  const std::string what = how == StreamEnd::Fin
+                               ? std::string("closed (FIN)")
+                               : fmt::format("reset by the {} (RST)", to_string(direction_of(*resetter)));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
@@ -191,6 +204,14 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
                    }
                  },
                  [&](phase::Startup& p) {
+                   if (invalid_request_ && &s != initiator_) {
+                     // What the Responder sent in answer to an invalid Request, cut short.
+                     if (p.parser.consumed() > 0) {
+                       StartupIssue issue = judge_answer_to_invalid_request(p.parser.frame());
+                       report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
+                     }
+                     return;
+                   }
                    if (p.parser.header_complete()) {
                      // What the header alone shows is still reported (a PD_Length above 512).
                      const FrameKind expected = request_done_ ? FrameKind::Reply : FrameKind::Request;

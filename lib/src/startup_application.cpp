@@ -36,20 +36,80 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
   const std::uint64_t at_offset = p.offset;
   const std::uint64_t first_frame = p.first_frame;
   const std::uint64_t prefix = p.prefix;
+  // A Reply while the peer's Request still waits for private data: that Request's
+  // PD_Length overstated what it carried, and this is the answer to it.
+  if (!request_done_ && !invalid_request_ && f.kind == FrameKind::Reply) {
+    const auto* q = std::get_if<phase::Startup>(&s.peer->phase);
+    if (q && q->parser.header_complete() && q->parser.frame().kind == FrameKind::Request) {
+      request_cut_short(*s.peer, frame);
+    }
+  }
+  if (invalid_request_ && &s != initiator_) {
+    answer_to_invalid_request(s, f, at, at_offset, frame);
+    return;
+  }
+  StartupVerdict v = judge_startup_frame(f, request_done_ ? &*summary_.request : nullptr, trailing_in_segment);
+  apply_startup_frame(s, f, std::move(v), at, at_offset, first_frame, prefix, frame);
+}
+
+void MpaConnection::request_cut_short(Sender& init, std::uint64_t frame) {
+  const phase::Startup& q = std::get<phase::Startup>(init.phase);
+  const StartupFrame partial = q.parser.frame();
+  apply_startup_frame(init, partial, judge_request_cut_short(partial), q.seq, q.offset, q.first_frame, q.prefix,
+                      frame);
+}
+
+void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at, std::uint64_t at_offset,
+                                              std::uint64_t frame) {
+  become_mpa();
+  if (f.kind != FrameKind::Unknown || looks_like_startup_key(f.key)) {
+    reply_done_ = true;
+    summary_.reply = f;
+    summary_.reply_ns = context_.ns;
+    startup_event(s, f, frame, at);
+  }
+  StartupIssue issue = judge_answer_to_invalid_request(f);
+  report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  phase::Ended& ended = s.phase.emplace<phase::Ended>();
+  ended.answered_invalid = true;
+}
+
+void MpaConnection::await_answer(Sender& peer, std::uint64_t frame, bool prefixed) {
+  if (prefixed) return;  // the peer stays in streaming mode: only its own startup key counts
+  if (auto* streaming = std::get_if<phase::Streaming>(&peer.phase)) {
+    start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, streaming->octets);
+  } else if (std::holds_alternative<phase::Inferring>(peer.phase)) {
+    start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, 0);
+  }
+}
+
+void MpaConnection::startup_event(Sender& s, const StartupFrame& f, std::uint64_t frame, TcpSeq at) {
+  if (is_mpa_) {
+    context_.sink.on_startup_frame(id_, direction_of(s), f, frame, at);
+  } else {
+    pending_startup_.push_back({&s, f, frame, at});
+  }
+}
+
+void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,
+                                        std::uint64_t at_offset, std::uint64_t first_frame, std::uint64_t prefix,
+                                        std::uint64_t frame) {
   const bool request_due = !request_done_;
   if (request_due && f.kind != FrameKind::Reply) initiator_ = &s;  // roles follow the Request
-  become_mpa();
+  // A Request behind streaming-mode octets may be bytes of another protocol that happen to
+  // hold a key (a download of RFC 5044, of a capture): MPA only once the peer answers it
+  // with a startup frame of its own. Until then every finding is held, and dropped if none comes.
+  if (prefix == 0 || !request_due) become_mpa();
   summary_.startup_seen = true;
   if (prefix > 0) {
     report(s, DiagId::StartupStreamingPrefix, first_frame, at, at_offset,
            fmt::format("{} streaming-mode octets precede the MPA {}", prefix, to_string(f.kind)));
   }
-  StartupVerdict v = judge_startup_frame(f, request_due ? nullptr : &*summary_.request, trailing_in_segment);
   if (v.stack) {
     s.siw = v.stack->siw;
     s.stats.on_stack(v.stack->name);
   }
-  context_.sink.on_startup_frame(id_, direction_of(s), f, frame, at);
+  startup_event(s, f, frame, at);
   for (StartupIssue& issue : v.issues) report(s, issue.id, frame, at, at_offset, std::move(issue.message));
   const TcpSeq after = at + static_cast<std::uint32_t>(f.wire_length());
   const std::uint64_t after_offset = at_offset + f.wire_length();
@@ -57,7 +117,15 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
   if (v.role == FrameKind::Request) {
     summary_.request = f;  // shown in the summary even when malformed
     if (v.step == StartupStep::EndMpa) {
-      end_mpa();
+      if (f.kind == FrameKind::Reply) {
+        end_mpa();
+        return;
+      }
+      // An improperly formatted Request: the Responder MUST close (RFC 5044 7.1.2 rule 2);
+      // whatever it sends instead is its answer.
+      invalid_request_ = true;
+      s.phase.emplace<phase::Ended>();
+      await_answer(*s.peer, frame, prefix > 0);
       return;
     }
     request_done_ = true;
@@ -73,11 +141,7 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
     request_end_seq_ = after;
     request_end_offset_ = after_offset;
     s.phase.emplace<phase::AwaitReply>(phase::AwaitReply{HeldBytes(after, after_offset)});
-    if (auto* streaming = std::get_if<phase::Streaming>(&peer.phase)) {
-      start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, streaming->octets);
-    } else if (std::holds_alternative<phase::Inferring>(peer.phase)) {
-      start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, 0);
-    }
+    await_answer(peer, frame, prefix > 0);
     return;
   }
   // The Reply (or what came in its place).

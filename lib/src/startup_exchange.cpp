@@ -61,6 +61,30 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   return v;
 }
 
+StartupVerdict judge_request_cut_short(const StartupFrame& partial) {
+  StartupVerdict v = judge_startup_frame(partial, nullptr, false);
+  const auto at = std::find_if(v.issues.begin(), v.issues.end(),
+                               [](const StartupIssue& i) { return i.id == DiagId::InteropStackFingerprint; });
+  v.issues.insert(at, {DiagId::StartupPdLengthMismatch,
+                       fmt::format("PD_Length {} overstates the private data: the peer's MPA Reply came after "
+                                   "{} octets of it",
+                                   partial.pd_length, partial.private_data.size())});
+  v.step = StartupStep::EndMpa;
+  return v;
+}
+
+StartupIssue judge_answer_to_invalid_request(const StartupFrame& f) {
+  if (f.kind == FrameKind::Unknown && !looks_like_startup_key(f.key)) {
+    return {DiagId::StartupInvalidRequestAnswered,
+            "Responder sent octets after an improperly formatted MPA Request instead of closing the "
+            "connection"};
+  }
+  return {DiagId::StartupInvalidRequestAnswered,
+          fmt::format("Responder answered an improperly formatted MPA Request with an MPA {} ({}) instead "
+                      "of closing the connection",
+                      to_string(f.kind), f.r() ? "rejecting" : "accepting")};
+}
+
 bool rtr_negotiated(RtrKind kind, const EnhancedBlock& request, const EnhancedBlock& reply) {
   switch (kind) {
     case RtrKind::Send: return request.send_rtr && reply.send_rtr;

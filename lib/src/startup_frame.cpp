@@ -261,12 +261,26 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const S
     issues.push_back({DiagId::StartupNoNegotiationNotEchoed,
                       fmt::format("Initiator IRD 0x3FFF answered with Responder ORD {}", rp.ord)});
   }
-  // RFC 6581 9.1: "The responder MUST set its ORD at most to the initiator IRD." 0x3FFF on
-  // either side is "no negotiation", not a depth (the initiator leaves its IRD unchanged on
-  // a responder ORD of 0x3FFF). A reject may name the ORD it needs.
-  if (!reply.r() && rq.ird != kNoNegotiation && rp.ord != kNoNegotiation && rp.ord > rq.ird) {
-    issues.push_back({DiagId::StartupInsufficientIrd,
-                      fmt::format("Responder ORD {} exceeds Initiator IRD {}", rp.ord, rq.ird)});
+  // RFC 6581 9.1: "The responder MUST set its ORD at most to the initiator IRD." 0x3FFF is
+  // "no negotiation" only as the answer to an Initiator 0x3FFF; otherwise a Responder ORD of
+  // 0x3FFF is a depth of 16383, above any Initiator IRD but 0x3FFF (the Initiator then
+  // terminates with code 6, as Linux siw does). A reject may name the ORD it needs.
+  if (!reply.r() && rq.ird != kNoNegotiation && rp.ord > rq.ird) {
+    issues.push_back(
+        {DiagId::StartupInsufficientIrd,
+         rp.ord == kNoNegotiation
+             ? fmt::format("Responder ORD 0x3FFF answers Initiator IRD {}: 0x3FFF (no negotiation) only "
+                           "answers 0x3FFF, so it is an ORD of 16383, above the Initiator IRD",
+                           rq.ird)
+             : fmt::format("Responder ORD {} exceeds Initiator IRD {}", rp.ord, rq.ird)});
+  }
+  // A Responder IRD of 0x3FFF answers an Initiator ORD of 0x3FFF, nothing else (RFC 6581 9.1):
+  // the Initiator would leave its ORD unnegotiated.
+  if (!reply.r() && rq.ord != kNoNegotiation && rp.ird == kNoNegotiation) {
+    issues.push_back({DiagId::StartupNoNegotiationUnsolicited,
+                      fmt::format("Responder IRD 0x3FFF (no negotiation) answers Initiator ORD {}, "
+                                  "which was not 0x3FFF",
+                                  rq.ord)});
   }
   return issues;
 }

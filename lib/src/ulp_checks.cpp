@@ -129,8 +129,8 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
     case MpaError::InsufficientIrd:
       if (!seen.contains(MpaError::InsufficientIrd)) {
         const StartupFrame* reply = context.reply;
-        const bool no_negotiation = reply && reply->enhanced &&
-                                    (reply->enhanced->ord == kNoNegotiation || reply->enhanced->ird == kNoNegotiation);
+        // (A Responder ORD of 0x3FFF that answers no Initiator 0x3FFF is insufficient-ird, code 6.)
+        const bool no_negotiation = reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
         disagreement = no_negotiation
                            ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
                              "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a depth"

@@ -17,6 +17,8 @@ namespace {
 
 using Tweak = std::function<void(Scenario&)>;
 
+Bytes concatenated_pcap(const std::vector<Scenario>& scenarios);
+
 void add_note(std::vector<std::string>& notes, const std::string& id) {
   if (std::find(notes.begin(), notes.end(), id) == notes.end()) notes.push_back(id);
 }
@@ -293,6 +295,109 @@ void add_tcp_variants(std::vector<Scenario>& out) {
                         s.close = Ending::Rst;
                         markers(s, true, true);
                       }));
+  out.push_back(valid("valid-close-rst-duplicated",
+                      "Abortive close (RST) by the Responder, the RST captured twice: one TCP "
+                      "connection, and its connection.closed notes name the side that reset",
+                      [](Scenario& s) {
+                        s.close = Ending::Rst;
+                        s.closer = Dir::Responder;
+                        s.effects.duplicate_rst = true;
+                      }));
+  out.push_back(valid("valid-loopback-mss",
+                      "MSS 65495 both ways (Linux loopback): RFC 5044 4.5 gives a MULPDU of 65489, "
+                      "shown capped at 64768",
+                      [](Scenario& s) { s.initiator.tcp.mss = s.responder.tcp.mss = 65495; }));
+}
+
+// Non-MPA traffic carrying MPA's keys (issue 13): HTTP downloads whose bodies hold
+// "MPA ID Req Frame" after the HTTP header. No peer answers with a startup frame of its own,
+// so no connection is MPA: no finding at all.
+// RFC 5044 section 7.1.1 as published (Figure 8 and the Key field).
+constexpr std::string_view kRfc5044Excerpt =
+    "7.1.1  MPA Request and Reply Frame Format\n"
+    "\n"
+    "       0                   1                   2                   3\n"
+    "       0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1\n"
+    "      +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+    "   0  |                                                               |\n"
+    "      +         Key (16 bytes containing \"MPA ID Req Frame\")          +\n"
+    "   4  |      (4D 50 41 20 49 44 20 52 65 71 20 46 72 61 6D 65)        |\n"
+    "      +         Or  (16 bytes containing \"MPA ID Rep Frame\")          +\n"
+    "   8  |      (4D 50 41 20 49 44 20 52 65 70 20 46 72 61 6D 65)        |\n"
+    "      +                                                               +\n"
+    "   12 |                                                               |\n"
+    "      +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+    "   16 |M|C|R| Res     |     Rev       |          PD_Length            |\n"
+    "      +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+    "      |                                                               |\n"
+    "      ~                                                               ~\n"
+    "      ~                   Private Data                                ~\n"
+    "      |                                                               |\n"
+    "      |                               +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+    "      |                               |\n"
+    "      +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+    "\n"
+    "                     Figure 8: MPA Request/Reply Frame\n"
+    "\n"
+    "\n"
+    "   Key: This field contains the \"key\" used to validate that the sender\n"
+    "       is an MPA sender.  Initiator mode senders MUST set this field to\n"
+    "       the fixed value \"MPA ID Req Frame\" or (in byte order) 4D 50 41 20\n"
+    "       49 44 20 52 65 71 20 46 72 61 6D 65 (in hexadecimal).  Responder\n"
+    "       mode receivers MUST check this field for the same value, and\n"
+    "       close the connection and report an error locally if any other\n"
+    "       value is detected.  Responder mode senders MUST set this field to\n"
+    "       the fixed value \"MPA ID Rep Frame\" or (in byte order) 4D 50 41 20\n"
+    "       49 44 20 52 65 70 20 46 72 61 6D 65 (in hexadecimal).  Initiator\n"
+    "       mode receivers MUST check this field for the same value, and\n"
+    "       close the connection and report an error locally if any other\n"
+    "       value is detected.\n";
+
+Turn streaming_turn(Dir dir, Bytes bytes, Ending ending = Ending::None) {
+  Turn t;
+  t.dir = dir;
+  t.phase = Phase::Streaming;
+  Chunk c;
+  c.kind = ChunkKind::Streaming;
+  c.bytes = std::move(bytes);
+  t.chunks.push_back(std::move(c));
+  t.ending = ending;
+  return t;
+}
+
+Scenario http_download(const std::string& name, const std::string& path, const std::string& type,
+                       const Bytes& body, std::uint64_t start_time_us) {
+  Scenario s = base_scenario(name);
+  s.start_time_us = start_time_us;
+  s.edit_plan = [path, type, body](Plan& p) {
+    Bytes get;
+    append(get, "GET " + path + " HTTP/1.1\r\nHost: www.example.org\r\nAccept: */*\r\n\r\n");
+    Bytes response;
+    append(response, fmt::format("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n", type,
+                                 body.size()));
+    append(response, body);
+    p.turns = {streaming_turn(Dir::Initiator, std::move(get)),
+               streaming_turn(Dir::Responder, std::move(response), Ending::Fin)};
+  };
+  return s;
+}
+
+CorpusEntry non_mpa_entry() {
+  CorpusEntry e;
+  e.name = "valid-non-mpa-http-downloads";
+  e.summary =
+      "Not MPA: two HTTP downloads whose bodies hold MPA keys after the HTTP header (RFC 5044's "
+      "frame format text, and a capture of an MPA conversation); no peer answers with a startup "
+      "frame, so no connection is MPA and nothing is reported";
+  Bytes text;
+  append(text, kRfc5044Excerpt);
+  Scenario inner = base_scenario("valid-non-mpa-http-downloads-inner");
+  const Bytes capture = generate_pcap(inner);
+  const Scenario rfc = http_download(e.name + "-rfc", "/rfc/rfc5044.txt", "text/plain", text, 1704067200000000ull);
+  const Scenario pcap = http_download(e.name + "-pcap", "/captures/valid.pcap", "application/vnd.tcpdump.pcap",
+                                      capture, 1704067201000000ull);
+  e.pcap = [rfc, pcap] { return concatenated_pcap({rfc, pcap}); };
+  return e;
 }
 
 std::vector<Scenario> valid_scenarios() {
@@ -437,7 +542,8 @@ std::string readme(const std::vector<CorpusEntry>& entries,
       "otherwise valid\n"
       "conversation (Rev 1, no markers, CRC on, unless the fault needs otherwise). Startup faults "
       "the RFC\n"
-      "answers with a close end with that close; the others go on normally after the fault.\n\n"
+      "answers with a close end with that close; the others go on normally after the fault.\n"
+      "`fault-<id>--<variant>.pcap` is another way to the same id, one a checker once misjudged.\n\n"
       "| File | What it shows (and why it exists) | Expected verdict | Notes expected | Size |\n"
       "| --- | --- | --- | --- | --- |\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -479,12 +585,13 @@ std::vector<CorpusEntry> corpus_entries() {
   for (const Scenario& s : valid_scenarios()) out.push_back(entry_of(s));
   out.push_back(figures_entry());
   for (const FaultRecipe& r : fault_recipes()) {
-    Scenario s = base_scenario("fault-" + std::string(r.id));
+    Scenario s = base_scenario("fault-" + recipe_name(r));
     s.summary = std::string(r.summary);
     apply_fault(s, r);
     out.push_back(entry_of(s));
   }
   out.push_back(rev2_retry_entry());
+  out.push_back(non_mpa_entry());
   return out;
 }
 

@@ -158,6 +158,43 @@ void no_negotiation_not_echoed(Scenario& s) {
   set_ird_ord(s, 16, kNoNegotiation, 5, 16);
 }
 
+// Issue 13: a Request whose PD_Length overstates its private data, answered all the same.
+void pd_length_overstated_answered(Scenario& s) {
+  s.initiator.frame.private_data_length = 8;
+  s.initiator.frame.pd_length_field = 16;
+  s.expected.findings.push_back("startup.invalid-request-answered");
+}
+void invalid_request_answered(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.revision = 7;
+  s.expected.findings.push_back("startup.revision-unsupported");
+}
+// The Initiator's own Terminate, then it closes (RFC 6581 9.1: code 6).
+void initiator_terminates(Scenario& s, TerminateSpec t) {
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = t;
+  s.initiator.messages = {m};
+  s.responder.messages.clear();
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Initiator, Phase::FullOperation) + 1, Dir::Initiator);
+  };
+}
+void ord_3fff_not_answering_3fff(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, 16, kNoNegotiation);
+  TerminateSpec t;
+  t.layer = 2;  // LLP
+  t.etype = 0;  // MPA
+  t.code = 6;   // insufficient IRD resources
+  initiator_terminates(s, t);
+  s.expected.notes.push_back("rdmap.terminate");
+}
+void no_negotiation_unsolicited(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, kNoNegotiation, 16);
+}
+
 // ---- full operation
 
 void crc_mismatch(Scenario& s) {
@@ -554,15 +591,35 @@ constexpr FaultRecipe kRecipes[] = {
     {"fpdu.framing-lost",
      "CRC off, no markers; six stray octets between two Initiator FPDUs; the capture ends without a close",
      framing_lost},
+    {"startup.pd-length-mismatch",
+     "Request with PD_Length 16 but only 8 octets of private data; the Responder answers with a Reply "
+     "(and FPDUs) all the same",
+     pd_length_overstated_answered, "overstated-answered"},
+    {"startup.invalid-request-answered",
+     "Request with Rev 7; the Responder answers with a Reply and FPDUs instead of closing",
+     invalid_request_answered},
+    {"startup.insufficient-ird",
+     "Rev 2: Request IRD 16, Reply ORD 0x3FFF (which only answers an IRD of 0x3FFF); the Initiator "
+     "sends a Terminate (MPA error 6) and closes",
+     ord_3fff_not_answering_3fff, "ord-3fff"},
+    {"startup.no-negotiation-unsolicited",
+     "Rev 2: Request IRD/ORD 16/16, Reply IRD 0x3FFF; conversation goes on",
+     no_negotiation_unsolicited},
 };
 
 }  // namespace
 
 std::span<const FaultRecipe> fault_recipes() { return kRecipes; }
 
-const FaultRecipe* find_fault(std::string_view id) {
+std::string recipe_name(const FaultRecipe& recipe) {
+  std::string name(recipe.id);
+  if (!recipe.variant.empty()) name += "--" + std::string(recipe.variant);
+  return name;
+}
+
+const FaultRecipe* find_fault(std::string_view name) {
   for (const FaultRecipe& r : kRecipes) {
-    if (r.id == id) return &r;
+    if (recipe_name(r) == name) return &r;
   }
   return nullptr;
 }

@@ -232,7 +232,7 @@ void list_scenarios() {
 }
 
 void list_faults() {
-  for (const FaultRecipe& r : fault_recipes()) fmt::print("{:<38} {}\n", r.id, r.summary);
+  for (const FaultRecipe& r : fault_recipes()) fmt::print("{:<38} {}\n", recipe_name(r), r.summary);
 }
 
 int run(const Options& o) {

@@ -49,6 +49,7 @@ struct CaptureEffects {
   std::vector<SegmentRef> drop;        // missing from the capture (the peer still ACKs it)
   std::vector<SegmentRef> fragment;    // sent as two IPv4 fragments
   std::optional<SegmentRef> start_at;  // the capture starts with this segment
+  bool duplicate_rst = false;          // the RST is captured twice (resent, or a tap's copy)
 };
 
 enum class Ending : std::uint8_t { None, Fin, Rst };

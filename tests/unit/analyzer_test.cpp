@@ -31,6 +31,7 @@ struct Recorder : EventSink {
   std::vector<Finding> findings;
   std::vector<FpduFact> fpdus;
   std::vector<ConnectionSummary> connections;
+  std::uint64_t tcp_connections = 0;
   void on_finding(const Finding& f) override { findings.push_back(f); }
   void on_fpdu(const FpduEvent& e) override {
     fpdus.push_back({e.direction, e.header_seq.value(), e.ulpdu_length, e.crc_status, e.markers.size()});
@@ -64,6 +65,7 @@ Recorder analyze(const synth::Scenario& scenario, AnalyzerOptions options = {}) 
     if (decoded.status == DecodeStatus::Tcp) analyzer.on_segment(decoded.segment);
   }
   analyzer.finish(number);
+  recorder.tcp_connections = analyzer.tcp_connections();
   return recorder;
 }
 
@@ -190,11 +192,11 @@ struct FramingFault {
 
 class SenderFraming : public ::testing::TestWithParam<FramingFault> {};
 
-synth::Scenario framing_fault(const char* id) {
-  const synth::FaultRecipe* recipe = synth::find_fault(id);
-  EXPECT_NE(recipe, nullptr) << id;
-  synth::Scenario s = synth::base_scenario(std::string("fault-") + id);
-  if (recipe) synth::apply_fault(s, *recipe);
+synth::Scenario with_fault(const std::string& recipe) {
+  synth::Scenario s = synth::base_scenario("analyzer-test-" + recipe);
+  const synth::FaultRecipe* r = synth::find_fault(recipe);
+  EXPECT_NE(r, nullptr) << recipe;
+  if (r) synth::apply_fault(s, *r);
   return s;
 }
 
@@ -205,7 +207,7 @@ std::size_t fpdus_of(const Recorder& r, Direction d) {
 
 TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
   const FramingFault fault = GetParam();
-  const synth::Scenario s = framing_fault(fault.id);
+  const synth::Scenario s = with_fault(fault.id);
   const Recorder r = analyze(s);
   std::vector<DiagId> above_notes;
   for (const Finding& f : r.findings) {
@@ -230,12 +232,12 @@ TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
 
 TEST_P(SenderFraming, EverySegmentationGivesTheSameFpdusAndFindings) {
   const FramingFault fault = GetParam();
-  synth::Scenario reference = framing_fault(fault.id);
+  synth::Scenario reference = with_fault(fault.id);
   reference.segmentation = *synth::SegmentationPolicy::parse("one");
   const Recorder expected = analyze(reference);
   for (const char* policy : {"packed", "middlebox:7", "middlebox:139", "bytes"}) {
     SCOPED_TRACE(policy);
-    synth::Scenario s = framing_fault(fault.id);
+    synth::Scenario s = with_fault(fault.id);
     s.segmentation = *synth::SegmentationPolicy::parse(policy);
     const Recorder got = analyze(s);
     EXPECT_EQ(got.fpdus, expected.fpdus);
@@ -257,7 +259,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(Analyzer, TheSamePadBugWithCrcsIsNamedByTheCrcAtOnce) {
-  synth::Scenario s = framing_fault("fpdu.pad-rule-wrong");
+  synth::Scenario s = with_fault("fpdu.pad-rule-wrong");
   s.initiator.frame.c = s.responder.frame.c = true;
   const Recorder r = analyze(s);
   ASSERT_TRUE(r.has(DiagId::FpduPadRuleWrong));
@@ -291,6 +293,131 @@ TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
   }
   EXPECT_TRUE(r.has(DiagId::DdpUlpduTooShort));
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+}
+
+// ---- issue 13
+
+std::vector<std::string> errors_and_warnings(const Recorder& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) {
+    if (info(f.id).severity != Severity::Note) out.emplace_back(info(f.id).name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Each new recipe gives exactly its intended errors and warnings, whatever the segmentation.
+class Issue13SplitInvariance : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Issue13SplitInvariance, EverySegmentationGivesTheIntendedFindings) {
+  synth::Scenario reference = with_fault(GetParam());
+  std::vector<std::string> intended = reference.expected.findings;
+  std::sort(intended.begin(), intended.end());
+  const Recorder expected = analyze(reference);
+  std::vector<std::string> got = errors_and_warnings(expected);
+  got.erase(std::unique(got.begin(), got.end()), got.end());
+  EXPECT_EQ(got, intended);
+  for (const char* policy : {"packed", "middlebox:7", "middlebox:139", "bytes"}) {
+    SCOPED_TRACE(policy);
+    synth::Scenario s = with_fault(GetParam());
+    s.segmentation = *synth::SegmentationPolicy::parse(policy);
+    const Recorder r = analyze(s);
+    EXPECT_EQ(r.ids(true), expected.ids(true));
+    EXPECT_EQ(r.fpdus, expected.fpdus);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Recipes, Issue13SplitInvariance,
+                         ::testing::Values("startup.pd-length-mismatch--overstated-answered",
+                                           "startup.invalid-request-answered", "startup.insufficient-ird--ord-3fff",
+                                           "startup.no-negotiation-unsolicited"));
+
+TEST(Analyzer, AReplyToARequestWithOverstatedPdLengthBlamesTheRequest) {
+  const Recorder r = analyze(with_fault("startup.pd-length-mismatch--overstated-answered"));
+  EXPECT_FALSE(r.has(DiagId::StartupUnexpectedReply));
+  ASSERT_TRUE(r.has(DiagId::StartupPdLengthMismatch));
+  for (const Finding& f : r.findings) {
+    if (f.id == DiagId::StartupPdLengthMismatch) {
+      EXPECT_EQ(f.direction, Direction::Initiator);
+    }
+    if (f.id == DiagId::StartupInvalidRequestAnswered) {
+      EXPECT_EQ(f.direction, Direction::Responder);
+    }
+  }
+  // The Reply, then the Responder's FPDUs: one finding each.
+  EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
+                          [](const Finding& f) { return f.id == DiagId::StartupInvalidRequestAnswered; }),
+            2);
+}
+
+TEST(Analyzer, AResponderThatClosesOnAnInvalidRequestIsNotBlamed) {
+  const Recorder r = analyze(with_fault("startup.revision-unsupported"));
+  EXPECT_TRUE(r.has(DiagId::StartupRevisionUnsupported));
+  EXPECT_FALSE(r.has(DiagId::StartupInvalidRequestAnswered));
+}
+
+TEST(Analyzer, Ord3fffNotAnsweringIrd3fffFoundsTheInitiatorsTerminate) {
+  const Recorder r = analyze(with_fault("startup.insufficient-ird--ord-3fff"));
+  EXPECT_TRUE(r.has(DiagId::StartupInsufficientIrd));
+  EXPECT_TRUE(r.has(DiagId::RdmapTerminate));
+  EXPECT_FALSE(r.has(DiagId::RdmapTerminateDisagrees));
+}
+
+// HTTP: a GET, then a response whose body holds an MPA conversation's bytes after the header.
+synth::Scenario http_download_of(const synth::Scenario& inner) {
+  synth::Scenario s = synth::base_scenario("analyzer-test-http");
+  const synth::Bytes body = synth::generate_pcap(inner);
+  s.edit_plan = [body](synth::Plan& p) {
+    auto turn = [](synth::Dir dir, synth::Bytes bytes, synth::Ending ending) {
+      synth::Turn t;
+      t.dir = dir;
+      t.phase = synth::Phase::Streaming;
+      synth::Chunk c;
+      c.kind = synth::ChunkKind::Streaming;
+      c.bytes = std::move(bytes);
+      t.chunks.push_back(std::move(c));
+      t.ending = ending;
+      return t;
+    };
+    synth::Bytes get, response;
+    synth::append(get, "GET /x.pcap HTTP/1.1\r\nHost: example.org\r\n\r\n");
+    synth::append(response, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n");
+    synth::append(response, body);
+    p.turns = {turn(synth::Dir::Initiator, std::move(get), synth::Ending::None),
+               turn(synth::Dir::Responder, std::move(response), synth::Ending::Fin)};
+  };
+  return s;
+}
+
+TEST(Analyzer, KeysInsideANonMpaStreamThatNoPeerAnswersAreNotMpa) {
+  for (const char* recipe : {"startup.revision-unsupported", "startup.no-reply", "startup.key-invalid"}) {
+    SCOPED_TRACE(recipe);
+    const Recorder r = analyze(http_download_of(with_fault(recipe)));
+    EXPECT_TRUE(r.findings.empty()) << info(r.findings.front().id).name << ": " << r.findings.front().message;
+    EXPECT_TRUE(r.connections.empty());
+    EXPECT_EQ(r.tcp_connections, 1u);
+  }
+  synth::Scenario valid = synth::base_scenario("analyzer-test-inner");
+  const Recorder r = analyze(http_download_of(valid));
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_TRUE(r.connections.empty());
+}
+
+TEST(Analyzer, ADuplicatedRstIsOneTcpConnectionAndTheNotesNameWhoReset) {
+  synth::Scenario s = conversation(false, true, 1);
+  s.close = synth::Ending::Rst;
+  s.closer = synth::Dir::Responder;
+  s.effects.duplicate_rst = true;
+  const Recorder r = analyze(s);
+  EXPECT_EQ(r.tcp_connections, 1u);
+  ASSERT_EQ(r.connections.size(), 1u);
+  std::size_t closed = 0;
+  for (const Finding& f : r.findings) {
+    if (f.id != DiagId::ConnectionClosed) continue;
+    ++closed;
+    EXPECT_NE(f.message.find("reset by the responder (RST)"), std::string::npos) << f.message;
+  }
+  EXPECT_EQ(closed, 2u);
 }
 
 }  // namespace

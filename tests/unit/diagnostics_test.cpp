@@ -64,6 +64,8 @@ constexpr Required kRequired[] = {
     {"fpdu.markers-missing", Error, 3},
     {"fpdu.ulpdu-length-miscounted", Error, 0},
     {"fpdu.framing-unverifiable", Note, 0},
+    {"startup.invalid-request-answered", Error, 0},
+    {"startup.no-negotiation-unsolicited", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

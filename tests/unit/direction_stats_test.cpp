@@ -43,6 +43,18 @@ TEST(DirectionStats, CountsFpdusBySizeOpcodeAndAlignment) {
   EXPECT_EQ(s.mulpdu, mulpdu(9000, true));
 }
 
+TEST(DirectionStats, MulpduNeverExceeds64768WhateverTheMss) {
+  // Linux loopback announces MSS 65495: RFC 5044 4.5's formula gives 65489 (no markers),
+  // above any sensible MULPDU (fpdu.ulpdu-length-too-large's ceiling).
+  ASSERT_GT(mulpdu(65495, false), 64768u);
+  for (bool markers : {false, true}) {
+    DirectionStats stats;
+    stats.on_full_operation(markers, true, false);
+    EXPECT_EQ(stats.summary(std::nullopt, 65495, 65495).mulpdu, 64768u);
+    EXPECT_EQ(stats.summary(std::nullopt, 1460, 1460).mulpdu, mulpdu(1460, markers));
+  }
+}
+
 TEST(DirectionStats, MarkersFoundLaterAndAStackAreKept) {
   DirectionStats stats;
   stats.on_full_operation(false, false, true);

@@ -108,6 +108,36 @@ TEST(StartupExchange, TheStackFingerprintComesLast) {
   EXPECT_EQ(info(v.issues.back().id).name, "interop.stack-fingerprint");
 }
 
+// Issue 13: a Request with PD_Length 16 and 8 octets of private data, answered by a Reply.
+TEST(StartupExchange, ARequestCutShortByTheReplyIsItsPdLengthMismatch) {
+  StartupFrameParser parser;
+  const Bytes whole = startup_frame({kReq, kC, 1, Bytes(8, 0xAB), std::uint16_t{16}});
+  parser.push(whole);  // the 20-octet header and the 8 octets that came
+  ASSERT_TRUE(parser.header_complete());
+  ASSERT_FALSE(parser.complete());
+  const StartupVerdict v = judge_request_cut_short(parser.frame());
+  EXPECT_EQ(v.role, FrameKind::Request);
+  EXPECT_EQ(v.step, StartupStep::EndMpa);
+  ASSERT_EQ(names(v.issues), std::vector<std::string>{"startup.pd-length-mismatch"});
+  EXPECT_EQ(info(v.issues[0].id).error_code, MpaError::InvalidStartupFrame);
+  EXPECT_NE(v.issues[0].message.find("PD_Length 16"), std::string::npos) << v.issues[0].message;
+  EXPECT_NE(v.issues[0].message.find("after 8 octets"), std::string::npos) << v.issues[0].message;
+  // (Never "startup.unexpected-reply": the Reply answers a Request, a malformed one.)
+}
+
+TEST(StartupExchange, AnAnswerToAnInvalidRequestIsTheResponders) {
+  const StartupIssue reply = judge_answer_to_invalid_request(parse({kRep, kC, 1}));
+  EXPECT_EQ(reply.id, DiagId::StartupInvalidRequestAnswered);
+  EXPECT_EQ(info(reply.id).severity, Severity::Error);
+  EXPECT_NE(reply.message.find("MPA Reply (accepting)"), std::string::npos) << reply.message;
+  const StartupIssue reject =
+      judge_answer_to_invalid_request(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}));
+  EXPECT_NE(reject.message.find("(rejecting)"), std::string::npos) << reject.message;
+  const StartupIssue octets = judge_answer_to_invalid_request(parse({"HTTP/1.1 200 OK\r", 0, 1}));
+  EXPECT_EQ(octets.id, DiagId::StartupInvalidRequestAnswered);
+  EXPECT_NE(octets.message.find("sent octets"), std::string::npos) << octets.message;
+}
+
 TEST(StartupExchange, RtrNegotiatedNeedsBothSidesToOfferTheKind) {
   EnhancedBlock request, reply;
   request.read_rtr = reply.read_rtr = true;

@@ -404,10 +404,33 @@ TEST(StartupNegotiation, ResponderOrdAboveInitiatorIrdIsInsufficientIrd) {
             Names{});
 }
 
-TEST(StartupNegotiation, NoNegotiationValueIsNotADepth) {
-  // Responder ORD 0x3FFF: the Initiator leaves its IRD unchanged (RFC 6581 9.1).
+TEST(StartupNegotiation, NoNegotiationOnlyAnswersNoNegotiation) {
+  // RFC 6581 9.1: 0x3FFF is the answer to 0x3FFF. A Responder ORD 0x3FFF to an Initiator IRD
+  // of 8 is an ORD above that IRD: code 6, the Terminate Linux siw sends.
+  const auto ord = check_negotiation(parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
+                                     parse(rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))));
+  ASSERT_EQ(names_of(ord), Names{"startup.insufficient-ird"});
+  EXPECT_EQ(info(ord[0].id).error_code, MpaError::InsufficientIrd);
+  EXPECT_NE(ord[0].message.find("0x3FFF"), std::string::npos);
+  // A Responder IRD 0x3FFF to an Initiator ORD of 4: unsolicited "no negotiation".
+  const auto ird = check_negotiation(parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
+                                     parse(rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))));
+  ASSERT_EQ(names_of(ird), Names{"startup.no-negotiation-unsolicited"});
+  EXPECT_EQ(info(ird[0].id).severity, Severity::Warning);
+  // Both at once.
   EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
+                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF))),
+            (Names{"startup.insufficient-ird", "startup.no-negotiation-unsolicited"}));
+  // Answering 0x3FFF with 0x3FFF stays valid, on either side alone.
+  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 4)),
                                rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))),
+            Names{});
+  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 0x3FFF)),
+                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))),
+            Names{});
+  // A reject does not negotiate.
+  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
+                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF), 0x30)),
             Names{});
 }
 

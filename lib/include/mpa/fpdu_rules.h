@@ -13,6 +13,16 @@
 
 namespace mpa {
 
+// No MULPDU exceeds 64768 octets, whatever the MSS (the ceiling of
+// fpdu.ulpdu-length-too-large): a larger MSS (Linux loopback announces 65495) does not make
+// larger ULPDUs sensible.
+inline constexpr std::uint32_t kLargestMulpdu = 64768;
+// The MULPDU a receiver's MSS allows (RFC 5044 4.5), at most kLargestMulpdu.
+constexpr std::uint32_t connection_mulpdu(std::uint32_t receiver_mss, bool markers) {
+  const std::uint32_t m = mulpdu(receiver_mss, markers);
+  return m < kLargestMulpdu ? m : kLargestMulpdu;
+}
+
 struct FpduRuleContext {
   std::optional<std::uint16_t> receiver_mss;  // the MSS option in the receiver's SYN
   bool markers = false;                       // markers in this direction
@@ -25,7 +35,7 @@ class FpduRules {
   void check(const FpduEvent& fpdu, const FpduRuleContext& context, std::vector<Finding>& out) {
     const auto& mss = context.receiver_mss;
     const bool zero = fpdu.ulpdu_length == 0;
-    const bool over = mss && !said_mulpdu_ && fpdu.ulpdu_length > mulpdu(*mss, context.markers);
+    const bool over = mss && !said_mulpdu_ && fpdu.ulpdu_length > connection_mulpdu(*mss, context.markers);
     // RFC 5044 5.1: an FPDU that fits a segment should travel in one.
     const bool spans = !said_alignment_ && !fpdu.within_one_segment && (!mss || fpdu.wire_length <= *mss);
     if (zero || over || spans) report(fpdu, context, zero, over, spans, out);

@@ -43,6 +43,17 @@ struct StartupVerdict {
 StartupVerdict judge_startup_frame(const StartupFrame& frame, const StartupFrame* request,
                                    bool trailing_in_segment);
 
+// A Request whose private data was still incomplete when the peer's Reply came: its
+// PD_Length overstates the private data it carries (RFC 5044 7.1.1, 7.1.2 rule 9), so it is
+// improperly formatted and MPA ends (step EndMpa). `partial`: the Request as far as it
+// arrived (header complete, private_data short of pd_length).
+StartupVerdict judge_request_cut_short(const StartupFrame& partial);
+
+// What a Responder sent after an improperly formatted Request, which it MUST answer by
+// closing the connection (RFC 5044 7.1.2 rule 2): `frame` is what it sent in its place
+// (a Reply, or octets without a startup key). Returns the issue to report.
+StartupIssue judge_answer_to_invalid_request(const StartupFrame& frame);
+
 // Whether a zero-length RTR of `kind` is one both sides offered (RFC 6581 5, 9.2).
 bool rtr_negotiated(RtrKind kind, const EnhancedBlock& request, const EnhancedBlock& reply);
 

@@ -116,8 +116,9 @@ struct StartupIssue {
 std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected);
 
 // Rules between a Request and the Reply to it (RFC 6581 6, 9.1, 9.2, 10): enhanced (S)
-// echoed both ways, A echoed, a common RTR option (accepted Reply), 0x3FFF echoed, and
-// Responder ORD <= Initiator IRD (accepted Reply; 0x3FFF is "no negotiation", not a depth).
+// echoed both ways, A echoed, a common RTR option (accepted Reply), 0x3FFF echoed, 0x3FFF
+// only as the answer to 0x3FFF, and Responder ORD <= Initiator IRD (accepted Reply; a
+// Responder ORD of 0x3FFF is "no negotiation" only when the Initiator IRD was 0x3FFF).
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply);
 
 // One-line description: "MPA Request Rev 2 M=0 C=1 IRD=16 ORD=8 PD_Length=4".
