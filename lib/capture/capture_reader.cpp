@@ -1,5 +1,7 @@
-// Capture-file reading through libpcap (pcap and pcapng, files or standard input), feeding
-// the RFC 5044 MPA checker one record at a time.
+// Capture-file reading (files or standard input, plain, gzip or zstd), feeding the RFC 5044
+// MPA checker one record at a time: pcap through libpcap (its fast path), pcapng block by
+// block (pcapng_stream.h: interfaces of different link types and snaplens, as Wireshark
+// reads them, which libpcap 1.10 refuses).
 #include "mpa/capture_reader.h"
 
 #include <fmt/format.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "mpa/packet_decoder.h"
+#include "pcapng_stream.h"
 
 namespace mpa {
 namespace {
@@ -85,6 +88,9 @@ struct Inflow {
 struct Decompressor {
   Inflow in;
   Compression kind = Compression::None;
+  // The first decompressed octets, read ahead to tell pcap from pcapng; returned first.
+  std::array<std::uint8_t, 4> head{};
+  std::size_t head_size = 0, head_at = 0;
   std::vector<std::uint8_t> input = std::vector<std::uint8_t>(1u << 18);
   std::size_t input_at = 0, input_size = 0;
   bool input_ended = false;
@@ -140,7 +146,13 @@ struct Decompressor {
 };
 
 ssize_t decompressor_read(void* cookie, char* out, std::size_t size) {
-  return static_cast<Decompressor*>(cookie)->read(out, size);
+  auto* d = static_cast<Decompressor*>(cookie);
+  if (d->head_at < d->head_size) {
+    std::size_t n = 0;
+    while (n < size && d->head_at < d->head_size) out[n++] = static_cast<char>(d->head[d->head_at++]);
+    return static_cast<ssize_t>(n);
+  }
+  return d->read(out, size);
 }
 int decompressor_close(void* cookie) {
   delete static_cast<Decompressor*>(cookie);
@@ -148,13 +160,15 @@ int decompressor_close(void* cookie) {
 }
 
 // `raw` itself when it is not compressed (a regular file is rewound, a pipe is wrapped so
-// that the sniffed octets are read again), else a FILE of its decompressed octets.
-FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
+// that the sniffed octets are read again), else a FILE of its decompressed octets. `head`
+// gets the first (up to 4) octets the returned FILE will give, to tell pcap from pcapng.
+FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std::uint8_t, 4>& head) {
   // A pipe unbuffered, so that the sniffed octets are all stdio took from it.
   if (!seekable) std::setvbuf(raw, nullptr, _IONBF, 0);
   std::array<std::uint8_t, 4> magic{};
   const std::size_t got = std::fread(magic.data(), 1, magic.size(), raw);
   kind = sniff(magic, got);
+  head = magic;
   if (kind == Compression::None && seekable && std::fseek(raw, 0, SEEK_SET) == 0) return raw;
   auto* d = new Decompressor();
   d->in.raw = raw;
@@ -164,6 +178,16 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
   d->kind = kind;
   if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) d->failed = true;
   if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
+  if (kind != Compression::None) {
+    head = {};
+    while (d->head_size < d->head.size()) {
+      const ssize_t n = d->read(reinterpret_cast<char*>(d->head.data() + d->head_size),
+                                d->head.size() - d->head_size);
+      if (n <= 0) break;
+      d->head_size += static_cast<std::size_t>(n);
+    }
+    head = d->head;
+  }
   if (kind == Compression::None) {
     // A pipe: pass the octets through unchanged (the sniffed ones first).
     static const cookie_io_functions_t passthrough = {
@@ -184,7 +208,11 @@ constexpr std::size_t kReadBufferSize = 1u << 20;
 
 struct CaptureReader::Impl {
   std::unique_ptr<char[]> buffer;  // the stream's buffer; outlives the stream (see ~Impl)
-  pcap_t* pcap = nullptr;
+  pcap_t* pcap = nullptr;  // pcap files and live captures
+  // pcapng: read here, from `stream`, whatever its interfaces' link types and snaplens.
+  std::unique_ptr<capture::PcapngStream> pcapng;
+  FILE* stream = nullptr;
+  std::uint32_t link_type = 0;  // of the pcap file or live interface
   bool nanosecond_timestamps = false;
   bool failed = false;
   bool ended = false;
@@ -198,6 +226,7 @@ struct CaptureReader::Impl {
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
+    if (stream != nullptr) std::fclose(stream);
   }
 };
 
@@ -233,7 +262,8 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   }
   // Compressed captures (.gz, .zst) are read through a decompressing stream.
   Compression compression = Compression::None;
-  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression);
+  std::array<std::uint8_t, 4> head{};
+  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression, head);
   if (readable == nullptr) {
     error = fmt::format("{}: cannot read: {}", name, std::strerror(errno));
     std::fclose(stream);
@@ -243,6 +273,24 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   if (compression != Compression::None) file_size = 0;  // progress in octets read, not percent
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
+  if (head == std::array<std::uint8_t, 4>{0x0A, 0x0D, 0x0D, 0x0A}) {
+    // pcapng (its Section Header Block type reads the same in both byte orders).
+    auto pcapng = std::make_unique<capture::PcapngStream>();
+    std::string detail;
+    if (!pcapng->open(stream, detail)) {
+      std::fclose(stream);
+      error = fmt::format("{}: cannot read capture: pcapng: {}", name, detail);
+      return nullptr;
+    }
+    std::unique_ptr<CaptureReader> reader(new CaptureReader());
+    reader->impl_ = std::make_unique<Impl>();
+    reader->impl_->buffer = std::move(buffer);
+    reader->impl_->pcapng = std::move(pcapng);
+    reader->impl_->stream = stream;
+    reader->path_ = path;
+    reader->file_size_ = file_size;
+    return reader;
+  }
   // Nanosecond precision: libpcap scales every timestamp to it, whatever the file holds.
   pcap = pcap_fopen_offline_with_tstamp_precision(stream, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (pcap == nullptr) std::fclose(stream);
@@ -255,6 +303,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   reader->impl_ = std::make_unique<Impl>();
   reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
+  reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
   reader->impl_->nanosecond_timestamps =
       pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   reader->path_ = path;
@@ -317,6 +366,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& optio
   reader->impl_ = std::make_unique<Impl>();
   reader->impl_->pcap = pcap;
   reader->impl_->live = true;
+  reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
   reader->impl_->nanosecond_timestamps = nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   if (options.duration_ms) {
     reader->impl_->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
@@ -339,6 +389,7 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   // Once a read failed or the file ended, libpcap's state is not worth asking again.
   if (impl.failed) return ReadStatus::Error;
   if (impl.ended) return ReadStatus::End;
+  if (impl.pcapng) return next_pcapng(record);
 
   pcap_pkthdr* header = nullptr;
   const std::uint8_t* data = nullptr;
@@ -369,6 +420,7 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
     record.timestamp_ns =
         seconds * 1'000'000'000u + (impl.nanosecond_timestamps ? fraction : fraction * 1000u);
     record.original_length = header->len;
+    record.link_type = impl.link_type;
     record.data = std::span<const std::uint8_t>(data, header->caplen);
     impl.bytes_seen += header->caplen;
     return ReadStatus::Record;
@@ -392,18 +444,64 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   return ReadStatus::Error;
 }
 
+ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
+  Impl& impl = *impl_;
+  if (impl.stop.load(std::memory_order_relaxed)) {
+    impl.ended = true;
+    return ReadStatus::End;
+  }
+  capture::PcapngPacket packet;
+  std::string detail;
+  const capture::PcapngStream::Result result = impl.pcapng->next(packet, detail);
+  if (result == capture::PcapngStream::Result::Packet) {
+    ++impl.records;
+    record.number = impl.records;
+    record.timestamp_ns = packet.timestamp_ns;
+    record.original_length = packet.original_length;
+    record.link_type = packet.link_type;
+    record.data = packet.data;
+    impl.bytes_seen += packet.data.size();
+    return ReadStatus::Record;
+  }
+  // The end, or interrupted (Ctrl-C while reading a pipe): what was read counts.
+  if (result == capture::PcapngStream::Result::End || impl.stop.load(std::memory_order_relaxed)) {
+    impl.ended = true;
+    return ReadStatus::End;
+  }
+  impl.failed = true;
+  error_ = fmt::format("{}: record {}: {} (pcapng: {})", display_name(path_), impl.records + 1,
+                       result == capture::PcapngStream::Result::Truncated ? "truncated record"
+                                                                          : "unreadable record",
+                       detail);
+  return ReadStatus::Error;
+}
+
 std::uint32_t CaptureReader::link_type() const {
-  // libpcap 1.10 refuses pcapng interfaces whose link type differs from the first one, so
-  // the link type cannot change mid-file; ask anyway in case a later libpcap does.
-  return dlt_to_linktype(pcap_datalink(impl_->pcap));
+  if (impl_->pcapng) {
+    const auto& interfaces = impl_->pcapng->interfaces();
+    return interfaces.empty() ? 0 : interfaces.front().link_type;
+  }
+  return impl_->link_type;
+}
+
+std::vector<std::uint32_t> CaptureReader::link_types() const {
+  if (!impl_->pcapng) return {impl_->link_type};
+  std::vector<std::uint32_t> out;
+  for (const auto& interface : impl_->pcapng->interfaces()) out.push_back(interface.link_type);
+  return out;
 }
 
 std::uint32_t CaptureReader::snaplen() const {
+  if (impl_->pcapng) {
+    const auto& interfaces = impl_->pcapng->interfaces();
+    return interfaces.empty() ? 0 : interfaces.front().snaplen;
+  }
   const int snaplen = pcap_snapshot(impl_->pcap);
   return snaplen < 0 ? 0 : static_cast<std::uint32_t>(snaplen);
 }
 
 std::uint64_t CaptureReader::bytes_read() const {
+  if (impl_->pcapng) return impl_->pcapng->consumed();
   if (FILE* stream = pcap_file(impl_->pcap); stream != nullptr) {
     const long position = std::ftell(stream);
     if (position >= 0) return static_cast<std::uint64_t>(position);
