@@ -4,7 +4,8 @@
 //   - the throughput of a plain libpcap loop that reads every record and touches every byte,
 //   - mpa-check's throughput over the same file, and their ratio,
 //   - mpa-check's peak RSS.
-// Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH]  (not part of ctest)
+// Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
+// (not part of ctest; --file may be a pcapng, which the libpcap loop reads too)
 #include <fcntl.h>
 #include <pcap/pcap.h>
 #include <sys/resource.h>
@@ -133,9 +134,12 @@ double run_mpa_check(const std::string& binary, const std::string& path, long& m
 int main(int argc, char** argv) {
   std::uint64_t size_mib = 1100;
   std::string path = MPA_BINARY_DIR "/bench-capture.pcap";
+  // --binary: another mpa-check (an older build) measured against the same libpcap loop.
+  std::string binary = MPA_CHECK_BINARY;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--size-mib") == 0) size_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--file") == 0) path = argv[i + 1];
+    if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
   }
   const std::uint64_t bytes = size_mib << 20;
   if (!std::filesystem::exists(path) || std::filesystem::file_size(path) < bytes) {
@@ -150,14 +154,14 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 3; ++round) {
     best_pcap = std::min(best_pcap, pcap_loop_seconds(path, checksum));
     long r = 0;
-    best_mpa = std::min(best_mpa, run_mpa_check(MPA_CHECK_BINARY, path, r));
+    best_mpa = std::min(best_mpa, run_mpa_check(binary, path, r));
     rss = std::max(rss, r);
   }
   const double pcap_gbs = size / best_pcap / 1e9;
   const double mpa_gbs = size / best_mpa / 1e9;
   fmt::print("capture            {:.0f} MiB ({})\n", size / 1048576.0, path);
   fmt::print("libpcap loop       {:.2f} GB/s  (best of 3; touches every byte, sum {})\n", pcap_gbs, checksum % 1000);
-  fmt::print("mpa-check          {:.2f} GB/s  (best of 3, single thread)\n", mpa_gbs);
+  fmt::print("mpa-check          {:.2f} GB/s  (best of 3, single thread; {})\n", mpa_gbs, binary);
   fmt::print("ratio              {:.2f}  (mpa-check / libpcap loop)\n", mpa_gbs / pcap_gbs);
   fmt::print("mpa-check peak RSS {:.1f} MiB\n", static_cast<double>(rss) / 1024.0);
   return 0;

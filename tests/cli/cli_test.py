@@ -424,7 +424,28 @@ def check_mixed_interfaces(a):
     expect(json.loads(out)["captures"][0]["frames"] > 0, "what was read before the cut is reported")
 
 
-CHECKS = {"mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def check_pcapng_as_pcap(a):
+    """Every real siw capture and every bundled capture, converted to pcapng by editcap (read
+    block by block, not by libpcap), gives the same report as the pcap (read by libpcap):
+    frames, counts, every connection and finding."""
+    expect(shutil.which("editcap"), "editcap (wireshark-common) is needed")
+    captures = sorted(os.path.join(d, f) for d in (a.siw, a.captures) for f in os.listdir(d) if f.endswith(".pcap"))
+    expect(len(captures) > 20, "captures found")
+    for path in captures:
+        converted = os.path.join(a.work, os.path.basename(path) + "ng")
+        subprocess.run(["editcap", "-F", "pcapng", path, converted], check=True)
+        reports = []
+        for p in (path, converted):
+            code, out, err = run(a.mpa_check, "--format", "json", "--infer-all", p)
+            expect(code in (0, 1), f"{os.path.basename(p)}: exit {code}: {err}")
+            cap = json.loads(out)["captures"][0]
+            cap.pop("file")
+            reports.append(cap)
+        expect(reports[0] == reports[1], f"{os.path.basename(path)}: pcapng differs from pcap")
+        os.remove(converted)
+
+
+CHECKS = {"pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 
