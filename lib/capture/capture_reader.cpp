@@ -212,7 +212,11 @@ struct CaptureReader::Impl {
   // pcapng: read here, from `stream`, whatever its interfaces' link types and snaplens.
   std::unique_ptr<capture::PcapngStream> pcapng;
   FILE* stream = nullptr;
-  std::uint32_t link_type = 0;  // of the pcap file or live interface
+  // The interfaces declared before the first record (pcap, live: the one); the first one's
+  // link type and snaplen.
+  std::vector<std::uint32_t> link_types;
+  std::uint32_t link_type = 0;
+  std::uint32_t snaplen = 0;
   bool nanosecond_timestamps = false;
   bool failed = false;
   bool ended = false;
@@ -285,6 +289,13 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     std::unique_ptr<CaptureReader> reader(new CaptureReader());
     reader->impl_ = std::make_unique<Impl>();
     reader->impl_->buffer = std::move(buffer);
+    for (const capture::PcapngInterface& interface : pcapng->interfaces()) {
+      reader->impl_->link_types.push_back(interface.link_type);
+    }
+    if (!pcapng->interfaces().empty()) {
+      reader->impl_->link_type = pcapng->interfaces().front().link_type;
+      reader->impl_->snaplen = pcapng->interfaces().front().snaplen;
+    }
     reader->impl_->pcapng = std::move(pcapng);
     reader->impl_->stream = stream;
     reader->path_ = path;
@@ -304,6 +315,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
+  reader->impl_->link_types = {reader->impl_->link_type};
   reader->impl_->nanosecond_timestamps =
       pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   reader->path_ = path;
@@ -367,6 +379,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& optio
   reader->impl_->pcap = pcap;
   reader->impl_->live = true;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
+  reader->impl_->link_types = {reader->impl_->link_type};
   reader->impl_->nanosecond_timestamps = nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   if (options.duration_ms) {
     reader->impl_->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
@@ -476,26 +489,12 @@ ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
   return ReadStatus::Error;
 }
 
-std::uint32_t CaptureReader::link_type() const {
-  if (impl_->pcapng) {
-    const auto& interfaces = impl_->pcapng->interfaces();
-    return interfaces.empty() ? 0 : interfaces.front().link_type;
-  }
-  return impl_->link_type;
-}
+std::uint32_t CaptureReader::link_type() const { return impl_->link_type; }
 
-std::vector<std::uint32_t> CaptureReader::link_types() const {
-  if (!impl_->pcapng) return {impl_->link_type};
-  std::vector<std::uint32_t> out;
-  for (const auto& interface : impl_->pcapng->interfaces()) out.push_back(interface.link_type);
-  return out;
-}
+const std::vector<std::uint32_t>& CaptureReader::link_types() const { return impl_->link_types; }
 
 std::uint32_t CaptureReader::snaplen() const {
-  if (impl_->pcapng) {
-    const auto& interfaces = impl_->pcapng->interfaces();
-    return interfaces.empty() ? 0 : interfaces.front().snaplen;
-  }
+  if (impl_->pcapng) return impl_->snaplen;
   const int snaplen = pcap_snapshot(impl_->pcap);
   return snaplen < 0 ? 0 : static_cast<std::uint32_t>(snaplen);
 }

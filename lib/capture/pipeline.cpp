@@ -17,7 +17,7 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
   CaptureRecord record;
   // A capture none of whose interfaces (those declared before its first record) the decoder
   // knows is refused; in one that mixes link types, frames of an unknown one count as not TCP.
-  const std::vector<std::uint32_t> links = reader.link_types();
+  const std::vector<std::uint32_t>& links = reader.link_types();
   if (!links.empty() && std::none_of(links.begin(), links.end(), is_supported_link_type)) {
     result.ok = false;
     result.error = fmt::format("{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "

@@ -264,6 +264,10 @@ TEST(CaptureReader, ReadsPcapngSectionsOfEitherByteOrderNumberingRecordsOnward) 
   EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), frame_bytes(128, 3));  // snaplen 128
   EXPECT_EQ(record.original_length, 300u);
   EXPECT_EQ(reader->next(record), ReadStatus::End);
+  // The interfaces declared before the first record, not the last section's.
+  EXPECT_EQ(reader->link_types(), std::vector<std::uint32_t>{link_type::kEthernet});
+  EXPECT_EQ(reader->link_type(), link_type::kEthernet);
+  EXPECT_EQ(reader->snaplen(), 262144u);
   std::filesystem::remove(path);
 }
 

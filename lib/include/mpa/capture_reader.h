@@ -55,7 +55,7 @@ class CaptureReader {
   std::uint32_t link_type() const;
   std::uint32_t snaplen() const;
   // The link types of the interfaces declared before the first record (pcap and live: one).
-  std::vector<std::uint32_t> link_types() const;
+  const std::vector<std::uint32_t>& link_types() const;
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
   // Bytes of the file consumed so far (for progress), and the file size (0 if unknown).
