@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if MPA_HAVE_LZ4
+#include <lz4frame.h>
+#endif
 #include <zlib.h>
 #include <zstd.h>
 
@@ -52,15 +55,19 @@ std::string open_error(const std::string& name, const char* pcap_message) {
   return fmt::format("{}: cannot read capture: {}", name, message);
 }
 
-// ---- compressed captures: .gz (gzip, possibly several members) and .zst (zstd), which
-// Wireshark opens too. A FILE of the decompressed octets (fopencookie) goes to libpcap.
+// ---- compressed captures: .gz (gzip, possibly several members), .zst (zstd) and .lz4 (LZ4
+// frames), which Wireshark opens too. A FILE of the decompressed octets (fopencookie) goes
+// to libpcap or the pcapng reader.
 
-enum class Compression : std::uint8_t { None, Gzip, Zstd };
+enum class Compression : std::uint8_t { None, Gzip, Zstd, Lz4 };
 
 Compression sniff(const std::array<std::uint8_t, 4>& magic, std::size_t got) {
   if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
   if (got >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
     return Compression::Zstd;
+  }
+  if (got >= 4 && magic[0] == 0x04 && magic[1] == 0x22 && magic[2] == 0x4d && magic[3] == 0x18) {
+    return Compression::Lz4;
   }
   return Compression::None;
 }
@@ -94,13 +101,22 @@ struct Decompressor {
   std::vector<std::uint8_t> input = std::vector<std::uint8_t>(1u << 18);
   std::size_t input_at = 0, input_size = 0;
   bool input_ended = false;
+  bool in_frame = false;  // inside a gzip member, zstd or LZ4 frame
   bool failed = false;
+  bool cut_short = false;
+  std::string problem;    // why it failed
   z_stream z{};
   ZSTD_DCtx* zstd = nullptr;
+#if MPA_HAVE_LZ4
+  LZ4F_dctx* lz4 = nullptr;
+#endif
 
   ~Decompressor() {
     if (kind == Compression::Gzip) inflateEnd(&z);
     if (zstd) ZSTD_freeDCtx(zstd);
+#if MPA_HAVE_LZ4
+    if (lz4) LZ4F_freeDecompressionContext(lz4);
+#endif
     if (in.raw) std::fclose(in.raw);
   }
   bool refill() {
@@ -110,11 +126,25 @@ struct Decompressor {
     if (input_size == 0) input_ended = true;
     return input_size > 0;
   }
+  // A stream that ends inside a gzip member, zstd or LZ4 frame was cut short: an error, not
+  // an end, so that the reader names the record it could not read.
+  ssize_t fail(std::size_t produced, std::string why) {
+    failed = true;
+    problem = std::move(why);
+    return produced ? static_cast<ssize_t>(produced) : -1;
+  }
+  const char* name() const {
+    return kind == Compression::Gzip ? "gzip" : kind == Compression::Zstd ? "zstd" : "LZ4";
+  }
   ssize_t read(char* out, std::size_t size) {
     if (failed) return -1;
     std::size_t produced = 0;
     while (produced == 0) {
-      if (!refill()) return 0;  // the end (a cut-short stream ends as libpcap then says)
+      if (!refill()) {
+        if (!in_frame) return 0;  // the end, between members or frames
+        cut_short = true;
+        return fail(0, fmt::format("the {} stream ends early", name()));
+      }
       if (kind == Compression::Gzip) {
         z.next_in = input.data() + input_at;
         z.avail_in = static_cast<uInt>(input_size - input_at);
@@ -123,12 +153,26 @@ struct Decompressor {
         const int r = inflate(&z, Z_NO_FLUSH);
         input_at = input_size - z.avail_in;
         produced = size - z.avail_out;
+        in_frame = r != Z_STREAM_END;
         if (r == Z_STREAM_END) {
           inflateReset(&z);  // another gzip member may follow
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
-          failed = true;
-          return produced ? static_cast<ssize_t>(produced) : -1;
+          return fail(produced, fmt::format("the gzip stream is damaged ({})", z.msg ? z.msg : "zlib error"));
         }
+      } else if (kind == Compression::Lz4) {
+#if MPA_HAVE_LZ4
+        // One frame after another: the context starts over after a frame's end by itself.
+        std::size_t out_size = size, in_size = input_size - input_at;
+        const std::size_t r = LZ4F_decompress(lz4, out, &out_size, input.data() + input_at, &in_size, nullptr);
+        input_at += in_size;
+        produced = out_size;
+        if (LZ4F_isError(r)) {
+          return fail(produced, fmt::format("the LZ4 stream is damaged ({})", LZ4F_getErrorName(r)));
+        }
+        in_frame = r != 0;
+#else
+        return fail(0, "an LZ4-compressed capture, and this mpa-check was built without liblz4");
+#endif
       } else {
         ZSTD_inBuffer zin{input.data() + input_at, input_size - input_at, 0};
         ZSTD_outBuffer zout{out, size, 0};
@@ -136,9 +180,9 @@ struct Decompressor {
         input_at += zin.pos;
         produced = zout.pos;
         if (ZSTD_isError(r)) {
-          failed = true;
-          return produced ? static_cast<ssize_t>(produced) : -1;
+          return fail(produced, fmt::format("the zstd stream is damaged ({})", ZSTD_getErrorName(r)));
         }
+        in_frame = r != 0;
       }
     }
     return static_cast<ssize_t>(produced);
@@ -162,7 +206,11 @@ int decompressor_close(void* cookie) {
 // `raw` itself when it is not compressed (a regular file is rewound, a pipe is wrapped so
 // that the sniffed octets are read again), else a FILE of its decompressed octets. `head`
 // gets the first (up to 4) octets the returned FILE will give, to tell pcap from pcapng.
-FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std::uint8_t, 4>& head) {
+// `decompressor` (owned by the returned FILE, gone when it is closed) says why a compressed
+// stream failed.
+FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std::uint8_t, 4>& head,
+                    const Decompressor*& decompressor) {
+  decompressor = nullptr;
   // A pipe unbuffered, so that the sniffed octets are all stdio took from it.
   if (!seekable) std::setvbuf(raw, nullptr, _IONBF, 0);
   std::array<std::uint8_t, 4> magic{};
@@ -176,9 +224,19 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
   d->in.prefix = magic;
   d->in.prefix_size = got;
   d->kind = kind;
-  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) d->failed = true;
+  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) {
+    d->failed = true;
+    d->problem = "cannot decompress gzip";
+  }
   if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
+#if MPA_HAVE_LZ4
+  if (kind == Compression::Lz4 && LZ4F_isError(LZ4F_createDecompressionContext(&d->lz4, LZ4F_VERSION))) {
+    d->failed = true;
+    d->problem = "cannot decompress LZ4";
+  }
+#endif
   if (kind != Compression::None) {
+    decompressor = d;
     head = {};
     while (d->head_size < d->head.size()) {
       const ssize_t n = d->read(reinterpret_cast<char*>(d->head.data() + d->head_size),
@@ -212,6 +270,9 @@ struct CaptureReader::Impl {
   // pcapng: read here, from `stream`, whatever its interfaces' link types and snaplens.
   std::unique_ptr<capture::PcapngStream> pcapng;
   FILE* stream = nullptr;
+  // The decompressing stream's state (owned by the FILE that pcap or stream holds), to say
+  // why a compressed capture could not be read to its end.
+  const Decompressor* decompressor = nullptr;
   // The interfaces declared before the first record (pcap, live: the one); the first one's
   // link type and snaplen.
   std::vector<std::uint32_t> link_types;
@@ -264,10 +325,11 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
       file_size = static_cast<std::uint64_t>(status.st_size);
     }
   }
-  // Compressed captures (.gz, .zst) are read through a decompressing stream.
+  // Compressed captures (.gz, .zst, .lz4) are read through a decompressing stream.
   Compression compression = Compression::None;
   std::array<std::uint8_t, 4> head{};
-  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression, head);
+  const Decompressor* decompressor = nullptr;
+  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression, head, decompressor);
   if (readable == nullptr) {
     error = fmt::format("{}: cannot read: {}", name, std::strerror(errno));
     std::fclose(stream);
@@ -275,6 +337,11 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   }
   stream = readable;
   if (compression != Compression::None) file_size = 0;  // progress in octets read, not percent
+  if (decompressor != nullptr && decompressor->failed && decompressor->head_size < head.size()) {
+    error = fmt::format("{}: cannot read capture: {}", name, decompressor->problem);
+    std::fclose(stream);
+    return nullptr;
+  }
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
   if (head == std::array<std::uint8_t, 4>{0x0A, 0x0D, 0x0D, 0x0A}) {
@@ -298,6 +365,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     }
     reader->impl_->pcapng = std::move(pcapng);
     reader->impl_->stream = stream;
+    reader->impl_->decompressor = decompressor;
     reader->path_ = path;
     reader->file_size_ = file_size;
     return reader;
@@ -314,6 +382,7 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   reader->impl_ = std::make_unique<Impl>();
   reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
+  reader->impl_->decompressor = decompressor;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
   reader->impl_->link_types = {reader->impl_->link_type};
   reader->impl_->nanosecond_timestamps =
@@ -445,7 +514,11 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   impl.failed = true;
   const std::uint64_t number = impl.records + 1;
   const std::string name = display_name(path_);
-  if (result == PCAP_ERROR) {
+  if (result == PCAP_ERROR && impl.decompressor != nullptr && impl.decompressor->failed) {
+    error_ = fmt::format("{}: record {}: {} ({})", name, number,
+                         impl.decompressor->cut_short ? "truncated record" : "unreadable record",
+                         impl.decompressor->problem);
+  } else if (result == PCAP_ERROR) {
     const char* message = pcap_geterr(impl.pcap);
     const bool truncated = std::strstr(message, "truncated") != nullptr;
     error_ = fmt::format("{}: record {}: {} ({})", name, number,
@@ -482,10 +555,15 @@ ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
     return ReadStatus::End;
   }
   impl.failed = true;
-  error_ = fmt::format("{}: record {}: {} (pcapng: {})", display_name(path_), impl.records + 1,
-                       result == capture::PcapngStream::Result::Truncated ? "truncated record"
-                                                                          : "unreadable record",
-                       detail);
+  bool truncated = result == capture::PcapngStream::Result::Truncated;
+  if (impl.decompressor != nullptr && impl.decompressor->failed) {
+    truncated = impl.decompressor->cut_short;
+    detail = impl.decompressor->problem;
+  } else {
+    detail = "pcapng: " + detail;
+  }
+  error_ = fmt::format("{}: record {}: {} ({})", display_name(path_), impl.records + 1,
+                       truncated ? "truncated record" : "unreadable record", detail);
   return ReadStatus::Error;
 }
 

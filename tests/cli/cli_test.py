@@ -242,7 +242,7 @@ def findings_of(report):
 
 
 def check_captures_as_users_have_them(a):
-    """.pcap.gz and .pcap.zst read as Wireshark reads them (files, folders and pipes);
+    """.pcap.gz, .pcap.zst and .pcap.lz4 read as Wireshark reads them (files, folders and pipes);
     raw IP as DLT 14 (OpenBSD's number); a cut-short compressed file is named and what
     was read before is still reported."""
     import gzip
@@ -264,6 +264,14 @@ def check_captures_as_users_have_them(a):
         subprocess.run(["zstd", "-q", "-f", capture, "-o", zst], check=True)
         _, got = json_report(a.mpa_check, zst)
         expect(findings_of(got) == want, f".pcap.zst: {findings_of(got)}")
+    if shutil.which("lz4"):
+        # Outside the folder: folders list .gz and .zst captures only.
+        lz4 = os.path.join(a.work, "x.pcap.lz4")
+        subprocess.run(["lz4", "-q", "-f", capture, lz4], check=True)
+        _, got = json_report(a.mpa_check, lz4)
+        expect(findings_of(got) == want, f".pcap.lz4: {findings_of(got)}")
+        p = subprocess.run([a.mpa_check, "--format", "json", "-"], stdin=open(lz4, "rb"), capture_output=True, text=True)
+        expect(findings_of(json.loads(p.stdout)) == want, "lz4 on standard input")
     _, listed = json_report(a.mpa_check, folder)
     expect(len(listed["captures"]) == (2 if shutil.which("zstd") else 1), "folders find compressed captures")
     # A .gz cut in the middle: exit 2, the file named, the findings before the cut kept.
@@ -273,6 +281,20 @@ def check_captures_as_users_have_them(a):
     code, out, err = run(a.mpa_check, "--format", "json", cut)
     expect(code == 2 and "cut.pcap.gz" in err, f"cut .gz: exit {code}: {err}")
     expect(json.loads(out)["captures"][0]["frames"] > 0, "what was read before the cut is reported")
+    expect("truncated record (the gzip stream ends early)" in err, f"cut .gz: {err}")
+    # Cut inside the last member, after the last record's octets: still cut short (the
+    # decompressor is inside a member when the file ends), every record read reported.
+    open(cut, "wb").write(data[:-4])
+    code, out, err = run(a.mpa_check, "--format", "json", cut)
+    expect(code == 2 and "cut.pcap.gz: record 13: truncated record (the gzip stream ends early)" in err,
+           f".gz without its trailer: exit {code}: {err}")
+    expect(json.loads(out)["captures"][0]["frames"] == 12, "its 12 records reported")
+    # A damaged stream is named as such.
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0xFF
+    open(cut, "wb").write(damaged)
+    code, out, err = run(a.mpa_check, "--format", "json", cut)
+    expect(code == 2 and "cut.pcap.gz" in err and "gzip stream" in err, f"damaged .gz: exit {code}: {err}")
     # Raw IP with link type 14: the same capture without its Ethernet headers.
     raw = bytearray(open(capture, "rb").read())
     out_bytes = bytearray(raw[:24])
@@ -345,7 +367,7 @@ def merged_expectation(a, inputs, merged):
 
 
 def same_from_everywhere(a, path, want, what):
-    """`path` read plain, gzip'd, zstd'd, and each from standard input, gives `want`."""
+    """`path` read plain, gzip'd, zstd'd, lz4'd, and each from standard input, gives `want`."""
     import gzip
     gz = path + ".gz"
     with open(path, "rb") as f, gzip.open(gz, "wb") as g:
@@ -354,6 +376,9 @@ def same_from_everywhere(a, path, want, what):
     if shutil.which("zstd"):
         subprocess.run(["zstd", "-q", "-f", path, "-o", path + ".zst"], check=True)
         variants.append(path + ".zst")
+    if shutil.which("lz4"):
+        subprocess.run(["lz4", "-q", "-f", path, path + ".lz4"], check=True)
+        variants.append(path + ".lz4")
     for v in variants:
         code, out, err = run(a.mpa_check, "--format", "json", v)
         expect(code in (0, 1), f"{what} {os.path.basename(v)}: exit {code}: {err}")
@@ -369,8 +394,8 @@ def check_mixed_interfaces(a):
     """pcapng files with interfaces of different link types and snaplens (what `dumpcap -i lo
     -i eth0` and mergecap write, which libpcap 1.10 refuses) and with several sections are
     analysed as their single-interface parts are alone: the same findings (frame, id,
-    direction), frames numbered as Wireshark numbers them; plain, .gz, .zst, from files and
-    from standard input."""
+    direction), frames numbered as Wireshark numbers them; plain, .gz, .zst, .lz4, from files
+    and from standard input."""
     expect(shutil.which("mergecap") and shutil.which("tshark"), "mergecap and tshark (wireshark-common, tshark) are needed")
     ethernet = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
     sll = os.path.join(a.work, "send_bw-sll.pcap")
