@@ -120,14 +120,14 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
   const std::size_t rest = total - 8 - body_start;
   if (block_.size() < rest + body_start) block_.resize(rest + body_start);
   if (body_start) std::memcpy(block_.data(), header + 8, body_start);
-  const std::size_t read = std::fread(block_.data() + body_start, 1, rest, stream_);
-  if (read < rest) {
+  const std::size_t got_rest = std::fread(block_.data() + body_start, 1, rest, stream_);
+  if (got_rest < rest) {
     if (std::ferror(stream_)) {
       detail = fmt::format("read error: {}", std::strerror(errno ? errno : EIO));
       return Block::ReadError;
     }
     detail = fmt::format("the file ends inside a block of {} octets ({} read)", total,
-                         8 + body_start + read);
+                         8 + body_start + got_rest);
     return Block::Truncated;
   }
   body_size_ = total - 12;
