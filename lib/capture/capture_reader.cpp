@@ -1,5 +1,7 @@
-// Capture-file reading through libpcap (pcap and pcapng, files or standard input), feeding
-// the RFC 5044 MPA checker one record at a time.
+// Capture-file reading (files or standard input, plain, gzip or zstd), feeding the RFC 5044
+// MPA checker one record at a time: pcap through libpcap (its fast path), pcapng block by
+// block (pcapng_stream.h: interfaces of different link types and snaplens, as Wireshark
+// reads them, which libpcap 1.10 refuses).
 #include "mpa/capture_reader.h"
 
 #include <fmt/format.h>
@@ -8,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if MPA_HAVE_LZ4
+#include <lz4frame.h>
+#endif
 #include <zlib.h>
 #include <zstd.h>
 
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "mpa/packet_decoder.h"
+#include "pcapng_stream.h"
 
 namespace mpa {
 namespace {
@@ -49,15 +55,19 @@ std::string open_error(const std::string& name, const char* pcap_message) {
   return fmt::format("{}: cannot read capture: {}", name, message);
 }
 
-// ---- compressed captures: .gz (gzip, possibly several members) and .zst (zstd), which
-// Wireshark opens too. A FILE of the decompressed octets (fopencookie) goes to libpcap.
+// ---- compressed captures: .gz (gzip, possibly several members), .zst (zstd) and .lz4 (LZ4
+// frames), which Wireshark opens too. A FILE of the decompressed octets (fopencookie) goes
+// to libpcap or the pcapng reader.
 
-enum class Compression : std::uint8_t { None, Gzip, Zstd };
+enum class Compression : std::uint8_t { None, Gzip, Zstd, Lz4 };
 
 Compression sniff(const std::array<std::uint8_t, 4>& magic, std::size_t got) {
   if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::Gzip;
   if (got >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd) {
     return Compression::Zstd;
+  }
+  if (got >= 4 && magic[0] == 0x04 && magic[1] == 0x22 && magic[2] == 0x4d && magic[3] == 0x18) {
+    return Compression::Lz4;
   }
   return Compression::None;
 }
@@ -85,16 +95,28 @@ struct Inflow {
 struct Decompressor {
   Inflow in;
   Compression kind = Compression::None;
+  // The first decompressed octets, read ahead to tell pcap from pcapng; returned first.
+  std::array<std::uint8_t, 4> head{};
+  std::size_t head_size = 0, head_at = 0;
   std::vector<std::uint8_t> input = std::vector<std::uint8_t>(1u << 18);
   std::size_t input_at = 0, input_size = 0;
   bool input_ended = false;
+  bool in_frame = false;  // inside a gzip member, zstd or LZ4 frame
   bool failed = false;
+  bool cut_short = false;
+  std::string problem;    // why it failed
   z_stream z{};
   ZSTD_DCtx* zstd = nullptr;
+#if MPA_HAVE_LZ4
+  LZ4F_dctx* lz4 = nullptr;
+#endif
 
   ~Decompressor() {
     if (kind == Compression::Gzip) inflateEnd(&z);
     if (zstd) ZSTD_freeDCtx(zstd);
+#if MPA_HAVE_LZ4
+    if (lz4) LZ4F_freeDecompressionContext(lz4);
+#endif
     if (in.raw) std::fclose(in.raw);
   }
   bool refill() {
@@ -104,11 +126,25 @@ struct Decompressor {
     if (input_size == 0) input_ended = true;
     return input_size > 0;
   }
+  // A stream that ends inside a gzip member, zstd or LZ4 frame was cut short: an error, not
+  // an end, so that the reader names the record it could not read.
+  ssize_t fail(std::size_t produced, std::string why) {
+    failed = true;
+    problem = std::move(why);
+    return produced ? static_cast<ssize_t>(produced) : -1;
+  }
+  const char* name() const {
+    return kind == Compression::Gzip ? "gzip" : kind == Compression::Zstd ? "zstd" : "LZ4";
+  }
   ssize_t read(char* out, std::size_t size) {
     if (failed) return -1;
     std::size_t produced = 0;
     while (produced == 0) {
-      if (!refill()) return 0;  // the end (a cut-short stream ends as libpcap then says)
+      if (!refill()) {
+        if (!in_frame) return 0;  // the end, between members or frames
+        cut_short = true;
+        return fail(0, fmt::format("the {} stream ends early", name()));
+      }
       if (kind == Compression::Gzip) {
         z.next_in = input.data() + input_at;
         z.avail_in = static_cast<uInt>(input_size - input_at);
@@ -117,12 +153,26 @@ struct Decompressor {
         const int r = inflate(&z, Z_NO_FLUSH);
         input_at = input_size - z.avail_in;
         produced = size - z.avail_out;
+        in_frame = r != Z_STREAM_END;
         if (r == Z_STREAM_END) {
           inflateReset(&z);  // another gzip member may follow
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
-          failed = true;
-          return produced ? static_cast<ssize_t>(produced) : -1;
+          return fail(produced, fmt::format("the gzip stream is damaged ({})", z.msg ? z.msg : "zlib error"));
         }
+      } else if (kind == Compression::Lz4) {
+#if MPA_HAVE_LZ4
+        // One frame after another: the context starts over after a frame's end by itself.
+        std::size_t out_size = size, in_size = input_size - input_at;
+        const std::size_t r = LZ4F_decompress(lz4, out, &out_size, input.data() + input_at, &in_size, nullptr);
+        input_at += in_size;
+        produced = out_size;
+        if (LZ4F_isError(r)) {
+          return fail(produced, fmt::format("the LZ4 stream is damaged ({})", LZ4F_getErrorName(r)));
+        }
+        in_frame = r != 0;
+#else
+        return fail(0, "an LZ4-compressed capture, and this mpa-check was built without liblz4");
+#endif
       } else {
         ZSTD_inBuffer zin{input.data() + input_at, input_size - input_at, 0};
         ZSTD_outBuffer zout{out, size, 0};
@@ -130,9 +180,9 @@ struct Decompressor {
         input_at += zin.pos;
         produced = zout.pos;
         if (ZSTD_isError(r)) {
-          failed = true;
-          return produced ? static_cast<ssize_t>(produced) : -1;
+          return fail(produced, fmt::format("the zstd stream is damaged ({})", ZSTD_getErrorName(r)));
         }
+        in_frame = r != 0;
       }
     }
     return static_cast<ssize_t>(produced);
@@ -140,7 +190,13 @@ struct Decompressor {
 };
 
 ssize_t decompressor_read(void* cookie, char* out, std::size_t size) {
-  return static_cast<Decompressor*>(cookie)->read(out, size);
+  auto* d = static_cast<Decompressor*>(cookie);
+  if (d->head_at < d->head_size) {
+    std::size_t n = 0;
+    while (n < size && d->head_at < d->head_size) out[n++] = static_cast<char>(d->head[d->head_at++]);
+    return static_cast<ssize_t>(n);
+  }
+  return d->read(out, size);
 }
 int decompressor_close(void* cookie) {
   delete static_cast<Decompressor*>(cookie);
@@ -148,13 +204,19 @@ int decompressor_close(void* cookie) {
 }
 
 // `raw` itself when it is not compressed (a regular file is rewound, a pipe is wrapped so
-// that the sniffed octets are read again), else a FILE of its decompressed octets.
-FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
+// that the sniffed octets are read again), else a FILE of its decompressed octets. `head`
+// gets the first (up to 4) octets the returned FILE will give, to tell pcap from pcapng.
+// `decompressor` (owned by the returned FILE, gone when it is closed) says why a compressed
+// stream failed.
+FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std::uint8_t, 4>& head,
+                    const Decompressor*& decompressor) {
+  decompressor = nullptr;
   // A pipe unbuffered, so that the sniffed octets are all stdio took from it.
   if (!seekable) std::setvbuf(raw, nullptr, _IONBF, 0);
   std::array<std::uint8_t, 4> magic{};
   const std::size_t got = std::fread(magic.data(), 1, magic.size(), raw);
   kind = sniff(magic, got);
+  head = magic;
   if (kind == Compression::None && seekable && std::fseek(raw, 0, SEEK_SET) == 0) return raw;
   auto* d = new Decompressor();
   d->in.raw = raw;
@@ -162,8 +224,28 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind) {
   d->in.prefix = magic;
   d->in.prefix_size = got;
   d->kind = kind;
-  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) d->failed = true;
+  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) {
+    d->failed = true;
+    d->problem = "cannot decompress gzip";
+  }
   if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
+#if MPA_HAVE_LZ4
+  if (kind == Compression::Lz4 && LZ4F_isError(LZ4F_createDecompressionContext(&d->lz4, LZ4F_VERSION))) {
+    d->failed = true;
+    d->problem = "cannot decompress LZ4";
+  }
+#endif
+  if (kind != Compression::None) {
+    decompressor = d;
+    head = {};
+    while (d->head_size < d->head.size()) {
+      const ssize_t n = d->read(reinterpret_cast<char*>(d->head.data() + d->head_size),
+                                d->head.size() - d->head_size);
+      if (n <= 0) break;
+      d->head_size += static_cast<std::size_t>(n);
+    }
+    head = d->head;
+  }
   if (kind == Compression::None) {
     // A pipe: pass the octets through unchanged (the sniffed ones first).
     static const cookie_io_functions_t passthrough = {
@@ -184,7 +266,18 @@ constexpr std::size_t kReadBufferSize = 1u << 20;
 
 struct CaptureReader::Impl {
   std::unique_ptr<char[]> buffer;  // the stream's buffer; outlives the stream (see ~Impl)
-  pcap_t* pcap = nullptr;
+  pcap_t* pcap = nullptr;  // pcap files and live captures
+  // pcapng: read here, from `stream`, whatever its interfaces' link types and snaplens.
+  std::unique_ptr<capture::PcapngStream> pcapng;
+  FILE* stream = nullptr;
+  // The decompressing stream's state (owned by the FILE that pcap or stream holds), to say
+  // why a compressed capture could not be read to its end.
+  const Decompressor* decompressor = nullptr;
+  // The interfaces declared before the first record (pcap, live: the one); the first one's
+  // link type and snaplen.
+  std::vector<std::uint32_t> link_types;
+  std::uint32_t link_type = 0;
+  std::uint32_t snaplen = 0;
   bool nanosecond_timestamps = false;
   bool failed = false;
   bool ended = false;
@@ -198,6 +291,7 @@ struct CaptureReader::Impl {
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
+    if (stream != nullptr) std::fclose(stream);
   }
 };
 
@@ -231,9 +325,11 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
       file_size = static_cast<std::uint64_t>(status.st_size);
     }
   }
-  // Compressed captures (.gz, .zst) are read through a decompressing stream.
+  // Compressed captures (.gz, .zst, .lz4) are read through a decompressing stream.
   Compression compression = Compression::None;
-  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression);
+  std::array<std::uint8_t, 4> head{};
+  const Decompressor* decompressor = nullptr;
+  FILE* readable = decompressing(stream, S_ISREG(status.st_mode), compression, head, decompressor);
   if (readable == nullptr) {
     error = fmt::format("{}: cannot read: {}", name, std::strerror(errno));
     std::fclose(stream);
@@ -241,8 +337,39 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   }
   stream = readable;
   if (compression != Compression::None) file_size = 0;  // progress in octets read, not percent
+  if (decompressor != nullptr && decompressor->failed && decompressor->head_size < head.size()) {
+    error = fmt::format("{}: cannot read capture: {}", name, decompressor->problem);
+    std::fclose(stream);
+    return nullptr;
+  }
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
+  if (head == std::array<std::uint8_t, 4>{0x0A, 0x0D, 0x0D, 0x0A}) {
+    // pcapng (its Section Header Block type reads the same in both byte orders).
+    auto pcapng = std::make_unique<capture::PcapngStream>();
+    std::string detail;
+    if (!pcapng->open(stream, detail)) {
+      std::fclose(stream);
+      error = fmt::format("{}: cannot read capture: pcapng: {}", name, detail);
+      return nullptr;
+    }
+    std::unique_ptr<CaptureReader> reader(new CaptureReader());
+    reader->impl_ = std::make_unique<Impl>();
+    reader->impl_->buffer = std::move(buffer);
+    for (const capture::PcapngInterface& interface : pcapng->interfaces()) {
+      reader->impl_->link_types.push_back(interface.link_type);
+    }
+    if (!pcapng->interfaces().empty()) {
+      reader->impl_->link_type = pcapng->interfaces().front().link_type;
+      reader->impl_->snaplen = pcapng->interfaces().front().snaplen;
+    }
+    reader->impl_->pcapng = std::move(pcapng);
+    reader->impl_->stream = stream;
+    reader->impl_->decompressor = decompressor;
+    reader->path_ = path;
+    reader->file_size_ = file_size;
+    return reader;
+  }
   // Nanosecond precision: libpcap scales every timestamp to it, whatever the file holds.
   pcap = pcap_fopen_offline_with_tstamp_precision(stream, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (pcap == nullptr) std::fclose(stream);
@@ -255,6 +382,9 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   reader->impl_ = std::make_unique<Impl>();
   reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
+  reader->impl_->decompressor = decompressor;
+  reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
+  reader->impl_->link_types = {reader->impl_->link_type};
   reader->impl_->nanosecond_timestamps =
       pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   reader->path_ = path;
@@ -317,6 +447,8 @@ std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& optio
   reader->impl_ = std::make_unique<Impl>();
   reader->impl_->pcap = pcap;
   reader->impl_->live = true;
+  reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
+  reader->impl_->link_types = {reader->impl_->link_type};
   reader->impl_->nanosecond_timestamps = nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   if (options.duration_ms) {
     reader->impl_->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
@@ -339,6 +471,7 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   // Once a read failed or the file ended, libpcap's state is not worth asking again.
   if (impl.failed) return ReadStatus::Error;
   if (impl.ended) return ReadStatus::End;
+  if (impl.pcapng) return next_pcapng(record);
 
   pcap_pkthdr* header = nullptr;
   const std::uint8_t* data = nullptr;
@@ -369,6 +502,7 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
     record.timestamp_ns =
         seconds * 1'000'000'000u + (impl.nanosecond_timestamps ? fraction : fraction * 1000u);
     record.original_length = header->len;
+    record.link_type = impl.link_type;
     record.data = std::span<const std::uint8_t>(data, header->caplen);
     impl.bytes_seen += header->caplen;
     return ReadStatus::Record;
@@ -380,7 +514,11 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   impl.failed = true;
   const std::uint64_t number = impl.records + 1;
   const std::string name = display_name(path_);
-  if (result == PCAP_ERROR) {
+  if (result == PCAP_ERROR && impl.decompressor != nullptr && impl.decompressor->failed) {
+    error_ = fmt::format("{}: record {}: {} ({})", name, number,
+                         impl.decompressor->cut_short ? "truncated record" : "unreadable record",
+                         impl.decompressor->problem);
+  } else if (result == PCAP_ERROR) {
     const char* message = pcap_geterr(impl.pcap);
     const bool truncated = std::strstr(message, "truncated") != nullptr;
     error_ = fmt::format("{}: record {}: {} ({})", name, number,
@@ -392,18 +530,55 @@ ReadStatus CaptureReader::next(CaptureRecord& record) {
   return ReadStatus::Error;
 }
 
-std::uint32_t CaptureReader::link_type() const {
-  // libpcap 1.10 refuses pcapng interfaces whose link type differs from the first one, so
-  // the link type cannot change mid-file; ask anyway in case a later libpcap does.
-  return dlt_to_linktype(pcap_datalink(impl_->pcap));
+ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
+  Impl& impl = *impl_;
+  if (impl.stop.load(std::memory_order_relaxed)) {
+    impl.ended = true;
+    return ReadStatus::End;
+  }
+  capture::PcapngPacket packet;
+  std::string detail;
+  const capture::PcapngStream::Result result = impl.pcapng->next(packet, detail);
+  if (result == capture::PcapngStream::Result::Packet) {
+    ++impl.records;
+    record.number = impl.records;
+    record.timestamp_ns = packet.timestamp_ns;
+    record.original_length = packet.original_length;
+    record.link_type = packet.link_type;
+    record.data = packet.data;
+    impl.bytes_seen += packet.data.size();
+    return ReadStatus::Record;
+  }
+  // The end, or interrupted (Ctrl-C while reading a pipe): what was read counts.
+  if (result == capture::PcapngStream::Result::End || impl.stop.load(std::memory_order_relaxed)) {
+    impl.ended = true;
+    return ReadStatus::End;
+  }
+  impl.failed = true;
+  bool truncated = result == capture::PcapngStream::Result::Truncated;
+  if (impl.decompressor != nullptr && impl.decompressor->failed) {
+    truncated = impl.decompressor->cut_short;
+    detail = impl.decompressor->problem;
+  } else {
+    detail = "pcapng: " + detail;
+  }
+  error_ = fmt::format("{}: record {}: {} ({})", display_name(path_), impl.records + 1,
+                       truncated ? "truncated record" : "unreadable record", detail);
+  return ReadStatus::Error;
 }
 
+std::uint32_t CaptureReader::link_type() const { return impl_->link_type; }
+
+const std::vector<std::uint32_t>& CaptureReader::link_types() const { return impl_->link_types; }
+
 std::uint32_t CaptureReader::snaplen() const {
+  if (impl_->pcapng) return impl_->snaplen;
   const int snaplen = pcap_snapshot(impl_->pcap);
   return snaplen < 0 ? 0 : static_cast<std::uint32_t>(snaplen);
 }
 
 std::uint64_t CaptureReader::bytes_read() const {
+  if (impl_->pcapng) return impl_->pcapng->consumed();
   if (FILE* stream = pcap_file(impl_->pcap); stream != nullptr) {
     const long position = std::ftell(stream);
     if (position >= 0) return static_cast<std::uint64_t>(position);

@@ -2,6 +2,10 @@
 #include "mpa/pipeline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "mpa/frame_feeder.h"
 
@@ -11,12 +15,15 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
                             const std::function<void(const CaptureReader&)>& progress) {
   PipelineResult result;
   CaptureRecord record;
-  const std::uint32_t link = reader.link_type();
-  if (!is_supported_link_type(link)) {
+  // A capture none of whose interfaces (those declared before its first record) the decoder
+  // knows is refused; in one that mixes link types, frames of an unknown one count as not TCP.
+  const std::vector<std::uint32_t>& links = reader.link_types();
+  if (!links.empty() && std::none_of(links.begin(), links.end(), is_supported_link_type)) {
     result.ok = false;
     result.error = fmt::format("{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
                                "raw IP, BSD loopback)",
-                               reader.path() == "-" ? std::string("<stdin>") : reader.path(), link);
+                               reader.path() == "-" ? std::string("<stdin>") : reader.path(),
+                               fmt::join(links, ", "));
     analyzer.finish(0);
     return result;
   }
@@ -29,7 +36,8 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
       result.error = reader.error();
       break;
     }
-    feeder.feed({record.number, link, record.data, record.original_length, record.timestamp_ns});
+    // Each record decoded by its own interface's link type (pcapng may mix them).
+    feeder.feed({record.number, record.link_type, record.data, record.original_length, record.timestamp_ns});
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
   result.stats = feeder.stats();

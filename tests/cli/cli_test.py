@@ -210,24 +210,30 @@ def check_text(a):
 
 
 def check_streaming(a):
-    """Reading a pipe, a finding is printed as soon as it is certain, before the input ends."""
+    """Reading a pipe, a finding is printed as soon as it is certain, before the input ends:
+    pcap (libpcap) and pcapng (read block by block)."""
     import select
     capture = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
-    data = open(capture, "rb").read()
-    p = subprocess.Popen([a.mpa_check, "--color", "never", "-"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=False)
-    p.stdin.write(data[:-200])  # all but the last records: the CRC error is in frame 8 of 12
-    p.stdin.flush()
-    ready, _, _ = select.select([p.stdout], [], [], 10)
-    expect(ready, "nothing printed while the input is still open")
-    line = p.stdout.readline().decode()
-    expect("[fpdu.crc-mismatch]" in line and line.startswith("<stdin>:8: error:"), f"first line: {line!r}")
-    p.stdin.write(data[-200:])
-    p.stdin.close()
-    rest = p.stdout.read().decode()
-    code = p.wait()
-    expect(code == 1 and "<stdin>: FAIL:" in rest and rest.count("[fpdu.crc-mismatch]") == 0,
-           f"the summary follows, the finding is not repeated (exit {code}):\n{rest}")
+    inputs = [capture]
+    if shutil.which("editcap"):
+        inputs.append(os.path.join(a.work, "streamed.pcapng"))
+        subprocess.run(["editcap", "-F", "pcapng", capture, inputs[-1]], check=True)
+    for path in inputs:
+        data = open(path, "rb").read()
+        p = subprocess.Popen([a.mpa_check, "--color", "never", "-"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=False)
+        p.stdin.write(data[:-200])  # all but the last records: the CRC error is in frame 8 of 12
+        p.stdin.flush()
+        ready, _, _ = select.select([p.stdout], [], [], 10)
+        expect(ready, f"{os.path.basename(path)}: nothing printed while the input is still open")
+        line = p.stdout.readline().decode()
+        expect("[fpdu.crc-mismatch]" in line and line.startswith("<stdin>:8: error:"), f"first line: {line!r}")
+        p.stdin.write(data[-200:])
+        p.stdin.close()
+        rest = p.stdout.read().decode()
+        code = p.wait()
+        expect(code == 1 and "<stdin>: FAIL:" in rest and rest.count("[fpdu.crc-mismatch]") == 0,
+               f"the summary follows, the finding is not repeated (exit {code}):\n{rest}")
 
 
 def findings_of(report):
@@ -236,7 +242,7 @@ def findings_of(report):
 
 
 def check_captures_as_users_have_them(a):
-    """.pcap.gz and .pcap.zst read as Wireshark reads them (files, folders and pipes);
+    """.pcap.gz, .pcap.zst and .pcap.lz4 read as Wireshark reads them (files, folders and pipes);
     raw IP as DLT 14 (OpenBSD's number); a cut-short compressed file is named and what
     was read before is still reported."""
     import gzip
@@ -258,6 +264,14 @@ def check_captures_as_users_have_them(a):
         subprocess.run(["zstd", "-q", "-f", capture, "-o", zst], check=True)
         _, got = json_report(a.mpa_check, zst)
         expect(findings_of(got) == want, f".pcap.zst: {findings_of(got)}")
+    if shutil.which("lz4"):
+        # Outside the folder: folders list .gz and .zst captures only.
+        lz4 = os.path.join(a.work, "x.pcap.lz4")
+        subprocess.run(["lz4", "-q", "-f", capture, lz4], check=True)
+        _, got = json_report(a.mpa_check, lz4)
+        expect(findings_of(got) == want, f".pcap.lz4: {findings_of(got)}")
+        p = subprocess.run([a.mpa_check, "--format", "json", "-"], stdin=open(lz4, "rb"), capture_output=True, text=True)
+        expect(findings_of(json.loads(p.stdout)) == want, "lz4 on standard input")
     _, listed = json_report(a.mpa_check, folder)
     expect(len(listed["captures"]) == (2 if shutil.which("zstd") else 1), "folders find compressed captures")
     # A .gz cut in the middle: exit 2, the file named, the findings before the cut kept.
@@ -267,6 +281,20 @@ def check_captures_as_users_have_them(a):
     code, out, err = run(a.mpa_check, "--format", "json", cut)
     expect(code == 2 and "cut.pcap.gz" in err, f"cut .gz: exit {code}: {err}")
     expect(json.loads(out)["captures"][0]["frames"] > 0, "what was read before the cut is reported")
+    expect("truncated record (the gzip stream ends early)" in err, f"cut .gz: {err}")
+    # Cut inside the last member, after the last record's octets: still cut short (the
+    # decompressor is inside a member when the file ends), every record read reported.
+    open(cut, "wb").write(data[:-4])
+    code, out, err = run(a.mpa_check, "--format", "json", cut)
+    expect(code == 2 and "cut.pcap.gz: record 13: truncated record (the gzip stream ends early)" in err,
+           f".gz without its trailer: exit {code}: {err}")
+    expect(json.loads(out)["captures"][0]["frames"] == 12, "its 12 records reported")
+    # A damaged stream is named as such.
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0xFF
+    open(cut, "wb").write(damaged)
+    code, out, err = run(a.mpa_check, "--format", "json", cut)
+    expect(code == 2 and "cut.pcap.gz" in err and "gzip stream" in err, f"damaged .gz: exit {code}: {err}")
     # Raw IP with link type 14: the same capture without its Ethernet headers.
     raw = bytearray(open(capture, "rb").read())
     out_bytes = bytearray(raw[:24])
@@ -283,7 +311,166 @@ def check_captures_as_users_have_them(a):
     expect(findings_of(got) == want, f"DLT 14: {findings_of(got)}")
 
 
-CHECKS = {"streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def relink(src, dst, kind):
+    """A copy of an Ethernet pcap as Linux cooked (SLL, LINKTYPE 113) or raw IP (101):
+    the capture a `tcpdump -i any` or a tun interface would have made of the same traffic."""
+    raw = open(src, "rb").read()
+    out = bytearray(raw[:24])
+    struct.pack_into("<I", out, 20, {"sll": 113, "raw": 101}[kind])
+    at = 24
+    while at + 16 <= len(raw):
+        ts_s, ts_u, incl, orig = struct.unpack_from("<IIII", raw, at)
+        frame = raw[at + 16:at + 16 + incl]
+        at += 16 + incl
+        ethernet, rest = frame[:14], frame[14:]
+        # SLL: packet type, ARPHRD_ETHER, address length, the sender's address, protocol.
+        head = struct.pack(">HHH", 0, 1, 6) + ethernet[6:12] + b"\0\0" + ethernet[12:14] if kind == "sll" else b""
+        out += struct.pack("<IIII", ts_s, ts_u, len(head) + len(rest), orig - 14 + len(head)) + head + rest
+    open(dst, "wb").write(out)
+
+
+def pcapng_interfaces(path):
+    """Wireshark's interface id of every frame (tshark), in frame order."""
+    p = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.interface_id"],
+                       capture_output=True, text=True, check=True)
+    return [int(l) for l in p.stdout.split()]
+
+
+def set_interface_snaplen(path, interface, snaplen):
+    """mergecap writes 262144 as every interface's snaplen; dumpcap -s 200 writes 200."""
+    data = bytearray(open(path, "rb").read())
+    at, seen = 0, -1
+    while at < len(data):
+        block_type, length = struct.unpack_from("<II", data, at)
+        if block_type == 1:
+            seen += 1
+            if seen == interface:
+                struct.pack_into("<I", data, at + 12, snaplen)
+        at += length
+    open(path, "wb").write(data)
+
+
+def merged_expectation(a, inputs, merged):
+    """The findings of each input analysed alone, their frames renumbered as in `merged`
+    (mergecap -I none: input i is interface i, its frames in their order)."""
+    order = pcapng_interfaces(merged)
+    renumber = {}
+    seen = {}
+    for frame, interface in enumerate(order, 1):
+        seen[interface] = seen.get(interface, 0) + 1
+        renumber[(interface, seen[interface])] = frame
+    want = []
+    for i, path in enumerate(inputs):
+        _, alone = json_report(a.mpa_check, path)
+        want += [(renumber[(i, frame)], fid, direction) for frame, fid, direction in findings_of(alone)]
+    return sorted(want)
+
+
+def same_from_everywhere(a, path, want, what):
+    """`path` read plain, gzip'd, zstd'd, lz4'd, and each from standard input, gives `want`."""
+    import gzip
+    gz = path + ".gz"
+    with open(path, "rb") as f, gzip.open(gz, "wb") as g:
+        g.write(f.read())
+    variants = [path, gz]
+    if shutil.which("zstd"):
+        subprocess.run(["zstd", "-q", "-f", path, "-o", path + ".zst"], check=True)
+        variants.append(path + ".zst")
+    if shutil.which("lz4"):
+        subprocess.run(["lz4", "-q", "-f", path, path + ".lz4"], check=True)
+        variants.append(path + ".lz4")
+    for v in variants:
+        code, out, err = run(a.mpa_check, "--format", "json", v)
+        expect(code in (0, 1), f"{what} {os.path.basename(v)}: exit {code}: {err}")
+        got = findings_of(json.loads(out))
+        expect(got == want, f"{what} {os.path.basename(v)}: {got}\nwant {want}")
+        p = subprocess.run([a.mpa_check, "--format", "json", "-"], stdin=open(v, "rb"), capture_output=True, text=True)
+        expect(p.returncode in (0, 1), f"{what} {os.path.basename(v)} on standard input: exit {p.returncode}: {p.stderr}")
+        got = findings_of(json.loads(p.stdout))
+        expect(got == want, f"{what} {os.path.basename(v)} on standard input: {got}")
+
+
+def check_mixed_interfaces(a):
+    """pcapng files with interfaces of different link types and snaplens (what `dumpcap -i lo
+    -i eth0` and mergecap write, which libpcap 1.10 refuses) and with several sections are
+    analysed as their single-interface parts are alone: the same findings (frame, id,
+    direction), frames numbered as Wireshark numbers them; plain, .gz, .zst, .lz4, from files
+    and from standard input."""
+    expect(shutil.which("mergecap") and shutil.which("tshark"), "mergecap and tshark (wireshark-common, tshark) are needed")
+    ethernet = os.path.join(a.siw, "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")
+    sll = os.path.join(a.work, "send_bw-sll.pcap")
+    relink(os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap"), sll, "sll")
+    raw = os.path.join(a.work, "rping-ipv6-raw.pcap")
+    relink(os.path.join(a.siw, "siw6.1-default-rping-64B-veth1500-ipv6.pcap"), raw, "raw")
+    inputs = [ethernet, sll, raw]
+    for path in inputs:
+        _, alone = json_report(a.mpa_check, path)
+        expect(findings_of(alone), f"{os.path.basename(path)} alone has findings to compare")
+
+    # Ethernet, Linux cooked and raw IP interfaces in one file, interleaved by time stamp.
+    mixed = os.path.join(a.work, "mixed-links.pcapng")
+    subprocess.run(["mergecap", "-I", "none", "-w", mixed, *inputs], check=True)
+    expect(sorted(set(pcapng_interfaces(mixed))) == [0, 1, 2], "three interfaces")
+    want = merged_expectation(a, inputs, mixed)
+    same_from_everywhere(a, mixed, want, "mixed link types")
+
+    # Two Ethernet interfaces with different snaplens: one captured with -s 200.
+    cut = os.path.join(a.work, "rping-200.pcap")
+    subprocess.run(["editcap", "-s", "200", os.path.join(a.siw, "siw6.1-default-rping-1001B-veth1500.pcap"), cut], check=True)
+    _, alone = json_report(a.mpa_check, cut)
+    expect(any(i == "capture.truncated" for _, i, _ in findings_of(alone)), "snaplen 200 cuts FPDUs")
+    snaps = os.path.join(a.work, "mixed-snaplens.pcapng")
+    subprocess.run(["mergecap", "-I", "none", "-w", snaps, ethernet, cut], check=True)
+    set_interface_snaplen(snaps, 1, 200)
+    want = merged_expectation(a, [ethernet, cut], snaps)
+    same_from_everywhere(a, snaps, want, "mixed snaplens")
+
+    # Two sections (two pcapng files one after the other): frames numbered on.
+    first = os.path.join(a.work, "first.pcapng")
+    second = os.path.join(a.work, "second.pcapng")
+    subprocess.run(["editcap", "-F", "pcapng", ethernet, first], check=True)
+    subprocess.run(["editcap", "-F", "pcapng", sll, second], check=True)
+    sections = os.path.join(a.work, "sections.pcapng")
+    with open(sections, "wb") as out:
+        out.write(open(first, "rb").read() + open(second, "rb").read())
+    frames = len(pcapng_interfaces(first))
+    _, one = json_report(a.mpa_check, first)
+    _, two = json_report(a.mpa_check, second)
+    want = sorted(findings_of(one) + [(frame + frames, fid, d) for frame, fid, d in findings_of(two)])
+    expect(len(pcapng_interfaces(sections)) == frames + len(pcapng_interfaces(second)), "tshark reads both sections")
+    same_from_everywhere(a, sections, want, "two sections")
+
+    # Damage after the first records: the file and record named, what came before reported.
+    data = open(mixed, "rb").read()
+    bad = os.path.join(a.work, "cut-mixed.pcapng")
+    open(bad, "wb").write(data[:len(data) * 2 // 3])
+    code, out, err = run(a.mpa_check, "--format", "json", bad)
+    expect(code == 2 and re.search(r"cut-mixed\.pcapng: record \d+: truncated record", err), f"cut mixed: exit {code}: {err}")
+    expect(json.loads(out)["captures"][0]["frames"] > 0, "what was read before the cut is reported")
+
+
+def check_pcapng_as_pcap(a):
+    """Every real siw capture and every bundled capture, converted to pcapng by editcap (read
+    block by block, not by libpcap), gives the same report as the pcap (read by libpcap):
+    frames, counts, every connection and finding."""
+    expect(shutil.which("editcap"), "editcap (wireshark-common) is needed")
+    captures = sorted(os.path.join(d, f) for d in (a.siw, a.captures) for f in os.listdir(d) if f.endswith(".pcap"))
+    expect(len(captures) > 20, "captures found")
+    for path in captures:
+        converted = os.path.join(a.work, os.path.basename(path) + "ng")
+        subprocess.run(["editcap", "-F", "pcapng", path, converted], check=True)
+        reports = []
+        for p in (path, converted):
+            code, out, err = run(a.mpa_check, "--format", "json", "--infer-all", p)
+            expect(code in (0, 1), f"{os.path.basename(p)}: exit {code}: {err}")
+            cap = json.loads(out)["captures"][0]
+            cap.pop("file")
+            reports.append(cap)
+        expect(reports[0] == reports[1], f"{os.path.basename(path)}: pcapng differs from pcap")
+        os.remove(converted)
+
+
+CHECKS = {"pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 

@@ -1,5 +1,6 @@
-// Fuzz target: the whole pipeline. The fuzzer's bytes are a pcap or pcapng file, read by
-// CaptureReader (libpcap) from a memfd, decoded (link, IP, TCP) and analyzed to the end.
+// Fuzz target: the whole pipeline. The fuzzer's bytes are a pcap or pcapng file (or one
+// compressed), read by CaptureReader (libpcap for pcap, pcapng_stream for pcapng) from a
+// memfd, decoded (link, IP, TCP) and analyzed to the end.
 // A file that cannot be read must say so with a message naming the file; records before
 // the unreadable one are still analyzed.
 #include <sys/mman.h>

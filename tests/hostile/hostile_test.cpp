@@ -1,9 +1,10 @@
-// Hostile captures against the built mpa-check binary: absurd pcap lengths, unknown link
-// types, a SYN flood, an endless out-of-order window, disagreeing retransmissions, an FPDU
-// cut by a FIN, private data at every length boundary. Each capture is written by hand
-// into the build directory (never committed). Every run must end with a finding or a clear
-// error, the documented exit status (0: no errors, 1: errors found, 2: unreadable input),
-// and a peak RSS under the ceiling the documented defaults imply.
+// Hostile captures against the built mpa-check binary: absurd pcap and pcapng lengths,
+// unknown link types (pcapng: beside a known one), a SYN flood, an endless out-of-order
+// window, disagreeing retransmissions, an FPDU cut by a FIN, private data at every length
+// boundary. Each capture is written by hand into the build directory (never committed).
+// Every run must end with a finding or a clear error, the documented exit status (0: no
+// errors, 1: errors found, 2: unreadable input), and a peak RSS under the ceiling the
+// documented defaults imply.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -25,6 +27,7 @@
 
 #include "mpa/diagnostics.h"
 #include "pcap_builder.h"
+#include "pcapng_writer.h"  // mpa_synth
 
 namespace mpa::hostile {
 namespace {
@@ -306,6 +309,99 @@ TEST(HostileCapture, UnknownLinkTypeOnStandardInputNamesStandardInput) {
   expect_sane(run, "<stdin>");
   EXPECT_EQ(run.exit_status, 2);
   EXPECT_NE(run.err.find("<stdin>: unsupported link type 147"), std::string::npos) << run.err;
+}
+
+// ---- pcapng: interfaces of unknown link types, absurd block lengths
+
+// The records of a classic pcap file written by PcapFile (little endian), as pcapng records
+// of `interface`.
+std::vector<synth::PcapngRecordSpec> pcap_records(const std::string& path, std::uint32_t interface) {
+  const std::string bytes = slurp(path);
+  std::vector<synth::PcapngRecordSpec> out;
+  std::size_t at = 24;
+  while (at + 16 <= bytes.size()) {
+    std::uint32_t header[4];
+    std::memcpy(header, bytes.data() + at, sizeof header);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data() + at + 16);
+    out.push_back({interface, synth::PcapngBlockKind::Enhanced,
+                   static_cast<std::uint64_t>(header[0]) * 1'000'000 + header[1],
+                   Bytes(data, data + header[2]), header[3]});
+    at += 16 + header[2];
+  }
+  return out;
+}
+
+void write_bytes(const std::string& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(HostileCapture, PcapngWhoseInterfacesAreAllOfUnknownLinkTypesIsAClearError) {
+  const std::string path = work_path("pcapng-unknown-link-types.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{147, 262144, 9, std::nullopt}, {148, 262144, 9, std::nullopt}};
+  section.records = {{0, synth::PcapngBlockKind::Enhanced, 1, filler(60), std::nullopt},
+                     {1, synth::PcapngBlockKind::Enhanced, 2, filler(60), std::nullopt}};
+  write_bytes(path, synth::encode_pcapng_sections({section}));
+  const Outcome run = check(path, "pcapng-unknown-link-types");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("unsupported link type 147, 148"), std::string::npos) << run.err;
+}
+
+TEST(HostileCapture, PcapngInterfaceOfUnknownLinkTypeBesideEthernetCountsAsNotTcp) {
+  const std::string pcap_path = work_path("pcapng-beside-unknown.pcap");
+  {
+    PcapFile pcap(pcap_path);
+    Connection c(pcap, 40007);
+    mpa_session(c);
+    c.fin(Connection::kClient);
+    c.fin(Connection::kServer);
+  }
+  const Outcome alone = check(pcap_path, "pcapng-beside-unknown-alone");
+  ASSERT_FALSE(alone.ids().empty());
+  const std::string path = work_path("pcapng-beside-unknown.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{147, 262144, 6, std::nullopt}, {synth::kLinktypeEthernet, 262144, 6, std::nullopt}};
+  for (const auto& record : pcap_records(pcap_path, 1)) {
+    section.records.push_back({0, synth::PcapngBlockKind::Enhanced, record.timestamp, filler(50), std::nullopt});
+    section.records.push_back(record);
+  }
+  write_bytes(path, synth::encode_pcapng_sections({section}));
+  const Outcome run = check(path, "pcapng-beside-unknown");
+  EXPECT_EQ(run.exit_status, alone.exit_status);
+  EXPECT_EQ(run.ids(), alone.ids());
+  EXPECT_EQ(run.json["captures"][0]["frames"], 2 * alone.json["captures"][0]["frames"].get<int>());
+}
+
+TEST(HostileCapture, PcapngBlockClaimingFourGigabytesOnStandardInputIsAClearError) {
+  const std::string path = work_path("pcapng-absurd-block.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{synth::kLinktypeEthernet, 262144, 9, std::nullopt}};
+  section.records = {{0, synth::PcapngBlockKind::Enhanced, 1, filler(60), std::nullopt}};
+  Bytes bytes = synth::encode_pcapng_sections({section});
+  synth::put_le32(bytes, 6);
+  synth::put_le32(bytes, 0xFFFFFFF0u);  // an Enhanced Packet Block of almost 4 GiB
+  synth::append(bytes, filler(4096));
+  write_bytes(path, bytes);
+  const Outcome run = mpa_check({"--format", "json", "-"}, "pcapng-absurd-block", path);
+  expect_sane(run, "<stdin>");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("<stdin>: record 2: unreadable record"), std::string::npos) << run.err;
+  EXPECT_EQ(run.json["captures"][0]["frames"], 1);
+}
+
+TEST(HostileCapture, PcapngBlockOfSixteenMebibytesCutShortIsTruncated) {
+  const std::string path = work_path("pcapng-cut-block.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{synth::kLinktypeEthernet, 262144, 9, std::nullopt}};
+  Bytes bytes = synth::encode_pcapng_sections({section});
+  synth::put_le32(bytes, 6);
+  synth::put_le32(bytes, 16u << 20);  // the largest block read, then the file ends
+  synth::append(bytes, filler(100000));
+  write_bytes(path, bytes);
+  const Outcome run = check(path, "pcapng-cut-block");
+  EXPECT_EQ(run.exit_status, 2);
+  EXPECT_NE(run.err.find("record 1: truncated record"), std::string::npos) << run.err;
 }
 
 // ---- a SYN flood

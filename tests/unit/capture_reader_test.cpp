@@ -1,5 +1,5 @@
-// Unit tests for the libpcap-based capture reader (pcap and pcapng files, standard input,
-// truncated and missing files) that feeds the RFC 5044 checker.
+// Unit tests for the capture reader (pcap through libpcap, pcapng with mixed interfaces and
+// sections, standard input, truncated and missing files) that feeds the RFC 5044 checker.
 #include "mpa/capture_reader.h"
 
 #include <fcntl.h>
@@ -164,6 +164,146 @@ TEST(CaptureReader, ReadsAHandWrittenPcapngWithNanosecondResolution) {
   CaptureRecord record;
   EXPECT_EQ(reader->next(record), ReadStatus::End);
   EXPECT_EQ(reader->bytes_read(), reader->file_size());
+  std::filesystem::remove(path);
+}
+
+// What `dumpcap -i lo -i eth0` and a mergecap of Ethernet and cooked captures write, and
+// libpcap 1.10 refuses: interfaces of different link types, snaplens and time stamp units.
+TEST(CaptureReader, ReadsPcapngInterfacesOfDifferentLinkTypesAndSnaplens) {
+  const std::string path = temp_path("mixed.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {
+      {link_type::kEthernet, 262144, 9, std::nullopt},
+      {link_type::kLinuxSll, 96, std::nullopt, std::nullopt},  // microseconds (the default)
+      {14, 0, 0x8A, 1700000000},  // OpenBSD's raw IP, 2^-10 s, if_tsoffset
+  };
+  const Bytes sll = frame_bytes(96, 1), ethernet = frame_bytes(61, 2), simple = frame_bytes(70, 3),
+              raw = frame_bytes(40, 4);
+  section.records = {
+      {1, synth::PcapngBlockKind::Enhanced, 1700000000'000001u, sll, 1514},
+      {0, synth::PcapngBlockKind::Enhanced, 1700000000'000000007u, ethernet, std::nullopt},
+      {0, synth::PcapngBlockKind::Simple, 0, simple, std::nullopt},  // SPB: interface 0, no time
+      {2, synth::PcapngBlockKind::ObsoletePacket, 3 * 1024 + 512, raw, std::nullopt},
+  };
+  section.statistics_block = true;
+  write_file(path, synth::encode_pcapng_sections({section}));
+
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  EXPECT_EQ(reader->link_types(),
+            (std::vector<std::uint32_t>{link_type::kEthernet, link_type::kLinuxSll, link_type::kRaw}));
+  EXPECT_EQ(reader->link_type(), link_type::kEthernet);
+  CaptureRecord record;
+  ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(record.link_type, link_type::kLinuxSll);
+  EXPECT_EQ(record.timestamp_ns, 1700000000'000001000u);  // microseconds by default
+  EXPECT_EQ(record.original_length, 1514u);
+  EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), sll);
+  ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(record.number, 2u);
+  EXPECT_EQ(record.link_type, link_type::kEthernet);
+  EXPECT_EQ(record.timestamp_ns, 1700000000'000000007u);
+  EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), ethernet);
+  ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(record.number, 3u);
+  EXPECT_EQ(record.link_type, link_type::kEthernet);
+  EXPECT_EQ(record.original_length, 70u);
+  EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), simple);
+  ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(record.number, 4u);
+  EXPECT_EQ(record.link_type, link_type::kRaw);
+  EXPECT_EQ(record.timestamp_ns, 1700000003'500000000u);
+  EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), raw);
+  EXPECT_EQ(reader->next(record), ReadStatus::End);
+  EXPECT_EQ(reader->bytes_read(), reader->file_size());
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureReader, ReadsTheRecordOfEachPcapngInterfaceWithItsLinkType) {
+  const std::string path = temp_path("link-per-record.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{link_type::kLinuxSll, 262144, 9, std::nullopt},
+                        {link_type::kEthernet, 65535, 9, std::nullopt}};
+  section.records = {{1, synth::PcapngBlockKind::Enhanced, 5, frame_bytes(60, 1), std::nullopt},
+                     {0, synth::PcapngBlockKind::Enhanced, 6, frame_bytes(60, 2), std::nullopt}};
+  write_file(path, synth::encode_pcapng_sections({section}));
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  EXPECT_EQ(reader->snaplen(), 262144u);  // the first interface's
+  CaptureRecord record;
+  ASSERT_EQ(reader->next(record), ReadStatus::Record);
+  EXPECT_EQ(record.link_type, link_type::kEthernet);
+  ASSERT_EQ(reader->next(record), ReadStatus::Record);
+  EXPECT_EQ(record.link_type, link_type::kLinuxSll);
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureReader, ReadsPcapngSectionsOfEitherByteOrderNumberingRecordsOnward) {
+  const std::string path = temp_path("sections.pcapng");
+  synth::PcapngSectionSpec little;
+  little.interfaces = {{link_type::kEthernet, 262144, 9, std::nullopt}};
+  little.records = {{0, synth::PcapngBlockKind::Enhanced, 1'000'000'123u, frame_bytes(60, 1), 70}};
+  synth::PcapngSectionSpec big;
+  big.big_endian = true;
+  big.interfaces = {{link_type::kLinuxSll2, 128, 6, 10}};
+  big.records = {{0, synth::PcapngBlockKind::Enhanced, 2'000'001u, frame_bytes(80, 2), 1500},
+                 {0, synth::PcapngBlockKind::Simple, 0, frame_bytes(128, 3), 300}};
+  write_file(path, synth::encode_pcapng_sections({little, big}));
+
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  expect_record(*reader, 1, {{}, frame_bytes(60, 1), 70}, 1'000'000'123u);
+  expect_record(*reader, 2, {{}, frame_bytes(80, 2), 1500}, 12'000'001'000u);  // + 10 s offset
+  CaptureRecord record;
+  ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(record.number, 3u);
+  EXPECT_EQ(record.link_type, link_type::kLinuxSll2);
+  EXPECT_EQ(Bytes(record.data.begin(), record.data.end()), frame_bytes(128, 3));  // snaplen 128
+  EXPECT_EQ(record.original_length, 300u);
+  EXPECT_EQ(reader->next(record), ReadStatus::End);
+  // The interfaces declared before the first record, not the last section's.
+  EXPECT_EQ(reader->link_types(), std::vector<std::uint32_t>{link_type::kEthernet});
+  EXPECT_EQ(reader->link_type(), link_type::kEthernet);
+  EXPECT_EQ(reader->snaplen(), 262144u);
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureReader, NamesAPcapngPacketOfAnUndeclaredInterfaceAfterTheRecordsBeforeIt) {
+  const std::string path = temp_path("undeclared.pcapng");
+  synth::PcapngSectionSpec section;
+  section.interfaces = {{link_type::kEthernet, 262144, 9, std::nullopt}};
+  section.records = {{0, synth::PcapngBlockKind::Enhanced, 1, frame_bytes(60, 1), std::nullopt},
+                     {3, synth::PcapngBlockKind::Enhanced, 2, frame_bytes(60, 2), std::nullopt}};
+  write_file(path, synth::encode_pcapng_sections({section}));
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  CaptureRecord record;
+  ASSERT_EQ(reader->next(record), ReadStatus::Record);
+  ASSERT_EQ(reader->next(record), ReadStatus::Error);
+  EXPECT_NE(reader->error().find(path + ": record 2: unreadable record (pcapng: packet of interface 3"),
+            std::string::npos)
+      << reader->error();
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureReader, NamesAPcapngBlockWhoseTrailingLengthDisagrees) {
+  const std::string path = temp_path("trailer.pcapng");
+  Bytes file = pcapng_file({{1, frame_bytes(60, 1)}, {2, frame_bytes(60, 2)}});
+  file[file.size() - 4] ^= 0x04;  // the last block's trailing total length
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  CaptureRecord record;
+  ASSERT_EQ(reader->next(record), ReadStatus::Record);
+  ASSERT_EQ(reader->next(record), ReadStatus::Error);
+  EXPECT_NE(reader->error().find(path + ": record 2: unreadable record (pcapng: block of type 0x6"),
+            std::string::npos)
+      << reader->error();
   std::filesystem::remove(path);
 }
 

@@ -1,11 +1,15 @@
-// Reading pcap and pcapng files (or standard input) record by record through libpcap.
-// Part of mpa_capture, the only piece of the library that links libpcap.
+// Reading captures record by record: pcap and pcapng files or standard input, plain or
+// compressed (gzip, zstd), as Wireshark reads them: pcap through libpcap, pcapng block by
+// block with per-interface link types, snaplens and time stamp resolutions (libpcap 1.10
+// refuses interfaces that differ); live captures through libpcap. Part of mpa_capture, the
+// only piece of the library that links libpcap.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace mpa {
 
@@ -13,6 +17,7 @@ struct CaptureRecord {
   std::uint64_t number = 0;        // 1-based record (frame) number
   std::uint64_t timestamp_ns = 0;
   std::uint32_t original_length = 0;
+  std::uint32_t link_type = 0;         // LINKTYPE_* of the interface that captured it
   std::span<const std::uint8_t> data;  // captured bytes; valid until the next call to next()
 };
 
@@ -45,8 +50,12 @@ class CaptureReader {
   // Next record. On Error, error() names the file and the record number that could not be
   // read; records before it were returned normally.
   ReadStatus next(CaptureRecord& record);
-  std::uint32_t link_type() const;  // LINKTYPE_* of the (current) interface
+  // LINKTYPE_* and snaplen of the first interface (pcapng: of the first section). A record's
+  // own interface may differ in a pcapng file: CaptureRecord::link_type says which it is.
+  std::uint32_t link_type() const;
   std::uint32_t snaplen() const;
+  // The link types of the interfaces declared before the first record (pcap and live: one).
+  const std::vector<std::uint32_t>& link_types() const;
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
   // Bytes of the file consumed so far (for progress), and the file size (0 if unknown).
@@ -55,6 +64,7 @@ class CaptureReader {
 
  private:
   CaptureReader() = default;
+  ReadStatus next_pcapng(CaptureRecord& record);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;

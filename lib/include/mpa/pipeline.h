@@ -1,5 +1,6 @@
 // The whole capture pipeline: a capture file, record by record, through the frame feeder
-// (frame_feeder.h: packet decoder, then the Analyzer). Part of mpa_capture (libpcap).
+// (frame_feeder.h: packet decoder, then the Analyzer), each record by its own link type.
+// Part of mpa_capture (libpcap).
 #pragma once
 
 #include <cstdint>
