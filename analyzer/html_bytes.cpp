@@ -56,6 +56,7 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
     auto t = trace.connections.find(c.summary.id);
     if (t == trace.connections.end()) continue;
     for (auto& [index, place] : t->second.places) {
+      if (place.kind != Place::Kind::Fpdu) continue;  // startup frames: octets kept as parsed
       std::size_t total = 0;
       for (const SeqRange& r : place.shown) total += r.length;
       place.octets.assign(total, 0);
@@ -75,6 +76,9 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
     trace.bytes_readable = false;
     trace.bytes_note = "not a regular file (a pipe or a live capture): the octets could not be read again";
+    for (auto& [flow, list] : wants) {
+      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+    }
     return;
   }
   std::string error;
@@ -82,12 +86,32 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   if (!reader || reader->live()) {
     trace.bytes_readable = false;
     trace.bytes_note = reader ? "a live capture: the octets could not be read again" : error;
+    for (auto& [flow, list] : wants) {
+      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+    }
     return;
   }
+  // Frames worth decoding: the union of the places' frame ranges.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (const auto& [flow, list] : wants) {
+    for (const Want& w : list) ranges.emplace_back(w.from, w.to);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t next_range = 0;
   CaptureRecord record;
   while (reader->next(record) == ReadStatus::Record) {
     if (record.number < min_frame) continue;
     if (record.number > max_frame) break;
+    while (next_range < ranges.size() && ranges[next_range].second < record.number) ++next_range;
+    if (next_range == ranges.size()) break;
+    bool wanted = false;
+    for (std::size_t r = next_range; r < ranges.size() && ranges[r].first <= record.number; ++r) {
+      if (ranges[r].second >= record.number) {
+        wanted = true;
+        break;
+      }
+    }
+    if (!wanted) continue;
     const DecodeResult decoded = decode_frame(reader->link_type(), record.data, record.original_length,
                                               record.number, record.timestamp_ns);
     if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;

@@ -163,6 +163,23 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind), at.value(),
                           frame.revision, frame.pd_length);
+  // The octets as received: the parser keeps every one of them (key, flags, Rev, PD_Length,
+  // the vendor extension and the private data received), so no second read is needed.
+  std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
+  wire.push_back(frame.flags);
+  wire.push_back(frame.revision);
+  wire.push_back(static_cast<std::uint8_t>(frame.pd_length >> 8));
+  wire.push_back(static_cast<std::uint8_t>(frame.pd_length & 0xFF));
+  if (frame.has_vendor_extension) wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
+  wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
+  for (const SeqRange& part : p.shown) {
+    const std::uint32_t at_part = part.seq.distance_from(p.whole.seq);
+    for (std::uint32_t k = 0; k < part.length; ++k) {
+      const bool have = at_part + k < wire.size();
+      p.octets.push_back(have ? wire[at_part + k] : 0);
+      p.present.push_back(have);
+    }
+  }
   return p;
 }
 
@@ -271,8 +288,13 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
 
 void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   next_.on_fpdu(fpdu);
-  if (!open_.contains(fpdu.connection)) return;
-  ConnectionTrace& c = of(fpdu.connection);
+  if (fpdu.connection != last_id_) {
+    auto it = open_.find(fpdu.connection);
+    if (it == open_.end()) return;
+    last_id_ = fpdu.connection;
+    last_ = &trace_.connections[it->second];
+  }
+  ConnectionTrace& c = *last_;
   const auto d = static_cast<std::size_t>(fpdu.direction);
   c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
   std::vector<StripFpdu>& strip = c.strip[d];
@@ -331,6 +353,7 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
 
 void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   next_.on_connection_end(summary);
+  if (summary.id == last_id_) last_id_ = UINT32_MAX;
   auto it = open_.find(summary.id);
   if (it == open_.end()) return;
   ConnectionTrace& c = trace_.connections[it->second];

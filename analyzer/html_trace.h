@@ -138,6 +138,8 @@ class HtmlTracer : public EventSink {
   CaptureTrace& trace_;
   ConnectionNumbering numbering_;
   std::map<std::uint32_t, std::uint32_t> open_;  // library id -> report number
+  std::uint32_t last_id_ = UINT32_MAX;           // the connection of the last FPDU (a cache)
+  ConnectionTrace* last_ = nullptr;
 };
 
 // Reads the octets of every Place of `trace` back from the capture file `path` (a second,

@@ -149,7 +149,7 @@ th{background:#f3f3f3;cursor:pointer;user-select:none}td.n{text-align:right;font
 .v-errors,.v-fail,.v-unreadable{background:#c62828}.v-warnings{background:#e08600}.v-clean,.v-pass{background:#2e7d32}
 .sev{font-weight:600}.sev-error{color:#c62828}.sev-warning{color:#b06a00}.sev-note{color:#1565c0}
 tr.suppressed td{color:#777;text-decoration:line-through}
-details.conn{border:1px solid #ccc;border-radius:4px;margin:12px 0;padding:0 10px 10px}
+details.conn{border:1px solid #ccc;border-radius:4px;margin:12px 0;padding:0 10px 10px;content-visibility:auto;contain-intrinsic-size:auto 1400px}
 details.conn>summary{font-weight:600;padding:8px 0;cursor:pointer}
 .bounds{color:#555;font-size:13px;max-width:1000px}
 .hex{font:12px/1.35 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;background:#fafafa;border:1px solid #e3e3e3;padding:6px;overflow-x:auto;white-space:pre}
@@ -291,8 +291,8 @@ void Page::header() {
       "them (at most {} per connection; beyond that they are counted). Ladders draw the startup frames, the first "
       "{} FPDUs per direction, every FPDU a finding concerns and the findings in order, at most {} rows{}; "
       "the FPDUs between them are collapsed into bands with their count, octets and duration. Hex dumps for "
-      "the first {} findings of each connection (at most {} in a capture), the octets read back from the "
-      "capture file: the FPDU's or startup frame's first {} and last {} octets and the highlighted fields with "
+      "the first {} findings of each connection (at most {} in a capture): an FPDU's octets read back from "
+      "the capture file after the run, a startup frame's as the parser received them; the first {} and last {} octets and the highlighted fields with "
       "their surroundings. Throughput and findings over time in {} bins whose width doubles as a connection "
       "goes on. Findings listed per connection on this page: at most {}.{}</p>\n",
       kMaxStoredFindings, kLadderFpdusPerDirection, kLadderMaxItems,

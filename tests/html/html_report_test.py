@@ -369,6 +369,24 @@ def main():
     if pad_marks and all(all(int(o, 16) == 0 for o in m["octets"]) for m in pad_marks):
         fail("fpdu.pad-nonzero: the highlighted pad octets are all zero")
 
+    # A pipe: the same findings, exit status unchanged, FPDU dumps said to be missing.
+    crc_file = [f for f in files if os.path.basename(f) == "fault-fpdu.crc-mismatch.pcap"]
+    if crc_file:
+        pipe_page = os.path.join(args.work, "pipe.html")
+        with open(crc_file[0], "rb") as stdin:
+            piped = subprocess.run([args.mpa_check, "--no-suppress", "--html", pipe_page, "-"], stdin=stdin,
+                                   capture_output=True)
+        with open(crc_file[0], "rb") as stdin:
+            pipe_json = subprocess.run([args.mpa_check, "--no-suppress", "--format", "json", "-"], stdin=stdin,
+                                       capture_output=True, text=True)
+        file_rc = run([args.mpa_check, "--no-suppress", crc_file[0]]).returncode
+        if piped.returncode != file_rc:
+            fail(f"pipe with --html: exit status {piped.returncode}, {file_rc} for the file")
+        pipe_text = open(pipe_page, encoding="utf-8").read()
+        if "No octets: not a regular file" not in pipe_text:
+            fail("pipe page: the missing FPDU octets are not explained")
+        check_page(parse(pipe_text), json.loads(pipe_json.stdout), crc_file, "static pipe page")
+
     # Escaping: private data with markup, quotes and octets that are not UTF-8.
     hostile = b"<script>alert(\"x\")</script> 'q' & <img src=x onerror=alert(1)> \xff\xfe\xc3( end"
     esc_pcap = os.path.join(args.work, "escape.pcap")
