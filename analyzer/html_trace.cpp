@@ -251,6 +251,10 @@ void HtmlTracer::on_finding(const Finding& f) {
   }
   if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
   const auto d = static_cast<std::size_t>(f.direction);
+  if (f.id == DiagId::CaptureGap || f.id == DiagId::CaptureTruncated || f.id == DiagId::ConnectionLostMidFpdu) {
+    c.gaps[index] = {f.direction, {f.tcp_seq.value(), f.stream_offset, 0}, c.last_fpdu[d], std::nullopt};
+    return;
+  }
   if (const auto& last = c.last_startup[d]) {
     const StartupFrameFields fields = startup_frame_fields(last->first, last->second);
     if (contains(fields.whole, f.tcp_seq)) {
@@ -297,6 +301,11 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   ConnectionTrace& c = *last_;
   const auto d = static_cast<std::size_t>(fpdu.direction);
   c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
+  const StreamSpan span{fpdu.start_seq.value(), fpdu.start_offset, fpdu.wire_length};
+  c.last_fpdu[d] = span;
+  for (auto& [index, gap] : c.gaps) {
+    if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset) gap.after = span;
+  }
   std::vector<StripFpdu>& strip = c.strip[d];
   if (!fpdu.markers.empty() && strip.size() < kStripFpdus &&
       (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {

@@ -86,6 +86,20 @@ struct StripFpdu {
   std::vector<MarkerFact> markers;
 };
 
+// Where octets went missing (capture.gap, capture.truncated, connection.lost-mid-fpdu):
+// the finding's place in the stream, with the FPDUs framed just before and after it.
+struct StreamSpan {
+  std::uint32_t seq = 0;
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+};
+struct GapView {
+  Direction direction{};
+  StreamSpan at;                    // the finding's seq/offset (length unknown)
+  std::optional<StreamSpan> before;  // the last FPDU framed before it
+  std::optional<StreamSpan> after;   // the first FPDU framed after it
+};
+
 struct ConnectionTrace {
   std::vector<LadderItem> ladder;
   bool ladder_full = false;
@@ -94,6 +108,8 @@ struct ConnectionTrace {
   std::array<TimeBins, 3> findings_over_time;  // by severity
   std::array<std::vector<StripFpdu>, 2> strip;
   std::map<std::size_t, Place> places;  // by index into the connection's findings
+  std::map<std::size_t, GapView> gaps;  // by index into the connection's findings
+  std::array<std::optional<StreamSpan>, 2> last_fpdu;
   std::size_t findings_seen = 0;
   // Findings still waiting for the FPDU they concern: index, direction, stream offset.
   struct Waiting {

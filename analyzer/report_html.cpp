@@ -157,7 +157,7 @@ details.conn>summary{font-weight:600;padding:8px 0;cursor:pointer}
 .hex .miss{color:#bbb}.hex .off{color:#888}.hex .skip{color:#888;font-style:italic}
 section.detail{border-left:4px solid #ccc;padding:2px 12px;margin:10px 0}section.detail.sev-error{border-color:#c62828}
 section.detail.sev-warning{border-color:#e08600}section.detail.sev-note{border-color:#1565c0}
-section.detail:target{background:#fffbe6}dl.cat{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:4px 0}
+mark.target{background:#b3e5fc}section.detail:target{background:#fffbe6}dl.cat{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:4px 0}
 dl.cat dt{color:#555}dl.cat dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:10px}
 .chart{border:1px solid #eee;padding:4px}.chart .t{font-size:12px;color:#444}svg text{font-family:system-ui,sans-serif}
 #filter{padding:4px 8px;width:320px}.tools button{margin-left:8px}code{font-size:12px}
@@ -248,6 +248,7 @@ class Page {
   void detail(const Row& row, std::size_t index, const ReportedFinding& f, const Place* place,
               const CaptureTrace& trace);
   void dump(const Place& place, const ConnectionSummary& s, const CaptureTrace& trace);
+  void gap_strip(const GapView& gap, std::string_view id);
   std::string anchor(const Row& row) const {
     return fmt::format("c{}-{}", row.capture, row.connection->summary.id);
   }
@@ -277,6 +278,7 @@ void Page::header() {
           R"(<marker id="ahg" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#888"/></marker>)"
           R"(<marker id="ahb" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#1a5fb4"/></marker>)"
           R"(<marker id="ahk" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#333"/></marker>)"
+          R"X(<pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#ef9a9a"/></pattern>)X"
           "</defs></svg>\n";
   buf_ += fmt::format(
       "<header><h1>mpa-check report</h1><p id=\"totals\">{} capture{}, {} MPA connection{}: "
@@ -738,6 +740,36 @@ void Page::dump(const Place& p, const ConnectionSummary& s, const CaptureTrace& 
   buf_ += "</ul></figure>\n";
 }
 
+// The stream around missing octets: the FPDU framed before, the missing stretch, the FPDU
+// framed after (if any), to scale.
+void Page::gap_strip(const GapView& g, std::string_view id) {
+  const int w = 760, h = 92, left = 20;
+  const std::uint64_t from = g.before ? g.before->offset : (g.at.offset > 256 ? g.at.offset - 256 : 0);
+  const std::uint64_t to = g.after ? g.after->offset + g.after->length : g.at.offset + 256;
+  const double scale = static_cast<double>(w - 2 * left) / static_cast<double>(std::max<std::uint64_t>(to - from, 1));
+  const auto x_of = [&](std::uint64_t offset) { return left + static_cast<double>(offset - from) * scale; };
+  buf_ += fmt::format("<svg class=\"gap\" data-id=\"{}\" width=\"{}\" height=\"{}\">",
+                      id, w, h);
+  const auto box = [&](const StreamSpan& span, std::string_view what, int label_y, bool right) {
+    const double x = x_of(span.offset);
+    const double bw = std::max(static_cast<double>(span.length) * scale, 2.0);
+    buf_ += fmt::format("<rect x=\"{:.1f}\" y=\"30\" width=\"{:.1f}\" height=\"22\" fill=\"#64b5f6\" stroke=\"#fff\"/>"
+                        "<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"{}\">{} FPDU, seq {} ({} octets)</text>",
+                        x, bw, right ? x + bw : x, label_y, right ? "end" : "start", what, span.seq, span.length);
+  };
+  if (g.before) box(*g.before, "last", 24, false);
+  const double gx = x_of(g.at.offset);
+  const double gend = g.after ? x_of(g.after->offset) : w - left;
+  buf_ += fmt::format("<rect class=\"missing\" x=\"{:.1f}\" y=\"30\" width=\"{:.1f}\" height=\"22\" fill=\"url(#hatch)\" "
+                      "stroke=\"#c62828\"/><text x=\"{:.1f}\" y=\"68\" font-size=\"11\" fill=\"#c62828\">missing "
+                      "from seq {} (stream offset {}){}</text>",
+                      gx, std::max(gend - gx, 2.0), gx, g.at.seq, g.at.offset,
+                      g.after ? fmt::format("; framing again at seq {}", g.after->seq) : std::string("; nothing framed after it"));
+  if (g.after) box(*g.after, "next", 12, true);
+  buf_ += fmt::format("<text x=\"{}\" y=\"86\" font-size=\"10\" fill=\"#666\">the stream of this direction, to "
+                      "scale ({} octets across)</text></svg>\n", left, to - from);
+}
+
 void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, const Place* place,
                   const CaptureTrace& trace) {
   const Finding& f = rf.finding;
@@ -755,7 +787,15 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       rf.suppressed_by ? fmt::format("<dt>suppressed</dt><dd>{}:{}: {}</dd>", esc(rf.suppressed_by->file),
                                      rf.suppressed_by->line, esc(rf.suppressed_by->reason))
                        : std::string());
-  if (place) {
+  const ConnectionTrace* ctrace = nullptr;
+  if (auto it = trace.connections.find(row.connection->summary.id); it != trace.connections.end()) ctrace = &it->second;
+  const GapView* gap = nullptr;
+  if (ctrace) {
+    if (auto it = ctrace->gaps.find(index); it != ctrace->gaps.end()) gap = &it->second;
+  }
+  if (gap) {
+    gap_strip(*gap, d.name);
+  } else if (place) {
     dump(*place, row.connection->summary, trace);
   } else {
     buf_ += "<p class=\"nodump\">Not about the octets of one FPDU or startup frame (no dump).</p>\n";

@@ -114,6 +114,7 @@ class Page(html.parser.HTMLParser):
         self.findings, self.capture_findings, self.pins = [], [], []
         self.marks = []  # dict(capture, src, dst, seq, title, text)
         self.scripts = 0
+        self.gaps = []  # (capture, finding id) of each drawn gap
         self.script_ran = False
         self.details = []
         self.text = []
@@ -146,6 +147,8 @@ class Page(html.parser.HTMLParser):
             self._capture = int(a["data-capture-index"])
         if tag == "section" and "detail" in cls:
             self.details.append((self._capture, a["id"], a["data-id"], int(a["data-frame"])))
+        if tag == "svg" and "gap" in cls:
+            self.gaps.append((self._capture, a["data-id"]))
         if tag == "figure" and "dump" in cls:
             self._figure = (a["data-src"], a["data-dst"])
         if tag == "mark" and "hl" in cls and self._figure:
@@ -365,6 +368,10 @@ def main():
         caps = [i for i, f in enumerate(files) if os.path.basename(f) == f"fault-{fid}.pcap"]
         if caps and not any(m["capture"] == caps[0] and m["title"].startswith(field) for m in static.marks):
             fail(f"fault-{fid}.pcap: no highlighted {field} field")
+    for fid in ("capture.gap", "connection.lost-mid-fpdu", "capture.truncated"):
+        caps = [i for i, f in enumerate(files) if os.path.basename(f) == f"fault-{fid}.pcap"]
+        if caps and (caps[0], fid) not in static.gaps:
+            fail(f"fault-{fid}.pcap: the missing octets are not drawn on the stream")
     pad_marks = [m for m in static.marks if m["title"].startswith("pad")]
     if pad_marks and all(all(int(o, 16) == 0 for o in m["octets"]) for m in pad_marks):
         fail("fpdu.pad-nonzero: the highlighted pad octets are all zero")
