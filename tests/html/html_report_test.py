@@ -450,6 +450,33 @@ def browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pca
         check_page(dom, rep, fs, f"chromium DOM of the {label} page")
         if label == "escape" and "<script>alert(\"x\")</script>" not in "".join(dom.text):
             fail("escape page in chromium: the private data is not text")
+    # Without JavaScript the page still reads: the page with its one script removed (headless
+    # Chromium needs JavaScript itself to dump or screenshot), rendered and checked.
+    nojs_page = os.path.join(os.path.dirname(page_path), "corpus-without-script.html")
+    page_text = open(page_path, encoding="utf-8").read()
+    stripped, n = re.subn(r"<script>.*?</script>", "", page_text, flags=re.S)
+    if n != 1:
+        fail(f"corpus page: {n} script elements, want 1")
+    with open(nojs_page, "w", encoding="utf-8") as out:
+        out.write(stripped)
+    r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom"],
+                 "file://" + os.path.abspath(nojs_page))
+    for line in console_errors(r.stderr):
+        fail(f"corpus page without its script: console error: {line.strip()}")
+    dom = parse(r.stdout)
+    if dom.script_ran or dom.scripts:
+        fail("corpus page without its script: a script ran")
+    check_page(dom, report, files, "chromium DOM of the corpus page without its script")
+    os.makedirs(shots, exist_ok=True)
+    nojs = os.path.join(shots, "html-report-nojs.png")
+    if os.path.exists(nojs):
+        os.remove(nojs)
+    chromium(binary, ["--window-size=1200,1600", "--hide-scrollbars", f"--screenshot={nojs}"],
+             "file://" + os.path.abspath(nojs_page))
+    if not os.path.exists(nojs) or not png_is_drawn(nojs):
+        fail("corpus page without its script: nothing rendered")
+    else:
+        print(f"screenshot: {nojs} ({os.path.getsize(nojs)} octets, without the script)")
     # Screenshots: a ladder (the connection alone) and a finding's detail, of fpdu.crc-mismatch.
     crc = [i for i, f in enumerate(files) if os.path.basename(f) == "fault-fpdu.crc-mismatch.pcap"]
     detail = next((d for d in static.details if crc and d[0] == crc[0] and d[2] == "fpdu.crc-mismatch"), None)
