@@ -307,7 +307,7 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
     if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset) gap.after = span;
   }
   std::vector<StripFpdu>& strip = c.strip[d];
-  if (!fpdu.markers.empty() && strip.size() < kStripFpdus &&
+  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
       (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
     strip.push_back({fpdu.start_seq.value(), fpdu.wire_length, fpdu.header_seq.value(),
                      {fpdu.markers.begin(), fpdu.markers.end()}});
