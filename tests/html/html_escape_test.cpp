@@ -5,6 +5,7 @@
 #include <string>
 
 #include "html_escape.h"
+#include "html_trace.h"
 
 namespace mpa::report {
 namespace {
@@ -56,6 +57,24 @@ TEST(HtmlEscape, EveryOctetValueGivesValidUtf8WithoutMarkup) {
                 rest.starts_with("&quot;") || rest.starts_with("&#39;"))
         << rest;
   }
+}
+
+// The time bins of the charts: bounded, nothing lost when the bin width doubles.
+TEST(HtmlTimeBins, WidthDoublesAndTotalsStayWhenTimeRunsPastTheLastBin) {
+  TimeBins bins;
+  bins.origin_ns = 1000;
+  bins.add(1000, 5);                                // first bin
+  bins.add(1000 + 3 * bins.width_ns, 7);            // fourth bin
+  const std::uint64_t width = bins.width_ns;
+  bins.add(1000 + kTimeBins * width * 3, 11);       // far beyond: the width doubles twice
+  EXPECT_EQ(bins.width_ns, width * 4);
+  std::uint64_t total = 0;
+  for (std::uint64_t v : bins.values) total += v;
+  EXPECT_EQ(total, 23u);
+  EXPECT_EQ(bins.values[0], 12u);                   // bins 0..3 of the first width are bin 0 now
+  EXPECT_EQ(bins.values[(kTimeBins * 3) / 4], 11u);
+  bins.add(0, 1);                                   // before the origin: the first bin
+  EXPECT_EQ(bins.values[0], 13u);
 }
 
 }  // namespace
