@@ -68,6 +68,7 @@ void Analyzer::on_segment(const TcpSegment& segment) { impl_->on_segment(segment
 void Analyzer::on_ip_fragment(std::uint64_t frame, const std::string& detail) {
   Finding f = make_finding(DiagId::CaptureIpFragment, frame, TcpSeq(), 0, detail);
   f.connection = UINT32_MAX;
+  f.timestamp_ns = impl_->context.ns;
   impl_->context.sink.on_finding(f);
 }
 

@@ -27,6 +27,7 @@ MpaConnection::MpaConnection(AnalysisContext& context, std::uint32_t id, const T
   senders_[1].peer = &senders_[0];
   summary_.id = id;
   summary_.first_frame = first.frame;
+  summary_.first_ns = first.timestamp_ns;
 }
 
 bool MpaConnection::reopened_by(const TcpSegment& syn) const {
@@ -36,7 +37,14 @@ bool MpaConnection::reopened_by(const TcpSegment& syn) const {
 
 void MpaConnection::on_segment(const TcpSegment& seg) {
   summary_.last_frame = seg.frame;
+  summary_.last_ns = seg.timestamp_ns;
   Sender& s = senders_[senders_[0].endpoint == seg.source ? 0 : 1];
+  const auto note = [&seg](TcpFlagSeen& seen, std::uint8_t flag) {
+    if ((seg.flags & flag) && seen.frame == 0) seen = {seg.frame, seg.timestamp_ns};
+  };
+  note(s.tcp.syn, tcp_flags::kSyn);
+  note(s.tcp.fin, tcp_flags::kFin);
+  note(s.tcp.rst, tcp_flags::kRst);
   if (seg.flags & tcp_flags::kSyn) {
     s.syn_seen = true;
     if (seg.mss) s.mss = seg.mss;
@@ -54,6 +62,7 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
 
 void MpaConnection::report(Sender& s, Finding&& f) {
   f.connection = id_;
+  if (f.timestamp_ns == 0) f.timestamp_ns = context_.ns;
   if (!is_mpa_) {
     if (pending_.size() < kPendingFindingsLimit) pending_.emplace_back(&s, std::move(f));
     return;
@@ -123,7 +132,9 @@ void MpaConnection::finish(std::uint64_t frame) {
   for (const Sender& s : senders_) {
     std::optional<DirectionStats::ReaderCounts> counts;
     if (const FpduReader* r = s.reader()) counts = {{r->fpdus(), r->ulpdu_bytes(), r->crc_failures()}};
-    summary_.directions[static_cast<int>(direction_of(s))] = s.stats.summary(counts, s.mss, s.peer->mss);
+    DirectionSummary& d = summary_.directions[static_cast<int>(direction_of(s))];
+    d = s.stats.summary(counts, s.mss, s.peer->mss);
+    d.tcp = s.tcp;
   }
   context_.sink.on_connection_end(summary_);
 }

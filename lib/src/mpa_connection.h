@@ -110,6 +110,7 @@ struct Sender final : StreamSink, FpduSink {
   FpduRules fpdu_rules;
   UlpChecks ulp;
   DirectionStats stats;
+  TcpControlSeen tcp;                 // its first SYN, FIN and RST
 
   FpduReader* reader() {
     auto* full = std::get_if<phase::FullOperation>(&phase);

@@ -276,7 +276,9 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (verdict.stop_judging) reader.stop_judging();
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;
-  context_.sink.on_fpdu(fpdu);
+  FpduEvent stamped = fpdu;
+  stamped.timestamp_ns = context_.ns;
+  context_.sink.on_fpdu(stamped);
 }
 
 }  // namespace mpa

@@ -22,6 +22,7 @@ struct Options {
   int rev = 1;
   int request_m = 0, reply_m = 0, request_c = 1, reply_c = 1;
   int request_pd = 0, reply_pd = 0;
+  std::string request_pd_hex;
   std::vector<int> ird_ord;
   std::string request_abcd, reply_abcd, p2p;
   std::size_t delayed = 0;
@@ -63,6 +64,8 @@ void add_startup_options(CLI::App& app, Options& o) {
       ->check(CLI::Range(0, 1));
   app.add_option("--request-pd", o.request_pd, "Private data octets in the Request (0..512)")
       ->check(CLI::Range(0, 512));
+  app.add_option("--request-pd-hex", o.request_pd_hex,
+                 "Private data of the Request: exactly these octets, as hex (after the IRD/ORD block)");
   app.add_option("--reply-pd", o.reply_pd, "Private data octets in the Reply (0..512)")
       ->check(CLI::Range(0, 512));
   app.add_option("--ird-ord", o.ird_ord,
@@ -176,6 +179,21 @@ void apply_startup_options(Scenario& s, const Options& o) {
   apply_enhanced_options(s, o);
   set_private_data(s, static_cast<std::uint16_t>(o.request_pd),
                    static_cast<std::uint16_t>(o.reply_pd));
+  if (!o.request_pd_hex.empty()) {
+    const std::string& hex = o.request_pd_hex;
+    if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      throw CLI::ValidationError("--request-pd-hex", "expected pairs of hex digits");
+    }
+    Bytes octets;
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+      octets.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    }
+    StartupFrameSpec& request = s.initiator.frame;
+    const std::size_t enhanced = request.enhanced ? 4 : 0;
+    if (enhanced + octets.size() > 512) throw CLI::ValidationError("--request-pd-hex", "more than 512 octets");
+    request.private_data_length = static_cast<std::uint16_t>(enhanced + octets.size());
+    request.private_data_octets = std::move(octets);
+  }
   s.streaming_prefix = o.delayed;
 }
 

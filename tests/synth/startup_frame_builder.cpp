@@ -39,6 +39,11 @@ Bytes private_data(const StartupFrameSpec& spec, std::uint64_t filler_seed) {
   Bytes pd;
   if (spec.enhanced) pd = encode_enhanced_block(*spec.enhanced);
   pd.resize(std::min<std::size_t>(pd.size(), spec.private_data_length));
+  if (spec.private_data_octets) {
+    append(pd, *spec.private_data_octets);
+    pd.resize(spec.private_data_length);
+    return pd;
+  }
   Rng rng(filler_seed);
   rng.fill(pd, spec.private_data_length - pd.size());
   return pd;

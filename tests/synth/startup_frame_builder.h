@@ -51,6 +51,9 @@ struct StartupFrameSpec {
   std::uint16_t private_data_length = 0;         // total octets, enhanced block included
   std::optional<std::uint16_t> pd_length_field;  // a lying PD_Length, for faults
   std::optional<Bytes> vendor_extension;         // Rev 129: after the 20-octet header
+  std::optional<Bytes> private_data_octets;      // exactly these octets after the enhanced block
+                                                 // (instead of filler; private_data_length must
+                                                 // count them)
 };
 
 // The frame's octets; private data after the enhanced block is filled from `filler`.

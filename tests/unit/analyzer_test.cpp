@@ -32,8 +32,10 @@ struct Recorder : EventSink {
   std::vector<FpduFact> fpdus;
   std::vector<ConnectionSummary> connections;
   std::uint64_t tcp_connections = 0;
+  std::vector<std::uint64_t> fpdu_times;
   void on_finding(const Finding& f) override { findings.push_back(f); }
   void on_fpdu(const FpduEvent& e) override {
+    fpdu_times.push_back(e.timestamp_ns);
     fpdus.push_back({e.direction, e.header_seq.value(), e.ulpdu_length, e.crc_status, e.markers.size()});
   }
   void on_connection_end(const ConnectionSummary& s) override { connections.push_back(s); }
@@ -418,6 +420,44 @@ TEST(Analyzer, ADuplicatedRstIsOneTcpConnectionAndTheNotesNameWhoReset) {
     EXPECT_NE(f.message.find("reset by the responder (RST)"), std::string::npos) << f.message;
   }
   EXPECT_EQ(closed, 2u);
+TEST(Analyzer, SummaryNamesEachSidesFirstSynFinAndRstWithTheirTimes) {
+  synth::Scenario s = conversation(false, true, 1);
+  s.close = synth::Ending::Rst;
+  s.closer = synth::Dir::Responder;
+  const Recorder r = analyze(s);
+  ASSERT_EQ(r.connections.size(), 1u);
+  const ConnectionSummary& c = r.connections[0];
+  const TcpControlSeen& init = c.direction(Direction::Initiator).tcp;
+  const TcpControlSeen& resp = c.direction(Direction::Responder).tcp;
+  EXPECT_EQ(init.syn.frame, 1u);  // the SYN opens the capture
+  EXPECT_GT(resp.syn.frame, 1u);  // the SYN-ACK follows
+  EXPECT_EQ(init.rst.frame, 0u);
+  EXPECT_EQ(resp.rst.frame, c.last_frame);
+  EXPECT_EQ(init.fin.frame, 0u);
+  EXPECT_EQ(resp.fin.frame, 0u);
+  EXPECT_GE(init.syn.ns, s.start_time_us * 1000);
+  EXPECT_EQ(c.first_ns, init.syn.ns);
+  EXPECT_EQ(c.last_ns, resp.rst.ns);
+  EXPECT_GT(c.last_ns, c.first_ns);
+}
+
+TEST(Analyzer, FpdusAndFindingsCarryTheTimeOfTheSegmentThatCompletedThem) {
+  synth::Scenario s = conversation(true, true, 1);
+  s.initiator.messages[2].tweaks.corrupt_crc = true;
+  const Recorder r = analyze(s);
+  ASSERT_EQ(r.connections.size(), 1u);
+  const ConnectionSummary& c = r.connections[0];
+  ASSERT_FALSE(r.fpdu_times.empty());
+  EXPECT_EQ(r.fpdu_times.front(), c.first_fpdu_ns);
+  for (std::uint64_t t : r.fpdu_times) {
+    EXPECT_GE(t, c.first_ns);
+    EXPECT_LE(t, c.last_ns);
+  }
+  EXPECT_TRUE(std::is_sorted(r.fpdu_times.begin(), r.fpdu_times.end()));
+  for (const Finding& f : r.findings) {
+    EXPECT_GE(f.timestamp_ns, c.first_ns) << info(f.id).name;
+    EXPECT_LE(f.timestamp_ns, c.last_ns) << info(f.id).name;
+  }
 }
 
 }  // namespace

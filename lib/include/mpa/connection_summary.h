@@ -20,6 +20,15 @@ namespace mpa {
 inline constexpr std::size_t kUlpduSizeBuckets = 7;
 inline constexpr std::uint32_t kUlpduSizeBounds[kUlpduSizeBuckets] = {0, 64, 512, 1460, 4096, 9000, 65535};
 
+// The first TCP segment of one side carrying a control flag (SYN, FIN or RST).
+struct TcpFlagSeen {
+  std::uint64_t frame = 0;  // 0: not seen
+  std::uint64_t ns = 0;     // its capture time
+};
+struct TcpControlSeen {
+  TcpFlagSeen syn, fin, rst;
+};
+
 struct DirectionSummary {
   bool full_operation = false;
   bool markers = false;
@@ -39,6 +48,7 @@ struct DirectionSummary {
   std::array<std::uint64_t, kUlpduSizeBuckets> ulpdu_sizes{};  // see kUlpduSizeBounds
   std::uint64_t terminates = 0;
   std::string stack;                        // implementation recognised from startup, if any
+  TcpControlSeen tcp;                       // this side's first SYN, FIN and RST
 };
 
 struct ConnectionSummary {
@@ -54,6 +64,7 @@ struct ConnectionSummary {
   std::uint64_t first_frame = 0;
   std::uint64_t last_frame = 0;
   std::uint64_t request_ns = 0, reply_ns = 0, first_fpdu_ns = 0;  // 0: not seen
+  std::uint64_t first_ns = 0, last_ns = 0;  // capture times of first_frame and last_frame
 
   int revision() const { return request ? request->revision : -1; }
   const DirectionSummary& direction(Direction d) const { return directions[static_cast<int>(d)]; }

@@ -28,6 +28,7 @@ struct Finding {
   TcpSeq tcp_seq;               // where in that direction's stream
   std::uint64_t stream_offset = 0;
   std::string message;          // the values that explain it
+  std::uint64_t timestamp_ns = 0;  // capture time of the segment being analysed when it was found
 };
 
 // A finding about `seq` (stream offset `offset`) that became certain at `frame`; the
@@ -77,6 +78,7 @@ struct FpduEvent {
   bool judged = true;              // false after an error ended MPA in this direction
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
   std::span<const std::uint8_t> ulpdu;       // the whole ULPDU, when the reader keeps it
+  std::uint64_t timestamp_ns = 0;  // capture time of the segment that completed it (0: unknown)
 
   // Stream offset of the ULPDU_Length field (after the leading marker, if any).
   std::uint64_t header_offset() const { return start_offset + header_seq.distance_from(start_seq); }

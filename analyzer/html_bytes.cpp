@@ -1,0 +1,126 @@
+// The octets behind the HTML report's hex dumps, read back from the capture file: a second
+// pass that decodes only the frames between the first and the last frame that hold a dumped
+// place, and stops after the last. The octets are the capture's own (the first copy of each
+// sequence number, as the reassembler keeps it), never rebuilt from parsed values.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "html_trace.h"
+#include "mpa/capture_reader.h"
+#include "mpa/packet_decoder.h"
+#include "report.h"
+
+namespace mpa::report {
+namespace {
+
+struct Want {
+  Place* place;
+  std::uint64_t from, to;  // frames
+};
+
+// Copies the octets of `seg` that fall into the parts `place` shows.
+void copy_overlap(const TcpSegment& seg, Place& place) {
+  const auto plen = static_cast<std::uint32_t>(seg.payload.size());
+  std::size_t base = 0;  // index into place.octets of the current part
+  for (const SeqRange& r : place.shown) {
+    std::uint32_t part_at = 0, seg_at = 0, count = 0;
+    const std::uint32_t d = r.seq.distance_from(seg.seq);
+    if (d < plen) {
+      seg_at = d;
+      count = std::min(plen - d, r.length);
+    } else {
+      const std::uint32_t e = seg.seq.distance_from(r.seq);
+      if (e < r.length) {
+        part_at = e;
+        count = std::min(r.length - e, plen);
+      }
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::size_t k = base + part_at + i;
+      if (place.present[k]) continue;
+      place.octets[k] = seg.payload[seg_at + i];
+      place.present[k] = true;
+    }
+    base += r.length;
+  }
+}
+
+}  // namespace
+
+void read_places(const std::string& path, const std::vector<ConnectionReport>& connections, CaptureTrace& trace) {
+  std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>> wants;  // (source, destination)
+  std::uint64_t min_frame = UINT64_MAX, max_frame = 0;
+  for (const ConnectionReport& c : connections) {
+    auto t = trace.connections.find(c.summary.id);
+    if (t == trace.connections.end()) continue;
+    for (auto& [index, place] : t->second.places) {
+      if (place.kind != Place::Kind::Fpdu) continue;  // startup frames: octets kept as parsed
+      std::size_t total = 0;
+      for (const SeqRange& r : place.shown) total += r.length;
+      place.octets.assign(total, 0);
+      place.present.assign(total, false);
+      const bool from_initiator = place.direction == Direction::Initiator;
+      const Endpoint& src = from_initiator ? c.summary.initiator : c.summary.responder;
+      const Endpoint& dst = from_initiator ? c.summary.responder : c.summary.initiator;
+      const std::uint64_t from = std::max(place.first_frame, c.summary.first_frame);
+      const std::uint64_t to = place.last_frame ? place.last_frame : c.summary.last_frame;
+      wants[{src, dst}].push_back({&place, from, to});
+      min_frame = std::min(min_frame, from);
+      max_frame = std::max(max_frame, to);
+    }
+  }
+  if (wants.empty()) return;
+  std::error_code ec;
+  if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
+    trace.bytes_readable = false;
+    trace.bytes_note = "not a regular file (a pipe or a live capture): the octets could not be read again";
+    for (auto& [flow, list] : wants) {
+      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+    }
+    return;
+  }
+  std::string error;
+  std::unique_ptr<CaptureReader> reader = CaptureReader::open(path, error);
+  if (!reader || reader->live()) {
+    trace.bytes_readable = false;
+    trace.bytes_note = reader ? "a live capture: the octets could not be read again" : error;
+    for (auto& [flow, list] : wants) {
+      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+    }
+    return;
+  }
+  // Frames worth decoding: the union of the places' frame ranges.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (const auto& [flow, list] : wants) {
+    for (const Want& w : list) ranges.emplace_back(w.from, w.to);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t next_range = 0;
+  CaptureRecord record;
+  while (reader->next(record) == ReadStatus::Record) {
+    if (record.number < min_frame) continue;
+    if (record.number > max_frame) break;
+    while (next_range < ranges.size() && ranges[next_range].second < record.number) ++next_range;
+    if (next_range == ranges.size()) break;
+    bool wanted = false;
+    for (std::size_t r = next_range; r < ranges.size() && ranges[r].first <= record.number; ++r) {
+      if (ranges[r].second >= record.number) {
+        wanted = true;
+        break;
+      }
+    }
+    if (!wanted) continue;
+    const DecodeResult decoded = decode_frame(reader->link_type(), record.data, record.original_length,
+                                              record.number, record.timestamp_ns);
+    if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
+    auto it = wants.find({decoded.segment.source, decoded.segment.destination});
+    if (it == wants.end()) continue;
+    for (Want& w : it->second) {
+      if (record.number >= w.from && record.number <= w.to) copy_overlap(decoded.segment, *w.place);
+    }
+  }
+}
+
+}  // namespace mpa::report

@@ -1,0 +1,397 @@
+// Collecting what the HTML report draws (see html_trace.h). Field positions come from the
+// library's layout functions (fpdu_layout.h, startup_layout.h); nothing here judges.
+#include "html_trace.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
+#include "mpa/marker_grid.h"
+#include "mpa/startup_layout.h"
+#include "report.h"
+
+namespace mpa::report {
+namespace {
+
+constexpr std::uint32_t kDumpHead = 128;    // octets shown from an FPDU's start
+constexpr std::uint32_t kDumpTail = 64;     // and before its end
+constexpr std::uint32_t kDumpContext = 32;  // around a highlighted field
+
+bool contains(SeqRange r, TcpSeq seq) { return seq.distance_from(r.seq) < r.length; }
+
+// The parts of `whole` a dump shows: its head, its tail and the highlighted fields with
+// some context, merged, in stream order.
+std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& highlights) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> parts;  // offsets into whole [from, to)
+  auto add = [&](std::uint32_t from, std::uint32_t to) {
+    from = std::min(from, whole.length);
+    to = std::min(to, whole.length);
+    if (from < to) parts.emplace_back(from, to);
+  };
+  add(0, kDumpHead);
+  add(whole.length > kDumpTail ? whole.length - kDumpTail : 0, whole.length);
+  for (const Highlight& h : highlights) {
+    const std::uint32_t at = h.range.seq.distance_from(whole.seq);
+    if (at >= whole.length) continue;
+    add(at > kDumpContext ? at - kDumpContext : 0, at + h.range.length + kDumpContext);
+  }
+  std::sort(parts.begin(), parts.end());
+  std::vector<SeqRange> out;
+  std::uint32_t end = 0;
+  for (auto [from, to] : parts) {
+    // (16-octet rows: start parts on a row)
+    from -= from % 16;
+    if (!out.empty() && from <= end) {
+      if (to > end) {
+        out.back().length += to - end;
+        end = to;
+      }
+      continue;
+    }
+    out.push_back({whole.seq + from, to - from});
+    end = to;
+  }
+  return out;
+}
+
+// The fields of an FPDU a finding points at.
+std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq) {
+  std::vector<Highlight> out;
+  const SeqRange length_field = ulpdu_length_field(f.header_seq);
+  switch (id) {
+    case DiagId::FpduCrcMismatch:
+      out.push_back({crc_field(f.start_seq, f.wire_length),
+                     fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received, f.crc_computed)});
+      break;
+    case DiagId::FpduPadNonzero: {
+      // The pad: the last pad_length octets before the CRC, markers not counted.
+      const MarkerGrid grid = f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
+      std::vector<SeqRange> runs;
+      for_each_ulpdu_run(grid, f.header_seq, static_cast<std::uint32_t>(f.ulpdu_length) + f.pad_length,
+                         [&runs](SeqRange r) {
+                           runs.push_back(r);
+                           return true;
+                         });
+      std::uint32_t left = f.pad_length;
+      for (auto it = runs.rbegin(); it != runs.rend() && left > 0; ++it) {
+        const std::uint32_t n = std::min(left, it->length);
+        out.push_back({{it->seq + (it->length - n), n}, fmt::format("pad ({} octets)", f.pad_length)});
+        left -= n;
+      }
+      break;
+    }
+    case DiagId::MarkerFpduptrMismatch:
+    case DiagId::MarkerReservedNonzero:
+    case DiagId::MarkerFpduptrLowBits:
+    case DiagId::MarkerUnexpected: {
+      for (const MarkerFact& m : f.markers) {
+        if (m.seq != finding_seq) continue;
+        out.push_back({marker_field(m.seq),
+                       fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})", m.reserved, m.fpdu_ptr,
+                                   m.expected_fpdu_ptr)});
+        const TcpSeq target = fpdu_ptr_target(m.seq, fpdu_ptr_for_calculation({m.reserved, m.fpdu_ptr}));
+        out.push_back({{target, 2}, fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
+      }
+      if (out.empty()) out.push_back({marker_field(finding_seq), "marker"});
+      out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
+      break;
+    }
+    default:
+      out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
+      break;
+  }
+  return out;
+}
+
+std::vector<Highlight> startup_highlights(DiagId id, const StartupFrameFields& fields, const StartupFrame& frame) {
+  std::vector<Highlight> out;
+  auto add = [&out](SeqRange r, std::string label) {
+    if (r.length) out.push_back({r, std::move(label)});
+  };
+  switch (id) {
+    case DiagId::StartupKeyInvalid:
+      add(fields.key, "Key");
+      break;
+    case DiagId::StartupPdLengthTooLarge:
+    case DiagId::StartupPdLengthMismatch:
+    case DiagId::StartupPrivateDataOver256:
+      add(fields.pd_length, fmt::format("PD_Length {}", frame.pd_length));
+      break;
+    case DiagId::StartupRevisionUnsupported:
+    case DiagId::StartupRevision0:
+    case DiagId::StartupRevision2:
+    case DiagId::StartupVendorRevision:
+    case DiagId::InteropRev2RetriedAsRev1:
+      add(fields.revision, fmt::format("Rev {}", frame.revision));
+      add(fields.vendor_extension, "vendor extension");
+      break;
+    case DiagId::StartupEnhancedDataMissing:
+    case DiagId::StartupEnhancedMismatch:
+    case DiagId::StartupRtrFlagsWithoutP2p:
+    case DiagId::StartupP2pMismatch:
+    case DiagId::StartupNoMatchingRtr:
+    case DiagId::StartupInsufficientIrd:
+    case DiagId::StartupNoNegotiationNotEchoed:
+    case DiagId::InteropP2pRequired:
+      add(fields.flags, fmt::format("flags 0x{:02x}", frame.flags));
+      add(fields.enhanced, "IRD/ORD block");
+      break;
+    case DiagId::InteropStackFingerprint:
+      add(fields.flags, fmt::format("flags 0x{:02x}", frame.flags));
+      add(fields.revision, fmt::format("Rev {}", frame.revision));
+      add(fields.vendor_extension, "vendor extension");
+      break;
+    default:
+      add(fields.flags, fmt::format("flags 0x{:02x} (M C R S Res)", frame.flags));
+      break;
+  }
+  return out;
+}
+
+Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame, std::uint64_t first_frame,
+                    std::uint64_t last_frame) {
+  const StartupFrameFields fields = startup_frame_fields(at, frame);
+  Place p;
+  p.kind = Place::Kind::StartupFrame;
+  p.direction = d;
+  p.whole = fields.whole;
+  p.first_frame = first_frame;
+  p.last_frame = last_frame;
+  p.highlights = startup_highlights(id, fields, frame);
+  p.shown = shown_parts(p.whole, p.highlights);
+  p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind), at.value(),
+                          frame.revision, frame.pd_length);
+  // The octets as received: the parser keeps every one of them (key, flags, Rev, PD_Length,
+  // the vendor extension and the private data received), so no second read is needed.
+  std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
+  wire.push_back(frame.flags);
+  wire.push_back(frame.revision);
+  wire.push_back(static_cast<std::uint8_t>(frame.pd_length >> 8));
+  wire.push_back(static_cast<std::uint8_t>(frame.pd_length & 0xFF));
+  if (frame.has_vendor_extension) wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
+  wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
+  for (const SeqRange& part : p.shown) {
+    const std::uint32_t at_part = part.seq.distance_from(p.whole.seq);
+    for (std::uint32_t k = 0; k < part.length; ++k) {
+      const bool have = at_part + k < wire.size();
+      p.octets.push_back(have ? wire[at_part + k] : 0);
+      p.present.push_back(have);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+void TimeBins::add(std::uint64_t ns, std::uint64_t value) {
+  if (ns < origin_ns) ns = origin_ns;
+  while ((ns - origin_ns) / width_ns >= kTimeBins) {
+    for (std::size_t i = 0; i < kTimeBins / 2; ++i) values[i] = values[2 * i] + values[2 * i + 1];
+    for (std::size_t i = kTimeBins / 2; i < kTimeBins; ++i) values[i] = 0;
+    width_ns *= 2;
+  }
+  values[(ns - origin_ns) / width_ns] += value;
+}
+
+ConnectionTrace& HtmlTracer::of(std::uint32_t library_id) { return trace_.connections[open_.at(library_id)]; }
+
+void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
+  if (c.ladder.size() >= kLadderMaxItems) c.ladder_full = true;
+  c.ladder.push_back(std::move(item));
+}
+
+// The band the next uneventful FPDU joins: the last ladder item if it is a band, else a new one.
+LadderItem& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
+  if (c.ladder.empty() || c.ladder.back().kind != LadderItem::Kind::Band) {
+    LadderItem b;
+    b.kind = LadderItem::Kind::Band;
+    b.direction = fpdu.direction;
+    b.frame = fpdu.last_frame;
+    b.ns = fpdu.timestamp_ns;
+    c.ladder.push_back(std::move(b));
+  }
+  return c.ladder.back();
+}
+
+void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
+  next_.on_connection_start(summary);
+  const std::uint32_t n = numbering_.on_start(summary.id);
+  open_[summary.id] = n;
+  ConnectionTrace& c = trace_.connections[n];
+  for (TimeBins& b : c.throughput) b.origin_ns = summary.first_ns;
+  for (TimeBins& b : c.findings_over_time) b.origin_ns = summary.first_ns;
+}
+
+void HtmlTracer::on_finding(const Finding& f) {
+  next_.on_finding(f);
+  if (f.connection == UINT32_MAX || !open_.contains(f.connection)) return;
+  ConnectionTrace& c = of(f.connection);
+  const std::size_t index = c.findings_seen++;
+  c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
+  if (!c.ladder_full) {
+    LadderItem pin;
+    pin.kind = LadderItem::Kind::Finding;
+    pin.direction = f.direction;
+    pin.frame = f.frame;
+    pin.ns = f.timestamp_ns;
+    pin.finding = index;
+    add(c, std::move(pin));
+  } else if (!c.ladder.empty() && c.ladder.back().kind == LadderItem::Kind::Band) {
+    ++c.ladder.back().band_findings;
+  } else {
+    LadderItem b;
+    b.kind = LadderItem::Kind::Band;
+    b.direction = f.direction;
+    b.frame = b.last_frame = f.frame;
+    b.ns = b.last_ns = f.timestamp_ns;
+    b.band_findings = 1;
+    c.ladder.push_back(std::move(b));
+  }
+  if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
+  const auto d = static_cast<std::size_t>(f.direction);
+  if (f.id == DiagId::CaptureGap || f.id == DiagId::CaptureTruncated || f.id == DiagId::ConnectionLostMidFpdu) {
+    c.gaps[index] = {f.direction, {f.tcp_seq.value(), f.stream_offset, 0}, c.last_fpdu[d], std::nullopt};
+    return;
+  }
+  if (const auto& last = c.last_startup[d]) {
+    const StartupFrameFields fields = startup_frame_fields(last->first, last->second);
+    if (contains(fields.whole, f.tcp_seq)) {
+      c.places[index] = startup_place(f.id, f.direction, last->first, last->second, 0, c.last_startup_frame[d]);
+      ++trace_.places;
+      return;
+    }
+  }
+  c.waiting.push_back({index, f.direction, f.stream_offset, f.id, f.tcp_seq});
+}
+
+void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction, const StartupFrame& frame,
+                                  std::uint64_t frame_number, TcpSeq seq) {
+  next_.on_startup_frame(connection, direction, frame, frame_number, seq);
+  if (!open_.contains(connection)) return;
+  ConnectionTrace& c = of(connection);
+  const auto d = static_cast<std::size_t>(direction);
+  c.last_startup[d] = std::make_pair(seq, frame);
+  c.last_startup_frame[d] = frame_number;
+  LadderItem item;
+  item.kind = LadderItem::Kind::Startup;
+  item.direction = direction;
+  item.frame = frame_number;
+  item.seq = seq.value();
+  item.startup = frame;
+  add(c, std::move(item));
+  const StartupFrameFields fields = startup_frame_fields(seq, frame);
+  std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+    if (w.direction != direction || !contains(fields.whole, w.seq)) return false;
+    c.places[w.index] = startup_place(w.id, direction, seq, frame, 0, frame_number);
+    ++trace_.places;
+    return true;
+  });
+}
+
+void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
+  next_.on_fpdu(fpdu);
+  if (fpdu.connection != last_id_) {
+    auto it = open_.find(fpdu.connection);
+    if (it == open_.end()) return;
+    last_id_ = fpdu.connection;
+    last_ = &trace_.connections[it->second];
+  }
+  ConnectionTrace& c = *last_;
+  const auto d = static_cast<std::size_t>(fpdu.direction);
+  c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
+  const StreamSpan span{fpdu.start_seq.value(), fpdu.start_offset, fpdu.wire_length};
+  c.last_fpdu[d] = span;
+  for (auto& [index, gap] : c.gaps) {
+    if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset) gap.after = span;
+  }
+  std::vector<StripFpdu>& strip = c.strip[d];
+  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
+      (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
+    strip.push_back({fpdu.start_seq.value(), fpdu.wire_length, fpdu.header_seq.value(),
+                     {fpdu.markers.begin(), fpdu.markers.end()}});
+  }
+  // Findings about this FPDU (they arrive before it): where it is, and its fields.
+  bool eventful = false;
+  if (!c.waiting.empty()) {
+    const std::uint64_t end = fpdu.start_offset + fpdu.wire_length;
+    std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+      if (w.direction != fpdu.direction || w.offset >= end) return false;
+      if (w.offset >= fpdu.start_offset) {
+        Place p;
+        p.kind = Place::Kind::Fpdu;
+        p.direction = fpdu.direction;
+        p.whole = {fpdu.start_seq, fpdu.wire_length};
+        p.first_frame = fpdu.first_frame;
+        p.last_frame = fpdu.last_frame;
+        p.highlights = fpdu_highlights(w.id, fpdu, w.seq);
+        p.shown = shown_parts(p.whole, p.highlights);
+        p.caption = fmt::format("FPDU at seq {} (ULPDU_Length {}, pad {}, {} marker{}, CRC {})",
+                                fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.pad_length, fpdu.markers.size(),
+                                fpdu.markers.size() == 1 ? "" : "s", to_string(fpdu.crc_status));
+        c.places[w.index] = std::move(p);
+        ++trace_.places;
+        eventful = true;
+      }
+      return true;  // placed, or about octets before this FPDU (no FPDU of its own)
+    });
+  }
+  const bool pinned_before = !c.ladder.empty() && c.ladder.back().kind == LadderItem::Kind::Finding &&
+                             c.ladder.back().frame == fpdu.last_frame;
+  if (!c.ladder_full && (eventful || pinned_before || c.fpdus_drawn[d] < kLadderFpdusPerDirection)) {
+    ++c.fpdus_drawn[d];
+    LadderItem item;
+    item.kind = LadderItem::Kind::Fpdu;
+    item.direction = fpdu.direction;
+    item.frame = fpdu.last_frame;
+    item.ns = fpdu.timestamp_ns;
+    item.seq = fpdu.header_seq.value();
+    item.ulpdu_length = fpdu.ulpdu_length;
+    item.crc = fpdu.crc_status;
+    if (auto ddp = decode_ddp(fpdu.ulpdu_head)) item.rdmap_opcode = ddp->opcode;
+    add(c, std::move(item));
+    return;
+  }
+  LadderItem& b = band(c, fpdu);
+  ++b.band_fpdus[d];
+  b.band_octets += fpdu.ulpdu_length;
+  b.last_frame = fpdu.last_frame;
+  b.last_ns = fpdu.timestamp_ns;
+}
+
+void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
+  next_.on_connection_end(summary);
+  if (summary.id == last_id_) last_id_ = UINT32_MAX;
+  auto it = open_.find(summary.id);
+  if (it == open_.end()) return;
+  ConnectionTrace& c = trace_.connections[it->second];
+  c.waiting.clear();
+  c.waiting.shrink_to_fit();
+  for (auto& s : c.last_startup) s.reset();
+  for (LadderItem& item : c.ladder) {
+    if (item.kind != LadderItem::Kind::Startup || item.ns) continue;
+    item.ns = item.startup->kind == FrameKind::Reply ? summary.reply_ns : summary.request_ns;
+  }
+  // TCP control segments, by frame among the rest.
+  for (Direction d : {Direction::Initiator, Direction::Responder}) {
+    const TcpControlSeen& tcp = summary.direction(d).tcp;
+    const std::pair<const TcpFlagSeen*, const char*> flags[] = {{&tcp.syn, "SYN"}, {&tcp.fin, "FIN"}, {&tcp.rst, "RST"}};
+    for (auto [seen, name] : flags) {
+      if (seen->frame == 0) continue;
+      LadderItem item;
+      item.kind = LadderItem::Kind::Tcp;
+      item.direction = d;
+      item.frame = seen->frame;
+      item.ns = seen->ns;
+      item.tcp_flag = name;
+      c.ladder.push_back(std::move(item));
+    }
+  }
+  std::stable_sort(c.ladder.begin(), c.ladder.end(), [](const LadderItem& a, const LadderItem& b) {
+    return a.frame < b.frame;
+  });
+  open_.erase(it);
+}
+
+}  // namespace mpa::report

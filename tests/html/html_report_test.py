@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+"""Tests of mpa-check --html: the page of the bundled corpus (captures/*.pcap, and the siw
+captures of ../shared when present) against the JSON report of the same run, the octets
+of every highlighted field against the capture's own octets (read here from the pcap,
+independently of the library), and escaping of hostile private data.
+
+  --static   the page as written (no browser)
+  --browser  the same checks on the DOM after Debian's headless Chromium ran the page's
+             script, console errors, and screenshots of a ladder and a finding detail.
+             Exit status 77 (ctest: skipped) only when Chromium cannot start.
+"""
+import argparse
+import glob
+import html.parser
+import ipaddress
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+# ---- the capture's own octets (classic pcap, Ethernet, VLAN, IPv4/IPv6, TCP)
+
+def endpoint(addr, port):
+    a = ipaddress.ip_address(addr)
+    return f"[{a.compressed}]:{port}" if a.version == 6 else f"{a}:{port}"
+
+
+def tcp_segments(path):
+    """Yields (frame number, source, destination, seq, payload) for each TCP segment."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        e = "<"
+    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
+        e = ">"
+    else:
+        raise ValueError(f"{path}: not a classic pcap file")
+    linktype = struct.unpack(e + "I", data[20:24])[0]
+    if linktype != 1:
+        raise ValueError(f"{path}: link type {linktype} (only Ethernet here)")
+    pos, number = 24, 0
+    while pos + 16 <= len(data):
+        _, _, caplen, _ = struct.unpack(e + "IIII", data[pos:pos + 16])
+        pkt = data[pos + 16:pos + 16 + caplen]
+        pos += 16 + caplen
+        number += 1
+        off = 12
+        etype = struct.unpack(">H", pkt[off:off + 2])[0]
+        off += 2
+        while etype in (0x8100, 0x88A8):
+            etype = struct.unpack(">H", pkt[off + 2:off + 4])[0]
+            off += 4
+        if etype == 0x0800:
+            ihl = (pkt[off] & 0xF) * 4
+            total = struct.unpack(">H", pkt[off + 2:off + 4])[0]
+            frag = struct.unpack(">H", pkt[off + 6:off + 8])[0]
+            if pkt[off + 9] != 6 or frag & 0x3FFF:
+                continue
+            src, dst = pkt[off + 12:off + 16], pkt[off + 16:off + 20]
+            tcp, end = off + ihl, off + total
+        elif etype == 0x86DD:
+            if pkt[off + 6] != 6:
+                continue
+            plen = struct.unpack(">H", pkt[off + 4:off + 6])[0]
+            src, dst = pkt[off + 8:off + 24], pkt[off + 24:off + 40]
+            tcp, end = off + 40, off + 40 + plen
+        else:
+            continue
+        if tcp + 20 > len(pkt):
+            continue
+        sport, dport, seq = struct.unpack(">HHI", pkt[tcp:tcp + 8])
+        doff = (pkt[tcp + 12] >> 4) * 4
+        payload = pkt[tcp + doff:min(end, len(pkt))]
+        yield number, endpoint(bytes(src), sport), endpoint(bytes(dst), dport), seq, payload
+
+
+def capture_octets(path, wanted):
+    """wanted: {(src, dst): set of seq}. Returns {(src, dst, seq): octet}, first copy wins."""
+    out = {}
+    for _, src, dst, seq, payload in tcp_segments(path):
+        seqs = wanted.get((src, dst))
+        if not seqs or not payload:
+            continue
+        for s in seqs:
+            d = (s - seq) % (1 << 32)
+            if d < len(payload) and (src, dst, s) not in out:
+                out[(src, dst, s)] = payload[d]
+    return out
+
+
+# ---- the page
+
+class Page(html.parser.HTMLParser):
+    """What the checks need from a page (as written, or as Chromium's DOM after scripts)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.capture_rows, self.verdict_rows, self.ladders = [], [], []
+        self.findings, self.capture_findings, self.pins = [], [], []
+        self.marks = []  # dict(capture, src, dst, seq, title, text)
+        self.scripts = 0
+        self.gaps = []  # (capture, finding id) of each drawn gap
+        self.script_ran = False
+        self.details = []
+        self.text = []
+        self._capture = None
+        self._figure = None
+        self._mark = None
+        self._stack = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "html" and a.get("data-script") == "ran":
+            self.script_ran = True
+        if tag == "script":
+            self.scripts += 1
+        if tag == "tr" and "capture-row" in cls:
+            self.capture_rows.append((int(a["data-capture-index"]), a["data-file"], a["data-verdict"]))
+        if tag == "tr" and "verdict-row" in cls:
+            self.verdict_rows.append((int(a["data-capture-index"]), int(a["data-connection"]), a["data-verdict"]))
+        if tag == "svg" and "ladder" in cls:
+            self.ladders.append((int(a["data-capture-index"]), int(a["data-connection"])))
+        if tag == "tr" and "finding" in cls:
+            self.findings.append((int(a["data-capture-index"]), int(a["data-connection"]), a["data-id"],
+                                  int(a["data-frame"]), int(a["data-seq"]), a["data-direction"]))
+        if tag == "div" and "capture-finding" in cls:
+            self.capture_findings.append((int(a["data-capture-index"]), a["data-id"], int(a["data-frame"])))
+        if tag == "a" and "pin" in cls:
+            self.pins.append((self._capture, a["data-id"], int(a["data-frame"]), a["href"]))
+        if tag == "details" and "conn" in cls:
+            self._capture = int(a["data-capture-index"])
+        if tag == "section" and "detail" in cls:
+            self.details.append((self._capture, a["id"], a["data-id"], int(a["data-frame"])))
+        if tag == "svg" and "gap" in cls:
+            self.gaps.append((self._capture, a["data-id"]))
+        if tag == "figure" and "dump" in cls:
+            self._figure = (a["data-src"], a["data-dst"])
+        if tag == "mark" and "hl" in cls and self._figure:
+            self._mark = {"capture": self._capture, "src": self._figure[0], "dst": self._figure[1],
+                          "seq": int(a["data-seq"]), "title": a.get("title", ""), "text": "",
+                          "target": "target" in cls}
+
+    def handle_endtag(self, tag):
+        if tag == "mark" and self._mark is not None:
+            self.marks.append(self._mark)
+            self._mark = None
+        if tag == "figure":
+            self._figure = None
+
+    def handle_data(self, data):
+        if self._mark is not None:
+            self._mark["text"] += data
+        self.text.append(data)
+
+
+def parse(text):
+    p = Page()
+    p.feed(text)
+    p.close()
+    return p
+
+
+def check_page(page, report, files, label, listed_per_connection=500):
+    """The page against the JSON report of the same run."""
+    n0 = len(failures)
+    caps = report["captures"]
+    want_caps = [(i, c["file"], c["verdict"]) for i, c in enumerate(caps)]
+    if sorted(page.capture_rows) != want_caps:
+        fail(f"{label}: capture rows differ from the JSON report's captures and verdicts")
+    want_conns = sorted((i, c["id"]) for i, cap in enumerate(caps) for c in cap["connections"])
+    if sorted((i, c) for i, c, _ in page.verdict_rows) != want_conns:
+        fail(f"{label}: verdict rows {len(page.verdict_rows)} != JSON connections {len(want_conns)}")
+    if sorted(page.ladders) != want_conns:
+        fail(f"{label}: ladders {len(page.ladders)}, want exactly one per connection ({len(want_conns)})")
+    # Verdict words: errors / warnings / clean, from the JSON findings not suppressed.
+    verdicts = {}
+    for i, cap in enumerate(caps):
+        for c in cap["connections"]:
+            sev = {f["severity"] for f in c["findings"] if "suppressed" not in f}
+            verdicts[(i, c["id"])] = "errors" if "error" in sev else "warnings" if "warning" in sev else "clean"
+    for i, c, v in page.verdict_rows:
+        if verdicts.get((i, c)) != v:
+            fail(f"{label}: capture {i} connection {c}: verdict {v}, JSON says {verdicts.get((i, c))}")
+    # Every finding with its id and frame (and seq, direction), in order.
+    want = []
+    for i, cap in enumerate(caps):
+        for c in cap["connections"]:
+            for f in c["findings"][:listed_per_connection]:
+                want.append((i, c["id"], f["id"], f["frame"], f["tcp_seq"], f["direction"]))
+    # (connections are listed worst first: compare each connection's findings in order)
+    got = sorted(page.findings, key=lambda f: (f[0], f[1]))
+    if got != want:
+        missing = [w for w in want if w not in page.findings][:3]
+        extra = [g for g in page.findings if g not in want][:3]
+        fail(f"{label}: findings differ from JSON ({len(page.findings)} vs {len(want)}); missing {missing}, "
+             f"extra {extra}")
+    want_cf = [(i, f["id"], f["frame"]) for i, cap in enumerate(caps) for f in cap["findings"]]
+    if page.capture_findings != want_cf:
+        fail(f"{label}: capture-level findings differ from JSON")
+    # Every pin names a finding of its connection and links to its detail or row.
+    ids = {(i, f["id"], f["frame"]) for i, cap in enumerate(caps) for c in cap["connections"] for f in c["findings"]}
+    for cap_index, fid, frame, href in page.pins:
+        if (cap_index, fid, frame) not in ids:
+            fail(f"{label}: ladder pin {fid} at frame {frame} is no finding of capture {cap_index}")
+    # The highlighted octets are the capture's octets at that place.
+    wanted = {}
+    for m in page.marks:
+        octets = m["text"].split()
+        m["octets"] = octets
+        if any(o == "··" for o in octets):
+            continue
+        for k in range(len(octets)):
+            wanted.setdefault(m["capture"], {}).setdefault((m["src"], m["dst"]), set()).add((m["seq"] + k) % (1 << 32))
+    verified = 0
+    for cap_index, flows in wanted.items():
+        got = capture_octets(files[cap_index], flows)
+        for m in page.marks:
+            if m["capture"] != cap_index or "··" in m["octets"]:
+                continue
+            for k, o in enumerate(m["octets"]):
+                key = (m["src"], m["dst"], (m["seq"] + k) % (1 << 32))
+                if key not in got:
+                    fail(f"{label}: {files[cap_index]}: highlighted octet at seq {key[2]} not in the capture")
+                elif got[key] != int(o, 16):
+                    fail(f"{label}: {files[cap_index]}: highlighted octet at seq {key[2]} is {o}, the capture "
+                         f"holds {got[key]:02x} ({m['title']})")
+                else:
+                    verified += 1
+    print(f"{label}: {len(page.capture_rows)} captures, {len(page.verdict_rows)} verdict rows, {len(page.ladders)} "
+          f"ladders, {len(page.findings)} findings, {len(page.pins)} pins, {len(page.details)} details, "
+          f"{len(page.marks)} highlighted fields ({verified} octets checked against the captures)")
+    return len(failures) == n0, verified
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+# ---- Chromium
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-extensions", "--mute-audio"]
+
+
+def chromium_binary():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium(binary, args, url, timeout=120):
+    profile = tempfile.mkdtemp(prefix="mpa-html-chromium-")
+    try:
+        return subprocess.run([binary] + CHROMIUM_FLAGS + [f"--user-data-dir={profile}"] + args + [url],
+                              capture_output=True, text=True, timeout=timeout, errors="replace")
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def console_errors(stderr):
+    return [l for l in stderr.splitlines()
+            if ("CONSOLE" in l and ("rror" in l or "Uncaught" in l)) or "Uncaught" in l]
+
+
+def png_is_drawn(path):
+    """True when the PNG holds more than one colour (a screenshot of something)."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return False
+    pos, idat = 8, b""
+    while pos < len(data):
+        length = struct.unpack(">I", data[pos:pos + 4])[0]
+        kind = data[pos + 4:pos + 8]
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    return len(set(raw[:2000000])) > 8
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpa-check", required=True)
+    ap.add_argument("--mpa-synth", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--browser", action="store_true")
+    ap.add_argument("--screenshots", help="folder for the screenshots (default: WORK)")
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    shots = args.screenshots or args.work
+
+    binary = None
+    if args.browser:
+        binary = chromium_binary()
+        if not binary:
+            print("SKIP: no chromium on PATH (apt-get install chromium; .ci/setup installs it)")
+            return SKIP
+        try:
+            probe = chromium(binary, ["--dump-dom"], "about:blank", timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"SKIP: chromium cannot start: {e}")
+            return SKIP
+        if probe.returncode != 0 or "<html" not in probe.stdout:
+            print(f"SKIP: chromium cannot start (exit {probe.returncode}): {probe.stderr.strip()[-400:]}")
+            return SKIP
+
+    # The corpus, globbed: bundled captures, and the real siw captures when present.
+    files = sorted(glob.glob(os.path.join(args.source, "captures", "*.pcap")))
+    files += sorted(glob.glob(os.path.join(args.source, "..", "shared", "captures", "siw", "*.pcap")))
+    if not files:
+        fail("no captures found")
+        return 1
+    page_path = os.path.join(args.work, "corpus.html")
+    plain = run([args.mpa_check, "--no-suppress", "--format", "json"] + files)
+    with_html = run([args.mpa_check, "--no-suppress", "--format", "json", "--html", page_path] + files)
+    if plain.returncode != with_html.returncode:
+        fail(f"exit status {with_html.returncode} with --html, {plain.returncode} without")
+    if plain.stdout != with_html.stdout:
+        fail("the JSON report differs when --html is given")
+    text_plain = run([args.mpa_check, "--no-suppress"] + files)
+    text_html = run([args.mpa_check, "--no-suppress", "--html", os.path.join(args.work, "text-run.html")] + files)
+    if text_plain.stdout != text_html.stdout or text_plain.returncode != text_html.returncode:
+        fail("the text report or exit status differs when --html is given")
+    report = json.loads(plain.stdout)
+    raw = open(page_path, "rb").read()
+    print(f"corpus page: {len(files)} captures, {len(raw)} octets")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        fail(f"corpus page is not valid UTF-8: {e}")
+    for needle in (rb"https?://", rb"<[a-zA-Z]+[^>]*\s(src|href)=[\"']?(?!#)[a-z]+:", rb"@import", rb"url\((?!#)"):
+        if re.search(needle, raw):
+            fail(f"corpus page refers to something outside it ({needle!r})")
+    static = parse(raw.decode("utf-8", "replace"))
+    _, verified = check_page(static, report, files, "static corpus page")
+    if verified == 0:
+        fail("no highlighted octet was checked against a capture")
+    # Findings whose fields are known: the CRC shown is the CRC received (LSB first).
+    crc_marks = [m for m in static.marks if m["title"].startswith("CRC received")]
+    if not crc_marks:
+        fail("no highlighted CRC field (fpdu.crc-mismatch) on the corpus page")
+    for m in crc_marks:
+        received = int(re.search(r"received 0x([0-9a-f]{8})", m["title"]).group(1), 16)
+        if bytes(int(o, 16) for o in m["octets"]) != received.to_bytes(4, "little"):
+            fail(f"CRC field octets {m['octets']} are not 0x{received:08x} LSB first")
+    for fid, field in (("fpdu.pad-nonzero", "pad"), ("marker.fpduptr-mismatch", "marker"),
+                       ("startup.pd-length-too-large", "PD_Length"), ("fpdu.ulpdu-length-zero", "ULPDU_Length")):
+        caps = [i for i, f in enumerate(files) if os.path.basename(f) == f"fault-{fid}.pcap"]
+        if caps and not any(m["capture"] == caps[0] and m["title"].startswith(field) for m in static.marks):
+            fail(f"fault-{fid}.pcap: no highlighted {field} field")
+    for fid in ("capture.gap", "connection.lost-mid-fpdu", "capture.truncated"):
+        caps = [i for i, f in enumerate(files) if os.path.basename(f) == f"fault-{fid}.pcap"]
+        if caps and (caps[0], fid) not in static.gaps:
+            fail(f"fault-{fid}.pcap: the missing octets are not drawn on the stream")
+    pad_marks = [m for m in static.marks if m["title"].startswith("pad")]
+    if pad_marks and all(all(int(o, 16) == 0 for o in m["octets"]) for m in pad_marks):
+        fail("fpdu.pad-nonzero: the highlighted pad octets are all zero")
+
+    # A pipe: the same findings, exit status unchanged, FPDU dumps said to be missing.
+    crc_file = [f for f in files if os.path.basename(f) == "fault-fpdu.crc-mismatch.pcap"]
+    if crc_file:
+        pipe_page = os.path.join(args.work, "pipe.html")
+        with open(crc_file[0], "rb") as stdin:
+            piped = subprocess.run([args.mpa_check, "--no-suppress", "--html", pipe_page, "-"], stdin=stdin,
+                                   capture_output=True)
+        with open(crc_file[0], "rb") as stdin:
+            pipe_json = subprocess.run([args.mpa_check, "--no-suppress", "--format", "json", "-"], stdin=stdin,
+                                       capture_output=True, text=True)
+        file_rc = run([args.mpa_check, "--no-suppress", crc_file[0]]).returncode
+        if piped.returncode != file_rc:
+            fail(f"pipe with --html: exit status {piped.returncode}, {file_rc} for the file")
+        pipe_text = open(pipe_page, encoding="utf-8").read()
+        if "No octets: not a regular file" not in pipe_text:
+            fail("pipe page: the missing FPDU octets are not explained")
+        check_page(parse(pipe_text), json.loads(pipe_json.stdout), crc_file, "static pipe page")
+
+    # Escaping: private data with markup, quotes and octets that are not UTF-8.
+    hostile = b"<script>alert(\"x\")</script> 'q' & <img src=x onerror=alert(1)> \xff\xfe\xc3( end"
+    esc_pcap = os.path.join(args.work, "escape.pcap")
+    esc_page = os.path.join(args.work, "escape.html")
+    r = run([args.mpa_synth, "-o", esc_pcap, "--request-pd-hex", hostile.hex()])
+    if r.returncode != 0:
+        fail(f"mpa-synth failed: {r.stderr}")
+        return 1
+    esc_json = json.loads(run([args.mpa_check, "--no-suppress", "--format", "json", esc_pcap]).stdout)
+    run([args.mpa_check, "--no-suppress", "--html", esc_page, esc_pcap])
+    esc_raw = open(esc_page, "rb").read()
+    try:
+        esc_text = esc_raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        fail(f"escape page is not valid UTF-8: {e}")
+        esc_text = esc_raw.decode("utf-8", "replace")
+    if esc_raw.lower().count(b"<script") != 1:
+        fail(f"escape page: {esc_raw.lower().count(b'<script')} <script tags (want only the page's own)")
+    if b"<img" in esc_raw:
+        fail("escape page: private data became an <img> element")
+    if "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &#39;q&#39; &amp;" not in esc_text:
+        fail("escape page: the private data is not shown escaped")
+    if "\ufffd" not in esc_text:
+        fail("escape page: non-UTF-8 octets not shown as U+FFFD")
+    esc_static = parse(esc_text)
+    check_page(esc_static, esc_json, [esc_pcap], "static escape page")
+    if "<script>alert(\"x\")</script> 'q' &" not in "".join(esc_static.text):
+        fail("escape page: the private data's text is not there as text")
+
+    if args.browser:
+        browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pcap, static, shots)
+
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("OK")
+    return 0
+
+
+def browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pcap, static, shots):
+    for path, rep, fs, label in ((page_path, report, files, "corpus"), (esc_page, esc_json, [esc_pcap], "escape")):
+        r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom"],
+                     "file://" + os.path.abspath(path))
+        if r.returncode != 0 or "<html" not in r.stdout:
+            fail(f"{label}: chromium --dump-dom failed (exit {r.returncode})")
+            continue
+        for line in console_errors(r.stderr):
+            fail(f"{label}: console error: {line.strip()}")
+        dom = parse(r.stdout)
+        if not dom.script_ran:
+            fail(f"{label}: the page's script did not run to its end")
+        if dom.scripts != 1:
+            fail(f"{label}: {dom.scripts} script elements in the DOM (want the page's own only)")
+        check_page(dom, rep, fs, f"chromium DOM of the {label} page")
+        if label == "escape" and "<script>alert(\"x\")</script>" not in "".join(dom.text):
+            fail("escape page in chromium: the private data is not text")
+    # Without JavaScript the page still reads: the page with its one script removed (headless
+    # Chromium needs JavaScript itself to dump or screenshot), rendered and checked.
+    nojs_page = os.path.join(os.path.dirname(page_path), "corpus-without-script.html")
+    page_text = open(page_path, encoding="utf-8").read()
+    stripped, n = re.subn(r"<script>.*?</script>", "", page_text, flags=re.S)
+    if n != 1:
+        fail(f"corpus page: {n} script elements, want 1")
+    with open(nojs_page, "w", encoding="utf-8") as out:
+        out.write(stripped)
+    r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom"],
+                 "file://" + os.path.abspath(nojs_page))
+    for line in console_errors(r.stderr):
+        fail(f"corpus page without its script: console error: {line.strip()}")
+    dom = parse(r.stdout)
+    if dom.script_ran or dom.scripts:
+        fail("corpus page without its script: a script ran")
+    check_page(dom, report, files, "chromium DOM of the corpus page without its script")
+    os.makedirs(shots, exist_ok=True)
+    nojs = os.path.join(shots, "html-report-nojs.png")
+    if os.path.exists(nojs):
+        os.remove(nojs)
+    chromium(binary, ["--window-size=1200,1600", "--hide-scrollbars", f"--screenshot={nojs}"],
+             "file://" + os.path.abspath(nojs_page))
+    if not os.path.exists(nojs) or not png_is_drawn(nojs):
+        fail("corpus page without its script: nothing rendered")
+    else:
+        print(f"screenshot: {nojs} ({os.path.getsize(nojs)} octets, without the script)")
+    # Screenshots: a ladder (the connection alone) and a finding's detail, of fpdu.crc-mismatch.
+    crc = [i for i, f in enumerate(files) if os.path.basename(f) == "fault-fpdu.crc-mismatch.pcap"]
+    detail = next((d for d in static.details if crc and d[0] == crc[0] and d[2] == "fpdu.crc-mismatch"), None)
+    if not detail:
+        fail("no detail of fpdu.crc-mismatch to screenshot")
+        return
+    conn = detail[1][2:].rsplit("-", 1)[0]  # d-c3-0-1 -> c3-0
+    os.makedirs(shots, exist_ok=True)
+    for name, target, size in (("html-report-ladder.png", conn, "1000,1500"),
+                               ("html-report-finding.png", detail[1], "1000,760")):
+        out = os.path.join(shots, name)
+        if os.path.exists(out):
+            os.remove(out)
+        r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+                              f"--window-size={size}", "--hide-scrollbars", f"--screenshot={out}"],
+                     "file://" + os.path.abspath(page_path) + "#focus=" + target)
+        for line in console_errors(r.stderr):
+            fail(f"screenshot {name}: console error: {line.strip()}")
+        if not os.path.exists(out) or not png_is_drawn(out):
+            fail(f"screenshot {name}: not written or blank")
+        else:
+            print(f"screenshot: {out} ({os.path.getsize(out)} octets)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
