@@ -420,6 +420,8 @@ TEST(Analyzer, ADuplicatedRstIsOneTcpConnectionAndTheNotesNameWhoReset) {
     EXPECT_NE(f.message.find("reset by the responder (RST)"), std::string::npos) << f.message;
   }
   EXPECT_EQ(closed, 2u);
+}
+
 TEST(Analyzer, SummaryNamesEachSidesFirstSynFinAndRstWithTheirTimes) {
   synth::Scenario s = conversation(false, true, 1);
   s.close = synth::Ending::Rst;
