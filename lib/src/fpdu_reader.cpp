@@ -28,8 +28,6 @@ namespace {
 // fpdu.ulpdu-length-too-large). Caveat: Linux loopback (MTU 65536) can carry ULPDUs up to
 // ~65470 octets; on such captures this warning names FPDUs that do fit that one path.
 constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
-// Octets kept while looking for the next FPDU after a gap.
-constexpr std::size_t kLostBufferLimit = 256u << 10;
 // ULPDU octets before its end where the CRC state is kept (see snap_state_).
 constexpr std::uint32_t kCrcSnapBack = 8;
 
@@ -434,121 +432,6 @@ void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
            fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
                        "path's MULPDU is that large)",
                        current_.header_seq.value(), current_.ulpdu_length, kLargestSensibleUlpdu));
-  }
-}
-
-void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink) {
-  // A framing test is decided on the octets before the gap; after it, nothing is known of
-  // the FPDU before.
-  if (testing_) decide(true, frame, sink);
-  have_prev_ = false;
-  exempt_ = exempt_empty_run_ = false;
-  tail_.clear();
-  tail_chunks_.clear();
-  if (abandoned_) {
-    pos_ += static_cast<std::uint32_t>(length);
-    offset_ += length;
-    return;
-  }
-  pos_ += static_cast<std::uint32_t>(length);
-  offset_ += length;
-  // The FPDU in progress (if any) can no longer be verified; it is dropped silently: the
-  // analyzer has reported the gap itself. A gap while already searching restarts the
-  // search after it.
-  state_ = State::Header;
-  header_got_ = 0;
-  marker_got_ = 0;
-  seen_any_octet_ = false;
-  lost_ = true;
-  lost_buffer_.clear();
-  lost_chunks_.clear();
-  lost_search_from_ = 0;
-  lost_seq_ = pos_;
-  lost_offset_ = offset_;
-  gap_end_offset_ = offset_;
-}
-
-void FpduReader::hold(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
-  if (data.empty()) return;
-  lost_chunks_.push_back({lost_buffer_.size(), frame, segment_start});
-  lost_buffer_.insert(lost_buffer_.end(), data.begin(), data.end());
-  pos_ += static_cast<std::uint32_t>(data.size());
-  offset_ += data.size();
-}
-
-void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t frame,
-                           bool segment_start, FpduSink& sink) {
-  if (data.empty()) return;
-  hold(data, frame, segment_start);
-  if (try_resync(frame, sink)) return;
-  if (lost_buffer_.size() > kLostBufferLimit) {
-    // Keep the newest half; the octets dropped stay unverified (they were covered by the gap
-    // the analyzer reported).
-    const std::size_t drop = lost_buffer_.size() - kLostBufferLimit / 2;
-    lost_buffer_.erase(lost_buffer_.begin(), lost_buffer_.begin() + static_cast<std::ptrdiff_t>(drop));
-    lost_seq_ += static_cast<std::uint32_t>(drop);
-    lost_offset_ += drop;
-    lost_search_from_ = lost_search_from_ > drop ? lost_search_from_ - drop : 0;
-    std::vector<LostChunk> kept;
-    for (std::size_t i = 0; i < lost_chunks_.size(); ++i) {
-      const std::size_t end = i + 1 < lost_chunks_.size() ? lost_chunks_[i + 1].index : drop + lost_buffer_.size();
-      if (end <= drop) continue;
-      LostChunk chunk = lost_chunks_[i];
-      if (chunk.index < drop) {
-        chunk.index = drop;
-        chunk.segment_start = false;
-      }
-      chunk.index -= drop;
-      kept.push_back(chunk);
-    }
-    lost_chunks_ = std::move(kept);
-  }
-}
-
-bool FpduReader::try_resync(std::uint64_t frame, FpduSink& sink) {
-  // FPDUs are multiples of four octets, so starts keep the phase of the first one.
-  const std::uint32_t alignment = config_.start_seq.value() & 3u;
-  // More octets may follow: only evidence they cannot refute counts (split invariance).
-  const SearchResult found = find_fpdu_start(lost_buffer_, lost_seq_, grid_, config_.crc,
-                                             lost_search_from_, alignment, true);
-  if (found.kind != SearchResult::Kind::Found) {
-    if (found.kind == SearchResult::Kind::NeedMore) {
-      lost_search_from_ = std::max(lost_search_from_, found.start);
-    }
-    return false;
-  }
-  lost_ = false;
-  const TcpSeq start_seq = lost_seq_ + static_cast<std::uint32_t>(found.start);
-  const std::uint64_t start_offset = lost_offset_ + found.start;
-  report(sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
-         fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
-                     start_seq.value(), start_offset - gap_end_offset_,
-                     grid_.enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
-  replay_from(found.start, frame, sink);
-  return true;
-}
-
-// Reads the held octets again from index `from`, each piece with the frame that delivered
-// it; the reader goes on from there as if they had just arrived.
-void FpduReader::replay_from(std::size_t from, std::uint64_t frame, FpduSink& sink) {
-  (void)frame;
-  const std::vector<std::uint8_t> buffer = std::move(lost_buffer_);
-  const std::vector<LostChunk> chunks = std::move(lost_chunks_);
-  lost_buffer_.clear();
-  lost_chunks_.clear();
-  lost_search_from_ = 0;
-  pos_ = lost_seq_ + static_cast<std::uint32_t>(from);
-  offset_ = lost_offset_ + from;
-  state_ = State::Header;
-  header_got_ = 0;
-  marker_got_ = 0;
-  seen_any_octet_ = false;
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    const std::size_t end = i + 1 < chunks.size() ? chunks[i + 1].index : buffer.size();
-    const std::size_t begin = std::max(chunks[i].index, from);
-    if (begin >= end) continue;
-    push(std::span<const std::uint8_t>(buffer).subspan(begin, end - begin), chunks[i].frame,
-         chunks[i].segment_start && begin == chunks[i].index, sink);
   }
 }
 
