@@ -1,5 +1,7 @@
 // Portable CRC32c (RFC 5044 4.4; iSCSI RFC 3720 B.4): slicing-by-8 over tables built at
 // compile time. The reference every hardware path is tested against, and the fallback.
+#include "mpa/crc32c.h"
+
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -72,3 +74,19 @@ std::uint32_t crc32c_table_update(std::uint32_t state, const std::uint8_t* data,
 }
 
 }  // namespace mpa::detail
+
+namespace mpa {
+
+// The reflected step is crc' = (crc >> 1) ^ (crc & 1 ? P : 0); P's top bit is set and
+// crc >> 1's is not, so crc' tells which branch was taken and the step runs backwards.
+std::uint32_t crc32c_rewind(std::uint32_t state, std::span<const std::uint8_t> data) {
+  for (std::size_t i = data.size(); i-- > 0;) {
+    for (int bit = 0; bit < 8; ++bit) {
+      state = (state & 0x80000000u) != 0 ? ((state ^ detail::kPolynomial) << 1) | 1u : state << 1;
+    }
+    state ^= data[i];
+  }
+  return state;
+}
+
+}  // namespace mpa

@@ -28,8 +28,6 @@ namespace {
 // fpdu.ulpdu-length-too-large). Caveat: Linux loopback (MTU 65536) can carry ULPDUs up to
 // ~65470 octets; on such captures this warning names FPDUs that do fit that one path.
 constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
-// ULPDU octets before its end where the CRC state is kept (see snap_state_).
-constexpr std::uint32_t kCrcSnapBack = 8;
 
 
 }  // namespace
@@ -97,7 +95,6 @@ void FpduReader::begin_fpdu(std::uint64_t frame, bool segment_start) {
   current_.within_one_segment = true;
   markers_.clear();
   crc_state_ = kCrc32cInit;
-  snap_taken_ = false;
   pad_nonzero_ = false;
   ulpdu_head_size_ = 0;
   ulpdu_got_ = 0;
@@ -176,11 +173,11 @@ bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   header_got_ = 0;
   seen_any_octet_ = false;
   if (current_.crc_status == CrcStatus::Bad && config_.check_sender_framing && judging_ && fpdu_judged_ &&
-      !framing_named_ && snap_taken_) {
+      !framing_named_) {
     // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
-    std::vector<std::uint8_t> window(tail_.begin(), tail_.end());
+    std::vector<std::uint8_t> window(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
     window.insert(window.end(), push_data_.begin(), push_data_.end());
-    const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_.size());
+    const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_size_);
     if (const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, crc_resume_, pad_nonzero_)) {
       const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
       const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
@@ -303,17 +300,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       left -= take;
       continue;
     }
-    std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
-    if (config_.crc && !snap_taken_ && state_ != State::Header) {
-      if (state_ == State::Ulpdu && remaining_ > kCrcSnapBack) {
-        limit = std::min(limit, remaining_ - kCrcSnapBack);  // (stop where the snapshot is due)
-      } else if (state_ != State::Crc || remaining_ == kCrcSize) {
-        fold(p);
-        snap_state_ = crc_state_;
-        snap_seq_ = pos_;
-        snap_taken_ = true;
-      }
-    }
+    const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
     switch (state_) {
       case State::Header: {
         take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
@@ -351,7 +338,11 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         const bool control_in = ulpdu_got_ < 2 && ulpdu_got_ + take >= 2;
         ulpdu_got_ += take;
         if (control_in) {
-          check_start(ulpdu_head_.data(), sink);
+          // (The common case, a plausible header of a sensible size, costs no call.)
+          if (!ulpdu_header_plausible(ulpdu_size_, ulpdu_head_[0], ulpdu_head_[1]) || exempt_empty_run_ ||
+              current_.ulpdu_length > kLargestSensibleUlpdu) {
+            check_start(ulpdu_head_.data(), sink);
+          }
           if (pending_trigger_) break;
         }
         if (remaining_ == 0) after_ulpdu();
@@ -387,13 +378,8 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
   if (pending_trigger_ == Trigger::Crc) {
     // Go on from where the sender's own framing ends the FPDU.
     pending_trigger_.reset();
-    lost_buffer_.assign(tail_.begin(), tail_.end());
-    lost_chunks_ = tail_chunks_;
-    lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_.size());
-    lost_offset_ = push_offset - tail_.size();
+    hold_tail(push_seq, push_offset);
     hold(data, frame, segment_start);
-    tail_.clear();
-    tail_chunks_.clear();
     replay_from(crc_resume_.distance_from(lost_seq_), frame, sink);
     return;
   }

@@ -20,6 +20,7 @@
 #include "mpa/fpdu_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
@@ -31,9 +32,6 @@
 namespace mpa {
 namespace {
 
-// Octets kept behind the reader: enough to start any hypothesis from the FPDU before the
-// odd one (deviations move the next boundary by at most 8 octets, plus a marker).
-constexpr std::size_t kTailSize = 64;
 // FPDUs beginning like DDP that confirm a hypothesis (a misframed boundary passes the DDP
 // test about one time in eight); with CRCs, one whose CRC matches is proof enough.
 constexpr std::size_t kConfirmingFpdus = 4;
@@ -45,19 +43,22 @@ constexpr std::size_t kTestBufferLimit = 256u << 10;
 
 void FpduReader::remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
   if (data.empty()) return;
-  if (data.size() >= kTailSize) {
-    tail_.assign(data.end() - kTailSize, data.end());
-    tail_chunks_.assign(1, {0, frame, segment_start && data.size() == kTailSize});
+  if (data.size() >= kTailSize) {  // (the common case: a fixed-size copy)
+    std::memcpy(tail_.data(), data.data() + data.size() - kTailSize, kTailSize);
+    tail_size_ = kTailSize;
+    tail_chunks_[0] = {0, frame, segment_start && data.size() == kTailSize};
+    tail_chunk_count_ = 1;
     return;
   }
-  tail_chunks_.push_back({tail_.size(), frame, segment_start});
-  tail_.insert(tail_.end(), data.begin(), data.end());
-  if (tail_.size() <= kTailSize) return;
-  const std::size_t drop = tail_.size() - kTailSize;
-  tail_.erase(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(drop));
-  std::vector<LostChunk> kept;
-  for (std::size_t i = 0; i < tail_chunks_.size(); ++i) {
-    const std::size_t end = i + 1 < tail_chunks_.size() ? tail_chunks_[i + 1].index : drop + tail_.size();
+  const std::size_t keep = std::min(tail_size_, kTailSize - data.size());
+  const std::size_t drop = tail_size_ - keep;
+  std::memmove(tail_.data(), tail_.data() + drop, keep);
+  std::memcpy(tail_.data() + keep, data.data(), data.size());
+  tail_size_ = keep + data.size();
+  // The pushes still in the tail, their indices moved down by `drop`.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < tail_chunk_count_; ++i) {
+    const std::size_t end = i + 1 < tail_chunk_count_ ? tail_chunks_[i + 1].index : drop + keep;
     if (end <= drop) continue;
     LostChunk chunk = tail_chunks_[i];
     if (chunk.index < drop) {
@@ -65,9 +66,18 @@ void FpduReader::remember_tail(std::span<const std::uint8_t> data, std::uint64_t
       chunk.segment_start = false;
     }
     chunk.index -= drop;
-    kept.push_back(chunk);
+    tail_chunks_[kept++] = chunk;
   }
-  tail_chunks_ = std::move(kept);
+  tail_chunks_[kept++] = {keep, frame, segment_start};
+  tail_chunk_count_ = kept;
+}
+
+void FpduReader::hold_tail(TcpSeq push_seq, std::uint64_t push_offset) {
+  lost_buffer_.assign(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
+  lost_chunks_.assign(tail_chunks_.begin(), tail_chunks_.begin() + static_cast<std::ptrdiff_t>(tail_chunk_count_));
+  lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_size_);
+  lost_offset_ = push_offset - tail_size_;
+  tail_size_ = tail_chunk_count_ = 0;
 }
 
 void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
@@ -82,15 +92,10 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     trigger_offset_ = current_.start_offset;
   }
   // The octets under test: the tail kept behind this push, and the whole push.
-  lost_buffer_.assign(tail_.begin(), tail_.end());
-  lost_chunks_ = tail_chunks_;
-  lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_.size());
-  lost_offset_ = push_offset - tail_.size();
+  hold_tail(push_seq, push_offset);
   pos_ = push_seq;
   offset_ = push_offset;
   hold(data, frame, segment_start);
-  tail_.clear();
-  tail_chunks_.clear();
 
   // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
   // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
@@ -228,19 +233,24 @@ void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
 
 std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
                                                         TcpSeq& resume, bool& pad_nonzero) const {
-  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it,
-  // from the snapshot on, must match what sits there. (A match by chance: 2^-32.)
-  const std::uint32_t snap = snap_seq_.distance_from(window_seq);
-  if (snap > window.size()) return std::nullopt;
+  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
+  // match what sits there (by chance: 2^-32). crc_state_ covers the octets before the RFC's
+  // CRC field; it is run back to where the deviation's CRC field begins.
+  const std::uint32_t rfc = crc_field(current_.start_seq, current_.wire_length).seq.distance_from(window_seq);
+  if (rfc > window.size()) return std::nullopt;
   for (const SenderHypothesis& h : framing_hypotheses(grid_.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid_.enabled() || !h.framing.crc_field) continue;
     if (!ulpdu_octets(h.framing, current_.ulpdu_length)) continue;
     const std::uint32_t wire = fpdu_wire_length(grid_, current_.start_seq, h.framing, current_.ulpdu_length);
     const TcpSeq field = current_.start_seq + (wire - kCrcSize);
     const std::uint32_t at = field.distance_from(window_seq);
-    if (at < snap || at + kCrcSize > window.size()) continue;
+    // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
+    // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
+    // longer than the RFC says meets the CRC error instead.)
+    if (at > rfc || rfc - at > kTailSize) continue;
     if (grid_.markers_within(field, kCrcSize) > 0) continue;  // (a marker inside it: not tried)
-    const std::uint32_t crc = crc32c_finish(crc32c_update(snap_state_, std::span(window).subspan(snap, at - snap)));
+    const std::span<const std::uint8_t> bytes(window);
+    const std::uint32_t crc = crc32c_finish(crc32c_rewind(crc_state_, bytes.subspan(at, rfc - at)));
     if (crc != crc_from_wire(&window[at])) continue;
     resume = current_.start_seq + wire;
     const std::uint32_t ulpdu = ulpdu_octets(h.framing, current_.ulpdu_length).value_or(0);

@@ -23,8 +23,7 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   if (testing_) decide(true, frame, sink);
   have_prev_ = false;
   exempt_ = exempt_empty_run_ = false;
-  tail_.clear();
-  tail_chunks_.clear();
+  tail_size_ = tail_chunk_count_ = 0;
   if (abandoned_) {
     pos_ += static_cast<std::uint32_t>(length);
     offset_ += length;

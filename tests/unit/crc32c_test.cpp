@@ -201,3 +201,25 @@ TEST(Crc32c, EveryImplementationStreamsLikeOneShot) {
 
 }  // namespace
 }  // namespace mpa
+
+namespace mpa {
+namespace {
+
+TEST(Crc32c, RewindUndoesUpdateOctetByOctet) {
+  std::vector<std::uint8_t> data(300);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 37 + 11);
+  const std::span<const std::uint8_t> all(data);
+  for (const std::size_t split : {0u, 1u, 7u, 150u, 299u, 300u}) {
+    const std::uint32_t before = crc32c_update(kCrc32cInit, all.first(split));
+    const std::uint32_t after = crc32c_update(before, all.subspan(split));
+    EXPECT_EQ(crc32c_rewind(after, all.subspan(split)), before) << split;
+  }
+  // Run back over octets other than those fed, it lands elsewhere.
+  const std::uint32_t after = crc32c_update(kCrc32cInit, all);
+  std::vector<std::uint8_t> other(data.end() - 4, data.end());
+  other[0] ^= 1;
+  EXPECT_NE(crc32c_rewind(after, other), crc32c_update(kCrc32cInit, all.first(296)));
+}
+
+}  // namespace
+}  // namespace mpa

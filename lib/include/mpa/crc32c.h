@@ -17,6 +17,9 @@ inline constexpr std::uint32_t kCrc32cInit = 0xFFFFFFFFu;
 // available on this CPU, chosen once at run time.
 std::uint32_t crc32c_update(std::uint32_t state, std::span<const std::uint8_t> data);
 inline std::uint32_t crc32c_finish(std::uint32_t state) { return state ^ 0xFFFFFFFFu; }
+// The running state before `data` was fed, from the state after it: the CRC register's step
+// is a bijection, so it runs backwards (bit by bit; for a few octets, rarely).
+std::uint32_t crc32c_rewind(std::uint32_t state, std::span<const std::uint8_t> data);
 // One-shot CRC32c of a buffer.
 inline std::uint32_t crc32c(std::span<const std::uint8_t> data) {
   return crc32c_finish(crc32c_update(kCrc32cInit, data));

@@ -143,6 +143,8 @@ class FpduReader {
   void adopt(const Candidate& candidate, std::size_t fpdus, std::uint64_t frame, FpduSink& sink);
   void lose_framing(std::uint64_t frame, FpduSink& sink);
   void remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+  // Starts the held octets with the tail, before a push that began at push_seq.
+  void hold_tail(TcpSeq push_seq, std::uint64_t push_offset);
 
   FpduReaderConfig config_;
   MarkerGrid grid_;
@@ -200,19 +202,21 @@ class FpduReader {
   bool have_prev_ = false;      // the FPDU completed last (a framing test starts from it)
   TcpSeq prev_start_;
   std::uint16_t prev_ulpdu_length_ = 0;
-  std::vector<std::uint8_t> tail_;  // the newest octets read, with their frames
-  std::vector<LostChunk> tail_chunks_;
+  // The newest octets read (enough to start any hypothesis from the FPDU before the odd one:
+  // deviations move the next boundary by at most 8 octets, plus a marker, and the odd FPDU's
+  // header and first octets may lie before the push), and the frame of the push that brought
+  // the last of them. Kept on every push: a fixed-size copy.
+  static constexpr std::size_t kTailSize = 32;
+  std::array<std::uint8_t, kTailSize> tail_{};
+  std::size_t tail_size_ = 0;
+  std::array<LostChunk, kTailSize> tail_chunks_{};  // the pushes its octets came in
+  std::size_t tail_chunk_count_ = 0;
   bool testing_ = false;        // lost_buffer_ holds the octets under test
   Trigger trigger_ = Trigger::Boundary;
   std::vector<Candidate> candidates_;
   TcpSeq trigger_seq_;          // the odd FPDU's ULPDU_Length field
   std::uint64_t trigger_offset_ = 0;
   std::uint32_t trigger_ulpdu_length_ = 0;
-  // The CRC state at snap_seq_, taken 8 ULPDU octets before the ULPDU's end (or where the
-  // ULPDU ends, if shorter): any framing deviation's CRC field lies after it.
-  std::uint32_t snap_state_ = 0;
-  TcpSeq snap_seq_;
-  bool snap_taken_ = false;
   // The push in progress (a CRC explained needs its octets).
   std::span<const std::uint8_t> push_data_;
   TcpSeq push_seq_;
