@@ -51,15 +51,6 @@ std::string duration_text(std::uint64_t ns) {
   return fmt::format("{:.0f} µs", static_cast<double>(ns) / 1e3);
 }
 
-std::string_view severity_class(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
-  }
-  return "note";
-}
-
 std::string_view severity_colour(Severity s) {
   switch (s) {
     case Severity::Error: return "#c62828";
@@ -332,7 +323,7 @@ void Page::overview(std::vector<Row>& rows) {
         buf_ += fmt::format(
             "<div class=\"finding capture-finding\" data-capture-index=\"{}\" data-id=\"{}\" data-frame=\"{}\">"
             "<span class=\"sev sev-{}\">{}</span> frame {}: {} <code>[{}]</code> ({})</div>",
-            i, d.name, f.finding.frame, severity_class(d.severity), to_string(d.severity), f.finding.frame,
+            i, d.name, f.finding.frame, to_string(d.severity), to_string(d.severity), f.finding.frame,
             esc(f.finding.message), d.name, esc(d.rfc));
       }
       buf_ += "</td></tr>\n";
@@ -779,7 +770,7 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       "sev-{}\">{}</span> <code>{}</code> at frame {} <a class=\"focus\" href=\"#focus=d-{}-{}\">open alone</a></h4><dl class=\"cat\"><dt>catalogue</dt><dd><code>{}</code>: "
       "{}</dd><dt>severity</dt><dd>{}</dd><dt>RFC</dt><dd>{}</dd><dt>error code</dt><dd>{}</dd><dt>message</dt>"
       "<dd>{}</dd><dt>frame</dt><dd>{}</dd><dt>sequence</dt><dd>{} (stream offset {}), {} data</dd>{}</dl>\n",
-      severity_class(d.severity), anchor(row), index, d.name, f.frame, severity_class(d.severity),
+      to_string(d.severity), anchor(row), index, d.name, f.frame, to_string(d.severity),
       to_string(d.severity), d.name, f.frame, anchor(row), index, d.name, esc(d.summary), to_string(d.severity), esc(d.rfc),
       d.error_code != MpaError::None ? fmt::format("{} ({})", number(d.error_code), esc(describe(d.error_code)))
                                      : std::string("none"),
@@ -823,9 +814,9 @@ void Page::findings(const Row& row, const ConnectionTrace* trace) {
         "data-id=\"{}\" data-frame=\"{}\" data-seq=\"{}\" data-direction=\"{}\"><td data-v=\"{}\" class=\"sev "
         "sev-{}\">{}</td><td><a href=\"#{}-{}-{}\"><code>{}</code></a></td><td class=\"n\">{}</td><td>{}</td>"
         "<td class=\"n\">{}</td><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
-        severity_class(d.severity), rf.suppressed_by ? " suppressed" : "", anchor(row), i, row.capture,
+        to_string(d.severity), rf.suppressed_by ? " suppressed" : "", anchor(row), i, row.capture,
         c.summary.id, d.name, rf.finding.frame, rf.finding.tcp_seq.value(), to_string(rf.finding.direction),
-        2 - static_cast<int>(d.severity), severity_class(d.severity), to_string(d.severity),
+        2 - static_cast<int>(d.severity), to_string(d.severity), to_string(d.severity),
         i < kPlacedFindings ? "d" : "f", anchor(row), i, d.name, rf.finding.frame, to_string(rf.finding.direction),
         rf.finding.tcp_seq.value(), esc(rf.finding.message),
         rf.suppressed_by ? fmt::format(" <em>(suppressed: {})</em>", esc(rf.suppressed_by->reason)) : "",
