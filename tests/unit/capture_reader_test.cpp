@@ -138,6 +138,18 @@ TEST(CaptureReader, ReportsRawIpAsLinktypeRawNotDltRaw) {
 
 // pcapng files as mpa-synth writes them: one interface, Ethernet, snaplen 262144,
 // nanosecond timestamps; each packet 100 octets longer on the wire than captured.
+// Opens `path`, reads `good` records, then expects the next read to fail with an error
+// naming `message` (file, record, cause).
+void expect_error_after(const std::string& path, std::size_t good, const std::string& message) {
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  CaptureRecord record;
+  for (std::size_t i = 0; i < good; ++i) ASSERT_EQ(reader->next(record), ReadStatus::Record) << i;
+  ASSERT_EQ(reader->next(record), ReadStatus::Error);
+  EXPECT_NE(reader->error().find(message), std::string::npos) << reader->error();
+}
+
 Bytes pcapng_file(const std::vector<std::pair<std::uint64_t, Bytes>>& packets) {
   std::vector<synth::PcapngPacket> out;
   for (const auto& [timestamp_ns, data] : packets) {
@@ -278,15 +290,7 @@ TEST(CaptureReader, NamesAPcapngPacketOfAnUndeclaredInterfaceAfterTheRecordsBefo
   section.records = {{0, synth::PcapngBlockKind::Enhanced, 1, frame_bytes(60, 1), std::nullopt},
                      {3, synth::PcapngBlockKind::Enhanced, 2, frame_bytes(60, 2), std::nullopt}};
   write_file(path, synth::encode_pcapng_sections({section}));
-  std::string error;
-  auto reader = CaptureReader::open(path, error);
-  ASSERT_NE(reader, nullptr) << error;
-  CaptureRecord record;
-  ASSERT_EQ(reader->next(record), ReadStatus::Record);
-  ASSERT_EQ(reader->next(record), ReadStatus::Error);
-  EXPECT_NE(reader->error().find(path + ": record 2: unreadable record (pcapng: packet of interface 3"),
-            std::string::npos)
-      << reader->error();
+  expect_error_after(path, 1, path + ": record 2: unreadable record (pcapng: packet of interface 3");
   std::filesystem::remove(path);
 }
 
@@ -295,15 +299,7 @@ TEST(CaptureReader, NamesAPcapngBlockWhoseTrailingLengthDisagrees) {
   Bytes file = pcapng_file({{1, frame_bytes(60, 1)}, {2, frame_bytes(60, 2)}});
   file[file.size() - 4] ^= 0x04;  // the last block's trailing total length
   write_file(path, file);
-  std::string error;
-  auto reader = CaptureReader::open(path, error);
-  ASSERT_NE(reader, nullptr) << error;
-  CaptureRecord record;
-  ASSERT_EQ(reader->next(record), ReadStatus::Record);
-  ASSERT_EQ(reader->next(record), ReadStatus::Error);
-  EXPECT_NE(reader->error().find(path + ": record 2: unreadable record (pcapng: block of type 0x6"),
-            std::string::npos)
-      << reader->error();
+  expect_error_after(path, 1, path + ": record 2: unreadable record (pcapng: block of type 0x6");
   std::filesystem::remove(path);
 }
 
@@ -332,15 +328,7 @@ TEST(CaptureReader, ReportsALastRecordCutMidHeaderAsAnError) {
   write_pcap(path, DLT_EN10MB, records);
   truncate_file(path, 80 + 6);  // record 3 keeps 10 of its 16 header bytes
 
-  std::string error;
-  auto reader = CaptureReader::open(path, error);
-  ASSERT_NE(reader, nullptr) << error;
-  CaptureRecord record;
-  ASSERT_EQ(reader->next(record), ReadStatus::Record);
-  ASSERT_EQ(reader->next(record), ReadStatus::Record);
-  ASSERT_EQ(reader->next(record), ReadStatus::Error);
-  EXPECT_NE(reader->error().find(path + ": record 3: truncated record"), std::string::npos)
-      << reader->error();
+  expect_error_after(path, 2, path + ": record 3: truncated record");
   std::filesystem::remove(path);
 }
 
@@ -350,13 +338,7 @@ TEST(CaptureReader, ReportsATruncatedPcapngBlockAsAnError) {
   // erase, not resize: resize trips a g++ 12 -Wstringop-overflow false positive under ASan.
   file.erase(file.end() - 20, file.end());
   write_file(path, file);
-  std::string error;
-  auto reader = CaptureReader::open(path, error);
-  ASSERT_NE(reader, nullptr) << error;
-  CaptureRecord record;
-  ASSERT_EQ(reader->next(record), ReadStatus::Record);
-  ASSERT_EQ(reader->next(record), ReadStatus::Error);
-  EXPECT_NE(reader->error().find(path + ": record 2: "), std::string::npos) << reader->error();
+  expect_error_after(path, 1, path + ": record 2: ");
   std::filesystem::remove(path);
 }
 
