@@ -220,7 +220,6 @@ class FpduReader {
   // The push in progress (a CRC explained needs its octets).
   std::span<const std::uint8_t> push_data_;
   TcpSeq push_seq_;
-  std::uint64_t push_offset_ = 0;
   TcpSeq crc_resume_;
   std::uint64_t fpdus_ = 0;
   std::uint64_t ulpdu_bytes_ = 0;
