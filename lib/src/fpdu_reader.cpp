@@ -169,46 +169,36 @@ bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;
   current_.judged = fpdu_judged_;
+  if (config_.now_ns != nullptr) current_.timestamp_ns = *config_.now_ns;
   state_ = State::Header;
   header_got_ = 0;
   seen_any_octet_ = false;
+  // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (current_.crc_status == CrcStatus::Bad && config_.check_sender_framing && judging_ && fpdu_judged_ &&
-      !framing_named_) {
-    // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
-    std::vector<std::uint8_t> window(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
-    window.insert(window.end(), push_data_.begin(), push_data_.end());
-    const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_size_);
-    if (const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, crc_resume_, pad_nonzero_)) {
-      const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
-      const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
-      current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
-      current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
-      current_.crc_status = CrcStatus::Good;
-      current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
-      emit_fpdu(frame, sink, true);
-      report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
-             fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "
-                         "direction is read", current_.header_seq.value(),
-                         deviation_of(*h, current_.ulpdu_length), describe(*h)));
-      framing_ = h->framing;
-      framing_named_ = true;
-      have_prev_ = false;
-      pending_trigger_ = Trigger::Crc;
-      return false;
-    }
+      !framing_named_ && explain_bad_crc(frame, sink)) {
+    return false;
   }
   emit_fpdu(frame, sink, false);
   return true;
 }
 
 void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained) {
-  // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
-  const std::uint64_t header_offset =
-      current_.start_offset + current_.header_seq.distance_from(current_.start_seq);
   ++fpdus_;
   ulpdu_bytes_ += current_.ulpdu_length;
-  if (current_.crc_status == CrcStatus::Bad) ++crc_failures_;
+  const bool crc_bad = current_.crc_status == CrcStatus::Bad;
+  if (crc_bad) ++crc_failures_;
+  if (!fpdu_judged_ ? pending_not_judged_ : judging_ && (pad_nonzero_ || (crc_bad && !crc_explained))) {
+    judge_fpdu(frame, sink, crc_explained);
+  }
+  sink.on_fpdu(current_);
+  have_prev_ = true;
+  prev_start_ = current_.start_seq;
+  prev_ulpdu_length_ = current_.ulpdu_length;
+}
 
+void FpduReader::judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained) {
+  // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
+  const std::uint64_t header_offset = current_.header_offset();
   if (!fpdu_judged_) {
     if (pending_not_judged_ && !said_not_judged_) {
       said_not_judged_ = true;
@@ -217,23 +207,20 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
              frame, "an earlier error ended MPA in this direction (RFC 5044 8); later FPDUs "
                     "are counted but not judged");
     }
-  } else if (judging_) {  // (not when an error earlier in this FPDU ended judgement)
-    if (pad_nonzero_) {
-      report(sink, DiagId::FpduPadNonzero, current_.header_seq, header_offset, frame,
-             fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets",
-                         current_.header_seq.value(), current_.ulpdu_length));
-    }
-    if (current_.crc_status == CrcStatus::Bad && !crc_explained) {
-      fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, header_offset, frame,
-            fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
-                        "0x{:08x}", current_.header_seq.value(), current_.ulpdu_length,
-                        current_.crc_received, current_.crc_computed));
-    }
+    return;
   }
-  sink.on_fpdu(current_);
-  have_prev_ = true;
-  prev_start_ = current_.start_seq;
-  prev_ulpdu_length_ = current_.ulpdu_length;
+  if (!judging_) return;  // (an error earlier in this FPDU ended judgement)
+  if (pad_nonzero_) {
+    report(sink, DiagId::FpduPadNonzero, current_.header_seq, header_offset, frame,
+           fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets",
+                       current_.header_seq.value(), current_.ulpdu_length));
+  }
+  if (current_.crc_status == CrcStatus::Bad && !crc_explained) {
+    fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, header_offset, frame,
+          fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
+                      "0x{:08x}", current_.header_seq.value(), current_.ulpdu_length,
+                      current_.crc_received, current_.crc_computed));
+  }
 }
 
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
@@ -294,12 +281,13 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       pos_ += take;
       offset_ += take;
       read_marker(p, take, frame, sink);
-      if (pending_trigger_) break;
+      if (pending_trigger_) break;  // (only read_marker, check_start and finish_fpdu set it)
       p += take;
       left -= take;
       continue;
     }
     const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
+    bool stop = false;  // a framing test begins here
     switch (state_) {
       case State::Header: {
         take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
@@ -313,8 +301,10 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
           current_.pad_length = static_cast<std::uint8_t>(pad_octets(framing_, ulpdu_size_));
           header_frame_ = frame;
           // Too short for a DDP header: judged now (else when its first two octets are in).
-          if (ulpdu_size_ < 2) check_start(nullptr, sink);
-          if (pending_trigger_) break;
+          if (ulpdu_size_ < 2) {
+            check_start(nullptr, sink);
+            if ((stop = pending_trigger_.has_value())) break;
+          }
           if (ulpdu_size_ > 0) {
             state_ = State::Ulpdu;
             remaining_ = ulpdu_size_;
@@ -334,15 +324,16 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         if (config_.keep_ulpdu) ulpdu_.insert(ulpdu_.end(), p, p + take);
         cover(p);
         remaining_ -= take;
-        const bool control_in = ulpdu_got_ < 2 && ulpdu_got_ + take >= 2;
+        const std::uint32_t got = ulpdu_got_;
         ulpdu_got_ += take;
-        if (control_in) {
-          // (The common case, a plausible header of a sensible size, costs no call.)
+        if (got < 2 && got + take >= 2) {
+          // Its first two octets are in. (The common case, a plausible header of a sensible
+          // size, costs no call.)
           if (!ulpdu_header_plausible(ulpdu_size_, ulpdu_head_[0], ulpdu_head_[1]) || exempt_empty_run_ ||
               current_.ulpdu_length > kLargestSensibleUlpdu) {
             check_start(ulpdu_head_.data(), sink);
+            if ((stop = pending_trigger_.has_value())) break;
           }
-          if (pending_trigger_) break;
         }
         if (remaining_ == 0) after_ulpdu();
         break;
@@ -367,7 +358,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         break;
       }
     }
-    if (pending_trigger_) break;
+    if (stop) break;
     pos_ += take;
     offset_ += take;
     p += take;
@@ -390,16 +381,6 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
   }
   fold(p);
   remember_tail(data, frame, segment_start);
-}
-
-void FpduReader::after_ulpdu() {
-  if (current_.pad_length > 0) {
-    state_ = State::Pad;
-    remaining_ = current_.pad_length;
-  } else {
-    state_ = State::Crc;
-    remaining_ = framing_.crc_field ? kCrcSize : 0;
-  }
 }
 
 void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {

@@ -41,15 +41,8 @@ constexpr std::size_t kTestBufferLimit = 256u << 10;
 
 }  // namespace
 
-void FpduReader::remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
-  if (data.empty()) return;
-  if (data.size() >= kTailSize) {  // (the common case: a fixed-size copy)
-    std::memcpy(tail_.data(), data.data() + data.size() - kTailSize, kTailSize);
-    tail_size_ = kTailSize;
-    tail_chunks_[0] = {0, frame, segment_start && data.size() == kTailSize};
-    tail_chunk_count_ = 1;
-    return;
-  }
+void FpduReader::remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame,
+                                     bool segment_start) {
   const std::size_t keep = std::min(tail_size_, kTailSize - data.size());
   const std::size_t drop = tail_size_ - keep;
   std::memmove(tail_.data(), tail_.data() + drop, keep);
@@ -229,6 +222,30 @@ void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
   seen_any_octet_ = false;
   lost_buffer_.clear();
   lost_chunks_.clear();
+}
+
+bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
+  std::vector<std::uint8_t> window(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
+  window.insert(window.end(), push_data_.begin(), push_data_.end());
+  const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_size_);
+  const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, crc_resume_, pad_nonzero_);
+  if (!h) return false;
+  const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
+  const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
+  current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
+  current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
+  current_.crc_status = CrcStatus::Good;
+  current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
+  emit_fpdu(frame, sink, true);
+  report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
+         fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "
+                     "direction is read", current_.header_seq.value(),
+                     deviation_of(*h, current_.ulpdu_length), describe(*h)));
+  framing_ = h->framing;
+  framing_named_ = true;
+  have_prev_ = false;
+  pending_trigger_ = Trigger::Crc;
+  return true;
 }
 
 std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,

@@ -42,9 +42,11 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
   const auto note = [&seg](TcpFlagSeen& seen, std::uint8_t flag) {
     if ((seg.flags & flag) && seen.frame == 0) seen = {seg.frame, seg.timestamp_ns};
   };
-  note(s.tcp.syn, tcp_flags::kSyn);
-  note(s.tcp.fin, tcp_flags::kFin);
-  note(s.tcp.rst, tcp_flags::kRst);
+  if (seg.flags & (tcp_flags::kSyn | tcp_flags::kFin | tcp_flags::kRst)) {
+    note(s.tcp.syn, tcp_flags::kSyn);
+    note(s.tcp.fin, tcp_flags::kFin);
+    note(s.tcp.rst, tcp_flags::kRst);
+  }
   if (seg.flags & tcp_flags::kSyn) {
     s.syn_seen = true;
     if (seg.mss) s.mss = seg.mss;

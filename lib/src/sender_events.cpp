@@ -123,7 +123,9 @@ std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chu
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk& chunk, bool segment_start) {
-  check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
+  if (!initiator().first_fpdu_done) {
+    check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
+  }
   if (segment_start) s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
   p.reader.push(chunk.data, chunk.frame, segment_start, s);
   return chunk.data.size();
@@ -276,9 +278,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (verdict.stop_judging) reader.stop_judging();
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;
-  FpduEvent stamped = fpdu;
-  stamped.timestamp_ns = context_.ns;
-  context_.sink.on_fpdu(stamped);
+  context_.sink.on_fpdu(fpdu);
 }
 
 }  // namespace mpa

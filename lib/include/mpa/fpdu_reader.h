@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <vector>
@@ -29,6 +30,8 @@ struct FpduReaderConfig {
   TcpSeq grid_origin;             // marker grid origin; normally start_seq
   bool grid_origin_set = false;
   bool keep_ulpdu = false;        // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
+  const std::uint64_t* now_ns = nullptr;  // capture time of the segment being read, for
+                                          // FpduEvent::timestamp_ns (nullptr: 0, unknown)
   // How the sender frames is judged against what was negotiated: an FPDU boundary whose
   // octets are no plausible DDP header makes the reader test the framings of sender_framing.h.
   // Off where the parameters were inferred from the data (a failed inference is no fault of
@@ -105,8 +108,13 @@ class FpduReader {
   // `resume`: where the next FPDU begins; `pad_nonzero`: the pad as that sender framed it.
   std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
                                               TcpSeq& resume, bool& pad_nonzero) const;
+  // A failing CRC that matches where a deviation puts the CRC field: the FPDU is reported as
+  // that sender frames it, the deviation named, and true returned (fpdu_reader_framing.cpp).
+  bool explain_bad_crc(std::uint64_t frame, FpduSink& sink);
   // Reports the FPDU completed (findings on its own octets, then the event).
   void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
+  // The findings on the FPDU's own octets (pad, CRC), or that it is not judged.
+  void judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
   void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset,
               std::uint64_t frame, std::string message);
   void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
@@ -134,7 +142,15 @@ class FpduReader {
   // Whether the FPDU begun may go on (its ULPDU begins like DDP, or it is exempt); else sets
   // pending_trigger_. `control`: the ULPDU's first two octets (nullptr: it has fewer).
   void check_start(const std::uint8_t* control, FpduSink& sink);
-  void after_ulpdu();
+  void after_ulpdu() {
+    if (current_.pad_length > 0) {
+      state_ = State::Pad;
+      remaining_ = current_.pad_length;
+    } else {
+      state_ = State::Crc;
+      remaining_ = framing_.crc_field ? kCrcSize : 0;
+    }
+  }
   void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
                   std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
   void push_testing(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
@@ -142,7 +158,17 @@ class FpduReader {
   bool decide(bool final, std::uint64_t frame, FpduSink& sink);
   void adopt(const Candidate& candidate, std::size_t fpdus, std::uint64_t frame, FpduSink& sink);
   void lose_framing(std::uint64_t frame, FpduSink& sink);
-  void remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+  void remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+    if (data.size() >= kTailSize) {  // (the common case: a fixed-size copy)
+      std::memcpy(tail_.data(), data.data() + data.size() - kTailSize, kTailSize);
+      tail_size_ = kTailSize;
+      tail_chunks_[0] = {0, frame, segment_start && data.size() == kTailSize};
+      tail_chunk_count_ = 1;
+    } else if (!data.empty()) {
+      remember_short_tail(data, frame, segment_start);
+    }
+  }
+  void remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
   // Starts the held octets with the tail, before a push that began at push_seq.
   void hold_tail(TcpSeq push_seq, std::uint64_t push_offset);
 
