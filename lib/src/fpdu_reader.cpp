@@ -248,6 +248,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
   const std::uint64_t push_offset = offset_;
   push_data_ = data;
   push_seq_ = push_seq;
+  push_within_ = current_.within_one_segment;
   if (seen_any_octet_ && !data.empty() && (segment_start || frame != current_.first_frame)) {
     current_.within_one_segment = false;  // another segment carries part of this FPDU
   }

@@ -236,6 +236,8 @@ bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
   current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
   current_.crc_status = CrcStatus::Good;
   current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
+  // Ended before this push: whether it lay within one segment is what it was before.
+  if (!crc_resume_.is_after(push_seq_)) current_.within_one_segment = push_within_;
   emit_fpdu(frame, sink, true);
   report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
          fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "

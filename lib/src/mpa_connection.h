@@ -111,6 +111,11 @@ struct Sender final : StreamSink, FpduSink {
   UlpChecks ulp;
   DirectionStats stats;
   TcpControlSeen tcp;                 // its first SYN, FIN and RST
+  // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
+  // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
+  // makes it the reader's misreading, and it is dropped.
+  std::optional<Finding> held_alignment;
+  bool held_alignment_named = false;  // the reader's framing_named() when it was held
 
   FpduReader* reader() {
     auto* full = std::get_if<phase::FullOperation>(&phase);
@@ -209,6 +214,7 @@ class MpaConnection {
                             bool unjudged = false);
   void replay(Sender& s, const HeldBytes& held, std::size_t from = 0);
   HeldBytes take_early_octets(Sender& initiator);
+  void settle_alignment(Sender& s);
   void check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
                              std::uint64_t frame);
   void finish_probe(Sender& s, bool final);

@@ -194,6 +194,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
                    p.reader.finish(frame, s);
+                   settle_alignment(s);
                    const FpduReader& r = p.reader;
                    if (!r.synchronised() || !r.judging()) return;
                    if (r.in_fpdu()) {
@@ -254,6 +255,7 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (summary_.first_fpdu_ns == 0) summary_.first_fpdu_ns = context_.ns;
   FpduReader& reader = *s.reader();
+  settle_alignment(s);
   std::vector<Finding>& found = fpdu_findings_;  // reused: most FPDUs have none
   if (fpdu.judged) s.fpdu_rules.check(fpdu, {s.peer->mss, reader.grid().enabled()}, found);
   UlpContext context;
@@ -273,12 +275,31 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
     }
     s.ulp.check_terminate(fpdu, context, receiver, found);
   }
-  for (Finding& f : found) report(s, std::move(f));
+  for (Finding& f : found) {
+    if (f.id == DiagId::FpduNotSegmentAligned && reader.judges_sender_framing() && !reader.framing_lost()) {
+      f.timestamp_ns = context_.ns;
+      s.held_alignment = std::move(f);
+      s.held_alignment_named = reader.framing_named();
+      continue;
+    }
+    report(s, std::move(f));
+  }
   found.clear();
   if (verdict.stop_judging) reader.stop_judging();
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);
+}
+
+void MpaConnection::settle_alignment(Sender& s) {
+  if (!s.held_alignment) return;
+  const FpduReader* r = s.reader();
+  if (r && (r->framing_lost() || r->framing_named() != s.held_alignment_named)) {
+    s.fpdu_rules.reopen_alignment();
+  } else {
+    report(s, std::move(*s.held_alignment));
+  }
+  s.held_alignment.reset();
 }
 
 }  // namespace mpa

@@ -260,6 +260,24 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+TEST(Analyzer, SegmentAlignmentIsJudgedOnFpdusAsTheSenderFramedThem) {
+  for (const char* recipe : {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing", "fpdu.ulpdu-length-miscounted"}) {
+    SCOPED_TRACE(recipe);
+    // One FPDU per segment: the odd FPDU, read with the RFC's lengths before the deviation
+    // was named, ran into the next segment; that was the misreading, not the sender.
+    EXPECT_FALSE(analyze(with_fault(recipe)).has(DiagId::FpduNotSegmentAligned));
+    // Cut by a middlebox: the sender's own FPDUs span segments, and that is said once.
+    synth::Scenario s = with_fault(recipe);
+    s.segmentation = *synth::SegmentationPolicy::parse("middlebox:139");
+    const Recorder r = analyze(s);
+    EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
+                            [](const Finding& f) {
+                              return f.id == DiagId::FpduNotSegmentAligned && f.direction == Direction::Initiator;
+                            }),
+              1);
+  }
+}
+
 TEST(Analyzer, TheSamePadBugWithCrcsIsNamedByTheCrcAtOnce) {
   synth::Scenario s = with_fault("fpdu.pad-rule-wrong");
   s.initiator.frame.c = s.responder.frame.c = true;

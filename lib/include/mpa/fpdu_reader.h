@@ -86,6 +86,13 @@ class FpduReader {
   bool testing() const { return testing_; }
   // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
   const SenderFraming& framing() const { return framing_; }
+  // Whether FPDU boundaries are judged against how the sender frames (config), a deviation
+  // was named, or fpdu.framing-lost ended reading. An FPDU reported before a deviation is
+  // named was read with the RFC's lengths: what its length implies (segment alignment) may
+  // be the misreading, not the sender's.
+  bool judges_sender_framing() const { return config_.check_sender_framing; }
+  bool framing_named() const { return framing_named_; }
+  bool framing_lost() const { return abandoned_; }
 
   TcpSeq position() const { return pos_; }
   std::uint64_t offset() const { return offset_; }
@@ -246,6 +253,7 @@ class FpduReader {
   // The push in progress (a CRC explained needs its octets).
   std::span<const std::uint8_t> push_data_;
   TcpSeq push_seq_;
+  bool push_within_ = true;  // the FPDU in progress lay within one segment before this push
   TcpSeq crc_resume_;
   std::uint64_t fpdus_ = 0;
   std::uint64_t ulpdu_bytes_ = 0;

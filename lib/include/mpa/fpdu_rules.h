@@ -40,6 +40,9 @@ class FpduRules {
     const bool spans = !said_alignment_ && !fpdu.within_one_segment && (!mss || fpdu.wire_length <= *mss);
     if (zero || over || spans) report(fpdu, context, zero, over, spans, out);
   }
+  // The FPDU said to span segments was misread (its sender frames otherwise): the rule is
+  // judged again on the FPDUs that follow.
+  void reopen_alignment() { said_alignment_ = false; }
 
  private:
   void report(const FpduEvent& fpdu, const FpduRuleContext& context, bool zero, bool over, bool spans,
