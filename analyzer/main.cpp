@@ -194,9 +194,9 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
     for (auto it = fs::recursive_directory_iterator(name, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file()) continue;
-      // Captures, also compressed as Wireshark opens them (.gz, .zst).
+      // Captures, also compressed as Wireshark opens them (.gz, .zst, .lz4).
       std::string name = it->path().filename().string();
-      for (const char* packed : {".gz", ".zst"}) {
+      for (const char* packed : {".gz", ".zst", ".lz4"}) {
         if (name.ends_with(packed)) name.resize(name.size() - std::strlen(packed));
       }
       if (name.ends_with(".pcap") || name.ends_with(".pcapng") || name.ends_with(".cap")) {

@@ -265,15 +265,17 @@ def check_captures_as_users_have_them(a):
         _, got = json_report(a.mpa_check, zst)
         expect(findings_of(got) == want, f".pcap.zst: {findings_of(got)}")
     if shutil.which("lz4"):
-        # Outside the folder: folders list .gz and .zst captures only.
-        lz4 = os.path.join(a.work, "x.pcap.lz4")
+        lz4 = os.path.join(folder, "x.pcap.lz4")
         subprocess.run(["lz4", "-q", "-f", capture, lz4], check=True)
         _, got = json_report(a.mpa_check, lz4)
         expect(findings_of(got) == want, f".pcap.lz4: {findings_of(got)}")
         p = subprocess.run([a.mpa_check, "--format", "json", "-"], stdin=open(lz4, "rb"), capture_output=True, text=True)
         expect(findings_of(json.loads(p.stdout)) == want, "lz4 on standard input")
     _, listed = json_report(a.mpa_check, folder)
-    expect(len(listed["captures"]) == (2 if shutil.which("zstd") else 1), "folders find compressed captures")
+    packed = 1 + bool(shutil.which("zstd")) + bool(shutil.which("lz4"))
+    expect(len(listed["captures"]) == packed, f"folders find compressed captures: {len(listed['captures'])}")
+    expect(all(findings_of({"captures": [c]}) == want for c in listed["captures"]),
+           "each compressed capture in the folder gives the plain capture's findings")
     # A .gz cut in the middle: exit 2, the file named, the findings before the cut kept.
     data = open(gz, "rb").read()
     cut = os.path.join(a.work, "cut.pcap.gz")
