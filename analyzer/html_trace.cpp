@@ -69,7 +69,7 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
       // The pad: the last pad_length octets before the CRC, markers not counted.
       const MarkerGrid grid = f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
       std::vector<SeqRange> runs;
-      for_each_ulpdu_run(grid, f.header_seq, static_cast<std::uint32_t>(f.ulpdu_length) + f.pad_length,
+      for_each_ulpdu_run(grid, f.header_seq, f.ulpdu_size + f.pad_length,
                          [&runs](SeqRange r) {
                            runs.push_back(r);
                            return true;

@@ -102,10 +102,12 @@ void FrameCache::add_fpdu(const mpa::FpduEvent& e, std::uint32_t connection) {
   r.crc_computed = e.crc_computed;
   r.first_frame = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.first_frame, kMaxFrame));
   r.ulpdu_length = e.ulpdu_length;
+  r.ulpdu_size = e.ulpdu_size;
   r.pad_length = e.pad_length;
   r.bits = static_cast<std::uint8_t>(crc_status_view(e.crc_status) << FpduRecord::kCrcShift);
   if (direction_view(e.direction) == MPA_RESPONDER) r.bits |= FpduRecord::kResponder;
   if (e.judged) r.bits |= FpduRecord::kJudged;
+  if (!e.crc_field) r.bits |= FpduRecord::kNoCrcField;
   // Byte ranges only when this very segment completed the FPDU: then it is the segment's
   // direction and sequence space.
   const bool here = e.last_frame == current_.frame && current_.segment;
@@ -113,7 +115,7 @@ void FrameCache::add_fpdu(const mpa::FpduEvent& e, std::uint32_t connection) {
   for (const mpa::MarkerFact& m : e.markers) {
     markers_.append(r.markers, {m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr});
   }
-  if (!e.ulpdu.empty() && e.ulpdu.size() == e.ulpdu_length) {
+  if (!e.ulpdu.empty() && e.ulpdu.size() == e.ulpdu_size) {
     // A ULPDU that lies in this frame is shown from the frame's bytes; one that began in
     // an earlier frame from a copy (later passes see one frame at a time).
     if (here && ulpdu_in_segment(e)) {
@@ -130,7 +132,7 @@ void FrameCache::add_fpdu(const mpa::FpduEvent& e, std::uint32_t connection) {
 bool FrameCache::ulpdu_in_segment(const mpa::FpduEvent& e) const {
   const mpa::MarkerGrid grid = grid_of(static_cast<std::uint32_t>(e.markers.size()), [&] { return e.markers[0].seq; });
   const std::uint8_t* expected = e.ulpdu.data();
-  return mpa::for_each_ulpdu_run(grid, e.header_seq, e.ulpdu_length, [&](mpa::SeqRange run) {
+  return mpa::for_each_ulpdu_run(grid, e.header_seq, e.ulpdu_size, [&](mpa::SeqRange run) {
     const mpa_range r = current_.payload.locate(run);
     if (r.length != run.length || std::memcmp(current_.data + r.offset, expected, run.length) != 0) return false;
     expected += run.length;
@@ -183,7 +185,7 @@ void FrameCache::render_fpdus(const FrameRecord& r) {
     if (here && (f.bits & FpduRecord::kUlpduInFrame)) {
       const mpa::MarkerGrid grid =
           grid_of(f.markers.count, [&] { return mpa::TcpSeq(markers_.at(f.markers.begin).seq); });
-      mpa::for_each_ulpdu_run(grid, mpa::TcpSeq(f.header_seq), f.ulpdu_length, [&](mpa::SeqRange run) {
+      mpa::for_each_ulpdu_run(grid, mpa::TcpSeq(f.header_seq), f.ulpdu_size, [&](mpa::SeqRange run) {
         const mpa_range piece = window->locate(run);
         if (!rendered_pieces_.empty() && firsts.back().second < rendered_pieces_.size() &&
             rendered_pieces_.back().offset + rendered_pieces_.back().length == piece.offset) {
@@ -206,8 +208,10 @@ void FrameCache::render_fpdus(const FrameRecord& r) {
     v.start_seq = f.start_seq;
     v.header_seq = f.header_seq;
     v.ulpdu_length = f.ulpdu_length;
+    v.ulpdu_size = f.ulpdu_size;
     v.pad_length = f.pad_length;
     v.wire_length = f.wire_length;
+    v.crc_field = (f.bits & FpduRecord::kNoCrcField) == 0;
     v.crc_status = (f.bits >> FpduRecord::kCrcShift) & 3;
     v.crc_received = f.crc_received;
     v.crc_computed = f.crc_computed;
@@ -219,13 +223,13 @@ void FrameCache::render_fpdus(const FrameRecord& r) {
     v.ulpdu_pieces = v.ulpdu_piece_count ? rendered_pieces_.data() + firsts[i].second : nullptr;
     if (f.ulpdu != nullptr) {
       v.ulpdu = f.ulpdu;
-      v.ulpdu_kept = f.ulpdu_length;
+      v.ulpdu_kept = f.ulpdu_size;
     }
     if (here) {
       const mpa::TcpSeq start(f.start_seq);
       v.range = window->locate({start, f.wire_length});
       v.header_range = window->locate(mpa::ulpdu_length_field(mpa::TcpSeq(f.header_seq)));
-      v.crc_range = window->locate(mpa::crc_field(start, f.wire_length));
+      if (v.crc_field) v.crc_range = window->locate(mpa::crc_field(start, f.wire_length));
     }
     rendered_fpdus_.push_back(v);
   }

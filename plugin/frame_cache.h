@@ -151,6 +151,7 @@ class FrameCache {
       kHere = 4,          // this frame completed it: byte ranges are in this frame
       kUlpduInFrame = 8,  // the ULPDU is this frame's octets between the markers
       kCrcShift = 4,      // two bits: enum mpa_crc_status
+      kNoCrcField = 64,   // its sender sends no CRC field
     };
     std::uint32_t connection;
     std::uint32_t start_seq;
@@ -159,11 +160,12 @@ class FrameCache {
     std::uint32_t crc_received;
     std::uint32_t crc_computed;
     std::uint32_t first_frame;
+    std::uint32_t ulpdu_size;
     std::uint16_t ulpdu_length;
     std::uint8_t pad_length;
     std::uint8_t bits;
     Span markers;
-    const std::uint8_t* ulpdu;  // a copy (ulpdu_length octets) when not in this frame
+    const std::uint8_t* ulpdu;  // a copy (ulpdu_size octets) when not in this frame
   };
   // What the library reported at one frame besides FPDUs (rare; kept apart).
   struct FrameExtras {

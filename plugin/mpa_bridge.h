@@ -137,8 +137,11 @@ typedef struct mpa_fpdu_view {
     uint32_t  start_seq;
     uint32_t  header_seq;
     uint16_t  ulpdu_length;
+    uint32_t  ulpdu_size;        /* ULPDU octets as the sender framed them (ulpdu_length
+                                  * unless its ULPDU_Length counts other octets) */
     uint8_t   pad_length;
     uint32_t  wire_length;
+    int       crc_field;         /* 0: the sender sends no CRC field (crc_range is empty) */
     int       crc_status;        /* enum mpa_crc_status */
     uint32_t  crc_received;
     uint32_t  crc_computed;

@@ -349,7 +349,8 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
     }
     pi = proto_tree_add_uint(ft, hf_mpa_pad, tvb, 0, 0, f->pad_length);
     proto_item_set_generated(pi);
-    add_uint(ft, hf_mpa_crc, tvb, f->crc_range, f->crc_received);
+    if (f->crc_field)
+        add_uint(ft, hf_mpa_crc, tvb, f->crc_range, f->crc_received);
     if (f->crc_status != MPA_CRC_UNCHECKED) {
         pi = proto_tree_add_uint(ft, hf_mpa_crc_computed, tvb, 0, 0, f->crc_computed);
         proto_item_set_generated(pi);
@@ -380,7 +381,7 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
                                           (gint)f->ulpdu_pieces[0].length);
     } else if (f->ulpdu_piece_count > 1) {
         /* Markers inside: the pieces between them, joined for this dissection only. */
-        guint8 *joined = (guint8 *)wmem_alloc(pinfo->pool, f->ulpdu_length);
+        guint8 *joined = (guint8 *)wmem_alloc(pinfo->pool, f->ulpdu_size);
         guint at = 0;
         for (uint32_t i = 0; i < f->ulpdu_piece_count; i++) {
             tvb_memcpy(tvb, joined + at, (gint)f->ulpdu_pieces[i].offset, f->ulpdu_pieces[i].length);

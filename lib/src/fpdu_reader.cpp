@@ -155,6 +155,8 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
 
 bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   current_.last_frame = frame;
+  current_.ulpdu_size = ulpdu_size_;
+  current_.crc_field = framing_.crc_field;
   current_.crc_received = framing_.crc_field ? crc_from_wire(crc_bytes_.data()) : 0;
   current_.wire_length = static_cast<std::uint32_t>(offset_ - current_.start_offset);
   if (config_.crc) {

@@ -232,6 +232,11 @@ bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
   if (!h) return false;
   const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
   const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
+  current_.ulpdu_size = ulpdu;
+  current_.crc_field = h->framing.crc_field;
+  // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
+  if (current_.ulpdu.size() > ulpdu) current_.ulpdu = current_.ulpdu.first(ulpdu);
+  if (current_.ulpdu_head.size() > ulpdu) current_.ulpdu_head = current_.ulpdu_head.first(ulpdu);
   current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
   current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
   current_.crc_status = CrcStatus::Good;

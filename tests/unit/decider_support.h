@@ -44,6 +44,7 @@ struct TestFpdu {
     event.start_seq = TcpSeq(seq);
     event.start_offset = 100;
     event.ulpdu_length = static_cast<std::uint16_t>(ulpdu.size());
+    event.ulpdu_size = static_cast<std::uint32_t>(ulpdu.size());
     event.wire_length = static_cast<std::uint32_t>(2 + ulpdu.size() + (4 - (2 + ulpdu.size()) % 4) % 4 + 4);
     event.last_frame = 7;
     event.within_one_segment = true;

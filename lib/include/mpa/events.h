@@ -64,7 +64,10 @@ struct FpduEvent {
   std::uint64_t start_offset = 0;
   TcpSeq header_seq;              // the ULPDU_Length field
   std::uint16_t ulpdu_length = 0;
+  std::uint32_t ulpdu_size = 0;   // ULPDU octets as the sender framed them: ulpdu_length,
+                                  // unless its ULPDU_Length counts other octets (sender_framing.h)
   std::uint8_t pad_length = 0;
+  bool crc_field = true;          // false: its sender sends no CRC field (fpdu.crc-field-missing)
   std::uint32_t wire_length = 0;  // markers and CRC included
   bool leading_marker = false;
   std::span<const MarkerFact> markers;  // in stream order, the leading one first
