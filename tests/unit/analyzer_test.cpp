@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -276,6 +277,26 @@ TEST(Analyzer, SegmentAlignmentIsJudgedOnFpdusAsTheSenderFramedThem) {
                             }),
               1);
   }
+}
+
+TEST(Analyzer, AGenuineFaultAfterANamedDeviationIsReportedAsSent) {
+  // An oversized ULPDU after the pad bug: read with the sender's pad rule, it is found (before
+  // framing truth, the misframed rest hid it).
+  synth::Scenario s = with_fault("fpdu.pad-rule-wrong");
+  synth::MessageSpec big;
+  big.size = 65000;
+  big.unsplit = true;
+  s.initiator.messages.push_back(big);
+  s.initiator.messages.push_back(s.initiator.messages.front());
+  const Recorder r = analyze(s);
+  std::set<std::string> above_notes;
+  for (const Finding& f : r.findings) {
+    if (info(f.id).severity != Severity::Note) above_notes.emplace(info(f.id).name);
+  }
+  EXPECT_EQ(above_notes, (std::set<std::string>{"fpdu.pad-rule-wrong", "fpdu.ulpdu-length-too-large"}));
+  EXPECT_TRUE(r.has(DiagId::FpduExceedsMulpdu));
+  EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+  EXPECT_TRUE(r.has(DiagId::ConnectionClosed));
 }
 
 TEST(Analyzer, TheSamePadBugWithCrcsIsNamedByTheCrcAtOnce) {
