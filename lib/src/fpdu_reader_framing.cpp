@@ -47,22 +47,9 @@ void FpduReader::remember_short_tail(std::span<const std::uint8_t> data, std::ui
   const std::size_t drop = tail_size_ - keep;
   std::memmove(tail_.data(), tail_.data() + drop, keep);
   std::memcpy(tail_.data() + keep, data.data(), data.size());
+  tail_chunk_count_ = drop_front(tail_chunks_.data(), tail_chunk_count_, drop, tail_size_);
+  tail_chunks_[tail_chunk_count_++] = {keep, frame, segment_start};
   tail_size_ = keep + data.size();
-  // The pushes still in the tail, their indices moved down by `drop`.
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < tail_chunk_count_; ++i) {
-    const std::size_t end = i + 1 < tail_chunk_count_ ? tail_chunks_[i + 1].index : drop + keep;
-    if (end <= drop) continue;
-    LostChunk chunk = tail_chunks_[i];
-    if (chunk.index < drop) {
-      chunk.index = drop;
-      chunk.segment_start = false;
-    }
-    chunk.index -= drop;
-    tail_chunks_[kept++] = chunk;
-  }
-  tail_chunks_[kept++] = {keep, frame, segment_start};
-  tail_chunk_count_ = kept;
 }
 
 void FpduReader::hold_tail(TcpSeq push_seq, std::uint64_t push_offset) {

@@ -64,24 +64,28 @@ void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t fra
     // Keep the newest half; the octets dropped stay unverified (they were covered by the gap
     // the analyzer reported).
     const std::size_t drop = lost_buffer_.size() - kLostBufferLimit / 2;
+    lost_chunks_.resize(drop_front(lost_chunks_.data(), lost_chunks_.size(), drop, lost_buffer_.size()));
     lost_buffer_.erase(lost_buffer_.begin(), lost_buffer_.begin() + static_cast<std::ptrdiff_t>(drop));
     lost_seq_ += static_cast<std::uint32_t>(drop);
     lost_offset_ += drop;
     lost_search_from_ = lost_search_from_ > drop ? lost_search_from_ - drop : 0;
-    std::vector<LostChunk> kept;
-    for (std::size_t i = 0; i < lost_chunks_.size(); ++i) {
-      const std::size_t end = i + 1 < lost_chunks_.size() ? lost_chunks_[i + 1].index : drop + lost_buffer_.size();
-      if (end <= drop) continue;
-      LostChunk chunk = lost_chunks_[i];
-      if (chunk.index < drop) {
-        chunk.index = drop;
-        chunk.segment_start = false;
-      }
-      chunk.index -= drop;
-      kept.push_back(chunk);
-    }
-    lost_chunks_ = std::move(kept);
   }
+}
+
+std::size_t FpduReader::drop_front(LostChunk* chunks, std::size_t count, std::size_t drop, std::size_t size) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t end = i + 1 < count ? chunks[i + 1].index : size;
+    if (end <= drop) continue;
+    LostChunk chunk = chunks[i];
+    if (chunk.index < drop) {
+      chunk.index = drop;
+      chunk.segment_start = false;  // (its first octets are gone)
+    }
+    chunk.index -= drop;
+    chunks[kept++] = chunk;
+  }
+  return kept;
 }
 
 bool FpduReader::try_resync(std::uint64_t frame, FpduSink& sink) {

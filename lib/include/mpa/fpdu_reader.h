@@ -213,6 +213,10 @@ class FpduReader {
     std::uint64_t frame;
     bool segment_start;
   };
+  // The first `drop` of `size` held octets are dropped: the `count` pushes they came in, kept
+  // in place with their indices moved down (a push cut at the front no longer starts its
+  // segment). Returns how many remain. (Shared by the lost buffer and the tail.)
+  static std::size_t drop_front(LostChunk* chunks, std::size_t count, std::size_t drop, std::size_t size);
   bool lost_ = false;
   std::vector<std::uint8_t> lost_buffer_;
   std::vector<LostChunk> lost_chunks_;
