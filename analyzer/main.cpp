@@ -255,6 +255,10 @@ bool use_color(const std::string& mode, int fd) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const std::string error = mpa::crc32c_environment_error(); !error.empty()) {
+    fmt::print(stderr, "mpa-check: {}\n", error);
+    return 2;
+  }
   Settings settings;
   CLI::App app{
       "mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures.\n\n"
@@ -267,15 +271,19 @@ int main(int argc, char** argv) {
       "FAIL, counts, counts by id), the captures that failed, and the totals. Notes are counted\n"
       "always, listed with --notes or -v."};
   app.set_version_flag("--version", [] {
-    return fmt::format("mpa-check {}\nCRC32c: {} (chosen at run time for this CPU)\n{}", MPA_VERSION,
-                       mpa::crc32c_active_implementation(), mpa::libpcap_version());
+    return fmt::format("mpa-check {}\nCRC32c: {} ({})\n{}", MPA_VERSION, mpa::crc32c_active_implementation(),
+                       mpa::crc32c_forced() ? fmt::format("forced by {}", mpa::kCrc32cEnvironment)
+                                            : "chosen at run time for this CPU",
+                       mpa::libpcap_version());
   });
   app.footer(
       "Exit status: 0 no capture failed; 1 a capture failed (findings at or above --fail-on that no\n"
       "suppression rule accepted, or no MPA with --require-mpa); 2 a usage error or a capture that\n"
       "could not be read to its end (what was read before it is still reported).\n"
       "Suppressions: --suppress FILE, or .mpa-check-suppressions in the working folder; one rule a\n"
-      "line: id=ID [capture=GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] reason=\"WHY\".");
+      "line: id=ID [capture=GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] reason=\"WHY\".\n"
+      "Environment: MPA_CRC32C=NAME uses that CRC32c implementation (table, sse4.2, sse4.2-3way,\n"
+      "avx512-vpclmul, armv8-crc) instead of the fastest this CPU runs; --version shows which.");
   app.add_option("captures", settings.files,
                  "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
   app.add_option("--format", settings.format, "Report format on standard output")

@@ -1,11 +1,14 @@
 // CRC32c as MPA uses it (RFC 5044 4.4; iSCSI RFC 3720 B.4): the list of implementations
-// and the run-time dispatch to the fastest one this CPU supports.
+// and the run-time dispatch to the fastest one this CPU supports (or the one MPA_CRC32C
+// names).
 #include "mpa/crc32c.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace mpa {
@@ -59,8 +62,19 @@ const Implementations& implementations() {
   return list;
 }
 
+// The implementation MPA_CRC32C names, when it names one this CPU can run.
+const Crc32cImplementation* requested() {
+  const char* name = std::getenv(kCrc32cEnvironment);
+  if (name == nullptr || *name == '\0') return nullptr;
+  for (const Crc32cImplementation& impl : implementations()) {
+    if (impl.name == name && impl.available) return &impl;
+  }
+  return nullptr;
+}
+
 const Crc32cImplementation& active() {
   static const Crc32cImplementation& chosen = []() -> const Crc32cImplementation& {
+    if (const Crc32cImplementation* forced = requested()) return *forced;
     const Implementations& list = implementations();
     for (std::size_t i = list.size(); i-- > 1;) {
       if (list[i].available) return list[i];
@@ -80,5 +94,20 @@ std::uint32_t crc32c_update(std::uint32_t state, std::span<const std::uint8_t> d
 std::span<const Crc32cImplementation> crc32c_implementations() { return implementations(); }
 
 std::string_view crc32c_active_implementation() { return active().name; }
+
+bool crc32c_forced() { return requested() == &active(); }
+
+std::string crc32c_environment_error() {
+  const char* name = std::getenv(kCrc32cEnvironment);
+  if (name == nullptr || *name == '\0' || requested() != nullptr) return {};
+  std::string runnable;
+  for (const Crc32cImplementation& impl : implementations()) {
+    if (!impl.available) continue;
+    if (!runnable.empty()) runnable += ", ";
+    runnable += impl.name;
+  }
+  return std::string(kCrc32cEnvironment) + "=" + name +
+         ": not a CRC32c implementation this CPU can run (it can run: " + runnable + ")";
+}
 
 }  // namespace mpa

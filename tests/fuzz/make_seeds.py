@@ -4,8 +4,9 @@ hand-built MPA streams. Run from the repository root:
 
     python3 tests/fuzz/make_seeds.py [capture.pcap ...]
 
-Without arguments it uses captures/*.pcap (the bundled corpus); real captures (e.g. the siw
-ones in ../shared) can be passed as arguments for a local campaign, never committed. Seeds are named after their origin, so
+Without arguments it uses captures/*.pcap (the bundled corpus); other captures (e.g. the
+real siw ones in captures/siw/) can be passed as arguments for a local campaign, never
+committed. Seeds are named after their origin, so
 re-running it replaces them rather than adding more. The corpus stays small (< 5 MB): pcap
 seeds are cut to their first records, streams to their first octets.
 """
@@ -319,9 +320,8 @@ def synthetic_seeds():
 
 def main(paths):
     if not paths:
-        # Only the bundled corpus: the real siw captures in ../shared stay there (they are
-        # referenced, never copied into the repository). Pass their paths to seed a local
-        # campaign with them.
+        # Only the synthetic corpus (captures/*.pcap, not captures/siw/): the seeds stay
+        # small. Pass the siw captures' paths to seed a local campaign with them.
         paths = sorted(glob.glob("captures/*.pcap"))
     for path in paths:
         header, linktype, records = read_pcap(path)

@@ -5,6 +5,10 @@
   golden.py update MPA_CHECK CAPTURE EXPECTED   rewrite an expectation (review the diff!)
   golden.py coverage EXPECTED_DIR...            every wire-reachable catalogue id is expected
                                                  somewhere (needs MPA_CHECK for the catalogue)
+  golden.py check-all MPA_CHECK CAPTURE_DIR EXPECTED_DIR [CAPTURE_DIR EXPECTED_DIR ...]
+                                                every capture with an expectation, in one test
+                                                (run with MPA_CRC32C set: exit 77, skipped,
+                                                when this CPU cannot run that implementation)
 
 An expectation lists, per finding: connection, id, severity, RFC error code, direction, frame.
 """
@@ -93,6 +97,32 @@ def check(mpa_check, capture, expected_path):
     sys.exit("\n".join(lines))
 
 
+def check_all(mpa_check, pairs):
+    version = subprocess.run([mpa_check, "--version"], capture_output=True, text=True)
+    if version.returncode == 2 and "this CPU can run" in version.stderr:
+        print(f"skipped: {version.stderr.strip()}")
+        sys.exit(77)
+    if version.returncode != 0:
+        sys.exit(f"mpa-check --version exited {version.returncode}: {version.stderr.strip()}")
+    print(version.stdout.strip())
+    failures, checked = [], 0
+    for capture_dir, expected_dir in pairs:
+        for name in sorted(os.listdir(expected_dir)):
+            if not name.endswith(".expected.json"):
+                continue
+            checked += 1
+            try:
+                check(mpa_check, os.path.join(capture_dir, name[: -len(".expected.json")]),
+                      os.path.join(expected_dir, name))
+            except SystemExit as failure:
+                failures.append(str(failure))
+    if checked == 0:
+        sys.exit("no expectations found")
+    print(f"{checked - len(failures)} passed, {len(failures)} failed")
+    if failures:
+        sys.exit("\n".join(failures))
+
+
 def update(mpa_check, capture, expected_path):
     got, _ = findings_of(mpa_check, capture)
     doc = {"capture": os.path.basename(capture), "findings": got}
@@ -127,6 +157,8 @@ def main():
         update(mpa_check, sys.argv[3], sys.argv[4])
     elif mode == "coverage":
         coverage(mpa_check, sys.argv[3:])
+    elif mode == "check-all" and len(sys.argv) % 2 == 1:
+        check_all(mpa_check, list(zip(sys.argv[3::2], sys.argv[4::2])))
     else:
         sys.exit(__doc__)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of mpa-check --html: the page of the bundled corpus (captures/*.pcap, and the siw
-captures of ../shared when present) against the JSON report of the same run, the octets
+captures in captures/siw/) against the JSON report of the same run, the octets
 of every highlighted field against the capture's own octets (read here from the pcap,
 independently of the library), and escaping of hostile private data.
 
@@ -324,9 +324,9 @@ def main():
             print(f"SKIP: chromium cannot start (exit {probe.returncode}): {probe.stderr.strip()[-400:]}")
             return SKIP
 
-    # The corpus, globbed: bundled captures, and the real siw captures when present.
+    # The corpus, globbed: bundled captures and the real siw captures.
     files = sorted(glob.glob(os.path.join(args.source, "captures", "*.pcap")))
-    files += sorted(glob.glob(os.path.join(args.source, "..", "shared", "captures", "siw", "*.pcap")))
+    files += sorted(glob.glob(os.path.join(args.source, "captures", "siw", "*.pcap")))
     if not files:
         fail("no captures found")
         return 1

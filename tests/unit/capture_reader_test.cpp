@@ -24,10 +24,12 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
+// In the system's temporary folder (TMPDIR), not the build folder: the tests also run as a
+// user who may not write there.
 std::string temp_path(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(MPA_BINARY_DIR) / "test-tmp";
-  std::filesystem::create_directories(dir);
-  return (dir / ("capture_reader_" + std::to_string(getpid()) + "_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("mpa_capture_reader_" + std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 Bytes frame_bytes(std::size_t size, std::uint8_t seed) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <span>
@@ -114,6 +115,20 @@ TEST(Crc32c, ListsTheTableImplementationAndAnAvailableActiveOne) {
               << (implementation.name == crc32c_active_implementation() ? " <- active" : "")
               << '\n';
   }
+}
+
+// MPA_CRC32C (set by the tests that run the suite under every implementation) is obeyed:
+// crc32c_update, and so every other test here and in the reader's tests, runs that one.
+TEST(Crc32c, RunsTheImplementationTheEnvironmentNames) {
+  const char* forced = std::getenv(kCrc32cEnvironment);
+  if (forced == nullptr || *forced == '\0') {
+    EXPECT_FALSE(crc32c_forced());
+    EXPECT_EQ(crc32c_environment_error(), "");
+    GTEST_SKIP() << kCrc32cEnvironment << " is not set";
+  }
+  EXPECT_EQ(crc32c_environment_error(), "");
+  EXPECT_EQ(crc32c_active_implementation(), forced);
+  EXPECT_TRUE(crc32c_forced());
 }
 
 TEST(Crc32c, EveryImplementationMatchesTheTableForEveryLengthAndAlignment) {

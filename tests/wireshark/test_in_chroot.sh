@@ -9,16 +9,13 @@ suite=$1
 src=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(bash "$here/chroot.sh" "$suite" | tail -1)
-siw="$src/../shared/captures/siw"
 version=$(chroot "$root" tshark --version | sed -n 's/^TShark (Wireshark) \([0-9.]*\).*/\1/p')
 echo "== Wireshark $version ($suite)"
 
-# A copy of the source tree (tracked and untracked files, no build folders), and the siw
-# captures beside it as ../shared/captures/siw.
-rm -rf "$root/src" "$root/build" "$root/shared"
-mkdir -p "$root/src" "$root/shared/captures"
+# A copy of the source tree (tracked and untracked files, no build folders).
+rm -rf "$root/src" "$root/build"
+mkdir -p "$root/src"
 tar -C "$src" --exclude='./build*' --exclude='./.git' -cf - . | tar -C "$root/src" -xf -
-[ -d "$siw" ] && cp -r "$siw" "$root/shared/captures/siw"
 mounted=()
 cleanup() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
@@ -41,7 +38,7 @@ status=0
 for test in loads fields agreement robustness; do
   start=$(date +%s)
   if in_root python3 /src/tests/plugin/plugin_test.py --tshark /usr/bin/tshark --plugin /build/plugin/mpa.so \
-       --mpa-check /build/analyzer/mpa-check --captures /src/captures --captures /shared/captures/siw \
+       --mpa-check /build/analyzer/mpa-check --captures /src/captures --captures /src/captures/siw \
        --require-markers --fuzz-dir /src/tests/fuzz $test > "$root/test-$test.log" 2>&1; then
     echo "ok   plugin.$test under Wireshark $version ($(( $(date +%s) - start )) s)"
   else

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace mpa {
@@ -33,7 +34,15 @@ struct Crc32cImplementation {
   std::uint32_t (*update)(std::uint32_t state, const std::uint8_t* data, std::size_t size);
 };
 std::span<const Crc32cImplementation> crc32c_implementations();
-// Name of the implementation crc32c_update dispatches to.
+// Name of the implementation crc32c_update dispatches to: the one the environment variable
+// MPA_CRC32C names (so that tests can run every implementation this CPU can execute), else
+// the fastest this CPU supports. Chosen once, on first use.
+inline constexpr const char* kCrc32cEnvironment = "MPA_CRC32C";
 std::string_view crc32c_active_implementation();
+// True when MPA_CRC32C chose the implementation.
+bool crc32c_forced();
+// Why MPA_CRC32C could not be followed (it names no implementation compiled in, or one this
+// CPU cannot run: the fastest is used instead); empty when it is unset or was followed.
+std::string crc32c_environment_error();
 
 }  // namespace mpa

@@ -1,6 +1,6 @@
 // Vendor knowledge, in one place: recognising implementations by their startup frames and
-// the hints that predict interop failures between them (field notes in ../shared/spec/
-// README.md: Linux siw, Chelsio cxgb4, Intel irdma, Alibaba erdma, Rev 0 peers). Hints for
+// the hints that predict interop failures between them (from the stacks' sources and
+// captures: Linux siw, Chelsio cxgb4, Intel irdma, Alibaba erdma, Rev 0 peers). Hints for
 // interop debugging, never conformance verdicts. Pure: frames in, values out.
 #pragma once
 
