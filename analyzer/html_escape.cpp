@@ -38,7 +38,7 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
 
 }  // namespace
 
-void append_escaped(std::string& out, std::string_view text) {
+void append_escaped(std::string& out, std::string_view text, EscapeAs as) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<std::uint8_t>(text[i]);
     if (c < 0x80) {
@@ -48,8 +48,8 @@ void append_escaped(std::string& out, std::string_view text) {
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
         case '\'': out += "&#39;"; break;
-        case '\t':
-        case '\n': out += static_cast<char>(c); break;
+        case '\t': out += as == EscapeAs::XmlAttribute ? std::string_view("&#9;") : "\t"; break;
+        case '\n': out += as == EscapeAs::XmlAttribute ? std::string_view("&#10;") : "\n"; break;
         default:
           if (c < 0x20 || c == 0x7F) {
             out += kReplacement;
@@ -66,8 +66,11 @@ void append_escaped(std::string& out, std::string_view text) {
       ++i;
       continue;
     }
-    // C1 controls (U+0080..U+009F) are not text either.
-    if (n == 2 && c == 0xC2 && static_cast<std::uint8_t>(text[i + 1]) < 0xA0) {
+    // C1 controls (U+0080..U+009F) are not text either, nor U+FFFE and U+FFFF (EF BF BE/BF).
+    const bool c1_control = n == 2 && c == 0xC2 && static_cast<std::uint8_t>(text[i + 1]) < 0xA0;
+    const bool nonchar = n == 3 && c == 0xEF && static_cast<std::uint8_t>(text[i + 1]) == 0xBF &&
+                         static_cast<std::uint8_t>(text[i + 2]) >= 0xBE;
+    if (c1_control || nonchar) {
       out += kReplacement;
     } else {
       out.append(text.substr(i, n));
@@ -80,6 +83,13 @@ std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 16);
   append_escaped(out, text);
+  return out;
+}
+
+std::string xml_attribute_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  append_escaped(out, text, EscapeAs::XmlAttribute);
   return out;
 }
 

@@ -4,34 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "html_escape.h"
 #include "report.h"
 
 namespace mpa::report {
-namespace {
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline, carriage return.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-          out += '?';
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
@@ -67,10 +43,10 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, 
     std::size_t failed_cases = 0;
     for (const Case& k : cases) failed_cases += k.failures.empty() ? 0 : 1;
     const std::size_t tests = cases.size() + (read_error ? 1 : 0) + (no_mpa ? 1 : 0);
-    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", xml_escape(cap.file),
+    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", xml_attribute_escape(cap.file),
                tests, failed_cases + (no_mpa ? 1 : 0), read_error ? 1 : 0);
     for (const Case& k : cases) {
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(cap.file), xml_escape(k.name));
+      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n", xml_attribute_escape(cap.file), xml_attribute_escape(k.name));
       if (!k.failures.empty()) {
         // One failure element a test case (what CI tools show), every finding in its text.
         const DiagnosticInfo& first = info(k.failures.front()->finding.id);
@@ -84,19 +60,19 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, 
                                                              : std::string());
         }
         fmt::print(out, "      <failure type=\"{}\" message=\"{}: {}\">{}</failure>\n", first.name,
-                   count_of(k.failures.size(), "finding"), xml_escape(first.summary), xml_escape(body));
+                   count_of(k.failures.size(), "finding"), xml_attribute_escape(first.summary), html_escape(body));
       }
-      if (!k.system_out.empty()) fmt::print(out, "      <system-out>{}</system-out>\n", xml_escape(k.system_out));
+      if (!k.system_out.empty()) fmt::print(out, "      <system-out>{}</system-out>\n", html_escape(k.system_out));
       out << "    </testcase>\n";
     }
     if (no_mpa) {
       fmt::print(out, "    <testcase classname=\"{}\" name=\"MPA present\">\n      <failure type=\"no-mpa\" "
                       "message=\"no MPA connection in the capture (--require-mpa)\"/>\n    </testcase>\n",
-                 xml_escape(cap.file));
+                 xml_attribute_escape(cap.file));
     }
     if (read_error) {
       fmt::print(out, "    <testcase classname=\"{}\" name=\"read capture\">\n      <error message=\"{}\"/>\n    </testcase>\n",
-                 xml_escape(cap.file), xml_escape(cap.result.error));
+                 xml_attribute_escape(cap.file), xml_attribute_escape(cap.result.error));
     }
     out << "  </testsuite>\n";
   }

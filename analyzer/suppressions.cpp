@@ -51,6 +51,25 @@ bool parse_pairs(const std::string& line, std::vector<std::pair<std::string, std
 
 std::string quoted(const std::string& value) { return fmt::format("\"{}\"", value); }
 
+// A capture path as a glob (fnmatch) that matches exactly that path and can be written
+// between quotes on one line: glob characters escaped with a backslash; a quote, newline or
+// carriage return (which a quoted value cannot hold) as `?`, which matches it.
+std::string path_glob(const std::string& path) {
+  std::string glob;
+  for (char c : path) {
+    if (c == '"' || c == '\n' || c == '\r') {
+      glob += '?';
+      continue;
+    }
+    if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
+    glob += c;
+  }
+  return glob;
+}
+
+// A value a quoted field can hold as it is.
+bool quotable(const std::string& value) { return value.find_first_of("\"\n\r") == std::string::npos; }
+
 bool matches_endpoint(const std::string& pattern, const ConnectionSummary& c) {
   return pattern == to_string(c.initiator) || pattern == to_string(c.responder);
 }
@@ -147,9 +166,10 @@ void write_baseline(std::ostream& out, const std::vector<CaptureReport>& capture
     const DiagnosticInfo& d = info(f.id);
     if (d.severity == Severity::Note) return;
     std::string stack;
-    if (c) stack = c->direction(f.direction).stack;
+    // A stack name a quoted value cannot hold is left out: the rule is then for every stack.
+    if (c && quotable(c->direction(f.direction).stack)) stack = c->direction(f.direction).stack;
     if (!seen.emplace(capture, std::string(d.name), stack).second) return;
-    fmt::print(out, "id={} capture={}{} reason={}\n", d.name, quoted(capture),
+    fmt::print(out, "id={} capture={}{} reason={}\n", d.name, quoted(path_glob(capture)),
                stack.empty() ? std::string() : " stack=" + quoted(stack),
                quoted(fmt::format("baseline {}: review", date)));
   };

@@ -1,5 +1,5 @@
-// The HTML report's one escaping function (analyzer/html_escape.h): what comes from a
-// capture never becomes markup, and the page stays valid UTF-8.
+// The HTML and JUnit reports' one escaping function (analyzer/html_escape.h): what comes
+// from a capture never becomes markup, and the page stays valid UTF-8 (and XML).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,6 +40,18 @@ TEST(HtmlEscape, ControlCharactersBecomeReplacementCharacters) {
   EXPECT_EQ(html_escape("\x7F"), kFffd);
   EXPECT_EQ(html_escape("\xC2\x85"), kFffd);  // C1 control NEL
   EXPECT_EQ(html_escape("\xC2\xA0"), "\xC2\xA0");  // no-break space is text
+}
+
+// XML 1.0 has no U+FFFE or U+FFFF (the JUnit report shares this function).
+TEST(HtmlEscape, NoncharactersThatXmlForbidsBecomeReplacementCharacters) {
+  EXPECT_EQ(html_escape("a\xEF\xBF\xBE" "b\xEF\xBF\xBF"), "a" + kFffd + "b" + kFffd);
+  EXPECT_EQ(html_escape("\xEF\xBF\xBD\xEF\xBF\xBC"), kFffd + "\xEF\xBF\xBC");  // U+FFFD, U+FFFC stay
+}
+
+// In an XML attribute a raw tab or newline is read back as a space: they become references.
+TEST(HtmlEscape, XmlAttributeValuesKeepTabsAndNewlinesAsReferences) {
+  EXPECT_EQ(xml_attribute_escape("a\tb\nc<\"&"), "a&#9;b&#10;c&lt;&quot;&amp;");
+  EXPECT_EQ(xml_attribute_escape("x\ry"), "x" + kFffd + "y");
 }
 
 TEST(HtmlEscape, EveryOctetValueGivesValidUtf8WithoutMarkup) {
