@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The Debian package, as a user gets it: build mpa-check_<version>_<arch>.deb (Release,
-# prefix /usr, no tests), install it on this machine, run the installed mpa-check on a
-# bundled capture, show that tshark lists the plugin for an ordinary (non-root) user, then
-# remove the package and put back what was there before. Needs root (dpkg).
-#   deb_test.sh SOURCE_DIR WORK_DIR
+# The Debian package, as a user gets it: mpa-check_<version>_<arch>.deb packed (cpack, prefix
+# /usr, stripped; only what the install rules name: no tests) from a build tree that exists
+# already (.ci/test packs build/ rather than build everything a second time), installed on
+# this machine; the installed mpa-check run on a bundled capture; tshark shown to list the
+# plugin for an ordinary (non-root) user; then the package removed and what was there before
+# put back. Needs root (dpkg).
+#   deb_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
-src=$(cd "$1" && pwd) work=$2
+src=$(cd "$1" && pwd) build=$(cd "$2" && pwd) work=$3
 [ "$(id -u)" -eq 0 ] || { echo "deb_test: needs root (dpkg -i)"; exit 77; }
-rm -rf "$work" && mkdir -p "$work"
-cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
-cmake --build "$work/build" -j"$(nproc)" >/dev/null
-(cd "$work/build" && cpack -G DEB >/dev/null)
-deb=$(ls "$work/build"/mpa-check_*_*.deb)
+rm -rf "$work" && mkdir -p "$work" && work=$(cd "$work" && pwd)
+(cd "$build" && cpack -G DEB -D CPACK_PACKAGING_INSTALL_PREFIX=/usr -B "$work/package" >"$work/cpack.log") ||
+  { cat "$work/cpack.log"; exit 1; }
+deb=$(ls "$work/package"/mpa-check_*_*.deb)
 echo "deb_test: built $(basename "$deb")"
 dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents.txt"
 for want in ./usr/bin/mpa-check ./usr/share/man/man1/mpa-check.1 \
