@@ -633,5 +633,50 @@ TEST(FpduReader, AfterAnErrorTheResynchronisedStreamIsStillNotJudged) {
   for (std::size_t i = 1; i < sink.fpdus.size(); ++i) EXPECT_FALSE(sink.fpdus[i].judged);
 }
 
+// A reader that judges how the sender frames (fpdu_reader_framing.cpp).
+FpduReaderConfig framing_config(std::uint32_t start_seq, bool markers, bool crc) {
+  FpduReaderConfig config = reader_config(start_seq, markers, crc);
+  config.check_sender_framing = true;
+  return config;
+}
+
+// A ULPDU whose first octets are no DDP header (DDP version 3).
+Bytes no_ddp_ulpdu(std::size_t size) {
+  Bytes ulpdu(size, 0);
+  ulpdu[0] = 0x03;
+  return ulpdu;
+}
+
+TEST(FpduReader, AGapDecidesEveryFramingTestTheDecisionBeforeItOpens) {
+  // An odd first FPDU opens a framing test; the RFC's reading, cut off by the gap inside an
+  // empty FPDU, is adopted at the gap, and replaying it opens another test at that empty
+  // FPDU. That one too is decided before the gap: none stays open while framing is lost.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = false});
+  builder.add(no_ddp_ulpdu(40));
+  builder.add(test::ddp_send(1, 30));
+  const BuiltFpdu& empty = builder.add({});
+  const std::size_t gap_at = empty.header + 2;
+  for (std::uint32_t i = 0; i < 12; ++i) builder.add(test::ddp_send(2 + i, 100));
+  const std::size_t gap = 150;
+  const std::span<const std::uint8_t> s = builder.bytes();
+
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, false));
+  reader.push(s.first(gap_at), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  reader.on_gap(gap, 2, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_EQ(reader.offset(), gap_at + gap);
+  reader.push(s.subspan(gap_at + gap), 3, true, sink);
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_EQ(reader.offset(), s.size());
+  EXPECT_EQ(reader.position(), TcpSeq(static_cast<std::uint32_t>(s.size())));
+  EXPECT_EQ(sink.count(DiagId::CaptureResynchronised), 1u);
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_FALSE(sink.fpdus.empty());
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
 }  // namespace
 }  // namespace mpa
