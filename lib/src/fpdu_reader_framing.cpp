@@ -80,10 +80,11 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
   // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
   // differently, the one before the odd FPDU or the one whose CRC failed.
+  // A start the held octets have not reached yet is a candidate too: it waits for them (which
+  // hypotheses are tried must not depend on how much of the stream this push brought).
   const auto index_of = [&](TcpSeq seq) -> std::optional<std::size_t> {
-    const std::uint32_t at = seq.distance_from(lost_seq_);
-    if (at > lost_buffer_.size()) return std::nullopt;
-    return at;
+    if (seq.is_before(lost_seq_)) return std::nullopt;
+    return seq.distance_from(lost_seq_);
   };
   candidates_.clear();
   const std::span<const SenderHypothesis> hypotheses =

@@ -678,5 +678,31 @@ TEST(FpduReader, AGapDecidesEveryFramingTestTheDecisionBeforeItOpens) {
   EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
 }
 
+TEST(FpduReader, AFramingTestTriesStartsThePushHasNotReachedYet) {
+  // A sender whose ULPDU_Length counts two octets fewer than it sends (no markers, no CRC):
+  // the RFC's reading puts the second FPDU at an empty one, where the test begins; the
+  // sender's own next FPDU starts 4 octets further on. A push that ends with that empty
+  // FPDU's ULPDU_Length must not leave the deviation untried.
+  Bytes s;
+  for (std::uint32_t msn = 0; msn < 8; ++msn) {
+    Bytes ulpdu = test::ddp_send(msn, 10);            // 28 octets
+    std::fill(ulpdu.begin() + 2, ulpdu.end(), 0xAA);  // (no empty FPDUs where the RFC reads)
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() - 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize,
+             0);  // pad, CRC field
+  }
+  const FpduReaderConfig config = framing_config(0, false, false);
+  const RecordingSink whole = read_in_pieces(config, s, {});
+  EXPECT_EQ(whole.finding_names(),
+            (Names{"fpdu.framing-unverifiable", "fpdu.ulpdu-length-miscounted"}));
+  for (const std::vector<std::size_t>& cuts :
+       {std::vector<std::size_t>{34}, test::every(1, s.size())}) {
+    const RecordingSink cut = read_in_pieces(config, s, cuts);
+    EXPECT_EQ(cut.findings, whole.findings);
+    EXPECT_EQ(cut.fpdus, whole.fpdus);
+  }
+}
+
 }  // namespace
 }  // namespace mpa
