@@ -103,6 +103,9 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     }
     if (h.markers != grid_.enabled()) continue;  // (missing markers fail the first one)
     if (!have_prev_ || !ulpdu_octets(h.framing, prev_ulpdu_length_)) continue;
+    // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
+    // says (by chance: 2^-32); no deviation framed it longer or shorter.
+    if (prev_crc_good_) continue;
     const TcpSeq next = prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
     if (const auto at = index_of(next)) candidates_.push_back({h, *at, false});
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mpa/crc32c.h"
 #include "test_streams.h"
 
 namespace mpa {
@@ -702,6 +703,37 @@ TEST(FpduReader, AFramingTestTriesStartsThePushHasNotReachedYet) {
     EXPECT_EQ(cut.findings, whole.findings);
     EXPECT_EQ(cut.fpdus, whole.fpdus);
   }
+}
+
+// Appends an FPDU as a sender frames it: ULPDU_Length `length_field`, the ULPDU, `pad` zero
+// octets and the CRC over them (little-endian on the wire, RFC 5044 4.4).
+void append_fpdu(Bytes& s, std::uint16_t length_field, const Bytes& ulpdu, std::uint32_t pad) {
+  const std::size_t start = s.size();
+  test::put_be16(s, length_field);
+  s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+  s.insert(s.end(), pad, 0);
+  const std::uint32_t crc = crc32c(std::span<const std::uint8_t>(s).subspan(start));
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<std::uint8_t>(crc >> (8 * i)));
+}
+
+TEST(FpduReader, NoDeviationReframesAnFpduWhoseCrcMatched) {
+  // With CRCs: an FPDU whose CRC matched as the RFC frames it, then octets that are no FPDU,
+  // then FPDUs whose ULPDU_Length counts two octets fewer than they carry, the first of them
+  // where that framing would put it after the FPDU before. That FPDU's CRC proves it was
+  // not framed so: the odd octets are the RFC's CRC error, not fpdu.ulpdu-length-miscounted.
+  Bytes s;
+  const Bytes first = test::ddp_send(0, 8);  // 26 octets, no pad
+  append_fpdu(s, static_cast<std::uint16_t>(first.size()), first, 0);
+  s.insert(s.end(), 4, 0);  // an empty FPDU where the RFC reads the next one
+  for (std::uint32_t msn = 1; msn < 6; ++msn) {
+    const Bytes ulpdu = test::ddp_send(msn, 10);  // 28 octets
+    append_fpdu(s, static_cast<std::uint16_t>(ulpdu.size() - 2), ulpdu, pad_length(28));
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 0u);
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 1u);
+  ASSERT_FALSE(sink.fpdus.empty());
+  EXPECT_EQ(sink.fpdus[0].crc_status, CrcStatus::Good);
 }
 
 }  // namespace
