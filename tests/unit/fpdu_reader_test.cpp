@@ -736,5 +736,34 @@ TEST(FpduReader, NoDeviationReframesAnFpduWhoseCrcMatched) {
   EXPECT_EQ(sink.fpdus[0].crc_status, CrcStatus::Good);
 }
 
+TEST(FpduReader, NoDeviationIsNamedOnAnEmptyFpdu) {
+  // Markers, no CRC. The first FPDU is empty (odd: no DDP header) and the markers vouch for
+  // the RFC's reading of it and of the two empty FPDUs after it; then come FPDUs sent
+  // without pad, the first of them 2 octets before the end of the last empty FPDU as read.
+  // "No pad" may not be named on that empty FPDU: it carries no DDP header that a sender
+  // without pad would have framed, and its event has already been given with the RFC's
+  // length (the FPDUs would overlap).
+  Bytes s = {0, 0, 0, 0};  // the leading marker at the grid origin (FPDUPTR 0)
+  // Three empty FPDUs (ULPDU_Length, pad, CRC field), the third as sent without pad.
+  for (int i = 0; i < 3; ++i) s.insert(s.end(), {0, 0, 0, 0, 0xC1, 0xC2, 0xC3, 0xC4});
+  s.resize(s.size() - 2);
+  for (std::uint32_t msn = 0; msn < 5; ++msn) {
+    Bytes ulpdu = test::ddp_send(msn, 10);  // 28 octets
+    std::fill(ulpdu.begin() + 2, ulpdu.end(), 0xAA);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size()));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), {0xC1, 0xC2, 0xC3, 0xC4});  // no pad; the CRC field (not checked)
+  }
+  ASSERT_LT(s.size(), kMarkerInterval);  // (no marker after the first)
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 0u);
+  ASSERT_GE(sink.fpdus.size(), 3u);
+  for (std::size_t i = 1; i < sink.fpdus.size(); ++i) {
+    EXPECT_GE(sink.fpdus[i].start_offset,
+              sink.fpdus[i - 1].start_offset + sink.fpdus[i - 1].wire_length)
+        << "FPDU " << i;
+  }
+}
+
 }  // namespace
 }  // namespace mpa
