@@ -196,6 +196,9 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   have_prev_ = true;
   prev_start_ = current_.start_seq;
   prev_ulpdu_length_ = current_.ulpdu_length;
+  prev_crc_good_ = current_.crc_status == CrcStatus::Good && !crc_explained;
+  prev_has_control_ = current_.ulpdu_head.size() >= 2;
+  if (prev_has_control_) std::copy_n(current_.ulpdu_head.begin(), 2, prev_control_.begin());
 }
 
 void FpduReader::judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained) {

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "mpa/crc32c.h"
+#include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/fpdu_search.h"
 
@@ -80,10 +81,11 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
   // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
   // differently, the one before the odd FPDU or the one whose CRC failed.
+  // A start the held octets have not reached yet is a candidate too: it waits for them (which
+  // hypotheses are tried must not depend on how much of the stream this push brought).
   const auto index_of = [&](TcpSeq seq) -> std::optional<std::size_t> {
-    const std::uint32_t at = seq.distance_from(lost_seq_);
-    if (at > lost_buffer_.size()) return std::nullopt;
-    return at;
+    if (seq.is_before(lost_seq_)) return std::nullopt;
+    return seq.distance_from(lost_seq_);
   };
   candidates_.clear();
   const std::span<const SenderHypothesis> hypotheses =
@@ -101,7 +103,18 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
       continue;
     }
     if (h.markers != grid_.enabled()) continue;  // (missing markers fail the first one)
-    if (!have_prev_ || !ulpdu_octets(h.framing, prev_ulpdu_length_)) continue;
+    if (!have_prev_) continue;
+    // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
+    // says (by chance: 2^-32); no deviation framed it longer or shorter.
+    if (prev_crc_good_) continue;
+    // The FPDU the deviation names is its first: held to what test_framing asks of the rest,
+    // a ULPDU that begins like DDP as the deviation frames it (an empty FPDU, or one read only
+    // because the RFC's reading was adopted, is none the deviation could have sent).
+    const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_ulpdu_length_);
+    if (!prev_ulpdu || !prev_has_control_ ||
+        !ulpdu_header_plausible(*prev_ulpdu, prev_control_[0], prev_control_[1])) {
+      continue;
+    }
     const TcpSeq next = prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
     if (const auto at = index_of(next)) candidates_.push_back({h, *at, false});
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mpa/crc32c.h"
 #include "test_streams.h"
 
 namespace mpa {
@@ -631,6 +632,137 @@ TEST(FpduReader, AfterAnErrorTheResynchronisedStreamIsStillNotJudged) {
   EXPECT_EQ(sink.finding_names(),
             (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error", "capture.resynchronised"}));
   for (std::size_t i = 1; i < sink.fpdus.size(); ++i) EXPECT_FALSE(sink.fpdus[i].judged);
+}
+
+// A reader that judges how the sender frames (fpdu_reader_framing.cpp).
+FpduReaderConfig framing_config(std::uint32_t start_seq, bool markers, bool crc) {
+  FpduReaderConfig config = reader_config(start_seq, markers, crc);
+  config.check_sender_framing = true;
+  return config;
+}
+
+// A ULPDU whose first octets are no DDP header (DDP version 3).
+Bytes no_ddp_ulpdu(std::size_t size) {
+  Bytes ulpdu(size, 0);
+  ulpdu[0] = 0x03;
+  return ulpdu;
+}
+
+TEST(FpduReader, AGapDecidesEveryFramingTestTheDecisionBeforeItOpens) {
+  // An odd first FPDU opens a framing test; the RFC's reading, cut off by the gap inside an
+  // empty FPDU, is adopted at the gap, and replaying it opens another test at that empty
+  // FPDU. That one too is decided before the gap: none stays open while framing is lost.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = false});
+  builder.add(no_ddp_ulpdu(40));
+  builder.add(test::ddp_send(1, 30));
+  const BuiltFpdu& empty = builder.add({});
+  const std::size_t gap_at = empty.header + 2;
+  for (std::uint32_t i = 0; i < 12; ++i) builder.add(test::ddp_send(2 + i, 100));
+  const std::size_t gap = 150;
+  const std::span<const std::uint8_t> s = builder.bytes();
+
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, false));
+  reader.push(s.first(gap_at), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  reader.on_gap(gap, 2, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_EQ(reader.offset(), gap_at + gap);
+  reader.push(s.subspan(gap_at + gap), 3, true, sink);
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_EQ(reader.offset(), s.size());
+  EXPECT_EQ(reader.position(), TcpSeq(static_cast<std::uint32_t>(s.size())));
+  EXPECT_EQ(sink.count(DiagId::CaptureResynchronised), 1u);
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_FALSE(sink.fpdus.empty());
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
+TEST(FpduReader, AFramingTestTriesStartsThePushHasNotReachedYet) {
+  // A sender whose ULPDU_Length counts two octets fewer than it sends (no markers, no CRC):
+  // the RFC's reading puts the second FPDU at an empty one, where the test begins; the
+  // sender's own next FPDU starts 4 octets further on. A push that ends with that empty
+  // FPDU's ULPDU_Length must not leave the deviation untried.
+  Bytes s;
+  for (std::uint32_t msn = 0; msn < 8; ++msn) {
+    Bytes ulpdu = test::ddp_send(msn, 10);            // 28 octets
+    std::fill(ulpdu.begin() + 2, ulpdu.end(), 0xAA);  // (no empty FPDUs where the RFC reads)
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() - 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize,
+             0);  // pad, CRC field
+  }
+  const FpduReaderConfig config = framing_config(0, false, false);
+  const RecordingSink whole = read_in_pieces(config, s, {});
+  EXPECT_EQ(whole.finding_names(),
+            (Names{"fpdu.framing-unverifiable", "fpdu.ulpdu-length-miscounted"}));
+  for (const std::vector<std::size_t>& cuts :
+       {std::vector<std::size_t>{34}, test::every(1, s.size())}) {
+    const RecordingSink cut = read_in_pieces(config, s, cuts);
+    EXPECT_EQ(cut.findings, whole.findings);
+    EXPECT_EQ(cut.fpdus, whole.fpdus);
+  }
+}
+
+// Appends an FPDU as a sender frames it: ULPDU_Length `length_field`, the ULPDU, `pad` zero
+// octets and the CRC over them (little-endian on the wire, RFC 5044 4.4).
+void append_fpdu(Bytes& s, std::uint16_t length_field, const Bytes& ulpdu, std::uint32_t pad) {
+  const std::size_t start = s.size();
+  test::put_be16(s, length_field);
+  s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+  s.insert(s.end(), pad, 0);
+  const std::uint32_t crc = crc32c(std::span<const std::uint8_t>(s).subspan(start));
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<std::uint8_t>(crc >> (8 * i)));
+}
+
+TEST(FpduReader, NoDeviationReframesAnFpduWhoseCrcMatched) {
+  // With CRCs: an FPDU whose CRC matched as the RFC frames it, then octets that are no FPDU,
+  // then FPDUs whose ULPDU_Length counts two octets fewer than they carry, the first of them
+  // where that framing would put it after the FPDU before. That FPDU's CRC proves it was
+  // not framed so: the odd octets are the RFC's CRC error, not fpdu.ulpdu-length-miscounted.
+  Bytes s;
+  const Bytes first = test::ddp_send(0, 8);  // 26 octets, no pad
+  append_fpdu(s, static_cast<std::uint16_t>(first.size()), first, 0);
+  s.insert(s.end(), 4, 0);  // an empty FPDU where the RFC reads the next one
+  for (std::uint32_t msn = 1; msn < 6; ++msn) {
+    const Bytes ulpdu = test::ddp_send(msn, 10);  // 28 octets
+    append_fpdu(s, static_cast<std::uint16_t>(ulpdu.size() - 2), ulpdu, pad_length(28));
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 0u);
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 1u);
+  ASSERT_FALSE(sink.fpdus.empty());
+  EXPECT_EQ(sink.fpdus[0].crc_status, CrcStatus::Good);
+}
+
+TEST(FpduReader, NoDeviationIsNamedOnAnEmptyFpdu) {
+  // Markers, no CRC. The first FPDU is empty (odd: no DDP header) and the markers vouch for
+  // the RFC's reading of it and of the two empty FPDUs after it; then come FPDUs sent
+  // without pad, the first of them 2 octets before the end of the last empty FPDU as read.
+  // "No pad" may not be named on that empty FPDU: it carries no DDP header that a sender
+  // without pad would have framed, and its event has already been given with the RFC's
+  // length (the FPDUs would overlap).
+  Bytes s = {0, 0, 0, 0};  // the leading marker at the grid origin (FPDUPTR 0)
+  // Three empty FPDUs (ULPDU_Length, pad, CRC field), the third as sent without pad.
+  for (int i = 0; i < 3; ++i) s.insert(s.end(), {0, 0, 0, 0, 0xC1, 0xC2, 0xC3, 0xC4});
+  s.resize(s.size() - 2);
+  for (std::uint32_t msn = 0; msn < 5; ++msn) {
+    Bytes ulpdu = test::ddp_send(msn, 10);  // 28 octets
+    std::fill(ulpdu.begin() + 2, ulpdu.end(), 0xAA);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size()));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), {0xC1, 0xC2, 0xC3, 0xC4});  // no pad; the CRC field (not checked)
+  }
+  ASSERT_LT(s.size(), kMarkerInterval);  // (no marker after the first)
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 0u);
+  ASSERT_GE(sink.fpdus.size(), 3u);
+  for (std::size_t i = 1; i < sink.fpdus.size(); ++i) {
+    EXPECT_GE(sink.fpdus[i].start_offset,
+              sink.fpdus[i - 1].start_offset + sink.fpdus[i - 1].wire_length)
+        << "FPDU " << i;
+  }
 }
 
 }  // namespace

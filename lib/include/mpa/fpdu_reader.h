@@ -239,6 +239,9 @@ class FpduReader {
   bool have_prev_ = false;      // the FPDU completed last (a framing test starts from it)
   TcpSeq prev_start_;
   std::uint16_t prev_ulpdu_length_ = 0;
+  bool prev_crc_good_ = false;  // its CRC matched where the RFC puts it: no deviation framed it
+  std::array<std::uint8_t, 2> prev_control_{};  // its ULPDU's first two octets (the DDP header's)
+  bool prev_has_control_ = false;               // ... when it has two
   // The newest octets read (enough to start any hypothesis from the FPDU before the odd one:
   // deviations move the next boundary by at most 8 octets, plus a marker, and the odd FPDU's
   // header and first octets may lie before the push), and the frame of the push that brought
