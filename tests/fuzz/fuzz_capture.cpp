@@ -3,9 +3,6 @@
 // memfd, decoded (link, IP, TCP) and analyzed to the end.
 // A file that cannot be read must say so with a message naming the file; records before
 // the unreadable one are still analyzed.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -33,30 +30,10 @@ class CountingSink : public mpa::EventSink {
   std::uint64_t ends = 0;
 };
 
-int capture_fd() {
-  static const int fd = [] {
-    const int created = memfd_create("mpa-fuzz-capture", 0);
-    if (created < 0) {
-      std::perror("memfd_create");
-      std::abort();
-    }
-    return created;
-  }();
-  return fd;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const int fd = capture_fd();
-  if (ftruncate(fd, 0) != 0) std::abort();
-  std::size_t written = 0;
-  while (written < size) {
-    const ssize_t n = pwrite(fd, data + written, size - written, static_cast<off_t>(written));
-    if (n <= 0) std::abort();
-    written += static_cast<std::size_t>(n);
-  }
-  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const std::string path = mpa::fuzz::write_memory_file({data, size});
 
   std::string error;
   auto reader = mpa::CaptureReader::open(path, error);

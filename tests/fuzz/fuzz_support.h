@@ -1,12 +1,18 @@
 // Helpers shared by the fuzz targets: reading structured choices from the fuzzer's bytes,
-// and checking invariants (a broken invariant aborts, so libFuzzer keeps the input).
+// checking invariants (a broken invariant aborts, so libFuzzer keeps the input), and a file
+// in memory for the entry points that open a path.
 #pragma once
+
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
+#include <string>
 
 namespace mpa::fuzz {
 
@@ -46,6 +52,27 @@ class Input {
   std::span<const std::uint8_t> bytes_;
   std::size_t pos_ = 0;
 };
+
+// Writes `bytes` into one memfd per process (made on first use) and returns a path that opens
+// it, like any file: /proc/self/fd/N.
+inline std::string write_memory_file(std::span<const std::uint8_t> bytes) {
+  static const int fd = [] {
+    const int created = memfd_create("mpa-fuzz-input", 0);
+    if (created < 0) {
+      std::perror("memfd_create");
+      std::abort();
+    }
+    return created;
+  }();
+  if (ftruncate(fd, 0) != 0) std::abort();
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = pwrite(fd, bytes.data() + written, bytes.size() - written, static_cast<off_t>(written));
+    if (n <= 0) std::abort();
+    written += static_cast<std::size_t>(n);
+  }
+  return "/proc/self/fd/" + std::to_string(fd);
+}
 
 }  // namespace mpa::fuzz
 

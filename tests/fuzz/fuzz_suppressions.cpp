@@ -9,9 +9,6 @@
 // it. Reading the same file twice gives the same answer. The path and stack (any octets):
 // a baseline written for a finding of that id in that capture is read back without error as
 // one rule, and that rule accepts the finding it was written from.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -29,29 +26,13 @@ namespace {
 
 using mpa::report::Suppressions;
 
-// The file's contents at a path the parser opens like any other.
-std::string write_file(int fd, std::string_view text) {
-  if (ftruncate(fd, 0) != 0 || pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
-    std::perror("memfd");
-    std::abort();
-  }
-  return "/proc/self/fd/" + std::to_string(fd);
-}
-
-int memfd() {
-  static const int fd = [] {
-    const int created = memfd_create("mpa-fuzz-suppressions", 0);
-    if (created < 0) {
-      std::perror("memfd_create");
-      std::abort();
-    }
-    return created;
-  }();
-  return fd;
+// The text at a path the parser opens like any other file.
+std::string write_file(std::string_view text) {
+  return mpa::fuzz::write_memory_file({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 void check_file(std::string_view text) {
-  const std::string path = write_file(memfd(), text);
+  const std::string path = write_file(text);
   std::string error;
   const auto loaded = Suppressions::load(path, error);
   const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
@@ -87,7 +68,7 @@ void check_baseline(mpa::DiagId id, const std::string& capture, const std::strin
   report.connections.push_back(connection);
   std::ostringstream out;
   mpa::report::write_baseline(out, {report}, "2026-01-01");
-  const std::string path = write_file(memfd(), out.str());
+  const std::string path = write_file(out.str());
   std::string error;
   const auto loaded = Suppressions::load(path, error);
   MPA_FUZZ_CHECK(loaded.has_value(), "a written baseline does not read back");
