@@ -33,6 +33,7 @@
 
 #include "connection_input.h"
 #include "fuzz_support.h"
+#include "mpa/fpdu_reader.h"
 #include "mpa/analyzer.h"
 #include "mpa/diagnostics.h"
 #include "mpa/tcp_reassembly.h"
@@ -95,7 +96,13 @@ class CheckingSink : public mpa::EventSink {
     ++findings;
   }
   void on_fpdu(const mpa::FpduEvent& e) override {
-    MPA_FUZZ_CHECK(e.ulpdu_head.size() <= e.ulpdu_length, "ULPDU head longer than the ULPDU");
+    // The ULPDU as its sender framed it: ULPDU_Length octets, or up to 4 more or fewer where
+    // the reader named a sender whose ULPDU_Length counts other octets (sender_framing.h);
+    // the head is its first octets.
+    MPA_FUZZ_CHECK(std::uint64_t{e.ulpdu_size} + 4 >= e.ulpdu_length && e.ulpdu_size <= std::uint64_t{e.ulpdu_length} + 4,
+                   "ULPDU size far from ULPDU_Length");
+    MPA_FUZZ_CHECK(e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, mpa::FpduReader::kUlpduHeadSize),
+                   "ULPDU head longer or shorter than the ULPDU's first octets");
   }
   void on_connection_end(const mpa::ConnectionSummary& s) override {
     for (const auto& d : s.directions) {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,31 +44,42 @@ struct Gap {
 };
 
 // Collects events as canonical text (all fields that must not depend on how the stream was
-// cut) and checks each FPDU against the grid.
+// cut) and checks each FPDU against the grid and the framing of its sender.
 class Recorder : public mpa::FpduSink {
  public:
-  explicit Recorder(const FpduReaderConfig& config)
+  Recorder(const FpduReaderConfig& config, const FpduReader& reader)
       : config_(config),
+        reader_(reader),
         grid_(config.markers ? mpa::MarkerGrid(config.grid_origin_set ? config.grid_origin
                                                                      : config.start_seq)
                              : mpa::MarkerGrid()) {}
 
   void on_fpdu(const FpduEvent& e) override {
-    MPA_FUZZ_CHECK(e.pad_length == mpa::pad_length(e.ulpdu_length), "pad length");
-    MPA_FUZZ_CHECK(e.wire_length == grid_.fpdu_wire_length(e.start_seq, e.ulpdu_length),
+    // Each FPDU as its sender frames it (sender_framing.h): the RFC's framing with the
+    // negotiated markers until the reader names a deviation, then that sender's framing (and
+    // no markers where it sends none) for the rest of the direction.
+    const mpa::SenderFraming framing = reader_.framing();
+    MPA_FUZZ_CHECK(reader_.framing_named() || framing == mpa::kRfcFraming,
+                   "a framing other than the RFC's that was never named");
+    const mpa::MarkerGrid& grid = reader_.framing_named() ? reader_.grid() : grid_;
+    MPA_FUZZ_CHECK(mpa::ulpdu_octets(framing, e.ulpdu_length) == e.ulpdu_size, "ULPDU size");
+    MPA_FUZZ_CHECK(e.pad_length == mpa::pad_octets(framing, e.ulpdu_size), "pad length");
+    MPA_FUZZ_CHECK(e.crc_field == framing.crc_field, "CRC field");
+    MPA_FUZZ_CHECK(e.wire_length == mpa::fpdu_wire_length(grid, e.start_seq, framing, e.ulpdu_length),
                    "wire length disagrees with the marker grid");
-    MPA_FUZZ_CHECK(e.markers.size() == grid_.markers_in_fpdu(e.start_seq, e.ulpdu_length),
-                   "marker count disagrees with the marker grid");
-    MPA_FUZZ_CHECK(e.leading_marker == grid_.is_marker_at(e.start_seq), "leading marker");
+    MPA_FUZZ_CHECK(
+        e.markers.size() == grid.markers_within(e.start_seq, mpa::fpdu_content_length(framing, e.ulpdu_length)),
+        "marker count disagrees with the marker grid");
+    MPA_FUZZ_CHECK(e.leading_marker == grid.is_marker_at(e.start_seq), "leading marker");
     MPA_FUZZ_CHECK(e.header_seq == e.start_seq + (e.leading_marker ? mpa::kMarkerSize : 0u),
                    "header position");
     for (const auto& m : e.markers) {
-      MPA_FUZZ_CHECK(grid_.is_marker_at(m.seq), "marker off the grid");
+      MPA_FUZZ_CHECK(grid.is_marker_at(m.seq), "marker off the grid");
     }
-    MPA_FUZZ_CHECK(e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_length, FpduReader::kUlpduHeadSize),
+    MPA_FUZZ_CHECK(e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, FpduReader::kUlpduHeadSize),
                    "ULPDU head size");
     if (config_.keep_ulpdu) {
-      MPA_FUZZ_CHECK(e.ulpdu.size() == e.ulpdu_length, "kept ULPDU size");
+      MPA_FUZZ_CHECK(e.ulpdu.size() == e.ulpdu_size, "kept ULPDU size");
       MPA_FUZZ_CHECK(std::equal(e.ulpdu_head.begin(), e.ulpdu_head.end(), e.ulpdu.begin()),
                      "ULPDU head is not the ULPDU's head");
     } else {
@@ -83,7 +95,22 @@ class Recorder : public mpa::FpduSink {
     MPA_FUZZ_CHECK(e.start_seq.distance_from(config_.start_seq) ==
                        static_cast<std::uint32_t>(e.start_offset - config_.start_offset),
                    "sequence number and offset disagree");
-    MPA_FUZZ_CHECK(e.start_offset >= next_offset_, "FPDUs overlap");
+    // FPDUs do not overlap, with one known exception: the FPDU before the one at which a
+    // deviation is named was reported with the RFC's framing (the reader could not know
+    // yet); it then ends where that sender's framing ends it, and the next FPDU begins
+    // there. (Giving that FPDU again with the sender's framing is an open issue of the faces.)
+    const bool just_named = reader_.framing_named() && !named_before_;
+    if (just_named && e.start_offset < next_offset_ && previous_) {
+      const std::uint64_t resized =
+          previous_->start_offset +
+          mpa::fpdu_wire_length(grid, previous_->start_seq, framing, previous_->ulpdu_length);
+      MPA_FUZZ_CHECK(e.start_offset == resized,
+                     "FPDUs overlap by more than the FPDU before the named deviation shrinks");
+    } else {
+      MPA_FUZZ_CHECK(e.start_offset >= next_offset_, "FPDUs overlap");
+    }
+    named_before_ = reader_.framing_named();
+    previous_ = Previous{e.start_offset, e.start_seq, e.ulpdu_length};
     next_offset_ = e.start_offset + e.wire_length;
     MPA_FUZZ_CHECK(e.first_frame <= e.last_frame, "frames out of order");
     ++fpdus_;
@@ -118,8 +145,16 @@ class Recorder : public mpa::FpduSink {
 
  private:
   FpduReaderConfig config_;
-  mpa::MarkerGrid grid_;
+  const FpduReader& reader_;
+  mpa::MarkerGrid grid_;  // the markers negotiated
   std::uint64_t next_offset_ = 0;
+  struct Previous {
+    std::uint64_t start_offset;
+    mpa::TcpSeq start_seq;
+    std::uint32_t ulpdu_length;
+  };
+  std::optional<Previous> previous_;
+  bool named_before_ = false;
 };
 
 // How one run cuts each stretch of stream between gaps.
@@ -128,7 +163,7 @@ enum class Cut { Whole, SplitPoints, Single, Needed };
 std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> stream,
                 const std::vector<Gap>& gaps, const std::vector<std::size_t>& splits, Cut cut) {
   FpduReader reader(config);
-  Recorder recorder(config);
+  Recorder recorder(config, reader);
   std::size_t pos = 0;
   std::size_t next_split = 0;
   std::uint64_t gap_total = 0;
