@@ -10,6 +10,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace mpa {
 namespace detail {
@@ -100,14 +104,12 @@ bool crc32c_forced() { return requested() == &active(); }
 std::string crc32c_environment_error() {
   const char* name = std::getenv(kCrc32cEnvironment);
   if (name == nullptr || *name == '\0' || requested() != nullptr) return {};
-  std::string runnable;
+  std::vector<std::string_view> runnable;
   for (const Crc32cImplementation& impl : implementations()) {
-    if (!impl.available) continue;
-    if (!runnable.empty()) runnable += ", ";
-    runnable += impl.name;
+    if (impl.available) runnable.push_back(impl.name);
   }
-  return std::string(kCrc32cEnvironment) + "=" + name +
-         ": not a CRC32c implementation this CPU can run (it can run: " + runnable + ")";
+  return fmt::format("{}={}: not a CRC32c implementation this CPU can run (it can run: {})", kCrc32cEnvironment,
+                     name, fmt::join(runnable, ", "));
 }
 
 }  // namespace mpa
