@@ -57,19 +57,20 @@ class Recorder : public mpa::FpduSink {
   void on_fpdu(const FpduEvent& e) override {
     // Each FPDU as its sender frames it (sender_framing.h): the RFC's framing with the
     // negotiated markers until the reader names a deviation, then that sender's framing (and
-    // no markers where it sends none) for the rest of the direction.
+    // no markers where it sends none) for the rest of the direction. The FPDU whose CRC
+    // names the deviation is given just before it is named: it is checked against it then.
+    settle();
+    const bool named = reader_.framing_named();
     const mpa::SenderFraming framing = reader_.framing();
-    MPA_FUZZ_CHECK(reader_.framing_named() || framing == mpa::kRfcFraming,
-                   "a framing other than the RFC's that was never named");
-    const mpa::MarkerGrid& grid = reader_.framing_named() ? reader_.grid() : grid_;
-    MPA_FUZZ_CHECK(mpa::ulpdu_octets(framing, e.ulpdu_length) == e.ulpdu_size, "ULPDU size");
-    MPA_FUZZ_CHECK(e.pad_length == mpa::pad_octets(framing, e.ulpdu_size), "pad length");
-    MPA_FUZZ_CHECK(e.crc_field == framing.crc_field, "CRC field");
-    MPA_FUZZ_CHECK(e.wire_length == mpa::fpdu_wire_length(grid, e.start_seq, framing, e.ulpdu_length),
-                   "wire length disagrees with the marker grid");
-    MPA_FUZZ_CHECK(
-        e.markers.size() == grid.markers_within(e.start_seq, mpa::fpdu_content_length(framing, e.ulpdu_length)),
-        "marker count disagrees with the marker grid");
+    MPA_FUZZ_CHECK(named || framing == mpa::kRfcFraming, "a framing other than the RFC's that was never named");
+    const mpa::MarkerGrid& grid = named ? reader_.grid() : grid_;
+    const Shape shape{e.start_seq, e.ulpdu_length, e.ulpdu_size, e.pad_length, e.crc_field, e.wire_length,
+                      e.markers.size()};
+    if (!framed_as(shape, framing, grid)) {
+      MPA_FUZZ_CHECK(!named, "an FPDU not framed as the named deviation frames it (size, pad, CRC field, "
+                             "wire length or markers)");
+      unexplained_ = shape;
+    }
     MPA_FUZZ_CHECK(e.leading_marker == grid.is_marker_at(e.start_seq), "leading marker");
     MPA_FUZZ_CHECK(e.header_seq == e.start_seq + (e.leading_marker ? mpa::kMarkerSize : 0u),
                    "header position");
@@ -140,10 +141,36 @@ class Recorder : public mpa::FpduSink {
                        f.stream_offset, f.message);
   }
 
+  // An FPDU not framed as the RFC frames it must be the one whose CRC named the deviation the
+  // reader names next (before its next FPDU, or the end).
+  void settle() {
+    if (!unexplained_) return;
+    MPA_FUZZ_CHECK(reader_.framing_named() && framed_as(*unexplained_, reader_.framing(), reader_.grid()),
+                   "an FPDU framed neither as the RFC nor as the deviation named after it");
+    unexplained_.reset();
+  }
+
   std::string log;
   std::uint64_t fpdus_ = 0;
 
  private:
+  struct Shape {
+    mpa::TcpSeq start_seq;
+    std::uint32_t ulpdu_length;
+    std::uint32_t ulpdu_size;
+    std::uint8_t pad_length;
+    bool crc_field;
+    std::uint32_t wire_length;
+    std::size_t markers;
+  };
+  static bool framed_as(const Shape& s, mpa::SenderFraming f, const mpa::MarkerGrid& grid) {
+    // (A ULPDU_Length below the framing's bias reads as an empty ULPDU, as fpdu_content_length.)
+    return mpa::ulpdu_octets(f, s.ulpdu_length).value_or(0) == s.ulpdu_size && s.pad_length == mpa::pad_octets(f, s.ulpdu_size) &&
+           s.crc_field == f.crc_field &&
+           s.wire_length == mpa::fpdu_wire_length(grid, s.start_seq, f, s.ulpdu_length) &&
+           s.markers == grid.markers_within(s.start_seq, mpa::fpdu_content_length(f, s.ulpdu_length));
+  }
+
   FpduReaderConfig config_;
   const FpduReader& reader_;
   mpa::MarkerGrid grid_;  // the markers negotiated
@@ -155,6 +182,7 @@ class Recorder : public mpa::FpduSink {
   };
   std::optional<Previous> previous_;
   bool named_before_ = false;
+  std::optional<Shape> unexplained_;
 };
 
 // How one run cuts each stretch of stream between gaps.
@@ -193,6 +221,7 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       }
       const std::uint64_t before = reader.fpdus();
       const bool was_synchronised = reader.synchronised();
+      const bool was_named = reader.framing_named();
       const bool exact = cut == Cut::Needed && n == reader.bytes_needed();
       reader.push(stream.subspan(pos, n), frame, segment_start, recorder);
       pos += n;
@@ -201,7 +230,9 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       MPA_FUZZ_CHECK(reader.offset() == config.start_offset + pos + gap_total, "offset()");
       MPA_FUZZ_CHECK(reader.position() == config.start_seq + static_cast<std::uint32_t>(pos + gap_total),
                      "position()");
-      if (exact && was_synchronised && reader.synchronised()) {
+      // (Not across the push in which a CRC names how the sender frames: the octets asked for
+      // were the RFC's; its FPDU ended where that sender's framing ends it.)
+      if (exact && was_synchronised && reader.synchronised() && was_named == reader.framing_named()) {
         // bytes_needed() is exact: an FPDU completes at the end of a push, never inside it,
         // and a header plus the rest of its FPDU take at most two pushes.
         if (reader.fpdus() != before) {
@@ -222,6 +253,7 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       pushes_in_fpdu = 0;
     }
   }
+  recorder.settle();
   MPA_FUZZ_CHECK(reader.ulpdu_bytes() <= stream.size(), "more ULPDU octets than stream octets");
   return recorder.log;
 }
