@@ -133,52 +133,77 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
 }
 
 bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
+  // Each hypothesis read as far as the held octets go (a verdict that more octets cannot
+  // change is kept).
+  const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+  for (Candidate& c : candidates_) {
+    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) continue;
+    const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
+    c.test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis, c.exempt, needed);
+  }
+  // The verdict is the one the held octets gave first, at the fewest octets that give one,
+  // however many have arrived since: how the stream was cut must not matter.
+  std::vector<std::size_t> points;
+  for (const Candidate& c : candidates_) {
+    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) {
+      points.push_back(c.test.decided_at);
+    }
+  }
+  std::sort(points.begin(), points.end());
+  for (const std::size_t held : points) {
+    if (const std::optional<Verdict> verdict = verdict_with(held)) return act(*verdict, frame, sink);
+  }
+  if (!final) return false;
+  // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
+  std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    const bool as_framed = !c.hypothesis.id.has_value();
+    if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
+      return act({i, c.test.fpdus}, frame, sink);
+    }
+    if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
+  }
+  return act(fallback(weak_rfc.has_value()), frame, sink);
+}
+
+std::optional<FpduReader::Verdict> FpduReader::verdict_with(std::size_t held) const {
   // The first hypothesis, in order, that reads on, once every one before it is refuted.
   // (The RFC's reading still inside the odd FPDU itself, with no FPDU beginning like DDP
   // read yet, does not hold back a deviation that has read on.)
-  std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
   bool waiting = false;
-  const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Candidate& c = candidates_[i];
-    const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
-    const FramingTest test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis,
-                                          c.exempt, needed);
-    const bool as_framed = !c.hypothesis.id.has_value();
-    switch (test.stop) {
-      case FramingTest::Stop::Enough:
-        adopt(c, test.fpdus, frame, sink);
-        return true;
-      case FramingTest::Stop::EndOfBuffer:
-        if (!final) return false;
-        if (test.fpdus > 0 || as_framed) {
-          adopt(c, test.fpdus, frame, sink);
-          return true;
-        }
-        break;
-      case FramingTest::Stop::Incomplete:
-        if (!final) {
-          if (as_framed && c.exempt && test.fpdus == 0) {
-            waiting = true;
-            break;
-          }
-          return false;
-        }
-        if (as_framed) weak_rfc = i;
-        break;
-      case FramingTest::Stop::Invalid: break;
+    const bool settled = (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
+                         c.test.decided_at <= held;
+    if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
+    if (settled) continue;
+    if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > held) {
+      waiting = true;
+      continue;
     }
+    return std::nullopt;
   }
-  if (waiting) return false;
+  if (waiting) return std::nullopt;
+  return fallback(false);
+}
+
+FpduReader::Verdict FpduReader::fallback(bool weak_rfc) const {
   // Nothing reads on (more octets would not change that). Where a CRC or the markers vouch
   // for the RFC's reading, it stands (the findings it gives are real); without either, only
   // when the end of the stream cut it short.
-  if (!candidates_.empty() && !candidates_[0].hypothesis.id &&
-      (weak_rfc || config_.crc || grid_.enabled())) {
-    adopt(candidates_[0], 0, frame, sink);
-    return true;
+  if (!candidates_.empty() && !candidates_[0].hypothesis.id && (weak_rfc || config_.crc || grid_.enabled())) {
+    return {0, 0};
   }
-  lose_framing(frame, sink);
+  return {kFramingLost, 0};
+}
+
+bool FpduReader::act(const Verdict& verdict, std::uint64_t frame, FpduSink& sink) {
+  if (verdict.candidate == kFramingLost) {
+    lose_framing(frame, sink);
+  } else {
+    adopt(candidates_[verdict.candidate], verdict.fpdus, frame, sink);
+  }
   return true;
 }
 

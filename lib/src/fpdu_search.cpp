@@ -268,18 +268,33 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
     std::size_t end = 0;
     bool empty = false;
     const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rules, end, &empty);
-    if (result != WalkResult::Valid) {
-      test.stop = result == WalkResult::Invalid ? FramingTest::Stop::Invalid : FramingTest::Stop::Incomplete;
+    if (result == WalkResult::Incomplete) {
+      test.stop = FramingTest::Stop::Incomplete;
       return test;
     }
-    if (rules.ddp_start && !empty) ++test.fpdus;
+    if (result == WalkResult::Invalid) {
+      // The fewest octets that refute this FPDU (the walk only ever refutes on octets it has,
+      // so a longer buffer refutes it too).
+      std::size_t lo = pos;  // (not refuted: the walk needs at least one octet)
+      std::size_t hi = buffer.size();
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        std::size_t ignored = 0;
+        (walk_fpdu(buffer.first(mid), buffer_seq, pos, grid, rules, ignored) == WalkResult::Invalid ? hi : lo) = mid;
+      }
+      test.stop = FramingTest::Stop::Invalid;
+      test.decided_at = hi;
+      return test;
+    }
+    if (rules.ddp_start && !empty && ++test.fpdus == 1) test.first_counted_at = end;
     first = false;
     pos = end;
-    if (pos == buffer.size()) {
+    if (pos == buffer.size() && test.fpdus < needed) {
       test.stop = FramingTest::Stop::EndOfBuffer;
       return test;
     }
   }
+  test.decided_at = pos;
   test.stop = FramingTest::Stop::Enough;
   return test;
 }

@@ -133,6 +133,33 @@ TEST(TestFraming, AStrayHeaderIsInvalidAndACutStreamIsIncomplete) {
   EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, true, 100).fpdus, 2u);  // exempt first
 }
 
+TEST(TestFraming, AVerdictNamesTheFewestOctetsThatGiveIt) {
+  const std::vector<std::uint8_t> bytes = stream({}, false, false, 3);
+  const MarkerGrid none;
+  const SenderHypothesis& rfc = framing_hypotheses(false, false)[0];
+  const std::size_t fpdu = 2 + 1015 + 3 + 4;  // the first FPDU (then 2 + 301 + 1 + 4)
+  // Enough as soon as the last FPDU asked for is whole, even where the buffer ends with it.
+  const FramingTest enough = test_framing(bytes, TcpSeq(0), 0, none, false, rfc, false, 3);
+  EXPECT_EQ(enough.stop, FramingTest::Stop::Enough);
+  EXPECT_EQ(enough.decided_at, bytes.size());
+  EXPECT_EQ(enough.first_counted_at, fpdu);
+  const FramingTest two = test_framing(bytes, TcpSeq(0), 0, none, false, rfc, false, 2);
+  EXPECT_EQ(two.decided_at, fpdu + 308);
+  // Invalid at the octet that refutes it, and so in every buffer that holds that octet.
+  std::vector<std::uint8_t> bad = bytes;
+  bad[fpdu + 3] = 0x00;  // the second FPDU's first RDMAP control octet
+  for (const std::size_t held : {bad.size(), fpdu + 4, fpdu + 5}) {
+    const FramingTest refuted =
+        test_framing(std::span<const std::uint8_t>(bad).first(held), TcpSeq(0), 0, none, false, rfc, false, 100);
+    EXPECT_EQ(refuted.stop, FramingTest::Stop::Invalid) << held;
+    EXPECT_EQ(refuted.decided_at, fpdu + 4) << held;
+  }
+  EXPECT_EQ(test_framing(std::span<const std::uint8_t>(bad).first(fpdu + 3), TcpSeq(0), 0, none, false, rfc, false,
+                         100)
+                .stop,
+            FramingTest::Stop::Incomplete);
+}
+
 TEST(DdpHeader, PlausibleHeadersNeedTheirModelAndRoom) {
   EXPECT_TRUE(ulpdu_header_plausible(18, 0x41, 0x43));   // untagged Send
   EXPECT_FALSE(ulpdu_header_plausible(17, 0x41, 0x43));  // too short for an untagged header

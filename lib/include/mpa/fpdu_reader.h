@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpa/events.h"
+#include "mpa/fpdu_search.h"
 #include "mpa/marker_grid.h"
 #include "mpa/sender_framing.h"
 #include "mpa/tcp_seq.h"
@@ -145,7 +146,19 @@ class FpduReader {
     SenderHypothesis hypothesis;
     std::size_t start;  // index into the held octets
     bool exempt;        // its first FPDU is the odd one itself
+    FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets (untested: Incomplete)
   };
+  // A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that
+  // confirmed it.
+  struct Verdict {
+    std::size_t candidate;
+    std::size_t fpdus;
+  };
+  static constexpr std::size_t kFramingLost = static_cast<std::size_t>(-1);
+  // The verdict the first `held` octets give (none: more are needed).
+  std::optional<Verdict> verdict_with(std::size_t held) const;
+  Verdict fallback(bool weak_rfc) const;
+  bool act(const Verdict& verdict, std::uint64_t frame, FpduSink& sink);
   // Whether the FPDU begun may go on (its ULPDU begins like DDP, or it is exempt); else sets
   // pending_trigger_. `control`: the ULPDU's first two octets (nullptr: it has fewer).
   void check_start(const std::uint8_t* control, FpduSink& sink);

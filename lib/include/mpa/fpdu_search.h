@@ -65,6 +65,11 @@ struct FramingTest {
     EndOfBuffer,  // the last FPDU read ends exactly where the buffer does
   } stop = Stop::Invalid;
   std::size_t fpdus = 0;
+  // Enough and Invalid hold for every longer buffer: `decided_at` is the fewest octets of the
+  // buffer that give the same verdict (a verdict rests on them, never on octets after).
+  std::size_t decided_at = 0;
+  // The octets up to the end of the first FPDU counted (none counted: the largest size_t).
+  std::size_t first_counted_at = static_cast<std::size_t>(-1);
 };
 
 // Reads `buffer` (its first octet at `buffer_seq`) from `start` as `hypothesis` frames it,
