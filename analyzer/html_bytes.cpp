@@ -49,7 +49,8 @@ void copy_overlap(const TcpSegment& seg, Place& place) {
 
 }  // namespace
 
-void read_places(const std::string& path, const std::vector<ConnectionReport>& connections, CaptureTrace& trace) {
+void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
+                 CaptureTrace& trace) {
   std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>> wants;  // (source, destination)
   std::uint64_t min_frame = UINT64_MAX, max_frame = 0;
   for (const ConnectionReport& c : connections) {
@@ -75,7 +76,8 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   std::error_code ec;
   if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
     trace.bytes_readable = false;
-    trace.bytes_note = "not a regular file (a pipe or a live capture): the octets could not be read again";
+    trace.bytes_note =
+        "not a regular file (a pipe or a live capture): the octets could not be read again";
     for (auto& [flow, list] : wants) {
       for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
     }
@@ -112,8 +114,9 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       }
     }
     if (!wanted) continue;
-    const DecodeResult decoded = decode_frame(reader->link_type(), record.data, record.original_length,
-                                              record.number, record.timestamp_ns);
+    const DecodeResult decoded =
+        decode_frame(reader->link_type(), record.data, record.original_length, record.number,
+                     record.timestamp_ns);
     if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
     auto it = wants.find({decoded.segment.source, decoded.segment.destination});
     if (it == wants.end()) continue;

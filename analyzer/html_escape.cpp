@@ -43,13 +43,27 @@ void append_escaped(std::string& out, std::string_view text, EscapeAs as) {
     const auto c = static_cast<std::uint8_t>(text[i]);
     if (c < 0x80) {
       switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        case '\t': out += as == EscapeAs::XmlAttribute ? std::string_view("&#9;") : "\t"; break;
-        case '\n': out += as == EscapeAs::XmlAttribute ? std::string_view("&#10;") : "\n"; break;
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&#39;";
+          break;
+        case '\t':
+          out += as == EscapeAs::XmlAttribute ? std::string_view("&#9;") : "\t";
+          break;
+        case '\n':
+          out += as == EscapeAs::XmlAttribute ? std::string_view("&#10;") : "\n";
+          break;
         default:
           if (c < 0x20 || c == 0x7F) {
             out += kReplacement;

@@ -2,9 +2,9 @@
 // library's layout functions (fpdu_layout.h, startup_layout.h); nothing here judges.
 #include "html_trace.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
@@ -63,21 +63,23 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
   switch (id) {
     case DiagId::FpduCrcMismatch:
       out.push_back({crc_field(f.start_seq, f.wire_length),
-                     fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received, f.crc_computed)});
+                     fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received,
+                                 f.crc_computed)});
       break;
     case DiagId::FpduPadNonzero: {
       // The pad: the last pad_length octets before the CRC, markers not counted.
-      const MarkerGrid grid = f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
+      const MarkerGrid grid =
+          f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
       std::vector<SeqRange> runs;
-      for_each_ulpdu_run(grid, f.header_seq, f.ulpdu_size + f.pad_length,
-                         [&runs](SeqRange r) {
-                           runs.push_back(r);
-                           return true;
-                         });
+      for_each_ulpdu_run(grid, f.header_seq, f.ulpdu_size + f.pad_length, [&runs](SeqRange r) {
+        runs.push_back(r);
+        return true;
+      });
       std::uint32_t left = f.pad_length;
       for (auto it = runs.rbegin(); it != runs.rend() && left > 0; ++it) {
         const std::uint32_t n = std::min(left, it->length);
-        out.push_back({{it->seq + (it->length - n), n}, fmt::format("pad ({} octets)", f.pad_length)});
+        out.push_back(
+            {{it->seq + (it->length - n), n}, fmt::format("pad ({} octets)", f.pad_length)});
         left -= n;
       }
       break;
@@ -88,10 +90,11 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
     case DiagId::MarkerUnexpected: {
       for (const MarkerFact& m : f.markers) {
         if (m.seq != finding_seq) continue;
-        out.push_back({marker_field(m.seq),
-                       fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})", m.reserved, m.fpdu_ptr,
-                                   m.expected_fpdu_ptr)});
-        const TcpSeq target = fpdu_ptr_target(m.seq, fpdu_ptr_for_calculation({m.reserved, m.fpdu_ptr}));
+        out.push_back(
+            {marker_field(m.seq), fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
+                                              m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr)});
+        const TcpSeq target =
+            fpdu_ptr_target(m.seq, fpdu_ptr_for_calculation({m.reserved, m.fpdu_ptr}));
         out.push_back({{target, 2}, fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
       }
       if (out.empty()) out.push_back({marker_field(finding_seq), "marker"});
@@ -105,7 +108,8 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
   return out;
 }
 
-std::vector<Highlight> startup_highlights(DiagId id, const StartupFrameFields& fields, const StartupFrame& frame) {
+std::vector<Highlight> startup_highlights(DiagId id, const StartupFrameFields& fields,
+                                          const StartupFrame& frame) {
   std::vector<Highlight> out;
   auto add = [&out](SeqRange r, std::string label) {
     if (r.length) out.push_back({r, std::move(label)});
@@ -150,8 +154,8 @@ std::vector<Highlight> startup_highlights(DiagId id, const StartupFrameFields& f
   return out;
 }
 
-Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame, std::uint64_t first_frame,
-                    std::uint64_t last_frame) {
+Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame,
+                    std::uint64_t first_frame, std::uint64_t last_frame) {
   const StartupFrameFields fields = startup_frame_fields(at, frame);
   Place p;
   p.kind = Place::Kind::StartupFrame;
@@ -161,8 +165,8 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   p.last_frame = last_frame;
   p.highlights = startup_highlights(id, fields, frame);
   p.shown = shown_parts(p.whole, p.highlights);
-  p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind), at.value(),
-                          frame.revision, frame.pd_length);
+  p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind),
+                          at.value(), frame.revision, frame.pd_length);
   // The octets as received: the parser keeps every one of them (key, flags, Rev, PD_Length,
   // the vendor extension and the private data received), so no second read is needed.
   std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
@@ -170,7 +174,8 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   wire.push_back(frame.revision);
   wire.push_back(static_cast<std::uint8_t>(frame.pd_length >> 8));
   wire.push_back(static_cast<std::uint8_t>(frame.pd_length & 0xFF));
-  if (frame.has_vendor_extension) wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
+  if (frame.has_vendor_extension)
+    wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
   wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
   for (const SeqRange& part : p.shown) {
     const std::uint32_t at_part = part.seq.distance_from(p.whole.seq);
@@ -195,7 +200,9 @@ void TimeBins::add(std::uint64_t ns, std::uint64_t value) {
   values[(ns - origin_ns) / width_ns] += value;
 }
 
-ConnectionTrace& HtmlTracer::of(std::uint32_t library_id) { return trace_.connections[open_.at(library_id)]; }
+ConnectionTrace& HtmlTracer::of(std::uint32_t library_id) {
+  return trace_.connections[open_.at(library_id)];
+}
 
 void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
   if (c.ladder.size() >= kLadderMaxItems) c.ladder_full = true;
@@ -251,14 +258,17 @@ void HtmlTracer::on_finding(const Finding& f) {
   }
   if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
   const auto d = static_cast<std::size_t>(f.direction);
-  if (f.id == DiagId::CaptureGap || f.id == DiagId::CaptureTruncated || f.id == DiagId::ConnectionLostMidFpdu) {
-    c.gaps[index] = {f.direction, {f.tcp_seq.value(), f.stream_offset, 0}, c.last_fpdu[d], std::nullopt};
+  if (f.id == DiagId::CaptureGap || f.id == DiagId::CaptureTruncated ||
+      f.id == DiagId::ConnectionLostMidFpdu) {
+    c.gaps[index] = {
+        f.direction, {f.tcp_seq.value(), f.stream_offset, 0}, c.last_fpdu[d], std::nullopt};
     return;
   }
   if (const auto& last = c.last_startup[d]) {
     const StartupFrameFields fields = startup_frame_fields(last->first, last->second);
     if (contains(fields.whole, f.tcp_seq)) {
-      c.places[index] = startup_place(f.id, f.direction, last->first, last->second, 0, c.last_startup_frame[d]);
+      c.places[index] =
+          startup_place(f.id, f.direction, last->first, last->second, 0, c.last_startup_frame[d]);
       ++trace_.places;
       return;
     }
@@ -266,8 +276,9 @@ void HtmlTracer::on_finding(const Finding& f) {
   c.waiting.push_back({index, f.direction, f.stream_offset, f.id, f.tcp_seq});
 }
 
-void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction, const StartupFrame& frame,
-                                  std::uint64_t frame_number, TcpSeq seq) {
+void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
+                                  const StartupFrame& frame, std::uint64_t frame_number,
+                                  TcpSeq seq) {
   next_.on_startup_frame(connection, direction, frame, frame_number, seq);
   if (!open_.contains(connection)) return;
   ConnectionTrace& c = of(connection);
@@ -304,12 +315,15 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   const StreamSpan span{fpdu.start_seq.value(), fpdu.start_offset, fpdu.wire_length};
   c.last_fpdu[d] = span;
   for (auto& [index, gap] : c.gaps) {
-    if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset) gap.after = span;
+    if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset)
+      gap.after = span;
   }
   std::vector<StripFpdu>& strip = c.strip[d];
   if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
       (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
-    strip.push_back({fpdu.start_seq.value(), fpdu.wire_length, fpdu.header_seq.value(),
+    strip.push_back({fpdu.start_seq.value(),
+                     fpdu.wire_length,
+                     fpdu.header_seq.value(),
                      {fpdu.markers.begin(), fpdu.markers.end()}});
   }
   // Findings about this FPDU (they arrive before it): where it is, and its fields.
@@ -328,8 +342,9 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
         p.highlights = fpdu_highlights(w.id, fpdu, w.seq);
         p.shown = shown_parts(p.whole, p.highlights);
         p.caption = fmt::format("FPDU at seq {} (ULPDU_Length {}, pad {}, {} marker{}, CRC {})",
-                                fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.pad_length, fpdu.markers.size(),
-                                fpdu.markers.size() == 1 ? "" : "s", to_string(fpdu.crc_status));
+                                fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.pad_length,
+                                fpdu.markers.size(), fpdu.markers.size() == 1 ? "" : "s",
+                                to_string(fpdu.crc_status));
         c.places[w.index] = std::move(p);
         ++trace_.places;
         eventful = true;
@@ -337,9 +352,11 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
       return true;  // placed, or about octets before this FPDU (no FPDU of its own)
     });
   }
-  const bool pinned_before = !c.ladder.empty() && c.ladder.back().kind == LadderItem::Kind::Finding &&
+  const bool pinned_before = !c.ladder.empty() &&
+                             c.ladder.back().kind == LadderItem::Kind::Finding &&
                              c.ladder.back().frame == fpdu.last_frame;
-  if (!c.ladder_full && (eventful || pinned_before || c.fpdus_drawn[d] < kLadderFpdusPerDirection)) {
+  if (!c.ladder_full &&
+      (eventful || pinned_before || c.fpdus_drawn[d] < kLadderFpdusPerDirection)) {
     ++c.fpdus_drawn[d];
     LadderItem item;
     item.kind = LadderItem::Kind::Fpdu;
@@ -376,7 +393,8 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   // TCP control segments, by frame among the rest.
   for (Direction d : {Direction::Initiator, Direction::Responder}) {
     const TcpControlSeen& tcp = summary.direction(d).tcp;
-    const std::pair<const TcpFlagSeen*, const char*> flags[] = {{&tcp.syn, "SYN"}, {&tcp.fin, "FIN"}, {&tcp.rst, "RST"}};
+    const std::pair<const TcpFlagSeen*, const char*> flags[] = {
+        {&tcp.syn, "SYN"}, {&tcp.fin, "FIN"}, {&tcp.rst, "RST"}};
     for (auto [seen, name] : flags) {
       if (seen->frame == 0) continue;
       LadderItem item;
@@ -388,9 +406,8 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
       c.ladder.push_back(std::move(item));
     }
   }
-  std::stable_sort(c.ladder.begin(), c.ladder.end(), [](const LadderItem& a, const LadderItem& b) {
-    return a.frame < b.frame;
-  });
+  std::stable_sort(c.ladder.begin(), c.ladder.end(),
+                   [](const LadderItem& a, const LadderItem& b) { return a.frame < b.frame; });
   open_.erase(it);
 }
 

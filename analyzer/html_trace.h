@@ -28,13 +28,13 @@ inline constexpr std::size_t kLadderMaxItems = 48;          // beyond: everythin
 inline constexpr std::size_t kPlacedFindings = 12;          // findings with a hex dump
 inline constexpr std::size_t kPlacedFindingsPerCapture = 400;
 inline constexpr std::size_t kTimeBins = 48;
-inline constexpr std::size_t kStripFpdus = 24;              // FPDUs on the marker strip
-inline constexpr std::uint32_t kStripOctets = 4096;         // sequence space the strip shows
+inline constexpr std::size_t kStripFpdus = 24;       // FPDUs on the marker strip
+inline constexpr std::uint32_t kStripOctets = 4096;  // sequence space the strip shows
 
 // A highlighted field of a dump: sequence range, and what it is.
 struct Highlight {
   SeqRange range;
-  std::string label;  // "CRC (received 0x..., computed 0x...)"
+  std::string label;    // "CRC (received 0x..., computed 0x...)"
   bool target = false;  // where something points (an FPDUPTR), drawn differently
 };
 
@@ -46,10 +46,10 @@ struct Place {
   std::uint64_t first_frame = 0;  // frames that may hold its octets: first..last
   std::uint64_t last_frame = 0;
   std::vector<Highlight> highlights;
-  std::vector<SeqRange> shown;    // the parts of `whole` the dump shows (bounded)
+  std::vector<SeqRange> shown;       // the parts of `whole` the dump shows (bounded)
   std::vector<std::uint8_t> octets;  // octets of `shown`, in order (filled by read_places)
   std::vector<bool> present;         // per octet of `octets`: found in the capture
-  std::string caption;            // "FPDU at seq 123 (ULPDU_Length 34, 2 markers)"
+  std::string caption;               // "FPDU at seq 123 (ULPDU_Length 34, 2 markers)"
 };
 
 struct LadderItem {
@@ -80,7 +80,7 @@ struct TimeBins {
 };
 
 struct StripFpdu {
-  std::uint32_t start = 0;        // sequence number of its first octet
+  std::uint32_t start = 0;  // sequence number of its first octet
   std::uint32_t wire_length = 0;
   std::uint32_t header = 0;
   std::vector<MarkerFact> markers;
@@ -95,7 +95,7 @@ struct StreamSpan {
 };
 struct GapView {
   Direction direction{};
-  StreamSpan at;                    // the finding's seq/offset (length unknown)
+  StreamSpan at;                     // the finding's seq/offset (length unknown)
   std::optional<StreamSpan> before;  // the last FPDU framed before it
   std::optional<StreamSpan> after;   // the first FPDU framed after it
 };
@@ -104,7 +104,7 @@ struct ConnectionTrace {
   std::vector<LadderItem> ladder;
   bool ladder_full = false;
   std::size_t fpdus_drawn[2] = {0, 0};
-  std::array<TimeBins, 2> throughput;  // ULPDU octets by direction
+  std::array<TimeBins, 2> throughput;          // ULPDU octets by direction
   std::array<TimeBins, 3> findings_over_time;  // by severity
   std::array<std::vector<StripFpdu>, 2> strip;
   std::map<std::size_t, Place> places;  // by index into the connection's findings
@@ -162,6 +162,7 @@ class HtmlTracer : public EventSink {
 // bounded pass: only the frames that hold them are decoded; it stops after the last).
 // `connections`: the capture's connections as reported (numbered as the trace is).
 struct ConnectionReport;
-void read_places(const std::string& path, const std::vector<ConnectionReport>& connections, CaptureTrace& trace);
+void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
+                 CaptureTrace& trace);
 
 }  // namespace mpa::report

@@ -1,31 +1,29 @@
 // mpa-check: the batch MPA conformance checker. Captures in; findings with RFC sections
 // and error codes out (text, JSON, JUnit XML); an exit status CI can act on.
+#include <fmt/format.h>
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <csignal>
-
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <optional>
-#include <thread>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include "mpa/crc32c.h"
 #include "html_trace.h"
+#include "mpa/crc32c.h"
 #include "report.h"
 #include "report_html.h"
 #include "streaming_text.h"
@@ -85,10 +83,12 @@ class Progress {
     const double mb = static_cast<double>(reader.bytes_read()) / 1e6;
     if (reader.file_size() > 0) {
       fmt::print(stderr, "\r{}: {:3.0f}% ({:.0f} MB, {:.0f} MB/s)  ", file_,
-                 100.0 * static_cast<double>(reader.bytes_read()) / static_cast<double>(reader.file_size()),
+                 100.0 * static_cast<double>(reader.bytes_read()) /
+                     static_cast<double>(reader.file_size()),
                  mb, seconds > 0 ? mb / seconds : 0.0);
     } else {
-      fmt::print(stderr, "\r{}: {:.0f} MB ({:.0f} MB/s)  ", file_, mb, seconds > 0 ? mb / seconds : 0.0);
+      fmt::print(stderr, "\r{}: {:.0f} MB ({:.0f} MB/s)  ", file_, mb,
+                 seconds > 0 ? mb / seconds : 0.0);
     }
     shown_ = true;
   }
@@ -116,11 +116,13 @@ extern "C" void on_interrupt(int) {
 bool arriving(const std::string& path) {
   struct stat st {};
   if (path == "-") return fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode);
-  return stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+  return stat(path.c_str(), &st) == 0 &&
+         (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 mpa::report::CaptureReport check_file(const std::string& path, const Settings& settings,
-                                      const mpa::report::Suppressions* suppressions, bool& unreadable,
+                                      const mpa::report::Suppressions* suppressions,
+                                      bool& unreadable,
                                       mpa::report::FindingObserver* stream = nullptr,
                                       mpa::report::CaptureTrace* trace = nullptr) {
   mpa::report::CaptureReport report;
@@ -152,7 +154,8 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
   // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
   if (stream) {
-    collector.stream_to(stream, settings.format == "json" || !settings.junit.empty() || !settings.html.empty());
+    collector.stream_to(
+        stream, settings.format == "json" || !settings.junit.empty() || !settings.html.empty());
   }
   // --html: a tracer in front of the collector keeps what the page draws.
   std::optional<mpa::report::HtmlTracer> tracer;
@@ -160,20 +163,21 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::Analyzer analyzer(options, tracer ? static_cast<mpa::EventSink&>(*tracer) : collector);
   Progress progress(settings.jobs > 1 || stream ? "never" : settings.progress, report.file);
   g_reader = reader.get();
-  report.result = mpa::run_pipeline(*reader, analyzer,
-                                    [&progress](const mpa::CaptureReader& r) { progress.update(r); });
+  report.result = mpa::run_pipeline(
+      *reader, analyzer, [&progress](const mpa::CaptureReader& r) { progress.update(r); });
   g_reader = nullptr;
   collector.finish();
   report.tcp_connections = analyzer.tcp_connections();
-  if (trace && settings.interface.empty()) mpa::report::read_places(path, report.connections, *trace);
+  if (trace && settings.interface.empty())
+    mpa::report::read_places(path, report.connections, *trace);
   if (!report.result.ok) unreadable = true;
   return report;
 }
 
-
 // The captures named on the command line: files as given, directories searched recursively
 // for pcap/pcapng files (in name order). False, with `error`, when a name does not exist.
-bool expand_inputs(const std::vector<std::string>& names, std::vector<std::string>& files, std::string& error) {
+bool expand_inputs(const std::vector<std::string>& names, std::vector<std::string>& files,
+                   std::string& error) {
   namespace fs = std::filesystem;
   for (const std::string& name : names) {
     if (name == "-") {
@@ -191,7 +195,8 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
       continue;
     }
     std::vector<std::string> found;
-    for (auto it = fs::recursive_directory_iterator(name, fs::directory_options::skip_permission_denied, ec);
+    for (auto it = fs::recursive_directory_iterator(
+             name, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file()) continue;
       // Captures, also compressed as Wireshark opens them (.gz, .zst, .lz4).
@@ -210,10 +215,10 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
 }
 
 // Analyses `files` with `jobs` threads; the reports come back in the order of `files`.
-std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::string>& files, const Settings& settings,
-                                                   const mpa::report::Suppressions* suppressions, unsigned jobs,
-                                                   bool& unreadable,
-                                                   std::vector<mpa::report::CaptureTrace>& traces) {
+std::vector<mpa::report::CaptureReport> check_files(
+    const std::vector<std::string>& files, const Settings& settings,
+    const mpa::report::Suppressions* suppressions, unsigned jobs, bool& unreadable,
+    std::vector<mpa::report::CaptureTrace>& traces) {
   std::vector<mpa::report::CaptureReport> reports(files.size());
   if (!settings.html.empty()) traces.resize(files.size());
   std::vector<char> failed(files.size(), 0);
@@ -227,7 +232,8 @@ std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::strin
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::min<std::size_t>(jobs, files.size()); ++t) threads.emplace_back(work);
+  for (unsigned t = 1; t < std::min<std::size_t>(jobs, files.size()); ++t)
+    threads.emplace_back(work);
   work();
   for (std::thread& t : threads) t.join();
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -263,57 +269,77 @@ int main(int argc, char** argv) {
   CLI::App app{
       "mpa-check: MPA (RFC 5044 / RFC 6581) conformance checker for pcap and pcapng captures.\n\n"
       "Text output leads with errors and warnings, one line each:\n"
-      "  FILE:FRAME: SEVERITY: MESSAGE (connection N, initiator|responder data, seq S; RFC SECTION, code C) [ID]\n"
-      "FRAME is the 1-based record at which the finding became certain (the frame holding an FPDU's\n"
-      "header for findings on it, the frame completing the FPDU for its CRC); ID is a permanent catalogue\n"
-      "id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581 error code. Repeats of\n"
+      "  FILE:FRAME: SEVERITY: MESSAGE (connection N, initiator|responder data, seq S; RFC "
+      "SECTION, code C) [ID]\n"
+      "FRAME is the 1-based record at which the finding became certain (the frame holding an "
+      "FPDU's\n"
+      "header for findings on it, the frame completing the FPDU for its CRC); ID is a permanent "
+      "catalogue\n"
+      "id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581 error code. Repeats "
+      "of\n"
       "one id in one connection are folded after the first few. Then one line per capture (ok or\n"
       "FAIL, counts, counts by id), the captures that failed, and the totals. Notes are counted\n"
       "always, listed with --notes or -v."};
   app.set_version_flag("--version", [] {
-    return fmt::format("mpa-check {}\nCRC32c: {} ({})\n{}", MPA_VERSION, mpa::crc32c_active_implementation(),
+    return fmt::format("mpa-check {}\nCRC32c: {} ({})\n{}", MPA_VERSION,
+                       mpa::crc32c_active_implementation(),
                        mpa::crc32c_forced() ? fmt::format("forced by {}", mpa::kCrc32cEnvironment)
                                             : "chosen at run time for this CPU",
                        mpa::libpcap_version());
   });
   app.footer(
-      "Exit status: 0 no capture failed; 1 a capture failed (findings at or above --fail-on that no\n"
-      "suppression rule accepted, or no MPA with --require-mpa); 2 a usage error or a capture that\n"
+      "Exit status: 0 no capture failed; 1 a capture failed (findings at or above --fail-on that "
+      "no\n"
+      "suppression rule accepted, or no MPA with --require-mpa); 2 a usage error or a capture "
+      "that\n"
       "could not be read to its end (what was read before it is still reported).\n"
-      "Suppressions: --suppress FILE, or .mpa-check-suppressions in the working folder; one rule a\n"
+      "Suppressions: --suppress FILE, or .mpa-check-suppressions in the working folder; one rule "
+      "a\n"
       "line: id=ID [capture=GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] reason=\"WHY\".\n"
       "Environment: MPA_CRC32C=NAME uses that CRC32c implementation (table, sse4.2, sse4.2-3way,\n"
       "avx512-vpclmul, armv8-crc) instead of the fastest this CPU runs; --version shows which.");
-  app.add_option("captures", settings.files,
-                 "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
+  app.add_option(
+      "captures", settings.files,
+      "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
   app.add_option("--format", settings.format, "Report format on standard output")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--junit", settings.junit, "Also write a JUnit XML report to FILE (- : standard output, "
-                                            "instead of the report)");
-  app.add_option("--html", settings.html,
-                 "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the octets behind "
-                 "the findings)");
-  app.add_option("--fail-on", settings.fail_on, "Lowest severity that fails a capture (exit status 1)")
+  app.add_option("--junit", settings.junit,
+                 "Also write a JUnit XML report to FILE (- : standard output, "
+                 "instead of the report)");
+  app.add_option(
+      "--html", settings.html,
+      "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the octets behind "
+      "the findings)");
+  app.add_option("--fail-on", settings.fail_on,
+                 "Lowest severity that fails a capture (exit status 1)")
       ->check(CLI::IsMember({"error", "warning"}));
-  app.add_flag("--require-mpa", settings.require_mpa,
-               "A capture without any MPA connection fails (a CI job that captured the wrong port)");
-  app.add_option("--suppress", settings.suppress,
-                 "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)");
+  app.add_flag(
+      "--require-mpa", settings.require_mpa,
+      "A capture without any MPA connection fails (a CI job that captured the wrong port)");
+  app.add_option(
+      "--suppress", settings.suppress,
+      "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)");
   app.add_flag("--no-suppress", settings.no_suppress, "Ignore every suppression file");
   app.add_option("--write-baseline", settings.write_baseline,
                  "Write a suppression file accepting every error and warning of this run to FILE");
   app.add_flag("--notes", settings.notes, "Text format: list notes too (they are always counted)");
-  app.add_flag("-v,--verbose", settings.verbose, "Text format: list notes and a summary of every connection");
-  app.add_option("--fold", settings.fold, "Findings of one id in one connection listed before folding (default 3)");
+  app.add_flag("-v,--verbose", settings.verbose,
+               "Text format: list notes and a summary of every connection");
+  app.add_option("--fold", settings.fold,
+                 "Findings of one id in one connection listed before folding (default 3)");
   app.add_option("--color", settings.color, "Colour the severity in text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("-i,--interface", settings.interface,
-                 "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
-                 "with the summary)");
-  app.add_option("-f,--filter", settings.filter, "BPF capture filter for -i (e.g. \"tcp port 4420\")");
-  app.add_option("--duration", settings.duration, "Seconds to capture with -i (default: until Ctrl-C)")
+  app.add_option(
+      "-i,--interface", settings.interface,
+      "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
+      "with the summary)");
+  app.add_option("-f,--filter", settings.filter,
+                 "BPF capture filter for -i (e.g. \"tcp port 4420\")");
+  app.add_option("--duration", settings.duration,
+                 "Seconds to capture with -i (default: until Ctrl-C)")
       ->check(CLI::PositiveNumber);
-  app.add_option("-j,--jobs", settings.jobs, "Captures analysed in parallel (output keeps the given order)")
+  app.add_option("-j,--jobs", settings.jobs,
+                 "Captures analysed in parallel (output keeps the given order)")
       ->check(CLI::Range(1u, 256u));
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
                "Print the diagnostics catalogue (with --format json: as JSON) and exit");
@@ -323,15 +349,18 @@ int main(int argc, char** argv) {
   app.add_option("--crc", settings.crc,
                  "Captures without startup frames: CRCs are on/off (default: inferred)")
       ->check(CLI::IsMember({"on", "off"}));
-  app.add_flag("--infer-all", settings.infer_all,
-               "Look for FPDUs also in connections whose SYN was captured but that sent no startup frame");
+  app.add_flag(
+      "--infer-all", settings.infer_all,
+      "Look for FPDUs also in connections whose SYN was captured but that sent no startup frame");
   app.add_option("--max-buffer", settings.max_buffer,
                  "Ceiling on buffered out-of-order octets per direction (default 4 MiB)");
   app.add_option("--max-connections", settings.max_connections,
                  "Connections tracked at once (default 16384)");
   app.add_flag("--list-fpdus", settings.list_fpdus,
-               "Also list every FPDU (frame completing it, frame where it starts, direction, seq, ULPDU_Length, CRC, markers)");
-  app.add_flag("--no-summary", settings.no_summary, "Text format: findings only, no capture lines or totals");
+               "Also list every FPDU (frame completing it, frame where it starts, direction, seq, "
+               "ULPDU_Length, CRC, markers)");
+  app.add_flag("--no-summary", settings.no_summary,
+               "Text format: findings only, no capture lines or totals");
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   try {
@@ -387,8 +416,9 @@ int main(int argc, char** argv) {
 
   // A live interface or a capture still arriving (a pipe): findings are printed as they
   // become certain; Ctrl-C (SIGINT) or SIGTERM ends the capture and the summary follows.
-  const bool streaming = settings.format == "text" && settings.junit != "-" &&
-                         (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0])));
+  const bool streaming =
+      settings.format == "text" && settings.junit != "-" &&
+      (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0])));
   if (streaming || !settings.interface.empty()) {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
@@ -398,14 +428,17 @@ int main(int argc, char** argv) {
   }
   if (streaming || !settings.interface.empty()) {
     bool unreadable = false;
-    mpa::report::StreamingText printer(std::cout, settings.interface.empty()
-                                                      ? (settings.files[0] == "-" ? "<stdin>" : settings.files[0])
-                                                      : settings.interface, text);
+    mpa::report::StreamingText printer(
+        std::cout,
+        settings.interface.empty() ? (settings.files[0] == "-" ? "<stdin>" : settings.files[0])
+                                   : settings.interface,
+        text);
     std::vector<mpa::report::CaptureReport> reports;
     std::vector<mpa::report::CaptureTrace> traces(settings.html.empty() ? 0 : 1);
     reports.push_back(check_file(settings.files.empty() ? "" : settings.files[0], settings,
                                  suppressions ? &*suppressions : nullptr, unreadable,
-                                 streaming ? &printer : nullptr, traces.empty() ? nullptr : &traces[0]));
+                                 streaming ? &printer : nullptr,
+                                 traces.empty() ? nullptr : &traces[0]));
     if (unreadable) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
     return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
                           unreadable, streaming, traces);
@@ -423,10 +456,10 @@ int main(int argc, char** argv) {
 
   bool unreadable = false;
   std::vector<mpa::report::CaptureTrace> traces;
-  const std::vector<mpa::report::CaptureReport> reports =
-      check_files(files, settings, suppressions ? &*suppressions : nullptr, settings.jobs, unreadable, traces);
-  return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr, unreadable, false,
-                        traces);
+  const std::vector<mpa::report::CaptureReport> reports = check_files(
+      files, settings, suppressions ? &*suppressions : nullptr, settings.jobs, unreadable, traces);
+  return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
+                        unreadable, false, traces);
 }
 
 namespace {

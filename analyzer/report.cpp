@@ -1,9 +1,9 @@
 // Collecting library events into per-capture reports (see report.h).
 #include "report.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace mpa::report {
 
@@ -36,11 +36,13 @@ void Collector::on_finding(const Finding& finding) {
   if (finding.connection == UINT32_MAX) {
     ReportedFinding f = judge(finding, false);
     count(f, UINT32_MAX);
-    if (report_.capture_findings.size() < kMaxStoredFindings) report_.capture_findings.push_back(std::move(f));
+    if (report_.capture_findings.size() < kMaxStoredFindings)
+      report_.capture_findings.push_back(std::move(f));
     return;
   }
   ConnectionReport& c = open_[finding.connection];
-  const bool stored = c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
+  const bool stored =
+      c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
   ReportedFinding f = judge(finding, stored);
   if (f.decided) count(f, numbering_.number(finding.connection));
   if (stored) {
@@ -53,16 +55,19 @@ void Collector::on_finding(const Finding& finding) {
 
 void Collector::on_fpdu(const FpduEvent& fpdu) {
   if (!list_fpdus_) return;
-  open_[fpdu.connection].fpdus.push_back({fpdu.last_frame, fpdu.direction, fpdu.header_seq,
-                                          fpdu.ulpdu_length, fpdu.crc_status,
-                                          static_cast<std::uint32_t>(fpdu.markers.size()), fpdu.first_frame});
+  open_[fpdu.connection].fpdus.push_back(
+      {fpdu.last_frame, fpdu.direction, fpdu.header_seq, fpdu.ulpdu_length, fpdu.crc_status,
+       static_cast<std::uint32_t>(fpdu.markers.size()), fpdu.first_frame});
 }
 
 std::string_view to_string(CrcStatus status) {
   switch (status) {
-    case CrcStatus::Good: return "good";
-    case CrcStatus::Bad: return "bad";
-    case CrcStatus::NotChecked: return "unchecked";
+    case CrcStatus::Good:
+      return "good";
+    case CrcStatus::Bad:
+      return "bad";
+    case CrcStatus::NotChecked:
+      return "unchecked";
   }
   return "?";
 }
@@ -99,7 +104,9 @@ void Collector::finish() {
     for (ReportedFinding& f : c.findings) f.finding.connection = n;
   }
   std::sort(report_.connections.begin(), report_.connections.end(),
-            [](const ConnectionReport& a, const ConnectionReport& b) { return a.summary.id < b.summary.id; });
+            [](const ConnectionReport& a, const ConnectionReport& b) {
+              return a.summary.id < b.summary.id;
+            });
 }
 
 bool counts_as_failure(Severity severity, const Policy& policy) {
@@ -146,9 +153,10 @@ std::string count_of(std::uint64_t n, std::string_view singular) {
 
 std::string_view rdmap_opcode_name(std::size_t opcode) {
   static constexpr std::string_view kNames[16] = {
-      "rdma_write", "rdma_read_request", "rdma_read_response", "send", "send_invalidate",
-      "send_se", "send_se_invalidate", "terminate", "opcode_8", "opcode_9", "opcode_10",
-      "opcode_11", "opcode_12", "opcode_13", "opcode_14", "opcode_15"};
+      "rdma_write",      "rdma_read_request", "rdma_read_response", "send",
+      "send_invalidate", "send_se",           "send_se_invalidate", "terminate",
+      "opcode_8",        "opcode_9",          "opcode_10",          "opcode_11",
+      "opcode_12",       "opcode_13",         "opcode_14",          "opcode_15"};
   return opcode < 16 ? kNames[opcode] : "?";
 }
 

@@ -19,11 +19,12 @@ namespace mpa::report {
 struct FpduRecord {
   std::uint64_t frame = 0;  // the frame that completed it
   Direction direction{};
-  TcpSeq seq;               // its ULPDU_Length field
+  TcpSeq seq;  // its ULPDU_Length field
   std::uint16_t ulpdu_length = 0;
   CrcStatus crc = CrcStatus::NotChecked;
   std::uint32_t markers = 0;
-  std::uint64_t first_frame = 0;  // the frame holding its first octet (findings on its header name it)
+  std::uint64_t first_frame =
+      0;  // the frame holding its first octet (findings on its header name it)
 };
 
 // A finding as reported: the library's, and the suppression rule that accepted it, if any.
@@ -48,7 +49,7 @@ struct CaptureReport {
   std::uint64_t tcp_connections = 0;
   std::uint64_t mpa_connections = 0;  // also those not kept (a live capture keeps none)
   // Every finding of the capture, listed or not.
-  SeverityCounts active;                           // not suppressed
+  SeverityCounts active;  // not suppressed
   SeverityCounts suppressed;
   std::map<DiagId, std::uint64_t> active_by_id;
   std::map<const Suppression*, std::uint64_t> suppressed_by;
@@ -78,7 +79,7 @@ Totals totals(const std::vector<CaptureReport>& captures, const Policy& policy);
 // "1 error", "3 warnings".
 std::string count_of(std::uint64_t n, std::string_view singular);
 
-inline constexpr std::size_t kMaxStoredFindings = 10000;            // per connection
+inline constexpr std::size_t kMaxStoredFindings = 10000;             // per connection
 inline constexpr std::size_t kMaxStoredFindingsPerCapture = 200000;  // bounds memory
 
 // Told of each finding once its suppression is decided, and of each connection's end: the
@@ -134,21 +135,23 @@ struct TextOptions {
   bool list_findings = true;   // false: the findings were streamed already
   Policy policy;
 };
-void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options);
+void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
+                const TextOptions& options);
 // A finding line of the text report, and the line that folds repeats.
-std::string finding_line(const std::string& file, const ReportedFinding& finding, const ConnectionSummary* connection,
-                         bool color);
+std::string finding_line(const std::string& file, const ReportedFinding& finding,
+                         const ConnectionSummary* connection, bool color);
 // The summary block of one connection (-v).
 void write_connection(std::ostream& out, const ConnectionReport& connection);
-std::string fold_line(const std::string& file, const ReportedFinding& first_folded, std::uint64_t more,
-                      std::uint32_t connection, bool color);
+std::string fold_line(const std::string& file, const ReportedFinding& first_folded,
+                      std::uint64_t more, std::uint32_t connection, bool color);
 // The end of the text report: unused suppression rules, the failed captures, the totals.
-void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options,
-                    const std::vector<const Suppression*>& unused);
+void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures,
+                    const TextOptions& options, const std::vector<const Suppression*>& unused);
 std::string_view to_string(CrcStatus status);
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
                 const std::vector<const Suppression*>& unused);
-void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy);
+void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
+                 const Policy& policy);
 void write_catalogue(std::ostream& out, bool json);
 void write_catalogue_json(std::ostream& out);
 

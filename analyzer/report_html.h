@@ -17,7 +17,7 @@ struct HtmlOptions {
 };
 
 // `traces[i]` belongs to `captures[i]`.
-void write_html(std::ostream& out, const std::vector<CaptureReport>& captures, const std::vector<CaptureTrace>& traces,
-                const HtmlOptions& options);
+void write_html(std::ostream& out, const std::vector<CaptureReport>& captures,
+                const std::vector<CaptureTrace>& traces, const HtmlOptions& options);
 
 }  // namespace mpa::report

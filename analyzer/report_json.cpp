@@ -14,7 +14,8 @@ ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
   ordered_json j;
   j["id"] = d.name;
   j["severity"] = to_string(d.severity);
-  j["rfc_error_code"] = d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr);
+  j["rfc_error_code"] =
+      d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr);
   j["rfc"] = d.rfc;
   if (with_direction) j["direction"] = to_string(f.direction);
   j["frame"] = f.frame;
@@ -24,7 +25,8 @@ ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
   }
   j["message"] = f.message;
   if (rf.suppressed_by) {
-    j["suppressed"] = {{"file", rf.suppressed_by->file}, {"line", rf.suppressed_by->line},
+    j["suppressed"] = {{"file", rf.suppressed_by->file},
+                       {"line", rf.suppressed_by->line},
                        {"reason", rf.suppressed_by->reason}};
   }
   return j;
@@ -48,7 +50,8 @@ ordered_json direction_json(const DirectionSummary& d) {
   j["segments_starting_fpdu_percent"] = percent(d.segments_starting_fpdu, d.segments);
   j["fpdus_in_one_segment_percent"] = percent(d.fpdus_in_one_segment, d.fpdus);
   ordered_json sizes = ordered_json::object();
-  for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i) sizes[ulpdu_bucket_label(i)] = d.ulpdu_sizes[i];
+  for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i)
+    sizes[ulpdu_bucket_label(i)] = d.ulpdu_sizes[i];
   j["ulpdu_sizes"] = sizes;
   ordered_json opcodes = ordered_json::object();
   for (std::size_t i = 0; i < d.rdmap_opcodes.size(); ++i) {
@@ -62,7 +65,9 @@ ordered_json direction_json(const DirectionSummary& d) {
 
 ordered_json startup_json(const StartupFrame& f) {
   ordered_json j;
-  j["kind"] = f.kind == FrameKind::Request ? "request" : f.kind == FrameKind::Reply ? "reply" : "invalid";
+  j["kind"] = f.kind == FrameKind::Request ? "request"
+              : f.kind == FrameKind::Reply ? "reply"
+                                           : "invalid";
   j["revision"] = f.revision;
   j["m"] = f.m();
   j["c"] = f.c();
@@ -74,7 +79,8 @@ ordered_json startup_json(const StartupFrame& f) {
     j["ird"] = f.enhanced->ird;
     j["ord"] = f.enhanced->ord;
     j["peer_to_peer"] = f.enhanced->peer_to_peer;
-    j["rtr"] = {{"send", f.enhanced->send_rtr}, {"write", f.enhanced->write_rtr},
+    j["rtr"] = {{"send", f.enhanced->send_rtr},
+                {"write", f.enhanced->write_rtr},
                 {"read", f.enhanced->read_rtr}};
   }
   return j;
@@ -105,9 +111,13 @@ ordered_json connection_json(const ConnectionReport& c) {
   if (!c.fpdus.empty()) {
     ordered_json fpdus = ordered_json::array();
     for (const FpduRecord& r : c.fpdus) {
-      fpdus.push_back({{"frame", r.frame}, {"direction", to_string(r.direction)},
-                       {"tcp_seq", r.seq.value()}, {"ulpdu_length", r.ulpdu_length},
-                       {"crc", to_string(r.crc)}, {"markers", r.markers}, {"first_frame", r.first_frame}});
+      fpdus.push_back({{"frame", r.frame},
+                       {"direction", to_string(r.direction)},
+                       {"tcp_seq", r.seq.value()},
+                       {"ulpdu_length", r.ulpdu_length},
+                       {"crc", to_string(r.crc)},
+                       {"markers", r.markers},
+                       {"first_frame", r.first_frame}});
     }
     j["fpdus"] = std::move(fpdus);
   }
@@ -117,7 +127,9 @@ ordered_json connection_json(const ConnectionReport& c) {
 // The document is written one connection at a time, so the report never holds more than
 // one connection's JSON in memory (a capture may carry hundreds of thousands of findings).
 static ordered_json counts_json(const SeverityCounts& c) {
-  return {{"errors", c[Severity::Error]}, {"warnings", c[Severity::Warning]}, {"notes", c[Severity::Note]}};
+  return {{"errors", c[Severity::Error]},
+          {"warnings", c[Severity::Warning]},
+          {"notes", c[Severity::Note]}};
 }
 
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
@@ -141,13 +153,15 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
       out << (k ? ",\n" : "\n") << connection_json(cap.connections[k]).dump(1);
     }
     ordered_json findings = ordered_json::array();
-    for (const ReportedFinding& f : cap.capture_findings) findings.push_back(finding_json(f, false));
+    for (const ReportedFinding& f : cap.capture_findings)
+      findings.push_back(finding_json(f, false));
     out << "],\n\"findings\": " << findings.dump(1) << "}";
   }
   const Totals t = totals(captures, policy);
   ordered_json unused_rules = ordered_json::array();
   for (const Suppression* rule : unused) {
-    unused_rules.push_back({{"file", rule->file}, {"line", rule->line}, {"id", rule->id}, {"reason", rule->reason}});
+    unused_rules.push_back(
+        {{"file", rule->file}, {"line", rule->line}, {"id", rule->id}, {"reason", rule->reason}});
   }
   const ordered_json summary = {{"connections", t.connections},
                                 {"errors", t.active[Severity::Error]},
@@ -162,11 +176,13 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
 void write_catalogue_json(std::ostream& out) {
   ordered_json list = ordered_json::array();
   for (const DiagnosticInfo& d : catalogue()) {
-    list.push_back({{"id", d.name},
-                    {"severity", to_string(d.severity)},
-                    {"rfc", d.rfc},
-                    {"rfc_error_code", d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr)},
-                    {"summary", d.summary}});
+    list.push_back(
+        {{"id", d.name},
+         {"severity", to_string(d.severity)},
+         {"rfc", d.rfc},
+         {"rfc_error_code", d.error_code != MpaError::None ? ordered_json(number(d.error_code))
+                                                           : ordered_json(nullptr)},
+         {"summary", d.summary}});
   }
   out << list.dump(2) << '\n';
 }

@@ -9,7 +9,8 @@
 
 namespace mpa::report {
 
-void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy) {
+void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
+                 const Policy& policy) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
   for (const CaptureReport& cap : captures) {
     const bool read_error = !cap.result.ok;
@@ -28,50 +29,60 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures, 
           k.failures.push_back(&f);
         } else if (d.severity != Severity::Note) {
           // What does not fail the run still shows in the CI tool's output.
-          k.system_out += fmt::format("{}{}: frame {}, {} data, seq {}: {} [{}]{}\n",
-                                      f.suppressed_by ? "suppressed " : "", to_string(d.severity), f.finding.frame,
-                                      to_string(f.finding.direction), f.finding.tcp_seq.value(), f.finding.message,
-                                      d.name,
-                                      f.suppressed_by ? fmt::format(" ({}:{}: {})", f.suppressed_by->file,
-                                                                    f.suppressed_by->line, f.suppressed_by->reason)
-                                                      : std::string());
+          k.system_out += fmt::format(
+              "{}{}: frame {}, {} data, seq {}: {} [{}]{}\n", f.suppressed_by ? "suppressed " : "",
+              to_string(d.severity), f.finding.frame, to_string(f.finding.direction),
+              f.finding.tcp_seq.value(), f.finding.message, d.name,
+              f.suppressed_by ? fmt::format(" ({}:{}: {})", f.suppressed_by->file,
+                                            f.suppressed_by->line, f.suppressed_by->reason)
+                              : std::string());
         }
       }
-      if (c.findings_not_stored) k.system_out += fmt::format("{} more findings not listed\n", c.findings_not_stored);
+      if (c.findings_not_stored)
+        k.system_out += fmt::format("{} more findings not listed\n", c.findings_not_stored);
       cases.push_back(std::move(k));
     }
     std::size_t failed_cases = 0;
     for (const Case& k : cases) failed_cases += k.failures.empty() ? 0 : 1;
     const std::size_t tests = cases.size() + (read_error ? 1 : 0) + (no_mpa ? 1 : 0);
-    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", xml_attribute_escape(cap.file),
-               tests, failed_cases + (no_mpa ? 1 : 0), read_error ? 1 : 0);
+    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+               xml_attribute_escape(cap.file), tests, failed_cases + (no_mpa ? 1 : 0),
+               read_error ? 1 : 0);
     for (const Case& k : cases) {
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n", xml_attribute_escape(cap.file), xml_attribute_escape(k.name));
+      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n",
+                 xml_attribute_escape(cap.file), xml_attribute_escape(k.name));
       if (!k.failures.empty()) {
         // One failure element a test case (what CI tools show), every finding in its text.
         const DiagnosticInfo& first = info(k.failures.front()->finding.id);
         std::string body;
         for (const ReportedFinding* f : k.failures) {
           const DiagnosticInfo& d = info(f->finding.id);
-          body += fmt::format("{}: frame {}, {} data, seq {}: {} [{}] ({}{})\n", to_string(d.severity),
-                              f->finding.frame, to_string(f->finding.direction), f->finding.tcp_seq.value(),
-                              f->finding.message, d.name, d.rfc,
-                              d.error_code != MpaError::None ? fmt::format(", error code {}", number(d.error_code))
-                                                             : std::string());
+          body += fmt::format(
+              "{}: frame {}, {} data, seq {}: {} [{}] ({}{})\n", to_string(d.severity),
+              f->finding.frame, to_string(f->finding.direction), f->finding.tcp_seq.value(),
+              f->finding.message, d.name, d.rfc,
+              d.error_code != MpaError::None ? fmt::format(", error code {}", number(d.error_code))
+                                             : std::string());
         }
         fmt::print(out, "      <failure type=\"{}\" message=\"{}: {}\">{}</failure>\n", first.name,
-                   count_of(k.failures.size(), "finding"), xml_attribute_escape(first.summary), html_escape(body));
+                   count_of(k.failures.size(), "finding"), xml_attribute_escape(first.summary),
+                   html_escape(body));
       }
-      if (!k.system_out.empty()) fmt::print(out, "      <system-out>{}</system-out>\n", html_escape(k.system_out));
+      if (!k.system_out.empty())
+        fmt::print(out, "      <system-out>{}</system-out>\n", html_escape(k.system_out));
       out << "    </testcase>\n";
     }
     if (no_mpa) {
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"MPA present\">\n      <failure type=\"no-mpa\" "
-                      "message=\"no MPA connection in the capture (--require-mpa)\"/>\n    </testcase>\n",
-                 xml_attribute_escape(cap.file));
+      fmt::print(
+          out,
+          "    <testcase classname=\"{}\" name=\"MPA present\">\n      <failure type=\"no-mpa\" "
+          "message=\"no MPA connection in the capture (--require-mpa)\"/>\n    </testcase>\n",
+          xml_attribute_escape(cap.file));
     }
     if (read_error) {
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"read capture\">\n      <error message=\"{}\"/>\n    </testcase>\n",
+      fmt::print(out,
+                 "    <testcase classname=\"{}\" name=\"read capture\">\n      <error "
+                 "message=\"{}\"/>\n    </testcase>\n",
                  xml_attribute_escape(cap.file), xml_attribute_escape(cap.result.error));
     }
     out << "  </testsuite>\n";

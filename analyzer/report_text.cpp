@@ -2,11 +2,11 @@
 // (file:frame: severity: message (where; RFC) [id]), repeats folded; notes and per-connection
 // summaries on request; one line per capture with its verdict and counts by id; then the
 // captures that failed.
-#include <algorithm>
-#include <map>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+
+#include <algorithm>
+#include <map>
 
 #include "report.h"
 
@@ -33,18 +33,21 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
   fmt::print(out,
              "    {:<9} markers {}, CRC {}{}; {}, {} ULPDU octets, {}; "
              "{:.0f}% of segments start an FPDU, {:.0f}% of FPDUs in one segment\n",
-             name, on_off(d.markers), on_off(d.crc), d.inferred ? " (inferred)" : "", count_of(d.fpdus, "FPDU"),
-             d.ulpdu_bytes, count_of(d.crc_failures, "CRC failure"), aligned, whole);
+             name, on_off(d.markers), on_off(d.crc), d.inferred ? " (inferred)" : "",
+             count_of(d.fpdus, "FPDU"), d.ulpdu_bytes, count_of(d.crc_failures, "CRC failure"),
+             aligned, whole);
   std::string sizes;
   for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i) {
     if (d.ulpdu_sizes[i]) sizes += fmt::format(" {}:{}", ulpdu_bucket_label(i), d.ulpdu_sizes[i]);
   }
   std::string opcodes;
   for (std::size_t i = 0; i < d.rdmap_opcodes.size(); ++i) {
-    if (d.rdmap_opcodes[i]) opcodes += fmt::format(" {}:{}", rdmap_opcode_name(i), d.rdmap_opcodes[i]);
+    if (d.rdmap_opcodes[i])
+      opcodes += fmt::format(" {}:{}", rdmap_opcode_name(i), d.rdmap_opcodes[i]);
   }
   fmt::print(out, "              max ULPDU {}{}; ULPDU sizes{}; RDMAP{}{}\n", d.max_ulpdu,
-             d.mulpdu ? fmt::format(" (MULPDU {} from MSS {})", d.mulpdu, d.mss.value_or(0)) : std::string(),
+             d.mulpdu ? fmt::format(" (MULPDU {} from MSS {})", d.mulpdu, d.mss.value_or(0))
+                      : std::string(),
              sizes.empty() ? " -" : sizes, opcodes.empty() ? " -" : opcodes,
              d.stack.empty() ? std::string() : fmt::format("; looks like {}", d.stack));
 }
@@ -56,12 +59,15 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
   for (const auto& [id, n] : cap.active_by_id) {
     by_id += fmt::format("{}{} {}", by_id.empty() ? ": " : ", ", info(id).name, n);
   }
-  const std::uint64_t suppressed =
-      cap.suppressed[Severity::Error] + cap.suppressed[Severity::Warning] + cap.suppressed[Severity::Note];
+  const std::uint64_t suppressed = cap.suppressed[Severity::Error] +
+                                   cap.suppressed[Severity::Warning] +
+                                   cap.suppressed[Severity::Note];
   fmt::print(out, "{}: {}: {} frames, {} with MPA; {}, {}, {}{}{}\n", cap.file,
-             failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok", cap.result.stats.frames,
-             count_of(cap.mpa_connections, "connection"), count_of(cap.active[Severity::Error], "error"),
-             count_of(cap.active[Severity::Warning], "warning"), count_of(cap.active[Severity::Note], "note"),
+             failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok",
+             cap.result.stats.frames, count_of(cap.mpa_connections, "connection"),
+             count_of(cap.active[Severity::Error], "error"),
+             count_of(cap.active[Severity::Warning], "warning"),
+             count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
 }
 
@@ -74,8 +80,8 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
     startup = describe(*s.request);
     if (s.reply) startup += "; " + describe(*s.reply);
   }
-  fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id, describe_endpoints(s),
-             s.first_frame, s.last_frame);
+  fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id,
+             describe_endpoints(s), s.first_frame, s.last_frame);
   fmt::print(out, "    startup   {}\n", startup);
   if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
     fmt::print(out, "    latency   Request->Reply {} us{}\n", (s.reply_ns - s.request_ns) / 1000,
@@ -86,37 +92,43 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
   write_direction(out, "initiator", s.direction(Direction::Initiator));
   write_direction(out, "responder", s.direction(Direction::Responder));
   fmt::print(out, "    findings  {}, {}, {}{}\n", count_of(s.findings[Severity::Error], "error"),
-             count_of(s.findings[Severity::Warning], "warning"), count_of(s.findings[Severity::Note], "note"),
-             c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored) : std::string());
+             count_of(s.findings[Severity::Warning], "warning"),
+             count_of(s.findings[Severity::Note], "note"),
+             c.findings_not_stored ? fmt::format(" ({} not listed)", c.findings_not_stored)
+                                   : std::string());
 }
 
 // file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
-std::string finding_line(const std::string& file, const ReportedFinding& rf, const ConnectionSummary* c,
-                         bool color) {
+std::string finding_line(const std::string& file, const ReportedFinding& rf,
+                         const ConnectionSummary* c, bool color) {
   const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   std::string where;
-  if (c) where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction), f.tcp_seq.value());
+  if (c)
+    where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction),
+                        f.tcp_seq.value());
   std::string reference(d.rfc);
   if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
   std::string suppressed;
   if (rf.suppressed_by) {
-    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file, rf.suppressed_by->line,
-                             rf.suppressed_by->reason);
+    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file,
+                             rf.suppressed_by->line, rf.suppressed_by->reason);
   }
-  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame, severity_word(d.severity, color), f.message,
-                     where, reference, d.name, suppressed);
+  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame,
+                     severity_word(d.severity, color), f.message, where, reference, d.name,
+                     suppressed);
 }
 
-std::string fold_line(const std::string& file, const ReportedFinding& first_folded, std::uint64_t more,
-                      std::uint32_t connection, bool color) {
+std::string fold_line(const std::string& file, const ReportedFinding& first_folded,
+                      std::uint64_t more, std::uint32_t connection, bool color) {
   const DiagnosticInfo& d = info(first_folded.finding.id);
-  return fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n", file,
-                     first_folded.finding.frame, severity_word(d.severity, color), more, connection,
-                     first_folded.finding.frame, d.name);
+  return fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n",
+                     file, first_folded.finding.frame, severity_word(d.severity, color), more,
+                     connection, first_folded.finding.frame, d.name);
 }
 
-void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options) {
+void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
+                const TextOptions& options) {
   for (const CaptureReport& cap : captures) {
     struct Line {
       std::uint64_t frame;
@@ -135,7 +147,8 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
         if (!shown(f)) continue;
         auto& [n, first_folded] = repeats[f.finding.id];
         if (++n <= options.fold_after) {
-          lines.push_back({f.finding.frame, lines.size(), finding_line(cap.file, f, &c.summary, options.color)});
+          lines.push_back({f.finding.frame, lines.size(),
+                           finding_line(cap.file, f, &c.summary, options.color)});
         } else if (n == options.fold_after + 1) {
           first_folded = &f;
         }
@@ -144,22 +157,27 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
         const auto& [n, first_folded] = repeat;
         if (n <= options.fold_after) continue;
         lines.push_back({first_folded->finding.frame, lines.size(),
-                         fold_line(cap.file, *first_folded, n - options.fold_after, c.summary.id, options.color)});
+                         fold_line(cap.file, *first_folded, n - options.fold_after, c.summary.id,
+                                   options.color)});
       }
     }
     for (const ConnectionReport& c : cap.connections) {
       for (const FpduRecord& r : c.fpdus) {
-        lines.push_back({r.frame, lines.size(),
-                         fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {} "
-                                     "(frame {}: the one completing it; it starts in frame {})\n",
-                                     cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
-                                     r.ulpdu_length, to_string(r.crc), r.markers, r.frame, r.first_frame)});
+        lines.push_back(
+            {r.frame, lines.size(),
+             fmt::format("{}:{}: fpdu: connection {} {} seq {} ULPDU_Length {} CRC {} markers {} "
+                         "(frame {}: the one completing it; it starts in frame {})\n",
+                         cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
+                         r.ulpdu_length, to_string(r.crc), r.markers, r.frame, r.first_frame)});
       }
     }
     for (const ReportedFinding& f : cap.capture_findings) {
-      if (shown(f)) lines.push_back({f.finding.frame, lines.size(), finding_line(cap.file, f, nullptr, options.color)});
+      if (shown(f))
+        lines.push_back(
+            {f.finding.frame, lines.size(), finding_line(cap.file, f, nullptr, options.color)});
     }
-    std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.frame < b.frame; });
+    std::stable_sort(lines.begin(), lines.end(),
+                     [](const Line& a, const Line& b) { return a.frame < b.frame; });
     if (options.list_findings) {
       for (const Line& line : lines) out << line.text;
     }
@@ -170,27 +188,31 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures, c
   }
 }
 
-void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures, const TextOptions& options,
-                    const std::vector<const Suppression*>& unused) {
+void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures,
+                    const TextOptions& options, const std::vector<const Suppression*>& unused) {
   for (const Suppression* rule : unused) {
-    fmt::print(out, "{}:{}: {}: suppression rule matched nothing in this run (id={}): remove it or fix it\n",
-               rule->file, rule->line, severity_word(Severity::Warning, options.color), rule->id);
+    fmt::print(
+        out,
+        "{}:{}: {}: suppression rule matched nothing in this run (id={}): remove it or fix it\n",
+        rule->file, rule->line, severity_word(Severity::Warning, options.color), rule->id);
   }
   const Totals t = totals(captures, options.policy);
   if (t.failed_captures) {
-    fmt::print(out, "mpa-check: {} of {} failed:\n", t.failed_captures, count_of(captures.size(), "capture"));
+    fmt::print(out, "mpa-check: {} of {} failed:\n", t.failed_captures,
+               count_of(captures.size(), "capture"));
     for (const CaptureReport& cap : captures) {
       if (fails(cap, options.policy) || !cap.result.ok) {
         fmt::print(out, "  {} ({})\n", cap.file, failure_reason(cap, options.policy));
       }
     }
   }
-  const std::uint64_t suppressed =
-      t.suppressed[Severity::Error] + t.suppressed[Severity::Warning] + t.suppressed[Severity::Note];
-  fmt::print(out, "mpa-check: {}, {}: {}, {}, {}{}\n", count_of(captures.size(), "capture"),
-             count_of(t.connections, "MPA connection"), count_of(t.active[Severity::Error], "error"),
-             count_of(t.active[Severity::Warning], "warning"), count_of(t.active[Severity::Note], "note"),
-             suppressed ? fmt::format(", {} suppressed", suppressed) : std::string());
+  const std::uint64_t suppressed = t.suppressed[Severity::Error] + t.suppressed[Severity::Warning] +
+                                   t.suppressed[Severity::Note];
+  fmt::print(
+      out, "mpa-check: {}, {}: {}, {}, {}{}\n", count_of(captures.size(), "capture"),
+      count_of(t.connections, "MPA connection"), count_of(t.active[Severity::Error], "error"),
+      count_of(t.active[Severity::Warning], "warning"), count_of(t.active[Severity::Note], "note"),
+      suppressed ? fmt::format(", {} suppressed", suppressed) : std::string());
 }
 
 void write_catalogue(std::ostream& out, bool json) {
@@ -200,7 +222,8 @@ void write_catalogue(std::ostream& out, bool json) {
   }
   for (const DiagnosticInfo& d : catalogue()) {
     fmt::print(out, "{:<38} {:<8} {:<20} {}  {}\n", d.name, to_string(d.severity), d.rfc,
-               d.error_code != MpaError::None ? fmt::format("code {}", number(d.error_code)) : std::string("-     "),
+               d.error_code != MpaError::None ? fmt::format("code {}", number(d.error_code))
+                                              : std::string("-     "),
                d.summary);
   }
 }

@@ -24,7 +24,8 @@ void StreamingText::on_connection_end(const ConnectionReport& c) {
   while (it != repeats_.end() && it->first.first == c.summary.id) {
     const Repeats& r = it->second;
     if (r.count > options_.fold_after) {
-      out_ << fold_line(file_, r.first_folded, r.count - options_.fold_after, c.summary.id, options_.color);
+      out_ << fold_line(file_, r.first_folded, r.count - options_.fold_after, c.summary.id,
+                        options_.color);
     }
     it = repeats_.erase(it);
   }

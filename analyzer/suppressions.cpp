@@ -1,15 +1,14 @@
 // The suppression file (see suppressions.h).
 #include "suppressions.h"
 
+#include <fmt/format.h>
+#include <fmt/ostream.h>
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
-#include <fmt/ostream.h>
 
 #include "report.h"
 
@@ -68,14 +67,17 @@ std::string path_glob(const std::string& path) {
 }
 
 // A value a quoted field can hold as it is.
-bool quotable(const std::string& value) { return value.find_first_of("\"\n\r") == std::string::npos; }
+bool quotable(const std::string& value) {
+  return value.find_first_of("\"\n\r") == std::string::npos;
+}
 
 bool matches_endpoint(const std::string& pattern, const ConnectionSummary& c) {
   return pattern == to_string(c.initiator) || pattern == to_string(c.responder);
 }
 
 bool matches_stack(const std::string& stack, const ConnectionSummary& c) {
-  return c.direction(Direction::Initiator).stack == stack || c.direction(Direction::Responder).stack == stack;
+  return c.direction(Direction::Initiator).stack == stack ||
+         c.direction(Direction::Responder).stack == stack;
 }
 
 }  // namespace
@@ -100,23 +102,31 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
     rule.file = path;
     rule.line = number;
     for (auto& [key, value] : pairs) {
-      if (key == "id") rule.id = value;
-      else if (key == "capture") rule.capture = value;
-      else if (key == "endpoint") rule.endpoint = value;
-      else if (key == "stack") rule.stack = value;
-      else if (key == "reason") rule.reason = value;
+      if (key == "id")
+        rule.id = value;
+      else if (key == "capture")
+        rule.capture = value;
+      else if (key == "endpoint")
+        rule.endpoint = value;
+      else if (key == "stack")
+        rule.stack = value;
+      else if (key == "reason")
+        rule.reason = value;
       else {
-        error = fmt::format("{}:{}: unknown key \"{}\" (id, capture, endpoint, stack, reason)", path, number, key);
+        error = fmt::format("{}:{}: unknown key \"{}\" (id, capture, endpoint, stack, reason)",
+                            path, number, key);
         return std::nullopt;
       }
     }
     if (rule.id.empty() || !find_diagnostic(rule.id)) {
-      error = fmt::format("{}:{}: {} (see mpa-check --list-diagnostics)", path, number,
-                          rule.id.empty() ? "a rule needs id=" : fmt::format("unknown id \"{}\"", rule.id));
+      error = fmt::format(
+          "{}:{}: {} (see mpa-check --list-diagnostics)", path, number,
+          rule.id.empty() ? "a rule needs id=" : fmt::format("unknown id \"{}\"", rule.id));
       return std::nullopt;
     }
     if (rule.reason.empty()) {
-      error = fmt::format("{}:{}: a rule needs reason=\"...\" (why this deviation is accepted)", path, number);
+      error = fmt::format("{}:{}: a rule needs reason=\"...\" (why this deviation is accepted)",
+                          path, number);
       return std::nullopt;
     }
     s.rules_.push_back(std::move(rule));
@@ -146,7 +156,8 @@ bool Suppressions::needs_connection(DiagId id) const {
                      [&](const Suppression& r) { return r.id == name && r.needs_connection(); });
 }
 
-std::vector<const Suppression*> Suppressions::unused(const std::vector<CaptureReport>& captures) const {
+std::vector<const Suppression*> Suppressions::unused(
+    const std::vector<CaptureReport>& captures) const {
   std::set<const Suppression*> used;
   for (const CaptureReport& cap : captures) {
     for (const auto& [rule, count] : cap.suppressed_by) used.insert(rule);
@@ -158,9 +169,12 @@ std::vector<const Suppression*> Suppressions::unused(const std::vector<CaptureRe
   return out;
 }
 
-void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures, const std::string& date) {
-  fmt::print(out, "# mpa-check baseline written {}: every error and warning of the run is accepted.\n"
-                  "# Review each rule and say why its deviation is acceptable; delete the rest.\n", date);
+void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures,
+                    const std::string& date) {
+  fmt::print(out,
+             "# mpa-check baseline written {}: every error and warning of the run is accepted.\n"
+             "# Review each rule and say why its deviation is acceptable; delete the rest.\n",
+             date);
   std::set<std::tuple<std::string, std::string, std::string>> seen;  // capture, id, stack
   auto add = [&](const std::string& capture, const Finding& f, const ConnectionSummary* c) {
     const DiagnosticInfo& d = info(f.id);

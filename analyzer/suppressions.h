@@ -21,7 +21,7 @@ namespace mpa::report {
 struct CaptureReport;
 
 struct Suppression {
-  std::string file;      // where the rule was read
+  std::string file;  // where the rule was read
   std::size_t line = 0;
   std::string id;        // catalogue id (checked against the catalogue when read)
   std::string capture;   // glob on the capture path as given (empty: any)
@@ -59,6 +59,7 @@ class Suppressions {
 
 // Writes a suppression file that accepts every error and warning of `captures`: one rule
 // per (capture, id, stack), reason "baseline ...: review".
-void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures, const std::string& date);
+void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures,
+                    const std::string& date);
 
 }  // namespace mpa::report

@@ -8,254 +8,319 @@
 #include "mpa/fpdu_layout.h"
 #include "mpa/marker_grid.h"
 
-namespace mpa_plugin {
+namespace mpa_plugin
+{
 
-int direction_view(mpa::Direction d) { return d == mpa::Direction::Initiator ? MPA_INITIATOR : MPA_RESPONDER; }
-
-int crc_status_view(mpa::CrcStatus status) {
-  switch (status) {
-    case mpa::CrcStatus::Good: return MPA_CRC_GOOD;
-    case mpa::CrcStatus::Bad: return MPA_CRC_BAD;
-    case mpa::CrcStatus::NotChecked: break;
-  }
-  return MPA_CRC_UNCHECKED;
+int
+direction_view(mpa::Direction d)
+{
+    return d == mpa::Direction::Initiator ? MPA_INITIATOR : MPA_RESPONDER;
 }
 
-mpa_range Window::locate(mpa::SeqRange range) const {
-  if (range.length == 0) return {};
-  const std::int64_t begin = range.seq.signed_distance_from(seq);
-  const std::int64_t end = begin + range.length;
-  const std::int64_t lo = std::max<std::int64_t>(begin, 0);
-  const std::int64_t hi = std::min<std::int64_t>(end, length);
-  if (hi <= lo) return {};
-  return {offset + static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo)};
+int
+crc_status_view(mpa::CrcStatus status)
+{
+    switch (status) {
+    case mpa::CrcStatus::Good:
+        return MPA_CRC_GOOD;
+    case mpa::CrcStatus::Bad:
+        return MPA_CRC_BAD;
+    case mpa::CrcStatus::NotChecked:
+        break;
+    }
+    return MPA_CRC_UNCHECKED;
 }
 
-const std::uint8_t* ByteArena::keep(std::span<const std::uint8_t> bytes) {
-  if (bytes.empty()) return nullptr;
-  if (bytes.size() > room_) {
-    const std::size_t size = std::max(bytes.size(), kChunk);
-    chunks_.push_back(std::make_unique_for_overwrite<std::uint8_t[]>(size));
-    next_ = chunks_.back().get();
-    room_ = size;
-  }
-  std::uint8_t* at = next_;
-  std::memcpy(at, bytes.data(), bytes.size());
-  next_ += bytes.size();
-  room_ -= bytes.size();
-  return at;
+mpa_range
+Window::locate(mpa::SeqRange range) const
+{
+    if (range.length == 0)
+        return {};
+    const std::int64_t begin = range.seq.signed_distance_from(seq);
+    const std::int64_t end = begin + range.length;
+    const std::int64_t lo = std::max<std::int64_t>(begin, 0);
+    const std::int64_t hi = std::min<std::int64_t>(end, length);
+    if (hi <= lo)
+        return {};
+    return { offset + static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi - lo) };
 }
 
-namespace {
+const std::uint8_t *
+ByteArena::keep(std::span<const std::uint8_t> bytes)
+{
+    if (bytes.empty())
+        return nullptr;
+    if (bytes.size() > room_) {
+        const std::size_t size = std::max(bytes.size(), kChunk);
+        chunks_.push_back(std::make_unique_for_overwrite<std::uint8_t[]>(size));
+        next_ = chunks_.back().get();
+        room_ = size;
+    }
+    std::uint8_t *at = next_;
+    std::memcpy(at, bytes.data(), bytes.size());
+    next_ += bytes.size();
+    room_ -= bytes.size();
+    return at;
+}
+
+namespace
+{
 
 // The marker grid of an FPDU's direction, from the markers the library reported in it (an
 // FPDU without markers has no marker inside, whichever grid its direction has).
 template <typename MarkerSeq>
-mpa::MarkerGrid grid_of(std::uint32_t marker_count, MarkerSeq first_marker_seq) {
-  return marker_count > 0 ? mpa::MarkerGrid::through(first_marker_seq()) : mpa::MarkerGrid();
+mpa::MarkerGrid
+grid_of(std::uint32_t marker_count, MarkerSeq first_marker_seq)
+{
+    return marker_count > 0 ? mpa::MarkerGrid::through(first_marker_seq()) : mpa::MarkerGrid();
 }
 
-}  // namespace
+} // namespace
 
 // ---- Filling
 
-void FrameCache::begin_frame(std::uint64_t frame, const std::uint8_t* data) {
-  current_ = {};
-  current_.frame = frame;
-  current_.data = data;
+void
+FrameCache::begin_frame(std::uint64_t frame, const std::uint8_t *data)
+{
+    current_ = {};
+    current_.frame = frame;
+    current_.data = data;
 }
 
-void FrameCache::begin_segment(const Window& payload) {
-  current_.segment = true;
-  current_.payload = payload;
+void
+FrameCache::begin_segment(const Window &payload)
+{
+    current_.segment = true;
+    current_.payload = payload;
 }
 
-void FrameCache::end_frame() {
-  current_.segment = false;
-  current_.data = nullptr;
+void
+FrameCache::end_frame()
+{
+    current_.segment = false;
+    current_.data = nullptr;
 }
 
-mpa_range FrameCache::locate_in_segment(std::uint64_t frame, mpa::SeqRange range) const {
-  if (frame != current_.frame || !current_.segment) return {};
-  return current_.payload.locate(range);
+mpa_range
+FrameCache::locate_in_segment(std::uint64_t frame, mpa::SeqRange range) const
+{
+    if (frame != current_.frame || !current_.segment)
+        return {};
+    return current_.payload.locate(range);
 }
 
-void FrameCache::add_finding(std::uint64_t frame, const mpa_finding_view& finding) {
-  findings_.append(extras_of(frame).findings, finding);
+void
+FrameCache::add_finding(std::uint64_t frame, const mpa_finding_view &finding)
+{
+    findings_.append(extras_of(frame).findings, finding);
 }
 
-void FrameCache::add_startup(std::uint64_t frame, const mpa_startup_view& startup) {
-  startups_.append(extras_of(frame).startups, startup);
+void
+FrameCache::add_startup(std::uint64_t frame, const mpa_startup_view &startup)
+{
+    startups_.append(extras_of(frame).startups, startup);
 }
 
-void FrameCache::add_ended(std::uint64_t frame, const mpa_connection_view* connection) {
-  ended_.append(extras_of(frame).ended, connection);
+void
+FrameCache::add_ended(std::uint64_t frame, const mpa_connection_view *connection)
+{
+    ended_.append(extras_of(frame).ended, connection);
 }
 
-void FrameCache::add_fpdu(const mpa::FpduEvent& e, std::uint32_t connection) {
-  FpduRecord r{};
-  r.connection = connection;
-  r.start_seq = e.start_seq.value();
-  r.header_seq = e.header_seq.value();
-  r.wire_length = e.wire_length;
-  r.crc_received = e.crc_received;
-  r.crc_computed = e.crc_computed;
-  r.first_frame = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.first_frame, kMaxFrame));
-  r.ulpdu_length = e.ulpdu_length;
-  r.ulpdu_size = e.ulpdu_size;
-  r.pad_length = e.pad_length;
-  r.bits = static_cast<std::uint8_t>(crc_status_view(e.crc_status) << FpduRecord::kCrcShift);
-  if (direction_view(e.direction) == MPA_RESPONDER) r.bits |= FpduRecord::kResponder;
-  if (e.judged) r.bits |= FpduRecord::kJudged;
-  if (!e.crc_field) r.bits |= FpduRecord::kNoCrcField;
-  // Byte ranges only when this very segment completed the FPDU: then it is the segment's
-  // direction and sequence space.
-  const bool here = e.last_frame == current_.frame && current_.segment;
-  if (here) r.bits |= FpduRecord::kHere;
-  for (const mpa::MarkerFact& m : e.markers) {
-    markers_.append(r.markers, {m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr});
-  }
-  if (!e.ulpdu.empty() && e.ulpdu.size() == e.ulpdu_size) {
-    // A ULPDU that lies in this frame is shown from the frame's bytes; one that began in
-    // an earlier frame from a copy (later passes see one frame at a time).
-    if (here && ulpdu_in_segment(e)) {
-      r.bits |= FpduRecord::kUlpduInFrame;
-    } else {
-      r.ulpdu = bytes_.keep(e.ulpdu);
+void
+FrameCache::add_fpdu(const mpa::FpduEvent &e, std::uint32_t connection)
+{
+    FpduRecord r{};
+    r.connection = connection;
+    r.start_seq = e.start_seq.value();
+    r.header_seq = e.header_seq.value();
+    r.wire_length = e.wire_length;
+    r.crc_received = e.crc_received;
+    r.crc_computed = e.crc_computed;
+    r.first_frame = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.first_frame, kMaxFrame));
+    r.ulpdu_length = e.ulpdu_length;
+    r.ulpdu_size = e.ulpdu_size;
+    r.pad_length = e.pad_length;
+    r.bits = static_cast<std::uint8_t>(crc_status_view(e.crc_status) << FpduRecord::kCrcShift);
+    if (direction_view(e.direction) == MPA_RESPONDER)
+        r.bits |= FpduRecord::kResponder;
+    if (e.judged)
+        r.bits |= FpduRecord::kJudged;
+    if (!e.crc_field)
+        r.bits |= FpduRecord::kNoCrcField;
+    // Byte ranges only when this very segment completed the FPDU: then it is the segment's
+    // direction and sequence space.
+    const bool here = e.last_frame == current_.frame && current_.segment;
+    if (here)
+        r.bits |= FpduRecord::kHere;
+    for (const mpa::MarkerFact &m : e.markers) {
+        markers_.append(r.markers, { m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr });
     }
-  }
-  fpdus_.append(record(e.last_frame).fpdus, r);
+    if (!e.ulpdu.empty() && e.ulpdu.size() == e.ulpdu_size) {
+        // A ULPDU that lies in this frame is shown from the frame's bytes; one that began in
+        // an earlier frame from a copy (later passes see one frame at a time).
+        if (here && ulpdu_in_segment(e)) {
+            r.bits |= FpduRecord::kUlpduInFrame;
+        } else {
+            r.ulpdu = bytes_.keep(e.ulpdu);
+        }
+    }
+    fpdus_.append(record(e.last_frame).fpdus, r);
 }
 
 // True when the segment being fed holds the whole ULPDU between the FPDU's markers, checked
 // octet for octet against the library's ULPDU.
-bool FrameCache::ulpdu_in_segment(const mpa::FpduEvent& e) const {
-  const mpa::MarkerGrid grid = grid_of(static_cast<std::uint32_t>(e.markers.size()), [&] { return e.markers[0].seq; });
-  const std::uint8_t* expected = e.ulpdu.data();
-  return mpa::for_each_ulpdu_run(grid, e.header_seq, e.ulpdu_size, [&](mpa::SeqRange run) {
-    const mpa_range r = current_.payload.locate(run);
-    if (r.length != run.length || std::memcmp(current_.data + r.offset, expected, run.length) != 0) return false;
-    expected += run.length;
-    return true;
-  });
+bool
+FrameCache::ulpdu_in_segment(const mpa::FpduEvent &e) const
+{
+    const mpa::MarkerGrid grid =
+        grid_of(static_cast<std::uint32_t>(e.markers.size()), [&] { return e.markers[0].seq; });
+    const std::uint8_t *expected = e.ulpdu.data();
+    return mpa::for_each_ulpdu_run(grid, e.header_seq, e.ulpdu_size, [&](mpa::SeqRange run) {
+        const mpa_range r = current_.payload.locate(run);
+        if (r.length != run.length ||
+            std::memcmp(current_.data + r.offset, expected, run.length) != 0)
+            return false;
+        expected += run.length;
+        return true;
+    });
 }
 
-FrameCache::FrameRecord& FrameCache::record(std::uint64_t frame) {
-  if (frame > kMaxFrame) frame = 0;
-  if (frame >= frame_index_.size()) frame_index_.resize(frame + 1, 0);
-  std::uint32_t& slot = frame_index_[frame];
-  if (slot == 0) {
-    FrameRecord r;
-    if (frame == current_.frame && current_.segment) {
-      r.payload = current_.payload;
-      r.has_payload = true;
+FrameCache::FrameRecord &
+FrameCache::record(std::uint64_t frame)
+{
+    if (frame > kMaxFrame)
+        frame = 0;
+    if (frame >= frame_index_.size())
+        frame_index_.resize(frame + 1, 0);
+    std::uint32_t &slot = frame_index_[frame];
+    if (slot == 0) {
+        FrameRecord r;
+        if (frame == current_.frame && current_.segment) {
+            r.payload = current_.payload;
+            r.has_payload = true;
+        }
+        slot = records_.add(r) + 1;
     }
-    slot = records_.add(r) + 1;
-  }
-  return records_.at(slot - 1);
+    return records_.at(slot - 1);
 }
 
-FrameCache::FrameExtras& FrameCache::extras_of(std::uint64_t frame) {
-  FrameRecord& r = record(frame);
-  if (r.extras == 0) r.extras = extras_.add(FrameExtras{}) + 1;
-  return extras_.at(r.extras - 1);
+FrameCache::FrameExtras &
+FrameCache::extras_of(std::uint64_t frame)
+{
+    FrameRecord &r = record(frame);
+    if (r.extras == 0)
+        r.extras = extras_.add(FrameExtras{}) + 1;
+    return extras_.at(r.extras - 1);
 }
 
 // ---- Rendering
 
-void FrameCache::render_fpdus(const FrameRecord& r) {
-  const Window* window = r.has_payload ? &r.payload : nullptr;
-  rendered_markers_.clear();
-  rendered_pieces_.clear();
-  rendered_fpdus_.clear();
-  // First the markers and pieces of every FPDU (their vectors then stay put), then the views.
-  auto& firsts = rendered_firsts_;
-  firsts.clear();
-  for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
-    const FpduRecord& f = fpdus_.at(r.fpdus.begin + i);
-    const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
-    firsts.emplace_back(rendered_markers_.size(), rendered_pieces_.size());
-    for (std::uint32_t k = 0; k < f.markers.count; ++k) {
-      const MarkerRecord& m = markers_.at(f.markers.begin + k);
-      const mpa::TcpSeq seq(m.seq);
-      rendered_markers_.push_back({m.seq, m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr,
-                                   mpa::fpdu_ptr_target(seq, m.fpdu_ptr).value(),
-                                   here ? window->locate(mpa::marker_field(seq)) : mpa_range{}});
-    }
-    if (here && (f.bits & FpduRecord::kUlpduInFrame)) {
-      const mpa::MarkerGrid grid =
-          grid_of(f.markers.count, [&] { return mpa::TcpSeq(markers_.at(f.markers.begin).seq); });
-      mpa::for_each_ulpdu_run(grid, mpa::TcpSeq(f.header_seq), f.ulpdu_size, [&](mpa::SeqRange run) {
-        const mpa_range piece = window->locate(run);
-        if (!rendered_pieces_.empty() && firsts.back().second < rendered_pieces_.size() &&
-            rendered_pieces_.back().offset + rendered_pieces_.back().length == piece.offset) {
-          rendered_pieces_.back().length += piece.length;  // adjacent in the frame
-        } else {
-          rendered_pieces_.push_back(piece);
+void
+FrameCache::render_fpdus(const FrameRecord &r)
+{
+    const Window *window = r.has_payload ? &r.payload : nullptr;
+    rendered_markers_.clear();
+    rendered_pieces_.clear();
+    rendered_fpdus_.clear();
+    // First the markers and pieces of every FPDU (their vectors then stay put), then the views.
+    auto &firsts = rendered_firsts_;
+    firsts.clear();
+    for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
+        const FpduRecord &f = fpdus_.at(r.fpdus.begin + i);
+        const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
+        firsts.emplace_back(rendered_markers_.size(), rendered_pieces_.size());
+        for (std::uint32_t k = 0; k < f.markers.count; ++k) {
+            const MarkerRecord &m = markers_.at(f.markers.begin + k);
+            const mpa::TcpSeq seq(m.seq);
+            rendered_markers_.push_back(
+                { m.seq, m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr,
+                  mpa::fpdu_ptr_target(seq, m.fpdu_ptr).value(),
+                  here ? window->locate(mpa::marker_field(seq)) : mpa_range{} });
         }
-        return true;
-      });
+        if (here && (f.bits & FpduRecord::kUlpduInFrame)) {
+            const mpa::MarkerGrid grid = grid_of(
+                f.markers.count, [&] { return mpa::TcpSeq(markers_.at(f.markers.begin).seq); });
+            mpa::for_each_ulpdu_run(
+                grid, mpa::TcpSeq(f.header_seq), f.ulpdu_size, [&](mpa::SeqRange run) {
+                    const mpa_range piece = window->locate(run);
+                    if (!rendered_pieces_.empty() &&
+                        firsts.back().second < rendered_pieces_.size() &&
+                        rendered_pieces_.back().offset + rendered_pieces_.back().length ==
+                            piece.offset) {
+                        rendered_pieces_.back().length += piece.length; // adjacent in the frame
+                    } else {
+                        rendered_pieces_.push_back(piece);
+                    }
+                    return true;
+                });
+        }
     }
-  }
-  for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
-    const FpduRecord& f = fpdus_.at(r.fpdus.begin + i);
-    const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
-    const std::size_t marker_end = i + 1 < r.fpdus.count ? firsts[i + 1].first : rendered_markers_.size();
-    const std::size_t piece_end = i + 1 < r.fpdus.count ? firsts[i + 1].second : rendered_pieces_.size();
-    mpa_fpdu_view v{};
-    v.connection = f.connection;
-    v.direction = (f.bits & FpduRecord::kResponder) ? MPA_RESPONDER : MPA_INITIATOR;
-    v.start_seq = f.start_seq;
-    v.header_seq = f.header_seq;
-    v.ulpdu_length = f.ulpdu_length;
-    v.ulpdu_size = f.ulpdu_size;
-    v.pad_length = f.pad_length;
-    v.wire_length = f.wire_length;
-    v.crc_field = (f.bits & FpduRecord::kNoCrcField) == 0;
-    v.crc_status = (f.bits >> FpduRecord::kCrcShift) & 3;
-    v.crc_received = f.crc_received;
-    v.crc_computed = f.crc_computed;
-    v.judged = (f.bits & FpduRecord::kJudged) != 0;
-    v.first_frame = f.first_frame;
-    v.marker_count = static_cast<std::uint32_t>(marker_end - firsts[i].first);
-    v.markers = v.marker_count ? rendered_markers_.data() + firsts[i].first : nullptr;
-    v.ulpdu_piece_count = static_cast<std::uint32_t>(piece_end - firsts[i].second);
-    v.ulpdu_pieces = v.ulpdu_piece_count ? rendered_pieces_.data() + firsts[i].second : nullptr;
-    if (f.ulpdu != nullptr) {
-      v.ulpdu = f.ulpdu;
-      v.ulpdu_kept = f.ulpdu_size;
+    for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
+        const FpduRecord &f = fpdus_.at(r.fpdus.begin + i);
+        const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
+        const std::size_t marker_end =
+            i + 1 < r.fpdus.count ? firsts[i + 1].first : rendered_markers_.size();
+        const std::size_t piece_end =
+            i + 1 < r.fpdus.count ? firsts[i + 1].second : rendered_pieces_.size();
+        mpa_fpdu_view v{};
+        v.connection = f.connection;
+        v.direction = (f.bits & FpduRecord::kResponder) ? MPA_RESPONDER : MPA_INITIATOR;
+        v.start_seq = f.start_seq;
+        v.header_seq = f.header_seq;
+        v.ulpdu_length = f.ulpdu_length;
+        v.ulpdu_size = f.ulpdu_size;
+        v.pad_length = f.pad_length;
+        v.wire_length = f.wire_length;
+        v.crc_field = (f.bits & FpduRecord::kNoCrcField) == 0;
+        v.crc_status = (f.bits >> FpduRecord::kCrcShift) & 3;
+        v.crc_received = f.crc_received;
+        v.crc_computed = f.crc_computed;
+        v.judged = (f.bits & FpduRecord::kJudged) != 0;
+        v.first_frame = f.first_frame;
+        v.marker_count = static_cast<std::uint32_t>(marker_end - firsts[i].first);
+        v.markers = v.marker_count ? rendered_markers_.data() + firsts[i].first : nullptr;
+        v.ulpdu_piece_count = static_cast<std::uint32_t>(piece_end - firsts[i].second);
+        v.ulpdu_pieces = v.ulpdu_piece_count ? rendered_pieces_.data() + firsts[i].second : nullptr;
+        if (f.ulpdu != nullptr) {
+            v.ulpdu = f.ulpdu;
+            v.ulpdu_kept = f.ulpdu_size;
+        }
+        if (here) {
+            const mpa::TcpSeq start(f.start_seq);
+            v.range = window->locate({ start, f.wire_length });
+            v.header_range = window->locate(mpa::ulpdu_length_field(mpa::TcpSeq(f.header_seq)));
+            if (v.crc_field)
+                v.crc_range = window->locate(mpa::crc_field(start, f.wire_length));
+        }
+        rendered_fpdus_.push_back(v);
     }
-    if (here) {
-      const mpa::TcpSeq start(f.start_seq);
-      v.range = window->locate({start, f.wire_length});
-      v.header_range = window->locate(mpa::ulpdu_length_field(mpa::TcpSeq(f.header_seq)));
-      if (v.crc_field) v.crc_range = window->locate(mpa::crc_field(start, f.wire_length));
-    }
-    rendered_fpdus_.push_back(v);
-  }
 }
 
-const mpa_frame_view* FrameCache::view(std::uint64_t frame) {
-  if (frame >= frame_index_.size() || frame_index_[frame] == 0) return nullptr;
-  const FrameRecord& r = records_.at(frame_index_[frame] - 1);
-  render_fpdus(r);
-  const FrameExtras* x = r.extras ? &extras_.at(r.extras - 1) : nullptr;
-  copy_out(findings_, x ? x->findings : Span{}, rendered_findings_);
-  copy_out(startups_, x ? x->startups : Span{}, rendered_startups_);
-  copy_out(ended_, x ? x->ended : Span{}, rendered_ended_);
+const mpa_frame_view *
+FrameCache::view(std::uint64_t frame)
+{
+    if (frame >= frame_index_.size() || frame_index_[frame] == 0)
+        return nullptr;
+    const FrameRecord &r = records_.at(frame_index_[frame] - 1);
+    render_fpdus(r);
+    const FrameExtras *x = r.extras ? &extras_.at(r.extras - 1) : nullptr;
+    copy_out(findings_, x ? x->findings : Span{}, rendered_findings_);
+    copy_out(startups_, x ? x->startups : Span{}, rendered_startups_);
+    copy_out(ended_, x ? x->ended : Span{}, rendered_ended_);
 
-  mpa_frame_view& v = rendered_;
-  v.mpa_payload = !rendered_startups_.empty() || !rendered_fpdus_.empty();
-  v.findings = rendered_findings_.data();
-  v.finding_count = static_cast<std::uint32_t>(rendered_findings_.size());
-  v.startups = rendered_startups_.data();
-  v.startup_count = static_cast<std::uint32_t>(rendered_startups_.size());
-  v.fpdus = rendered_fpdus_.data();
-  v.fpdu_count = static_cast<std::uint32_t>(rendered_fpdus_.size());
-  v.ended = rendered_ended_.data();
-  v.ended_count = static_cast<std::uint32_t>(rendered_ended_.size());
-  v.payload = r.has_payload ? mpa_range{r.payload.offset, r.payload.length} : mpa_range{};
-  return &v;
+    mpa_frame_view &v = rendered_;
+    v.mpa_payload = !rendered_startups_.empty() || !rendered_fpdus_.empty();
+    v.findings = rendered_findings_.data();
+    v.finding_count = static_cast<std::uint32_t>(rendered_findings_.size());
+    v.startups = rendered_startups_.data();
+    v.startup_count = static_cast<std::uint32_t>(rendered_startups_.size());
+    v.fpdus = rendered_fpdus_.data();
+    v.fpdu_count = static_cast<std::uint32_t>(rendered_fpdus_.size());
+    v.ended = rendered_ended_.data();
+    v.ended_count = static_cast<std::uint32_t>(rendered_ended_.size());
+    v.payload = r.has_payload ? mpa_range{ r.payload.offset, r.payload.length } : mpa_range{};
+    return &v;
 }
 
-}  // namespace mpa_plugin
+} // namespace mpa_plugin

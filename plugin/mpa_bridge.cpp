@@ -32,271 +32,365 @@ static_assert(MPA_SEVERITY_NOTE == static_cast<int>(mpa::Severity::Note) &&
               MPA_SEVERITY_WARNING == static_cast<int>(mpa::Severity::Warning) &&
               MPA_SEVERITY_ERROR == static_cast<int>(mpa::Severity::Error));
 
-namespace {
+namespace
+{
 
 // ---- The catalogue as C views (NUL-terminated copies of the library's string_views).
 struct CatalogueViews {
-  std::deque<std::string> strings;
-  std::vector<mpa_diag_info> entries;
-  std::vector<std::uint32_t> index_of_id;  // DiagId value -> index in `entries`
+    std::deque<std::string> strings;
+    std::vector<mpa_diag_info> entries;
+    std::vector<std::uint32_t> index_of_id; // DiagId value -> index in `entries`
 
-  CatalogueViews() {
-    const auto catalogue = mpa::catalogue();
-    auto keep = [this](std::string_view s) { return strings.emplace_back(s).c_str(); };
-    for (std::size_t i = 0; i < catalogue.size(); ++i) {
-      const mpa::DiagnosticInfo& d = catalogue[i];
-      entries.push_back({keep(d.name), static_cast<int>(d.severity), keep(d.rfc), mpa::number(d.error_code),
-                         keep(d.summary), static_cast<int>(d.category)});
-      const auto id = static_cast<std::size_t>(d.id);
-      if (index_of_id.size() <= id) index_of_id.resize(id + 1, 0);
-      index_of_id[id] = static_cast<std::uint32_t>(i);
+    CatalogueViews()
+    {
+        const auto catalogue = mpa::catalogue();
+        auto keep = [this](std::string_view s) { return strings.emplace_back(s).c_str(); };
+        for (std::size_t i = 0; i < catalogue.size(); ++i) {
+            const mpa::DiagnosticInfo &d = catalogue[i];
+            entries.push_back({ keep(d.name), static_cast<int>(d.severity), keep(d.rfc),
+                                mpa::number(d.error_code), keep(d.summary),
+                                static_cast<int>(d.category) });
+            const auto id = static_cast<std::size_t>(d.id);
+            if (index_of_id.size() <= id)
+                index_of_id.resize(id + 1, 0);
+            index_of_id[id] = static_cast<std::uint32_t>(i);
+        }
     }
-  }
-  std::uint32_t index(mpa::DiagId id) const {
-    const auto i = static_cast<std::size_t>(id);
-    return i < index_of_id.size() ? index_of_id[i] : 0;
-  }
+    std::uint32_t
+    index(mpa::DiagId id) const
+    {
+        const auto i = static_cast<std::size_t>(id);
+        return i < index_of_id.size() ? index_of_id[i] : 0;
+    }
 };
 
-const CatalogueViews& catalogue_views() {
-  static const CatalogueViews views;
-  return views;
+const CatalogueViews &
+catalogue_views()
+{
+    static const CatalogueViews views;
+    return views;
 }
 
-int frame_kind(mpa::FrameKind kind) {
-  switch (kind) {
-    case mpa::FrameKind::Request: return MPA_REQUEST;
-    case mpa::FrameKind::Reply: return MPA_REPLY;
-    case mpa::FrameKind::Unknown: break;
-  }
-  return MPA_UNKNOWN_FRAME;
+int
+frame_kind(mpa::FrameKind kind)
+{
+    switch (kind) {
+    case mpa::FrameKind::Request:
+        return MPA_REQUEST;
+    case mpa::FrameKind::Reply:
+        return MPA_REPLY;
+    case mpa::FrameKind::Unknown:
+        break;
+    }
+    return MPA_UNKNOWN_FRAME;
 }
 
 using mpa_plugin::direction_view;
 
-}  // namespace
+} // namespace
 
 struct mpa_bridge final : mpa::EventSink {
-  explicit mpa_bridge(const mpa::AnalyzerOptions& options) : analyzer(options, *this), feeder(analyzer) {}
-
-  // ---- EventSink: file what the library reports, by frame, under mpa-check's numbers.
-  void on_connection_start(const mpa::ConnectionSummary& s) override { numbering.on_start(s.id); }
-
-  void on_finding(const mpa::Finding& f) override {
-    const mpa_finding_view v{catalogue_views().index(f.id), numbering.number(f.connection), direction_view(f.direction),
-                             f.tcp_seq.value(), cache.keep(f.message)};
-    cache.add_finding(f.frame, v);
-  }
-
-  void on_startup_frame(std::uint32_t connection, mpa::Direction dir, const mpa::StartupFrame& f,
-                        std::uint64_t frame_number, mpa::TcpSeq seq) override {
-    mpa_startup_view v{};
-    v.connection = numbering.number(connection);
-    v.direction = direction_view(dir);
-    v.kind = frame_kind(f.kind);
-    v.description = cache.keep(mpa::describe(f));
-    v.tcp_seq = seq.value();
-    v.key = cache.keep(f.key);
-    v.key_length = static_cast<std::uint32_t>(f.key.size());
-    v.flags = f.flags;
-    v.revision = f.revision;
-    v.pd_length = f.pd_length;
-    v.has_vendor_extension = f.has_vendor_extension;
-    v.vendor_extension = f.has_vendor_extension ? cache.keep(f.vendor_extension) : nullptr;
-    v.vendor_extension_length = static_cast<std::uint32_t>(f.has_vendor_extension ? f.vendor_extension.size() : 0);
-    v.private_data = cache.keep(f.private_data);
-    v.private_data_length = static_cast<std::uint32_t>(f.private_data.size());
-    if (f.enhanced) {
-      v.has_enhanced = 1;
-      v.peer_to_peer = f.enhanced->peer_to_peer;
-      v.send_rtr = f.enhanced->send_rtr;
-      v.write_rtr = f.enhanced->write_rtr;
-      v.read_rtr = f.enhanced->read_rtr;
-      v.ird = f.enhanced->ird;
-      v.ord = f.enhanced->ord;
+    explicit mpa_bridge(const mpa::AnalyzerOptions &options)
+        : analyzer(options, *this), feeder(analyzer)
+    {
     }
-    // Where the fields are in this frame (when this frame's segment completed it).
-    const mpa::StartupFrameFields at = mpa::startup_frame_fields(seq, f);
-    const auto locate = [&](mpa::SeqRange range) { return cache.locate_in_segment(frame_number, range); };
-    v.whole = locate(at.whole);
-    v.key_range = locate(at.key);
-    v.flags_range = locate(at.flags);
-    v.revision_range = locate(at.revision);
-    v.pd_length_range = locate(at.pd_length);
-    v.vendor_extension_range = locate(at.vendor_extension);
-    v.private_data_range = locate(at.private_data);
-    v.enhanced_range = locate(at.enhanced);
-    cache.add_startup(frame_number, v);
-  }
 
-  void on_fpdu(const mpa::FpduEvent& e) override { cache.add_fpdu(e, numbering.number(e.connection)); }
-
-  void on_connection_end(const mpa::ConnectionSummary& s) override {
-    mpa_connection_view& v = connections.emplace_back();
-    v.id = numbering.number(s.id);
-    v.initiator = cache.keep(mpa::to_string(s.initiator));
-    v.responder = cache.keep(mpa::to_string(s.responder));
-    v.startup_seen = s.startup_seen;
-    v.revision = s.revision();
-    v.request = s.request ? cache.keep(mpa::describe(*s.request)) : nullptr;
-    v.reply = s.reply ? cache.keep(mpa::describe(*s.reply)) : nullptr;
-    for (int d = 0; d < 2; ++d) {
-      const mpa::DirectionSummary& ds = s.directions[d];
-      v.directions[d] = {ds.full_operation, ds.markers, ds.crc, ds.inferred, ds.fpdus,
-                         ds.ulpdu_bytes, ds.crc_failures, ds.bytes, ds.max_ulpdu};
+    // ---- EventSink: file what the library reports, by frame, under mpa-check's numbers.
+    void
+    on_connection_start(const mpa::ConnectionSummary &s) override
+    {
+        numbering.on_start(s.id);
     }
-    std::copy(s.findings.values.begin(), s.findings.values.end(), std::begin(v.findings));
-    v.first_frame = s.first_frame;
-    v.last_frame = s.last_frame;
-    v.reported_frame = cache.current_frame();
-    cache.add_ended(cache.current_frame(), &v);
-    numbering.forget(s.id);
-  }
 
-  // ---- Feeding (first pass).
-  void feed(std::uint64_t frame, std::uint32_t link_type, std::span<const std::uint8_t> data,
-            std::uint32_t original_length, std::uint64_t timestamp_ns) {
-    last_frame = frame;
-    cache.begin_frame(frame, data.data());
-    feeder.feed({frame, link_type, data, original_length, timestamp_ns}, [&](const mpa::TcpSegment& seg) {
-      cache.begin_segment({static_cast<std::uint32_t>(seg.payload.data() - data.data()),
-                           static_cast<std::uint32_t>(seg.payload.size()), seg.seq});
-    });
-    cache.end_frame();
-  }
+    void
+    on_finding(const mpa::Finding &f) override
+    {
+        const mpa_finding_view v{ catalogue_views().index(f.id), numbering.number(f.connection),
+                                  direction_view(f.direction), f.tcp_seq.value(),
+                                  cache.keep(f.message) };
+        cache.add_finding(f.frame, v);
+    }
 
-  void finish() {
-    cache.begin_frame(last_frame, nullptr);
-    analyzer.finish(last_frame);
-    cache.end_frame();
-    finished = true;
-  }
+    void
+    on_startup_frame(std::uint32_t connection, mpa::Direction dir, const mpa::StartupFrame &f,
+                     std::uint64_t frame_number, mpa::TcpSeq seq) override
+    {
+        mpa_startup_view v{};
+        v.connection = numbering.number(connection);
+        v.direction = direction_view(dir);
+        v.kind = frame_kind(f.kind);
+        v.description = cache.keep(mpa::describe(f));
+        v.tcp_seq = seq.value();
+        v.key = cache.keep(f.key);
+        v.key_length = static_cast<std::uint32_t>(f.key.size());
+        v.flags = f.flags;
+        v.revision = f.revision;
+        v.pd_length = f.pd_length;
+        v.has_vendor_extension = f.has_vendor_extension;
+        v.vendor_extension = f.has_vendor_extension ? cache.keep(f.vendor_extension) : nullptr;
+        v.vendor_extension_length =
+            static_cast<std::uint32_t>(f.has_vendor_extension ? f.vendor_extension.size() : 0);
+        v.private_data = cache.keep(f.private_data);
+        v.private_data_length = static_cast<std::uint32_t>(f.private_data.size());
+        if (f.enhanced) {
+            v.has_enhanced = 1;
+            v.peer_to_peer = f.enhanced->peer_to_peer;
+            v.send_rtr = f.enhanced->send_rtr;
+            v.write_rtr = f.enhanced->write_rtr;
+            v.read_rtr = f.enhanced->read_rtr;
+            v.ird = f.enhanced->ird;
+            v.ord = f.enhanced->ord;
+        }
+        // Where the fields are in this frame (when this frame's segment completed it).
+        const mpa::StartupFrameFields at = mpa::startup_frame_fields(seq, f);
+        const auto locate = [&](mpa::SeqRange range) {
+            return cache.locate_in_segment(frame_number, range);
+        };
+        v.whole = locate(at.whole);
+        v.key_range = locate(at.key);
+        v.flags_range = locate(at.flags);
+        v.revision_range = locate(at.revision);
+        v.pd_length_range = locate(at.pd_length);
+        v.vendor_extension_range = locate(at.vendor_extension);
+        v.private_data_range = locate(at.private_data);
+        v.enhanced_range = locate(at.enhanced);
+        cache.add_startup(frame_number, v);
+    }
 
-  void fail(const char* what) {
-    if (!error.empty()) return;
-    error = std::string("mpa library: ") + (what ? what : "unknown error");
-    error_frame = last_frame;
-  }
+    void
+    on_fpdu(const mpa::FpduEvent &e) override
+    {
+        cache.add_fpdu(e, numbering.number(e.connection));
+    }
 
-  const mpa_frame_view* view(std::uint64_t frame) { return cache.view(frame); }
+    void
+    on_connection_end(const mpa::ConnectionSummary &s) override
+    {
+        mpa_connection_view &v = connections.emplace_back();
+        v.id = numbering.number(s.id);
+        v.initiator = cache.keep(mpa::to_string(s.initiator));
+        v.responder = cache.keep(mpa::to_string(s.responder));
+        v.startup_seen = s.startup_seen;
+        v.revision = s.revision();
+        v.request = s.request ? cache.keep(mpa::describe(*s.request)) : nullptr;
+        v.reply = s.reply ? cache.keep(mpa::describe(*s.reply)) : nullptr;
+        for (int d = 0; d < 2; ++d) {
+            const mpa::DirectionSummary &ds = s.directions[d];
+            v.directions[d] = { ds.full_operation, ds.markers,      ds.crc,   ds.inferred, ds.fpdus,
+                                ds.ulpdu_bytes,    ds.crc_failures, ds.bytes, ds.max_ulpdu };
+        }
+        std::copy(s.findings.values.begin(), s.findings.values.end(), std::begin(v.findings));
+        v.first_frame = s.first_frame;
+        v.last_frame = s.last_frame;
+        v.reported_frame = cache.current_frame();
+        cache.add_ended(cache.current_frame(), &v);
+        numbering.forget(s.id);
+    }
 
-  mpa::Analyzer analyzer;
-  mpa::FrameFeeder feeder;
-  mpa::ConnectionNumbering numbering;
-  mpa_plugin::FrameCache cache;
-  std::deque<mpa_connection_view> connections;
-  std::uint64_t last_frame = 0;
-  bool finished = false;
-  std::string error;
-  std::uint64_t error_frame = 0;
+    // ---- Feeding (first pass).
+    void
+    feed(std::uint64_t frame, std::uint32_t link_type, std::span<const std::uint8_t> data,
+         std::uint32_t original_length, std::uint64_t timestamp_ns)
+    {
+        last_frame = frame;
+        cache.begin_frame(frame, data.data());
+        feeder.feed({ frame, link_type, data, original_length, timestamp_ns },
+                    [&](const mpa::TcpSegment &seg) {
+                        cache.begin_segment(
+                            { static_cast<std::uint32_t>(seg.payload.data() - data.data()),
+                              static_cast<std::uint32_t>(seg.payload.size()), seg.seq });
+                    });
+        cache.end_frame();
+    }
+
+    void
+    finish()
+    {
+        cache.begin_frame(last_frame, nullptr);
+        analyzer.finish(last_frame);
+        cache.end_frame();
+        finished = true;
+    }
+
+    void
+    fail(const char *what)
+    {
+        if (!error.empty())
+            return;
+        error = std::string("mpa library: ") + (what ? what : "unknown error");
+        error_frame = last_frame;
+    }
+
+    const mpa_frame_view *
+    view(std::uint64_t frame)
+    {
+        return cache.view(frame);
+    }
+
+    mpa::Analyzer analyzer;
+    mpa::FrameFeeder feeder;
+    mpa::ConnectionNumbering numbering;
+    mpa_plugin::FrameCache cache;
+    std::deque<mpa_connection_view> connections;
+    std::uint64_t last_frame = 0;
+    bool finished = false;
+    std::string error;
+    std::uint64_t error_frame = 0;
 };
 
 // ---- The C interface. Nothing throws past these functions.
 extern "C" {
 
-size_t mpa_catalogue_size(void) {
-  try {
-    return catalogue_views().entries.size();
-  } catch (...) {
-    return 0;
-  }
-}
-
-const mpa_diag_info* mpa_catalogue_entry(size_t index) {
-  try {
-    const auto& entries = catalogue_views().entries;
-    return index < entries.size() ? &entries[index] : nullptr;
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-int mpa_link_type_supported(uint32_t link_type) {
-  try {
-    return mpa::is_supported_link_type(link_type);
-  } catch (...) {
-    return 0;
-  }
-}
-
-int mpa_looks_like_startup_key(const uint8_t* data, size_t length) {
-  if (data == nullptr) return 0;
-  try {
-    return mpa::looks_like_startup_key(std::span<const std::uint8_t>(data, length));
-  } catch (...) {
-    return 0;
-  }
-}
-
-mpa_bridge* mpa_bridge_new(const mpa_bridge_options* options) {
-  try {
-    mpa::AnalyzerOptions o;
-    o.keep_ulpdu = true;
-    if (options != nullptr) {
-      if (options->markers != MPA_AUTO) o.markers = options->markers == MPA_ON;
-      if (options->crc != MPA_AUTO) o.crc = options->crc == MPA_ON;
-      o.infer_with_syn = options->infer_all != 0;
+size_t
+mpa_catalogue_size(void)
+{
+    try {
+        return catalogue_views().entries.size();
+    } catch (...) {
+        return 0;
     }
-    return new mpa_bridge(o);
-  } catch (...) {
-    return nullptr;
-  }
 }
 
-void mpa_bridge_free(mpa_bridge* bridge) { delete bridge; }
-
-void mpa_bridge_feed(mpa_bridge* bridge, uint64_t frame, uint32_t link_type, const uint8_t* data,
-                     uint32_t captured_length, uint32_t original_length, uint64_t timestamp_ns) {
-  if (bridge == nullptr || !bridge->error.empty() || bridge->finished) return;
-  if (frame <= bridge->last_frame) return;
-  try {
-    bridge->feed(frame, link_type, std::span<const std::uint8_t>(data, data ? captured_length : 0),
-                 original_length, timestamp_ns);
-  } catch (const std::exception& e) {
-    bridge->fail(e.what());
-  } catch (...) {
-    bridge->fail(nullptr);
-  }
+const mpa_diag_info *
+mpa_catalogue_entry(size_t index)
+{
+    try {
+        const auto &entries = catalogue_views().entries;
+        return index < entries.size() ? &entries[index] : nullptr;
+    } catch (...) {
+        return nullptr;
+    }
 }
 
-uint64_t mpa_bridge_error_frame(const mpa_bridge* bridge) { return bridge ? bridge->error_frame : 0; }
-
-uint64_t mpa_bridge_last_frame(const mpa_bridge* bridge) { return bridge ? bridge->last_frame : 0; }
-
-void mpa_bridge_finish(mpa_bridge* bridge) {
-  if (bridge == nullptr || bridge->finished || !bridge->error.empty()) return;
-  try {
-    bridge->finish();
-  } catch (const std::exception& e) {
-    bridge->fail(e.what());
-  } catch (...) {
-    bridge->fail(nullptr);
-  }
-  bridge->finished = true;
+int
+mpa_link_type_supported(uint32_t link_type)
+{
+    try {
+        return mpa::is_supported_link_type(link_type);
+    } catch (...) {
+        return 0;
+    }
 }
 
-int mpa_bridge_finished(const mpa_bridge* bridge) { return bridge && bridge->finished; }
-
-const char* mpa_bridge_error(const mpa_bridge* bridge) {
-  return bridge && !bridge->error.empty() ? bridge->error.c_str() : nullptr;
+int
+mpa_looks_like_startup_key(const uint8_t *data, size_t length)
+{
+    if (data == nullptr)
+        return 0;
+    try {
+        return mpa::looks_like_startup_key(std::span<const std::uint8_t>(data, length));
+    } catch (...) {
+        return 0;
+    }
 }
 
-const mpa_frame_view* mpa_bridge_frame(mpa_bridge* bridge, uint64_t frame) {
-  if (bridge == nullptr) return nullptr;
-  try {
-    return bridge->view(frame);
-  } catch (...) {
-    return nullptr;
-  }
+mpa_bridge *
+mpa_bridge_new(const mpa_bridge_options *options)
+{
+    try {
+        mpa::AnalyzerOptions o;
+        o.keep_ulpdu = true;
+        if (options != nullptr) {
+            if (options->markers != MPA_AUTO)
+                o.markers = options->markers == MPA_ON;
+            if (options->crc != MPA_AUTO)
+                o.crc = options->crc == MPA_ON;
+            o.infer_with_syn = options->infer_all != 0;
+        }
+        return new mpa_bridge(o);
+    } catch (...) {
+        return nullptr;
+    }
 }
 
-size_t mpa_bridge_connection_count(const mpa_bridge* bridge) {
-  return bridge ? bridge->connections.size() : 0;
+void
+mpa_bridge_free(mpa_bridge *bridge)
+{
+    delete bridge;
 }
 
-const mpa_connection_view* mpa_bridge_connection(const mpa_bridge* bridge, size_t index) {
-  if (bridge == nullptr || index >= bridge->connections.size()) return nullptr;
-  return &bridge->connections[index];
+void
+mpa_bridge_feed(mpa_bridge *bridge, uint64_t frame, uint32_t link_type, const uint8_t *data,
+                uint32_t captured_length, uint32_t original_length, uint64_t timestamp_ns)
+{
+    if (bridge == nullptr || !bridge->error.empty() || bridge->finished)
+        return;
+    if (frame <= bridge->last_frame)
+        return;
+    try {
+        bridge->feed(frame, link_type,
+                     std::span<const std::uint8_t>(data, data ? captured_length : 0),
+                     original_length, timestamp_ns);
+    } catch (const std::exception &e) {
+        bridge->fail(e.what());
+    } catch (...) {
+        bridge->fail(nullptr);
+    }
 }
 
-}  // extern "C"
+uint64_t
+mpa_bridge_error_frame(const mpa_bridge *bridge)
+{
+    return bridge ? bridge->error_frame : 0;
+}
+
+uint64_t
+mpa_bridge_last_frame(const mpa_bridge *bridge)
+{
+    return bridge ? bridge->last_frame : 0;
+}
+
+void
+mpa_bridge_finish(mpa_bridge *bridge)
+{
+    if (bridge == nullptr || bridge->finished || !bridge->error.empty())
+        return;
+    try {
+        bridge->finish();
+    } catch (const std::exception &e) {
+        bridge->fail(e.what());
+    } catch (...) {
+        bridge->fail(nullptr);
+    }
+    bridge->finished = true;
+}
+
+int
+mpa_bridge_finished(const mpa_bridge *bridge)
+{
+    return bridge && bridge->finished;
+}
+
+const char *
+mpa_bridge_error(const mpa_bridge *bridge)
+{
+    return bridge && !bridge->error.empty() ? bridge->error.c_str() : nullptr;
+}
+
+const mpa_frame_view *
+mpa_bridge_frame(mpa_bridge *bridge, uint64_t frame)
+{
+    if (bridge == nullptr)
+        return nullptr;
+    try {
+        return bridge->view(frame);
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+size_t
+mpa_bridge_connection_count(const mpa_bridge *bridge)
+{
+    return bridge ? bridge->connections.size() : 0;
+}
+
+const mpa_connection_view *
+mpa_bridge_connection(const mpa_bridge *bridge, size_t index)
+{
+    if (bridge == nullptr || index >= bridge->connections.size())
+        return nullptr;
+    return &bridge->connections[index];
+}
+
+} // extern "C"

@@ -18,16 +18,20 @@ extern "C" {
 
 enum mpa_severity { MPA_SEVERITY_NOTE = 0, MPA_SEVERITY_WARNING = 1, MPA_SEVERITY_ERROR = 2 };
 /* mpa::DiagCategory: what kind of fault (Wireshark's expert groups follow it). */
-enum mpa_category { MPA_CATEGORY_PROTOCOL = 0, MPA_CATEGORY_MALFORMED = 1, MPA_CATEGORY_CHECKSUM = 2,
-                    MPA_CATEGORY_SEQUENCE = 3 };
+enum mpa_category {
+    MPA_CATEGORY_PROTOCOL = 0,
+    MPA_CATEGORY_MALFORMED = 1,
+    MPA_CATEGORY_CHECKSUM = 2,
+    MPA_CATEGORY_SEQUENCE = 3
+};
 
 typedef struct mpa_diag_info {
-    const char *name;      /* permanent id, e.g. "fpdu.crc-mismatch" */
-    int         severity;  /* enum mpa_severity */
-    const char *rfc;       /* e.g. "RFC 5044 4.4" */
-    unsigned    error_code;/* RFC 5044 / RFC 6581 section 8 code, 0 for none */
-    const char *summary;   /* one line */
-    int         category;  /* enum mpa_category */
+    const char *name;    /* permanent id, e.g. "fpdu.crc-mismatch" */
+    int severity;        /* enum mpa_severity */
+    const char *rfc;     /* e.g. "RFC 5044 4.4" */
+    unsigned error_code; /* RFC 5044 / RFC 6581 section 8 code, 0 for none */
+    const char *summary; /* one line */
+    int category;        /* enum mpa_category */
 } mpa_diag_info;
 
 size_t mpa_catalogue_size(void);
@@ -53,9 +57,9 @@ int mpa_looks_like_startup_key(const uint8_t *data, size_t length);
 enum mpa_tristate { MPA_AUTO = -1, MPA_OFF = 0, MPA_ON = 1 };
 
 typedef struct mpa_bridge_options {
-    int markers;    /* enum mpa_tristate: captures without startup frames */
-    int crc;        /* enum mpa_tristate: captures without startup frames */
-    int infer_all;  /* look for FPDUs also in connections that sent no startup frame */
+    int markers;   /* enum mpa_tristate: captures without startup frames */
+    int crc;       /* enum mpa_tristate: captures without startup frames */
+    int infer_all; /* look for FPDUs also in connections that sent no startup frame */
 } mpa_bridge_options;
 
 typedef struct mpa_bridge mpa_bridge;
@@ -67,9 +71,8 @@ void mpa_bridge_free(mpa_bridge *bridge);
 /* First pass: every captured record, in capture order, exactly once. Records at or before
  * the last one fed are ignored. `data` holds `captured_length` octets of the record (link
  * layer included), `original_length` its length on the wire. */
-void mpa_bridge_feed(mpa_bridge *bridge, uint64_t frame, uint32_t link_type,
-                     const uint8_t *data, uint32_t captured_length,
-                     uint32_t original_length, uint64_t timestamp_ns);
+void mpa_bridge_feed(mpa_bridge *bridge, uint64_t frame, uint32_t link_type, const uint8_t *data,
+                     uint32_t captured_length, uint32_t original_length, uint64_t timestamp_ns);
 uint64_t mpa_bridge_last_frame(const mpa_bridge *bridge);
 /* End of the first pass: the library finishes every open connection. Idempotent. */
 void mpa_bridge_finish(mpa_bridge *bridge);
@@ -91,105 +94,105 @@ enum mpa_frame_kind { MPA_REQUEST = 0, MPA_REPLY = 1, MPA_UNKNOWN_FRAME = 2 };
 enum mpa_crc_status { MPA_CRC_BAD = 0, MPA_CRC_GOOD = 1, MPA_CRC_UNCHECKED = 2 };
 
 typedef struct mpa_finding_view {
-    uint32_t    diag;        /* index into the catalogue */
-    uint32_t    connection;
-    int         direction;   /* enum mpa_direction: whose data it is about */
-    uint32_t    tcp_seq;
+    uint32_t diag; /* index into the catalogue */
+    uint32_t connection;
+    int direction; /* enum mpa_direction: whose data it is about */
+    uint32_t tcp_seq;
     const char *message;
 } mpa_finding_view;
 
 typedef struct mpa_startup_view {
-    uint32_t       connection;
-    int            direction;
-    int            kind;           /* enum mpa_frame_kind */
-    const char    *description;    /* mpa::describe() */
-    uint32_t       tcp_seq;
-    const uint8_t *key;            /* the key octets as sent */
-    uint32_t       key_length;
-    uint8_t        flags;          /* the whole flags octet (M C R S Res) */
-    uint8_t        revision;
-    uint16_t       pd_length;
-    int            has_vendor_extension;
+    uint32_t connection;
+    int direction;
+    int kind;                /* enum mpa_frame_kind */
+    const char *description; /* mpa::describe() */
+    uint32_t tcp_seq;
+    const uint8_t *key; /* the key octets as sent */
+    uint32_t key_length;
+    uint8_t flags; /* the whole flags octet (M C R S Res) */
+    uint8_t revision;
+    uint16_t pd_length;
+    int has_vendor_extension;
     const uint8_t *vendor_extension;
-    uint32_t       vendor_extension_length;
-    const uint8_t *private_data;   /* as received (may be shorter than pd_length) */
-    uint32_t       private_data_length;
-    int            has_enhanced;   /* RFC 6581 IRD/ORD block present */
-    int            peer_to_peer, send_rtr, write_rtr, read_rtr;
-    uint16_t       ird, ord;
+    uint32_t vendor_extension_length;
+    const uint8_t *private_data; /* as received (may be shorter than pd_length) */
+    uint32_t private_data_length;
+    int has_enhanced; /* RFC 6581 IRD/ORD block present */
+    int peer_to_peer, send_rtr, write_rtr, read_rtr;
+    uint16_t ird, ord;
     /* Where the parts are in this frame. */
-    mpa_range      whole, key_range, flags_range, revision_range, pd_length_range,
-                   vendor_extension_range, private_data_range, enhanced_range;
+    mpa_range whole, key_range, flags_range, revision_range, pd_length_range,
+        vendor_extension_range, private_data_range, enhanced_range;
 } mpa_startup_view;
 
 typedef struct mpa_marker_view {
-    uint32_t  tcp_seq;
-    uint16_t  reserved;
-    uint16_t  fpdu_ptr;          /* as received */
-    uint16_t  expected_fpdu_ptr;
-    uint32_t  points_to;         /* sequence number FPDUPTR (as received) points to */
+    uint32_t tcp_seq;
+    uint16_t reserved;
+    uint16_t fpdu_ptr; /* as received */
+    uint16_t expected_fpdu_ptr;
+    uint32_t points_to; /* sequence number FPDUPTR (as received) points to */
     mpa_range range;
 } mpa_marker_view;
 
 typedef struct mpa_fpdu_view {
-    uint32_t  connection;
-    int       direction;
-    uint32_t  start_seq;
-    uint32_t  header_seq;
-    uint16_t  ulpdu_length;
-    uint32_t  ulpdu_size;        /* ULPDU octets as the sender framed them (ulpdu_length
+    uint32_t connection;
+    int direction;
+    uint32_t start_seq;
+    uint32_t header_seq;
+    uint16_t ulpdu_length;
+    uint32_t ulpdu_size; /* ULPDU octets as the sender framed them (ulpdu_length
                                   * unless its ULPDU_Length counts other octets) */
-    uint8_t   pad_length;
-    uint32_t  wire_length;
-    int       crc_field;         /* 0: the sender sends no CRC field (crc_range is empty) */
-    int       crc_status;        /* enum mpa_crc_status */
-    uint32_t  crc_received;
-    uint32_t  crc_computed;
-    int       judged;
-    uint64_t  first_frame;
+    uint8_t pad_length;
+    uint32_t wire_length;
+    int crc_field;  /* 0: the sender sends no CRC field (crc_range is empty) */
+    int crc_status; /* enum mpa_crc_status */
+    uint32_t crc_received;
+    uint32_t crc_computed;
+    int judged;
+    uint64_t first_frame;
     const mpa_marker_view *markers;
-    uint32_t  marker_count;
+    uint32_t marker_count;
     /* The ULPDU (markers removed): either pieces of this frame that, concatenated, are
      * the ULPDU (ulpdu_piece_count != 0), or a copy (ulpdu != NULL) when it began in an
      * earlier frame, or neither when the library did not keep it. */
     const mpa_range *ulpdu_pieces;
-    uint32_t       ulpdu_piece_count;
+    uint32_t ulpdu_piece_count;
     const uint8_t *ulpdu;
-    uint32_t       ulpdu_kept;
-    mpa_range      range, header_range, crc_range;
+    uint32_t ulpdu_kept;
+    mpa_range range, header_range, crc_range;
 } mpa_fpdu_view;
 
 typedef struct mpa_direction_view {
-    int      full_operation, markers, crc, inferred;
+    int full_operation, markers, crc, inferred;
     uint64_t fpdus, ulpdu_bytes, crc_failures, bytes;
     uint32_t max_ulpdu;
 } mpa_direction_view;
 
 typedef struct mpa_connection_view {
-    uint32_t    id;
-    const char *initiator;     /* "10.0.0.1:4000" */
+    uint32_t id;
+    const char *initiator; /* "10.0.0.1:4000" */
     const char *responder;
-    int         startup_seen;
-    int         revision;      /* -1: no Request seen */
-    const char *request;       /* describe(), or NULL */
+    int startup_seen;
+    int revision;        /* -1: no Request seen */
+    const char *request; /* describe(), or NULL */
     const char *reply;
-    mpa_direction_view directions[2];  /* indexed by enum mpa_direction (the sender) */
-    uint64_t    findings[3];   /* by enum mpa_severity */
-    uint64_t    first_frame, last_frame;
-    uint64_t    reported_frame;/* frame at which the connection ended */
+    mpa_direction_view directions[2]; /* indexed by enum mpa_direction (the sender) */
+    uint64_t findings[3];             /* by enum mpa_severity */
+    uint64_t first_frame, last_frame;
+    uint64_t reported_frame; /* frame at which the connection ended */
 } mpa_connection_view;
 
 typedef struct mpa_frame_view {
-    int                          mpa_payload;  /* startup frames or FPDUs completed here */
-    const mpa_finding_view      *findings;
-    uint32_t                     finding_count;
-    const mpa_startup_view      *startups;
-    uint32_t                     startup_count;
-    const mpa_fpdu_view         *fpdus;
-    uint32_t                     fpdu_count;
-    const mpa_connection_view  **ended;        /* connections that ended at this frame */
-    uint32_t                     ended_count;
-    mpa_range                    payload;      /* this frame's TCP payload */
+    int mpa_payload; /* startup frames or FPDUs completed here */
+    const mpa_finding_view *findings;
+    uint32_t finding_count;
+    const mpa_startup_view *startups;
+    uint32_t startup_count;
+    const mpa_fpdu_view *fpdus;
+    uint32_t fpdu_count;
+    const mpa_connection_view **ended; /* connections that ended at this frame */
+    uint32_t ended_count;
+    mpa_range payload; /* this frame's TCP payload */
 } mpa_frame_view;
 
 /* NULL when the library reported nothing at this frame. Valid until the next call into

@@ -144,10 +144,12 @@ static stat_tap_table_ui mpa_stat_table = {
     mpa_stat_reset,
     mpa_stat_free_item,
     NULL,
-    G_N_ELEMENTS(mpa_stat_fields), mpa_stat_fields,
-    0, NULL,
+    G_N_ELEMENTS(mpa_stat_fields),
+    mpa_stat_fields,
+    0,
     NULL,
-    0
+    NULL,
+    0,
 };
 
 void

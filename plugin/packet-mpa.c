@@ -115,21 +115,21 @@ static guint claimed_length = 0;
 static const value_string mpa_direction_vals[] = {
     { MPA_INITIATOR, "Initiator" },
     { MPA_RESPONDER, "Responder" },
-    { 0, NULL }
+    { 0, NULL },
 };
 
 static const value_string mpa_crc_status_vals[] = {
     { MPA_CRC_BAD, "Bad" },
     { MPA_CRC_GOOD, "Good" },
     { MPA_CRC_UNCHECKED, "Unchecked (CRC not negotiated)" },
-    { 0, NULL }
+    { 0, NULL },
 };
 
 static const enum_val_t mpa_tristate_vals[] = {
     { "auto", "Auto (inferred from the data)", MPA_AUTO },
     { "on", "On", MPA_ON },
     { "off", "Off", MPA_OFF },
-    { NULL, NULL, 0 }
+    { NULL, NULL, 0 },
 };
 
 /* Wireshark's expert group for each category of the catalogue. */
@@ -151,8 +151,9 @@ static const int mpa_expert_severities[] = {
 static int
 expert_group_of(int category)
 {
-    return category >= 0 && category < (int)G_N_ELEMENTS(mpa_expert_groups) ? mpa_expert_groups[category]
-                                                                           : PI_PROTOCOL;
+    return category >= 0 && category < (int)G_N_ELEMENTS(mpa_expert_groups)
+               ? mpa_expert_groups[category]
+               : PI_PROTOCOL;
 }
 
 static void
@@ -213,8 +214,8 @@ feed_frame(tvbuff_t *tvb, packet_info *pinfo)
     uint64_t ns = (uint64_t)pinfo->abs_ts.secs * G_GUINT64_CONSTANT(1000000000) +
                   (uint64_t)pinfo->abs_ts.nsecs;
 
-    mpa_bridge_feed(mpa_file, pinfo->num, link_type_of(pinfo), data, captured,
-                    pinfo->fd->pkt_len, ns);
+    mpa_bridge_feed(mpa_file, pinfo->num, link_type_of(pinfo), data, captured, pinfo->fd->pkt_len,
+                    ns);
 }
 
 /* Labels are only read from a tree someone displays (tshark -V/-O/-P, Wireshark's
@@ -228,11 +229,10 @@ tree_visible(proto_tree *tree)
 static gboolean
 markers_wanted(proto_tree *tree)
 {
-    return tree != NULL &&
-           (proto_field_is_referenced(tree, hf_mpa_marker) ||
-            proto_field_is_referenced(tree, hf_mpa_marker_fpduptr) ||
-            proto_field_is_referenced(tree, hf_mpa_marker_reserved) ||
-            proto_field_is_referenced(tree, hf_mpa_marker_points_to));
+    return tree != NULL && (proto_field_is_referenced(tree, hf_mpa_marker) ||
+                            proto_field_is_referenced(tree, hf_mpa_marker_fpduptr) ||
+                            proto_field_is_referenced(tree, hf_mpa_marker_reserved) ||
+                            proto_field_is_referenced(tree, hf_mpa_marker_points_to));
 }
 
 static proto_item *
@@ -261,13 +261,17 @@ add_connection_fields(proto_tree *tree, tvbuff_t *tvb, const mpa_frame_view *vie
     int seen_dir[8];
     guint seen = 0;
 
-#define MPA_NOTE_CONNECTION(c, d) do { \
-        guint k_; \
-        for (k_ = 0; k_ < seen; k_++) \
-            if (seen_conn[k_] == (c) && seen_dir[k_] == (d)) break; \
-        if (k_ == seen && seen < G_N_ELEMENTS(seen_conn)) { \
-            seen_conn[seen] = (c); seen_dir[seen] = (d); seen++; \
-        } \
+#define MPA_NOTE_CONNECTION(c, d)                            \
+    do {                                                     \
+        guint k_;                                            \
+        for (k_ = 0; k_ < seen; k_++)                        \
+            if (seen_conn[k_] == (c) && seen_dir[k_] == (d)) \
+                break;                                       \
+        if (k_ == seen && seen < G_N_ELEMENTS(seen_conn)) {  \
+            seen_conn[seen] = (c);                           \
+            seen_dir[seen] = (d);                            \
+            seen++;                                          \
+        }                                                    \
     } while (0)
 
     for (uint32_t i = 0; i < view->startup_count; i++)
@@ -294,8 +298,7 @@ render_startup(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_st
 
     st = proto_tree_add_subtree(tree, tvb, (gint)s->whole.offset, (gint)s->whole.length,
                                 ett_mpa_startup, NULL, s->description);
-    proto_tree_add_string(st, hf_mpa_key, tvb, (gint)s->key_range.offset,
-                          (gint)s->key_range.length,
+    proto_tree_add_string(st, hf_mpa_key, tvb, (gint)s->key_range.offset, (gint)s->key_range.length,
                           format_text(pinfo->pool, MPA_FORMAT_TEXT_STRING(s->key), s->key_length));
     fi = add_uint(st, hf_mpa_flags, tvb, s->flags_range, s->flags);
     ft = proto_item_add_subtree(fi, ett_mpa_flags);
@@ -315,9 +318,9 @@ render_startup(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_st
                                          (gint)s->private_data_length);
     }
     if (s->has_enhanced) {
-        proto_tree *et = proto_tree_add_subtree(st, tvb, (gint)s->enhanced_range.offset,
-                                                (gint)s->enhanced_range.length, ett_mpa_enhanced,
-                                                NULL, "Enhanced connection establishment (RFC 6581)");
+        proto_tree *et = proto_tree_add_subtree(
+            st, tvb, (gint)s->enhanced_range.offset, (gint)s->enhanced_range.length,
+            ett_mpa_enhanced, NULL, "Enhanced connection establishment (RFC 6581)");
         add_boolean(et, hf_mpa_a, tvb, s->enhanced_range, s->peer_to_peer);
         add_boolean(et, hf_mpa_b, tvb, s->enhanced_range, s->send_rtr);
         add_uint(et, hf_mpa_ird, tvb, s->enhanced_range, s->ird);
@@ -338,10 +341,9 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
     tvbuff_t *ulpdu_tvb = NULL;
     const char *crc_note = f->crc_status == MPA_CRC_BAD ? " [CRC bad]" : "";
 
-    ft = proto_tree_add_subtree_format(tree, tvb, (gint)f->range.offset, (gint)f->range.length,
-                                       ett_mpa_fpdu, NULL, "FPDU: ULPDU_Length %u%s%s",
-                                       f->ulpdu_length, f->marker_count ? ", markers" : "",
-                                       crc_note);
+    ft = proto_tree_add_subtree_format(
+        tree, tvb, (gint)f->range.offset, (gint)f->range.length, ett_mpa_fpdu, NULL,
+        "FPDU: ULPDU_Length %u%s%s", f->ulpdu_length, f->marker_count ? ", markers" : "", crc_note);
     add_uint(ft, hf_mpa_ulpdu_length, tvb, f->header_range, f->ulpdu_length);
     if (f->first_frame != pinfo->num) {
         pi = proto_tree_add_uint(ft, hf_mpa_first_frame, tvb, 0, 0, (guint32)f->first_frame);
@@ -384,7 +386,8 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
         guint8 *joined = (guint8 *)wmem_alloc(pinfo->pool, f->ulpdu_size);
         guint at = 0;
         for (uint32_t i = 0; i < f->ulpdu_piece_count; i++) {
-            tvb_memcpy(tvb, joined + at, (gint)f->ulpdu_pieces[i].offset, f->ulpdu_pieces[i].length);
+            tvb_memcpy(tvb, joined + at, (gint)f->ulpdu_pieces[i].offset,
+                       f->ulpdu_pieces[i].length);
             at += f->ulpdu_pieces[i].length;
         }
         ulpdu_tvb = tvb_new_child_real_data(tvb, joined, at, (gint)at);
@@ -398,7 +401,8 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
 
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "FPDU len=%u%s", f->ulpdu_length, crc_note);
     if (tree_visible(tree))
-        proto_item_append_text(proto_tree_get_parent(tree), ", FPDU len=%u%s", f->ulpdu_length, crc_note);
+        proto_item_append_text(proto_tree_get_parent(tree), ", FPDU len=%u%s", f->ulpdu_length,
+                               crc_note);
     return ulpdu_tvb;
 }
 
@@ -406,13 +410,17 @@ render_fpdu(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const mpa_fpdu_
 static void
 call_ddp_rdmap(tvbuff_t *ulpdu, packet_info *pinfo, proto_tree *tree)
 {
-    TRY {
+    /* clang-format off (Wireshark's exception macros) */
+    TRY
+    {
         call_dissector(ddp_rdmap_handle, ulpdu, pinfo, tree);
     }
-    CATCH_NONFATAL_ERRORS {
+    CATCH_NONFATAL_ERRORS
+    {
         show_exception(ulpdu, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
     }
     ENDTRY;
+    /* clang-format on */
 }
 
 /* ---- Dissection */
@@ -472,7 +480,8 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     else if (claimed && claimed_offset >= 0 &&
              (guint)claimed_offset + claimed_length <= tvb_captured_length(tvb))
         payload = (mpa_range){ (uint32_t)claimed_offset, claimed_length };
-    ti = proto_tree_add_item(tree, proto_mpa, tvb, (gint)payload.offset, (gint)payload.length, ENC_NA);
+    ti = proto_tree_add_item(tree, proto_mpa, tvb, (gint)payload.offset, (gint)payload.length,
+                             ENC_NA);
     mpa_tree = proto_item_add_subtree(ti, ett_mpa);
     if (error != NULL)
         expert_add_info_format(pinfo, ti, &ei_mpa_library_error, "%s", error);
@@ -571,28 +580,27 @@ proto_register_mpa(void)
         { &hf_mpa_finding,
           { "Finding", "mpa.finding", FT_STRING, BASE_NONE, NULL, 0x0,
             "What a finding saw (its values and sequence numbers); its expert item names the "
-            "catalogue entry", HFILL } },
+            "catalogue entry",
+            HFILL } },
         { &hf_mpa_direction,
           { "Direction", "mpa.direction", FT_UINT8, BASE_DEC, VALS(mpa_direction_vals), 0x0,
             "Sender of the data: the Initiator sends the MPA Request", HFILL } },
-        { &hf_mpa_key,
-          { "Key", "mpa.key", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
-        { &hf_mpa_flags,
-          { "Flags", "mpa.flags", FT_UINT8, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_key, { "Key", "mpa.key", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_flags, { "Flags", "mpa.flags", FT_UINT8, BASE_HEX, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_flag_m,
           { "Marker flag (M)", "mpa.flags.m", FT_BOOLEAN, 8, NULL, MPA_FLAG_M,
             "The sender wants markers in the data it receives", HFILL } },
         { &hf_mpa_flag_c,
           { "CRC flag (C)", "mpa.flags.c", FT_BOOLEAN, 8, NULL, MPA_FLAG_C, NULL, HFILL } },
         { &hf_mpa_flag_r,
-          { "Rejected connection (R)", "mpa.flags.r", FT_BOOLEAN, 8, NULL, MPA_FLAG_R, NULL, HFILL } },
+          { "Rejected connection (R)", "mpa.flags.r", FT_BOOLEAN, 8, NULL, MPA_FLAG_R, NULL,
+            HFILL } },
         { &hf_mpa_flag_s,
-          { "Enhanced connection establishment (S)", "mpa.flags.s", FT_BOOLEAN, 8, NULL,
-            MPA_FLAG_S, "RFC 6581: IRD/ORD block in the private data", HFILL } },
+          { "Enhanced connection establishment (S)", "mpa.flags.s", FT_BOOLEAN, 8, NULL, MPA_FLAG_S,
+            "RFC 6581: IRD/ORD block in the private data", HFILL } },
         { &hf_mpa_flag_res,
           { "Reserved", "mpa.flags.res", FT_UINT8, BASE_HEX, NULL, MPA_FLAG_RES, NULL, HFILL } },
-        { &hf_mpa_rev,
-          { "Revision", "mpa.rev", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_rev, { "Revision", "mpa.rev", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_pd_length,
           { "Private data length", "mpa.pd_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_vendor_extension,
@@ -605,17 +613,20 @@ proto_register_mpa(void)
         { &hf_mpa_b,
           { "Zero-length Send RTR (B)", "mpa.b", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_c_rtr,
-          { "Zero-length RDMA Write RTR (C)", "mpa.c_rtr", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "Zero-length RDMA Write RTR (C)", "mpa.c_rtr", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL,
+            HFILL } },
         { &hf_mpa_d,
-          { "Zero-length RDMA Read RTR (D)", "mpa.d", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "Zero-length RDMA Read RTR (D)", "mpa.d", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL,
+            HFILL } },
         { &hf_mpa_ird,
-          { "IRD", "mpa.ird", FT_UINT16, BASE_DEC, NULL, 0x0, "Inbound RDMA Read queue depth", HFILL } },
+          { "IRD", "mpa.ird", FT_UINT16, BASE_DEC, NULL, 0x0, "Inbound RDMA Read queue depth",
+            HFILL } },
         { &hf_mpa_ord,
-          { "ORD", "mpa.ord", FT_UINT16, BASE_DEC, NULL, 0x0, "Outbound RDMA Read queue depth", HFILL } },
+          { "ORD", "mpa.ord", FT_UINT16, BASE_DEC, NULL, 0x0, "Outbound RDMA Read queue depth",
+            HFILL } },
         { &hf_mpa_ulpdu_length,
           { "ULPDU length", "mpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
-        { &hf_mpa_pad,
-          { "Pad octets", "mpa.pad", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_pad, { "Pad octets", "mpa.pad", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_crc,
           { "CRC", "mpa.crc", FT_UINT32, BASE_HEX, NULL, 0x0, "CRC32c as received", HFILL } },
         { &hf_mpa_crc_computed,
@@ -624,9 +635,9 @@ proto_register_mpa(void)
           { "CRC status", "mpa.crc.status", FT_UINT8, BASE_DEC, VALS(mpa_crc_status_vals), 0x0,
             NULL, HFILL } },
         { &hf_mpa_first_frame,
-          { "FPDU begins in frame", "mpa.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0, NULL, HFILL } },
-        { &hf_mpa_marker,
-          { "Marker", "mpa.marker", FT_NONE, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "FPDU begins in frame", "mpa.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0, NULL,
+            HFILL } },
+        { &hf_mpa_marker, { "Marker", "mpa.marker", FT_NONE, BASE_NONE, NULL, 0x0, NULL, HFILL } },
         { &hf_mpa_marker_fpduptr,
           { "FPDUPTR", "mpa.marker.fpduptr", FT_UINT16, BASE_DEC, NULL, 0x0,
             "Octets back from the marker to the ULPDU_Length field", HFILL } },
@@ -636,10 +647,12 @@ proto_register_mpa(void)
           { "Points to sequence number", "mpa.marker.points_to", FT_UINT32, BASE_DEC, NULL, 0x0,
             NULL, HFILL } },
         { &hf_mpa_ulpdu,
-          { "ULPDU", "mpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0x0, "The ULPDU, markers removed", HFILL } },
+          { "ULPDU", "mpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0x0, "The ULPDU, markers removed",
+            HFILL } },
     };
     static gint *ett[] = {
-        &ett_mpa, &ett_mpa_startup, &ett_mpa_flags, &ett_mpa_enhanced, &ett_mpa_fpdu, &ett_mpa_marker,
+        &ett_mpa,          &ett_mpa_startup, &ett_mpa_flags,
+        &ett_mpa_enhanced, &ett_mpa_fpdu,    &ett_mpa_marker,
     };
     static ei_register_info ei_internal[] = {
         { &ei_mpa_library_error,
@@ -667,35 +680,36 @@ proto_register_mpa(void)
         ei[i].eiinfo.name = g_strdup_printf("mpa.%s", d->name);
         ei[i].eiinfo.group = expert_group_of(d->category);
         ei[i].eiinfo.severity = mpa_expert_severities[d->severity];
-        ei[i].eiinfo.summary = d->error_code
-            ? g_strdup_printf("%s (%s, error code %u)", d->summary, d->rfc, d->error_code)
-            : g_strdup_printf("%s (%s)", d->summary, d->rfc);
+        ei[i].eiinfo.summary = d->error_code ? g_strdup_printf("%s (%s, error code %u)", d->summary,
+                                                               d->rfc, d->error_code)
+                                             : g_strdup_printf("%s (%s)", d->summary, d->rfc);
         ei[i].eiinfo.id = 0;
         ei[i].eiinfo.protocol = NULL;
         ei[i].eiinfo.orig_severity = 0;
         ei[i].eiinfo.hf_info.p_id = NULL;
-        ei[i].eiinfo.hf_info.hfinfo = (header_field_info){ NULL, NULL, FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL };
+        ei[i].eiinfo.hf_info.hfinfo =
+            (header_field_info){ NULL, NULL, FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL };
     }
     expert_register_field_array(expert_mpa, ei, (int)ei_mpa_catalogue_size);
     expert_register_field_array(expert_mpa, ei_internal, array_length(ei_internal));
 
     mpa_module = prefs_register_protocol(proto_mpa, mpa_prefs_applied);
-    prefs_register_bool_preference(mpa_module, "disable_builtin",
-        "Disable Wireshark's built-in iWARP MPA dissector",
+    prefs_register_bool_preference(
+        mpa_module, "disable_builtin", "Disable Wireshark's built-in iWARP MPA dissector",
         "While this dissector is enabled, turn off the built-in heuristic "
         "\"" BUILTIN_MPA_HEURISTIC "\" (protocol iwarp_mpa), so that MPA is shown once. "
         "Connections the analyzer recognises as MPA are claimed by this dissector either way.",
         &pref_disable_builtin);
-    prefs_register_enum_preference(mpa_module, "markers",
-        "Markers in captures without startup frames",
+    prefs_register_enum_preference(
+        mpa_module, "markers", "Markers in captures without startup frames",
         "Whether FPDUs carry markers when the capture misses the MPA Request and Reply",
         &pref_markers, mpa_tristate_vals, FALSE);
-    prefs_register_enum_preference(mpa_module, "crc",
-        "CRCs in captures without startup frames",
-        "Whether FPDUs carry CRC32c when the capture misses the MPA Request and Reply",
-        &pref_crc, mpa_tristate_vals, FALSE);
-    prefs_register_bool_preference(mpa_module, "infer_all",
-        "Look for FPDUs in every connection without startup frames",
+    prefs_register_enum_preference(
+        mpa_module, "crc", "CRCs in captures without startup frames",
+        "Whether FPDUs carry CRC32c when the capture misses the MPA Request and Reply", &pref_crc,
+        mpa_tristate_vals, FALSE);
+    prefs_register_bool_preference(
+        mpa_module, "infer_all", "Look for FPDUs in every connection without startup frames",
         "Also in connections whose SYN was captured (normally taken to carry another protocol)",
         &pref_infer_all);
 
@@ -713,8 +727,8 @@ void
 proto_reg_handoff_mpa(void)
 {
     register_postdissector(create_dissector_handle(dissect_mpa_frame, proto_mpa));
-    heur_dissector_add("tcp", dissect_mpa_heur, "MPA (mpa-check) over TCP", "mpa_tcp",
-                       proto_mpa, HEURISTIC_ENABLE);
+    heur_dissector_add("tcp", dissect_mpa_heur, "MPA (mpa-check) over TCP", "mpa_tcp", proto_mpa,
+                       HEURISTIC_ENABLE);
     dissector_add_for_decode_as("tcp.port", mpa_tcp_handle);
     ddp_rdmap_handle = find_dissector_add_dependency("iwarp_ddp_rdmap", proto_mpa);
     build_link_type_map();

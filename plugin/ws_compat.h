@@ -10,8 +10,8 @@
 
 #include <wireshark.h>
 
-#define MPA_WS_AT_LEAST(major, minor)                                                    \
-    (WIRESHARK_VERSION_MAJOR > (major) ||                                                 \
+#define MPA_WS_AT_LEAST(major, minor)     \
+    (WIRESHARK_VERSION_MAJOR > (major) || \
      (WIRESHARK_VERSION_MAJOR == (major) && WIRESHARK_VERSION_MINOR >= (minor)))
 
 /* Wireshark 4.4: boolean preferences (prefs_register_bool_preference) and heuristic

@@ -104,7 +104,7 @@ struct Decompressor {
   bool in_frame = false;  // inside a gzip member, zstd or LZ4 frame
   bool failed = false;
   bool cut_short = false;
-  std::string problem;    // why it failed
+  std::string problem;  // why it failed
   z_stream z{};
   ZSTD_DCtx* zstd = nullptr;
 #if MPA_HAVE_LZ4
@@ -157,17 +157,20 @@ struct Decompressor {
         if (r == Z_STREAM_END) {
           inflateReset(&z);  // another gzip member may follow
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
-          return fail(produced, fmt::format("the gzip stream is damaged ({})", z.msg ? z.msg : "zlib error"));
+          return fail(produced,
+                      fmt::format("the gzip stream is damaged ({})", z.msg ? z.msg : "zlib error"));
         }
       } else if (kind == Compression::Lz4) {
 #if MPA_HAVE_LZ4
         // One frame after another: the context starts over after a frame's end by itself.
         std::size_t out_size = size, in_size = input_size - input_at;
-        const std::size_t r = LZ4F_decompress(lz4, out, &out_size, input.data() + input_at, &in_size, nullptr);
+        const std::size_t r =
+            LZ4F_decompress(lz4, out, &out_size, input.data() + input_at, &in_size, nullptr);
         input_at += in_size;
         produced = out_size;
         if (LZ4F_isError(r)) {
-          return fail(produced, fmt::format("the LZ4 stream is damaged ({})", LZ4F_getErrorName(r)));
+          return fail(produced,
+                      fmt::format("the LZ4 stream is damaged ({})", LZ4F_getErrorName(r)));
         }
         in_frame = r != 0;
 #else
@@ -180,7 +183,8 @@ struct Decompressor {
         input_at += zin.pos;
         produced = zout.pos;
         if (ZSTD_isError(r)) {
-          return fail(produced, fmt::format("the zstd stream is damaged ({})", ZSTD_getErrorName(r)));
+          return fail(produced,
+                      fmt::format("the zstd stream is damaged ({})", ZSTD_getErrorName(r)));
         }
         in_frame = r != 0;
       }
@@ -193,7 +197,8 @@ ssize_t decompressor_read(void* cookie, char* out, std::size_t size) {
   auto* d = static_cast<Decompressor*>(cookie);
   if (d->head_at < d->head_size) {
     std::size_t n = 0;
-    while (n < size && d->head_at < d->head_size) out[n++] = static_cast<char>(d->head[d->head_at++]);
+    while (n < size && d->head_at < d->head_size)
+      out[n++] = static_cast<char>(d->head[d->head_at++]);
     return static_cast<ssize_t>(n);
   }
   return d->read(out, size);
@@ -230,7 +235,8 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
   }
   if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
 #if MPA_HAVE_LZ4
-  if (kind == Compression::Lz4 && LZ4F_isError(LZ4F_createDecompressionContext(&d->lz4, LZ4F_VERSION))) {
+  if (kind == Compression::Lz4 &&
+      LZ4F_isError(LZ4F_createDecompressionContext(&d->lz4, LZ4F_VERSION))) {
     d->failed = true;
     d->problem = "cannot decompress LZ4";
   }
@@ -250,12 +256,14 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
     // A pipe: pass the octets through unchanged (the sniffed ones first).
     static const cookie_io_functions_t passthrough = {
         [](void* c, char* out, std::size_t size) -> ssize_t {
-          return static_cast<ssize_t>(static_cast<Decompressor*>(c)->in.read(reinterpret_cast<std::uint8_t*>(out), size));
+          return static_cast<ssize_t>(
+              static_cast<Decompressor*>(c)->in.read(reinterpret_cast<std::uint8_t*>(out), size));
         },
         nullptr, nullptr, decompressor_close};
     return fopencookie(d, "rb", passthrough);
   }
-  static const cookie_io_functions_t functions = {decompressor_read, nullptr, nullptr, decompressor_close};
+  static const cookie_io_functions_t functions = {decompressor_read, nullptr, nullptr,
+                                                  decompressor_close};
   return fopencookie(d, "rb", functions);
 }
 
@@ -266,7 +274,7 @@ constexpr std::size_t kReadBufferSize = 1u << 20;
 
 struct CaptureReader::Impl {
   std::unique_ptr<char[]> buffer;  // the stream's buffer; outlives the stream (see ~Impl)
-  pcap_t* pcap = nullptr;  // pcap files and live captures
+  pcap_t* pcap = nullptr;          // pcap files and live captures
   // pcapng: read here, from `stream`, whatever its interfaces' link types and snaplens.
   std::unique_ptr<capture::PcapngStream> pcapng;
   FILE* stream = nullptr;
@@ -392,7 +400,8 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   return reader;
 }
 
-std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& options, std::string& error) {
+std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& options,
+                                                        std::string& error) {
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   const std::string& name = options.interface;
   pcap_t* pcap = pcap_create(name.c_str(), errbuf);
@@ -449,9 +458,11 @@ std::unique_ptr<CaptureReader> CaptureReader::open_live(const LiveOptions& optio
   reader->impl_->live = true;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
   reader->impl_->link_types = {reader->impl_->link_type};
-  reader->impl_->nanosecond_timestamps = nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
+  reader->impl_->nanosecond_timestamps =
+      nano && pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO;
   if (options.duration_ms) {
-    reader->impl_->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
+    reader->impl_->deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.duration_ms);
   }
   reader->path_ = name;
   return reader;

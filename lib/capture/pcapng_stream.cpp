@@ -36,7 +36,8 @@ std::uint64_t to_nanoseconds(std::uint64_t units, const PcapngInterface& interfa
   std::uint64_t ns = 0;
   if (interface.binary) {
     const unsigned shift = std::min<unsigned>(interface.exponent, 127);
-    ns = static_cast<std::uint64_t>((static_cast<unsigned __int128>(units) * 1'000'000'000u) >> shift);
+    ns = static_cast<std::uint64_t>((static_cast<unsigned __int128>(units) * 1'000'000'000u) >>
+                                    shift);
   } else if (interface.exponent <= 9) {
     std::uint64_t scale = 1;
     for (unsigned i = interface.exponent; i < 9; ++i) scale *= 10;
@@ -133,8 +134,8 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
   body_size_ = total - 12;
   const std::uint32_t trailer = u32(block_.data() + body_size_);
   if (trailer != total) {
-    detail = fmt::format("block of type 0x{:x}: total length {} at its start, {} at its end",
-                         type_, total, trailer);
+    detail = fmt::format("block of type 0x{:x}: total length {} at its start, {} at its end", type_,
+                         total, trailer);
     return Block::Malformed;
   }
   consumed_ += total;
@@ -148,7 +149,8 @@ bool PcapngStream::section_header(std::string& detail) {
   }
   const std::uint16_t major = u16(block_.data() + 4);
   if (major != 1) {
-    detail = fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(block_.data() + 6));
+    detail =
+        fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(block_.data() + 6));
     return false;
   }
   // A new section: its interfaces are numbered from 0 again.
@@ -265,11 +267,16 @@ PcapngStream::Result PcapngStream::next(PcapngPacket& packet, std::string& detai
   }
   for (;;) {
     switch (read_block(detail)) {
-      case Block::Ok: break;
-      case Block::End: return Result::End;
-      case Block::Truncated: return Result::Truncated;
-      case Block::Malformed: return Result::Malformed;
-      case Block::ReadError: return Result::ReadError;
+      case Block::Ok:
+        break;
+      case Block::End:
+        return Result::End;
+      case Block::Truncated:
+        return Result::Truncated;
+      case Block::Malformed:
+        return Result::Malformed;
+      case Block::ReadError:
+        return Result::ReadError;
     }
     switch (type_) {
       case kSectionHeader:

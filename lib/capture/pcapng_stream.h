@@ -21,7 +21,7 @@ struct PcapngInterface {
   // Time stamp units: 10^-exponent s, or 2^-exponent s when `binary`.
   std::uint8_t exponent = 6;
   bool binary = false;
-  std::int64_t offset_s = 0;    // if_tsoffset
+  std::int64_t offset_s = 0;  // if_tsoffset
 };
 
 struct PcapngPacket {
@@ -60,14 +60,14 @@ class PcapngStream {
   std::uint32_t u32(const std::uint8_t* at) const;
 
   std::FILE* stream_ = nullptr;
-  bool swapped_ = false;       // the current section's byte order is not ours
+  bool swapped_ = false;  // the current section's byte order is not ours
   bool in_section_ = false;
   std::uint32_t type_ = 0;
   std::vector<std::uint8_t> block_;  // the block's body (without type and lengths), grown only
   std::size_t body_size_ = 0;        // octets of block_ that are the current block's body
   std::vector<PcapngInterface> interfaces_;
   std::uint64_t consumed_ = 0;
-  bool pending_ = false;             // open() read the first packet block: next() returns it
+  bool pending_ = false;  // open() read the first packet block: next() returns it
   Result pending_result_ = Result::End;
   PcapngPacket pending_packet_;
   std::string pending_detail_;

@@ -20,10 +20,10 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
   const std::vector<std::uint32_t>& links = reader.link_types();
   if (!links.empty() && std::none_of(links.begin(), links.end(), is_supported_link_type)) {
     result.ok = false;
-    result.error = fmt::format("{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
-                               "raw IP, BSD loopback)",
-                               reader.path() == "-" ? std::string("<stdin>") : reader.path(),
-                               fmt::join(links, ", "));
+    result.error = fmt::format(
+        "{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
+        "raw IP, BSD loopback)",
+        reader.path() == "-" ? std::string("<stdin>") : reader.path(), fmt::join(links, ", "));
     analyzer.finish(0);
     return result;
   }
@@ -37,7 +37,8 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
       break;
     }
     // Each record decoded by its own interface's link type (pcapng may mix them).
-    feeder.feed({record.number, record.link_type, record.data, record.original_length, record.timestamp_ns});
+    feeder.feed({record.number, record.link_type, record.data, record.original_length,
+                 record.timestamp_ns});
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
   result.stats = feeder.stats();

@@ -30,7 +30,8 @@ struct Analyzer::Impl {
     context.frame = seg.frame;
     context.ns = seg.timestamp_ns;
     const FlowKey key = FlowKey::of(seg.source, seg.destination);
-    if (seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn) && !table.contains(key)) {
+    if (seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn) &&
+        !table.contains(key)) {
       // A pure ACK, FIN or RST of a connection we do not follow: it carries nothing to
       // analyse, and a duplicated RST or FIN after the close must not count as another TCP
       // connection.

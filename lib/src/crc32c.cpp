@@ -3,6 +3,9 @@
 // names).
 #include "mpa/crc32c.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -11,9 +14,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace mpa {
 namespace detail {
@@ -108,8 +108,8 @@ std::string crc32c_environment_error() {
   for (const Crc32cImplementation& impl : implementations()) {
     if (impl.available) runnable.push_back(impl.name);
   }
-  return fmt::format("{}={}: not a CRC32c implementation this CPU can run (it can run: {})", kCrc32cEnvironment,
-                     name, fmt::join(runnable, ", "));
+  return fmt::format("{}={}: not a CRC32c implementation this CPU can run (it can run: {})",
+                     kCrc32cEnvironment, name, fmt::join(runnable, ", "));
 }
 
 }  // namespace mpa

@@ -1,12 +1,12 @@
 // Portable CRC32c (RFC 5044 4.4; iSCSI RFC 3720 B.4): slicing-by-8 over tables built at
 // compile time. The reference every hardware path is tested against, and the fallback.
-#include "mpa/crc32c.h"
-
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "mpa/crc32c.h"
 
 namespace mpa::detail {
 namespace {

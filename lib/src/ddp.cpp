@@ -4,10 +4,7 @@
 #include "byte_order.h"
 
 namespace mpa {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu) {
   if (ulpdu.size() < 2) return std::nullopt;

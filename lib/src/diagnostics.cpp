@@ -15,144 +15,170 @@ using enum DiagCategory;
 
 constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogue{{
     // ---- startup
-    {StartupKeyInvalid, "startup.key-invalid", Error, Malformed, "RFC 5044 7.1.1", MpaError::InvalidStartupFrame,
+    {StartupKeyInvalid, "startup.key-invalid", Error, Malformed, "RFC 5044 7.1.1",
+     MpaError::InvalidStartupFrame,
      "Startup frame key is neither \"MPA ID Req Frame\" nor \"MPA ID Rep Frame\""},
-    {StartupUnexpectedRequest, "startup.unexpected-request", Error, Protocol, "RFC 5044 7.1.2", MpaError::InvalidStartupFrame,
+    {StartupUnexpectedRequest, "startup.unexpected-request", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::InvalidStartupFrame,
      "MPA Request where a Reply was due (Initiator/Initiator startup)"},
-    {StartupUnexpectedReply, "startup.unexpected-reply", Error, Protocol, "RFC 5044 7.1.2", MpaError::InvalidStartupFrame,
-     "MPA Reply without a preceding Request from the peer"},
-    {StartupPdLengthTooLarge, "startup.pd-length-too-large", Error, Malformed, "RFC 5044 7.1.1", MpaError::InvalidStartupFrame,
-     "PD_Length exceeds 512 octets"},
-    {StartupPdLengthMismatch, "startup.pd-length-mismatch", Error, Malformed, "RFC 5044 7.1.1", MpaError::InvalidStartupFrame,
-     "PD_Length does not match the private data sent"},
-    {StartupRevisionUnsupported, "startup.revision-unsupported", Error, Protocol, "RFC 5044 7.1.1", MpaError::InvalidStartupFrame,
+    {StartupUnexpectedReply, "startup.unexpected-reply", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::InvalidStartupFrame, "MPA Reply without a preceding Request from the peer"},
+    {StartupPdLengthTooLarge, "startup.pd-length-too-large", Error, Malformed, "RFC 5044 7.1.1",
+     MpaError::InvalidStartupFrame, "PD_Length exceeds 512 octets"},
+    {StartupPdLengthMismatch, "startup.pd-length-mismatch", Error, Malformed, "RFC 5044 7.1.1",
+     MpaError::InvalidStartupFrame, "PD_Length does not match the private data sent"},
+    {StartupRevisionUnsupported, "startup.revision-unsupported", Error, Protocol, "RFC 5044 7.1.1",
+     MpaError::InvalidStartupFrame,
      "Startup frame carries an MPA revision no known implementation uses"},
     {StartupRevision0, "startup.revision-0", Note, Protocol, "RFC 5044 Appendix C", MpaError::None,
      "Rev 0 (RDMA Consortium) startup frame: markers and CRC expected, DDP/RDMAP version 0"},
     {StartupRevision2, "startup.revision-2", Note, Protocol, "RFC 6581 6", MpaError::None,
      "Rev 2 startup frame (enhanced connection establishment)"},
-    {StartupVendorRevision, "startup.vendor-revision", Note, Protocol, "RFC 5044 7.1.1", MpaError::None,
-     "Vendor revision 129 (Alibaba erdma): 8-octet extension after the header"},
-    {StartupReservedBitsSet, "startup.reserved-bits-set", Warning, Protocol, "RFC 5044 7.1.1", MpaError::None,
+    {StartupVendorRevision, "startup.vendor-revision", Note, Protocol, "RFC 5044 7.1.1",
+     MpaError::None, "Vendor revision 129 (Alibaba erdma): 8-octet extension after the header"},
+    {StartupReservedBitsSet, "startup.reserved-bits-set", Warning, Protocol, "RFC 5044 7.1.1",
+     MpaError::None,
      "Reserved flag bits set in a startup frame (MUST be zero, not checked on receipt)"},
-    {StartupRejectBitInRequest, "startup.reject-bit-in-request", Warning, Protocol, "RFC 5044 7.1.1", MpaError::None,
+    {StartupRejectBitInRequest, "startup.reject-bit-in-request", Warning, Protocol,
+     "RFC 5044 7.1.1", MpaError::None,
      "R bit set in an MPA Request (MUST be zero, not checked on receipt)"},
-    {StartupConnectionRejected, "startup.connection-rejected", Note, Protocol, "RFC 5044 7.1.2", MpaError::None,
-     "Responder rejected the connection (R=1); MPA ends on this connection"},
-    {StartupEnhancedWithoutRev2, "startup.enhanced-without-rev2", Error, Protocol, "RFC 6581 6", MpaError::None,
-     "S bit (enhanced connection establishment) set with Rev below 2"},
-    {StartupEnhancedDataMissing, "startup.enhanced-data-missing", Error, Protocol, "RFC 6581 6", MpaError::InvalidStartupFrame,
+    {StartupConnectionRejected, "startup.connection-rejected", Note, Protocol, "RFC 5044 7.1.2",
+     MpaError::None, "Responder rejected the connection (R=1); MPA ends on this connection"},
+    {StartupEnhancedWithoutRev2, "startup.enhanced-without-rev2", Error, Protocol, "RFC 6581 6",
+     MpaError::None, "S bit (enhanced connection establishment) set with Rev below 2"},
+    {StartupEnhancedDataMissing, "startup.enhanced-data-missing", Error, Protocol, "RFC 6581 6",
+     MpaError::InvalidStartupFrame,
      "S=1 but the private data is too short for the 4-octet IRD/ORD block"},
-    {StartupEnhancedMismatch, "startup.enhanced-mismatch", Error, Protocol, "RFC 6581 6", MpaError::None,
+    {StartupEnhancedMismatch, "startup.enhanced-mismatch", Error, Protocol, "RFC 6581 6",
+     MpaError::None,
      "Request and Reply disagree on enhanced connection establishment (S bit / IRD-ORD block)"},
-    {StartupRtrFlagsWithoutP2p, "startup.rtr-flags-without-p2p", Warning, Protocol, "RFC 6581 9.2", MpaError::None,
-     "RTR flags B/C/D set while A (peer-to-peer) is 0"},
+    {StartupRtrFlagsWithoutP2p, "startup.rtr-flags-without-p2p", Warning, Protocol, "RFC 6581 9.2",
+     MpaError::None, "RTR flags B/C/D set while A (peer-to-peer) is 0"},
     {StartupP2pMismatch, "startup.p2p-mismatch", Error, Protocol, "RFC 6581 9.2", MpaError::None,
      "Reply's A (peer-to-peer) flag does not echo the Request's"},
-    {StartupNoMatchingRtr, "startup.no-matching-rtr", Error, Protocol, "RFC 6581 9.2", MpaError::NoMatchingRtr,
-     "Peer-to-peer negotiated but no RTR option both sides support"},
-    {StartupInsufficientIrd, "startup.insufficient-ird", Error, Protocol, "RFC 6581 9.1", MpaError::InsufficientIrd,
-     "IRD/ORD inequality violated (initiator ORD > responder IRD or responder ORD > initiator IRD)"},
+    {StartupNoMatchingRtr, "startup.no-matching-rtr", Error, Protocol, "RFC 6581 9.2",
+     MpaError::NoMatchingRtr, "Peer-to-peer negotiated but no RTR option both sides support"},
+    {StartupInsufficientIrd, "startup.insufficient-ird", Error, Protocol, "RFC 6581 9.1",
+     MpaError::InsufficientIrd,
+     "IRD/ORD inequality violated (initiator ORD > responder IRD or responder ORD > initiator "
+     "IRD)"},
     {StartupInitiatorDataBeforeReply, "startup.initiator-data-before-reply", Error, Protocol,
-     "RFC 5044 7.1.2", MpaError::None, "Initiator sent data after its Request before the Reply arrived"},
-    {StartupStreamingPrefix, "startup.streaming-prefix", Note, Protocol, "RFC 5044 7.1", MpaError::None,
-     "Streaming-mode bytes precede the startup frame (delayed startup)"},
+     "RFC 5044 7.1.2", MpaError::None,
+     "Initiator sent data after its Request before the Reply arrived"},
+    {StartupStreamingPrefix, "startup.streaming-prefix", Note, Protocol, "RFC 5044 7.1",
+     MpaError::None, "Streaming-mode bytes precede the startup frame (delayed startup)"},
     {StartupNoReply, "startup.no-reply", Note, Protocol, "RFC 5044 7.1.2", MpaError::None,
      "MPA Request seen but no Reply by the end of the capture"},
-    {StartupPrivateDataOver256, "startup.private-data-over-256", Note, Protocol, "RFC 5044 7.1.1", MpaError::None,
+    {StartupPrivateDataOver256, "startup.private-data-over-256", Note, Protocol, "RFC 5044 7.1.1",
+     MpaError::None,
      "Private data of 257-512 octets: legal, but Linux siw, Chelsio and erdma refuse it"},
-    {StartupNoNegotiationNotEchoed, "startup.no-negotiation-not-echoed", Error, Protocol, "RFC 6581 9.1", MpaError::None,
+    {StartupNoNegotiationNotEchoed, "startup.no-negotiation-not-echoed", Error, Protocol,
+     "RFC 6581 9.1", MpaError::None,
      "Initiator IRD/ORD 0x3FFF (no negotiation) not answered with 0x3FFF in the Reply"},
     // ---- full operation
     {FpduCrcMismatch, "fpdu.crc-mismatch", Error, Checksum, "RFC 5044 4.4", MpaError::CrcError,
      "FPDU CRC32c does not match its contents"},
     {FpduPadNonzero, "fpdu.pad-nonzero", Warning, Protocol, "RFC 5044 4.1", MpaError::None,
      "FPDU pad octets not zero (MUST be zero, ignored on receipt)"},
-    {FpduUlpduLengthTooLarge, "fpdu.ulpdu-length-too-large", Warning, Protocol, "RFC 5044 4.5", MpaError::None,
-     "ULPDU_Length above 64768: larger than any MULPDU an IP datagram allows"},
+    {FpduUlpduLengthTooLarge, "fpdu.ulpdu-length-too-large", Warning, Protocol, "RFC 5044 4.5",
+     MpaError::None, "ULPDU_Length above 64768: larger than any MULPDU an IP datagram allows"},
     {FpduUlpduLengthZero, "fpdu.ulpdu-length-zero", Note, Protocol, "RFC 5044 4.1", MpaError::None,
      "FPDU with ULPDU_Length 0 (no DDP header; legal framing, odd traffic)"},
     {FpduExceedsMulpdu, "fpdu.exceeds-mulpdu", Note, Protocol, "RFC 5044 4.5", MpaError::None,
      "ULPDU larger than the MULPDU the connection's MSS allows"},
-    {FpduNotSegmentAligned, "fpdu.not-segment-aligned", Note, Protocol, "RFC 5044 5.1", MpaError::None,
-     "FPDUs are not aligned with TCP segments (one note per direction)"},
-    {FpduResponderSentFirst, "fpdu.responder-sent-first", Error, Protocol, "RFC 5044 7.1.2", MpaError::None,
+    {FpduNotSegmentAligned, "fpdu.not-segment-aligned", Note, Protocol, "RFC 5044 5.1",
+     MpaError::None, "FPDUs are not aligned with TCP segments (one note per direction)"},
+    {FpduResponderSentFirst, "fpdu.responder-sent-first", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::None,
      "Responder sent an FPDU or marker before receiving the Initiator's first FPDU"},
     {FpduRtrMissing, "fpdu.rtr-missing", Error, Protocol, "RFC 6581 5", MpaError::NoMatchingRtr,
      "Peer-to-peer: the Initiator's first FPDU is not a negotiated RTR"},
-    {FpduNotJudgedAfterError, "fpdu.not-judged-after-error", Note, Protocol, "RFC 5044 8", MpaError::None,
+    {FpduNotJudgedAfterError, "fpdu.not-judged-after-error", Note, Protocol, "RFC 5044 8",
+     MpaError::None,
      "An error ended MPA in this direction; later FPDUs are counted but not judged"},
-    {MarkerFpduptrMismatch, "marker.fpduptr-mismatch", Error, Malformed, "RFC 5044 4.3", MpaError::MarkerMismatch,
-     "Marker FPDUPTR disagrees with where the FPDU starts"},
-    {MarkerReservedNonzero, "marker.reserved-nonzero", Warning, Malformed, "RFC 5044 4.2", MpaError::None,
-     "Marker reserved field not zero (MUST be zero, ignored on receipt)"},
-    {MarkerFpduptrLowBits, "marker.fpduptr-low-bits", Warning, Malformed, "RFC 5044 4.2", MpaError::None,
-     "FPDUPTR low two bits not zero (MUST be zero, treated as zero on receipt)"},
-    {MarkerUnexpected, "marker.unexpected", Error, Malformed, "RFC 5044 7.1.1", MpaError::MarkerMismatch,
-     "Markers in a direction whose receiver did not ask for them (M=0)"},
+    {MarkerFpduptrMismatch, "marker.fpduptr-mismatch", Error, Malformed, "RFC 5044 4.3",
+     MpaError::MarkerMismatch, "Marker FPDUPTR disagrees with where the FPDU starts"},
+    {MarkerReservedNonzero, "marker.reserved-nonzero", Warning, Malformed, "RFC 5044 4.2",
+     MpaError::None, "Marker reserved field not zero (MUST be zero, ignored on receipt)"},
+    {MarkerFpduptrLowBits, "marker.fpduptr-low-bits", Warning, Malformed, "RFC 5044 4.2",
+     MpaError::None, "FPDUPTR low two bits not zero (MUST be zero, treated as zero on receipt)"},
+    {MarkerUnexpected, "marker.unexpected", Error, Malformed, "RFC 5044 7.1.1",
+     MpaError::MarkerMismatch, "Markers in a direction whose receiver did not ask for them (M=0)"},
     // ---- connection and capture
-    {ConnectionLostMidFpdu, "connection.lost-mid-fpdu", Error, Sequence, "RFC 5044 8", MpaError::ConnectionLost,
-     "TCP connection closed or reset inside an FPDU"},
+    {ConnectionLostMidFpdu, "connection.lost-mid-fpdu", Error, Sequence, "RFC 5044 8",
+     MpaError::ConnectionLost, "TCP connection closed or reset inside an FPDU"},
     {ConnectionClosed, "connection.closed", Note, Sequence, "RFC 5044 8", MpaError::ConnectionLost,
      "TCP connection closed at an FPDU boundary"},
-    {ConnectionLostMidStartup, "connection.lost-mid-startup", Error, Sequence, "RFC 5044 8", MpaError::ConnectionLost,
-     "TCP connection closed or reset inside a startup frame"},
-    {TcpRetransmissionMismatch, "tcp.retransmission-mismatch", Error, Sequence, "RFC 793 3.3", MpaError::None,
-     "Retransmitted TCP bytes differ from the bytes first sent"},
+    {ConnectionLostMidStartup, "connection.lost-mid-startup", Error, Sequence, "RFC 5044 8",
+     MpaError::ConnectionLost, "TCP connection closed or reset inside a startup frame"},
+    {TcpRetransmissionMismatch, "tcp.retransmission-mismatch", Error, Sequence, "RFC 793 3.3",
+     MpaError::None, "Retransmitted TCP bytes differ from the bytes first sent"},
     {CaptureGap, "capture.gap", Note, Sequence, "RFC 5044 6", MpaError::None,
      "Bytes missing from the capture; what they held could not be verified"},
     {CaptureTruncated, "capture.truncated", Note, Sequence, "RFC 5044 6", MpaError::None,
      "Packets cut by the snapshot length; their FPDUs could not be verified"},
-    {CaptureStartupNotSeen, "capture.startup-not-seen", Note, Sequence, "RFC 5044 7.1", MpaError::None,
-     "Startup frames not in the capture; startup could not be checked"},
-    {CaptureParametersInferred, "capture.parameters-inferred", Note, Sequence, "RFC 5044 6", MpaError::None,
-     "Markers and CRC use inferred from the data (or taken from options)"},
+    {CaptureStartupNotSeen, "capture.startup-not-seen", Note, Sequence, "RFC 5044 7.1",
+     MpaError::None, "Startup frames not in the capture; startup could not be checked"},
+    {CaptureParametersInferred, "capture.parameters-inferred", Note, Sequence, "RFC 5044 6",
+     MpaError::None, "Markers and CRC use inferred from the data (or taken from options)"},
     {CaptureIpFragment, "capture.ip-fragment", Note, Sequence, "RFC 791 2.3", MpaError::None,
      "IP fragment not reassembled; its TCP bytes count as missing"},
     {CaptureResynchronised, "capture.resynchronised", Note, Sequence, "RFC 5044 6", MpaError::None,
      "FPDU framing found again after missing bytes"},
     // ---- DDP/RDMAP awareness, Terminate, interop hints
-    {DdpVersionMismatch, "ddp.version-mismatch", Warning, Protocol, "RFC 5044 Appendix C", MpaError::None,
+    {DdpVersionMismatch, "ddp.version-mismatch", Warning, Protocol, "RFC 5044 Appendix C",
+     MpaError::None,
      "DDP/RDMAP version does not belong to the negotiated MPA revision (0: Rev 0, 1: Rev 1/2)"},
     {DdpUlpduTooShort, "ddp.ulpdu-too-short", Warning, Protocol, "RFC 5041 4", MpaError::None,
      "ULPDU too short to hold the DDP header its control field announces"},
     {RdmapTerminate, "rdmap.terminate", Note, Protocol, "RFC 5040 4.8", MpaError::None,
      "RDMAP Terminate: the peer's own verdict (layer, error type, error code)"},
-    {RdmapTerminateDisagrees, "rdmap.terminate-disagrees", Warning, Protocol, "RFC 5040 4.8", MpaError::None,
+    {RdmapTerminateDisagrees, "rdmap.terminate-disagrees", Warning, Protocol, "RFC 5040 4.8",
+     MpaError::None,
      "Terminate blames an MPA error that mpa-check did not see in the data it refers to"},
-    {RdmapTerminateEncoding, "rdmap.terminate-encoding", Warning, Protocol, "RFC 5040 4.8", MpaError::None,
-     "Terminate Control laid out as Linux siw does (Layer/EType nibbles swapped, flags in low bits)"},
-    {StartupReservedBitSiwGso, "startup.reserved-bit-siw-gso", Warning, Protocol, "RFC 5044 7.1.1", MpaError::None,
+    {RdmapTerminateEncoding, "rdmap.terminate-encoding", Warning, Protocol, "RFC 5040 4.8",
+     MpaError::None,
+     "Terminate Control laid out as Linux siw does (Layer/EType nibbles swapped, flags in low "
+     "bits)"},
+    {StartupReservedBitSiwGso, "startup.reserved-bit-siw-gso", Warning, Protocol, "RFC 5044 7.1.1",
+     MpaError::None,
      "Reserved flag bit 0x08 set: Linux siw's GSO experiment (FPDUs larger than the MSS follow)"},
-    {InteropStackFingerprint, "interop.stack-fingerprint", Note, Protocol, "RFC 5044 7.1.1", MpaError::None,
-     "Startup frame recognisable as a known implementation's"},
+    {InteropStackFingerprint, "interop.stack-fingerprint", Note, Protocol, "RFC 5044 7.1.1",
+     MpaError::None, "Startup frame recognisable as a known implementation's"},
     {InteropP2pRequired, "interop.p2p-required", Note, Protocol, "RFC 6581 9.2", MpaError::None,
      "Rev 2 Request with A=0 refused: the peer likely requires peer-to-peer (Intel irdma)"},
-    {InteropRev2RetriedAsRev1, "interop.rev2-retried-as-rev1", Note, Protocol, "RFC 6581 6", MpaError::None,
+    {InteropRev2RetriedAsRev1, "interop.rev2-retried-as-rev1", Note, Protocol, "RFC 6581 6",
+     MpaError::None,
      "A Rev 2 Request was refused and the initiator retried with Rev 1 (Chelsio/Intel fallback)"},
     // ---- sender framing (what a sender did when its FPDUs break RFC 5044 4.1-4.3)
     {FpduFramingLost, "fpdu.framing-lost", Error, Malformed, "RFC 5044 4.1", MpaError::None,
      "FPDU framing lost: the octets at an FPDU boundary are no FPDU and no known sender framing "
      "explains them; the rest of the direction is not judged"},
     {FpduPadRuleWrong, "fpdu.pad-rule-wrong", Error, Malformed, "RFC 5044 4.1", MpaError::None,
-     "Sender pads by another rule than RFC 5044 4.1 (FPDU a multiple of 4); the rest is read as sent"},
-    {FpduCrcFieldMissing, "fpdu.crc-field-missing", Error, Malformed, "RFC 5044 4.1", MpaError::None,
+     "Sender pads by another rule than RFC 5044 4.1 (FPDU a multiple of 4); the rest is read as "
+     "sent"},
+    {FpduCrcFieldMissing, "fpdu.crc-field-missing", Error, Malformed, "RFC 5044 4.1",
+     MpaError::None,
      "Sender omits the 4-octet CRC field (CRC not in use); the rest is read as sent"},
-    {FpduMarkersMissing, "fpdu.markers-missing", Error, Malformed, "RFC 5044 4.2", MpaError::MarkerMismatch,
+    {FpduMarkersMissing, "fpdu.markers-missing", Error, Malformed, "RFC 5044 4.2",
+     MpaError::MarkerMismatch,
      "Receiver asked for markers (M=1) but the sender inserts none; the rest is read as sent"},
     {FpduUlpduLengthMiscounted, "fpdu.ulpdu-length-miscounted", Error, Malformed, "RFC 5044 4.1",
      MpaError::None, "ULPDU_Length counts other octets than the ULPDU; the rest is read as sent"},
-    {FpduFramingUnverifiable, "fpdu.framing-unverifiable", Note, Sequence, "RFC 5044 6", MpaError::None,
+    {FpduFramingUnverifiable, "fpdu.framing-unverifiable", Note, Sequence, "RFC 5044 6",
+     MpaError::None,
      "No markers and no CRC in this direction: FPDU boundaries rest on ULPDU_Length and the "
      "plausibility of the DDP headers alone"},
     // ---- startup, added later
-    {StartupInvalidRequestAnswered, "startup.invalid-request-answered", Error, Protocol, "RFC 5044 7.1.2",
-     MpaError::None,
-     "Responder answered an improperly formatted MPA Request (with a Reply or data) instead of closing "
+    {StartupInvalidRequestAnswered, "startup.invalid-request-answered", Error, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Responder answered an improperly formatted MPA Request (with a Reply or data) instead of "
+     "closing "
      "the connection"},
-    {StartupNoNegotiationUnsolicited, "startup.no-negotiation-unsolicited", Warning, Protocol, "RFC 6581 9.1",
-     MpaError::None,
-     "Reply IRD 0x3FFF (no negotiation) although the Initiator's ORD was not 0x3FFF: 0x3FFF only answers "
+    {StartupNoNegotiationUnsolicited, "startup.no-negotiation-unsolicited", Warning, Protocol,
+     "RFC 6581 9.1", MpaError::None,
+     "Reply IRD 0x3FFF (no negotiation) although the Initiator's ORD was not 0x3FFF: 0x3FFF only "
+     "answers "
      "0x3FFF"},
 }};
 
@@ -191,23 +217,34 @@ static_assert(error_codes_in_range(), "RFC error codes are 1-7 (0 = none)");
 
 std::string_view to_string(Severity severity) {
   switch (severity) {
-    case Severity::Note: return "note";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "?";
 }
 
 std::string_view describe(MpaError code) {
   switch (code) {
-    case MpaError::None: return "no MPA error";
-    case MpaError::ConnectionLost: return "TCP connection closed, terminated or lost";
-    case MpaError::CrcError: return "MPA CRC error";
-    case MpaError::MarkerMismatch: return "MPA marker and ULPDU_Length disagree";
-    case MpaError::InvalidStartupFrame: return "invalid MPA Request or Reply frame";
-    case MpaError::LocalCatastrophic: return "local catastrophic error";
-    case MpaError::InsufficientIrd: return "insufficient IRD resources";
-    case MpaError::NoMatchingRtr: return "no matching RTR option";
+    case MpaError::None:
+      return "no MPA error";
+    case MpaError::ConnectionLost:
+      return "TCP connection closed, terminated or lost";
+    case MpaError::CrcError:
+      return "MPA CRC error";
+    case MpaError::MarkerMismatch:
+      return "MPA marker and ULPDU_Length disagree";
+    case MpaError::InvalidStartupFrame:
+      return "invalid MPA Request or Reply frame";
+    case MpaError::LocalCatastrophic:
+      return "local catastrophic error";
+    case MpaError::InsufficientIrd:
+      return "insufficient IRD resources";
+    case MpaError::NoMatchingRtr:
+      return "no matching RTR option";
   }
   return "unknown MPA error";
 }

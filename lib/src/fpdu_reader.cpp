@@ -7,14 +7,13 @@
 // is updated over each contiguous run, so no FPDU is ever copied.
 #include "mpa/fpdu_reader.h"
 
-#include "byte_order.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-#include <fmt/format.h>
-
+#include "byte_order.h"
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
@@ -29,14 +28,13 @@ namespace {
 // ~65470 octets; on such captures this warning names FPDUs that do fit that one path.
 constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
 
-
 }  // namespace
 
 FpduReader::FpduReader(const FpduReaderConfig& config)
     : config_(config),
-      grid_(config.markers ? MarkerGrid(config.grid_origin_set ? config.grid_origin
-                                                               : config.start_seq)
-                           : MarkerGrid()),
+      grid_(config.markers
+                ? MarkerGrid(config.grid_origin_set ? config.grid_origin : config.start_seq)
+                : MarkerGrid()),
       pos_(config.start_seq),
       offset_(config.start_offset) {
   current_.connection = config.connection;
@@ -75,11 +73,13 @@ std::uint32_t FpduReader::bytes_needed() const {
     const std::uint32_t header_left = kUlpduLengthSize - header_got_;
     if (marker_got_ > 0) {
       const std::uint32_t marker_left = kMarkerSize - marker_got_;
-      return header_left + marker_left + kMarkerSize * grid_.markers_within(pos_ + marker_left, header_left);
+      return header_left + marker_left +
+             kMarkerSize * grid_.markers_within(pos_ + marker_left, header_left);
     }
     return header_left + kMarkerSize * grid_.markers_within(pos_, header_left);
   }
-  const std::uint32_t wire = fpdu_wire_length(grid_, current_.start_seq, framing_, current_.ulpdu_length);
+  const std::uint32_t wire =
+      fpdu_wire_length(grid_, current_.start_seq, framing_, current_.ulpdu_length);
   return wire - static_cast<std::uint32_t>(offset_ - current_.start_offset);
 }
 
@@ -139,13 +139,14 @@ void FpduReader::read_marker(const std::uint8_t* data, std::uint32_t n, std::uin
   }
   if (!fpdu_ptr_low_bits_are_zero(marker)) {
     report(sink, DiagId::MarkerFpduptrLowBits, fact.seq, marker_offset, frame,
-           fmt::format("marker at seq {} has FPDUPTR 0x{:04x} with low bits set",
-                       fact.seq.value(), fact.fpdu_ptr));
+           fmt::format("marker at seq {} has FPDUPTR 0x{:04x} with low bits set", fact.seq.value(),
+                       fact.fpdu_ptr));
   }
   if (!marker_points_at(marker, fact.expected_fpdu_ptr)) {
     fatal(sink, DiagId::MarkerFpduptrMismatch, fact.seq, marker_offset, frame,
           leading ? fmt::format("marker at seq {} before an FPDU header has FPDUPTR {} "
-                                "(expected 0)", fact.seq.value(), fact.fpdu_ptr)
+                                "(expected 0)",
+                                fact.seq.value(), fact.fpdu_ptr)
                   : fmt::format("marker at seq {} has FPDUPTR {}, but the FPDU header is {} "
                                 "octets before it (seq {})",
                                 fact.seq.value(), fact.fpdu_ptr, fact.expected_fpdu_ptr,
@@ -176,8 +177,8 @@ bool FpduReader::finish_fpdu(std::uint64_t frame, FpduSink& sink) {
   header_got_ = 0;
   seen_any_octet_ = false;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
-  if (current_.crc_status == CrcStatus::Bad && config_.check_sender_framing && judging_ && fpdu_judged_ &&
-      !framing_named_ && explain_bad_crc(frame, sink)) {
+  if (current_.crc_status == CrcStatus::Bad && config_.check_sender_framing && judging_ &&
+      fpdu_judged_ && !framing_named_ && explain_bad_crc(frame, sink)) {
     return false;
   }
   emit_fpdu(frame, sink, false);
@@ -189,7 +190,8 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ulpdu_bytes_ += current_.ulpdu_length;
   const bool crc_bad = current_.crc_status == CrcStatus::Bad;
   if (crc_bad) ++crc_failures_;
-  if (!fpdu_judged_ ? pending_not_judged_ : judging_ && (pad_nonzero_ || (crc_bad && !crc_explained))) {
+  if (!fpdu_judged_ ? pending_not_judged_
+                    : judging_ && (pad_nonzero_ || (crc_bad && !crc_explained))) {
     judge_fpdu(frame, sink, crc_explained);
   }
   sink.on_fpdu(current_);
@@ -208,9 +210,9 @@ void FpduReader::judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explai
     if (pending_not_judged_ && !said_not_judged_) {
       said_not_judged_ = true;
       pending_not_judged_ = false;
-      report(sink, DiagId::FpduNotJudgedAfterError, current_.header_seq, header_offset,
-             frame, "an earlier error ended MPA in this direction (RFC 5044 8); later FPDUs "
-                    "are counted but not judged");
+      report(sink, DiagId::FpduNotJudgedAfterError, current_.header_seq, header_offset, frame,
+             "an earlier error ended MPA in this direction (RFC 5044 8); later FPDUs "
+             "are counted but not judged");
     }
     return;
   }
@@ -223,13 +225,14 @@ void FpduReader::judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explai
   if (current_.crc_status == CrcStatus::Bad && !crc_explained) {
     fatal(sink, DiagId::FpduCrcMismatch, current_.header_seq, header_offset, frame,
           fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
-                      "0x{:08x}", current_.header_seq.value(), current_.ulpdu_length,
-                      current_.crc_received, current_.crc_computed));
+                      "0x{:08x}",
+                      current_.header_seq.value(), current_.ulpdu_length, current_.crc_received,
+                      current_.crc_computed));
   }
 }
 
-void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
-                      bool segment_start, FpduSink& sink) {
+void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+                      FpduSink& sink) {
   if (lost_) {
     push_lost(data, frame, segment_start, sink);
     return;
@@ -243,11 +246,14 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
     offset_ += data.size();
     return;
   }
-  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && config_.check_sender_framing && judging_ && !data.empty()) {
+  if (!said_unverifiable_ && !config_.crc && !grid_.enabled() && config_.check_sender_framing &&
+      judging_ && !data.empty()) {
     said_unverifiable_ = true;
     report(sink, DiagId::FpduFramingUnverifiable, pos_, offset_, frame,
-           fmt::format("from seq {}: no markers and no CRC in this direction, so FPDU boundaries rest on "
-                       "ULPDU_Length and the plausibility of the DDP headers alone", pos_.value()));
+           fmt::format(
+               "from seq {}: no markers and no CRC in this direction, so FPDU boundaries rest on "
+               "ULPDU_Length and the plausibility of the DDP headers alone",
+               pos_.value()));
   }
   const TcpSeq push_seq = pos_;
   const std::uint64_t push_offset = offset_;
@@ -323,7 +329,8 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
       case State::Ulpdu: {
         take = std::min(limit, remaining_);
         if (ulpdu_head_size_ < kUlpduHeadSize) {
-          const std::uint32_t copy = std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_head_size_);
+          const std::uint32_t copy =
+              std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_head_size_);
           std::memcpy(&ulpdu_head_[ulpdu_head_size_], p, copy);
           ulpdu_head_size_ += copy;
         }
@@ -335,8 +342,8 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
         if (got < 2 && got + take >= 2) {
           // Its first two octets are in. (The common case, a plausible header of a sensible
           // size, costs no call.)
-          if (!ulpdu_header_plausible(ulpdu_size_, ulpdu_head_[0], ulpdu_head_[1]) || exempt_empty_run_ ||
-              current_.ulpdu_length > kLargestSensibleUlpdu) {
+          if (!ulpdu_header_plausible(ulpdu_size_, ulpdu_head_[0], ulpdu_head_[1]) ||
+              exempt_empty_run_ || current_.ulpdu_length > kLargestSensibleUlpdu) {
             check_start(ulpdu_head_.data(), sink);
             if ((stop = pending_trigger_.has_value())) break;
           }
@@ -391,7 +398,8 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame,
 
 void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
   if (!judging_ || abandoned_) return;
-  const bool exempt = (exempt_ && current_.start_seq == exempt_seq_) || (exempt_empty_run_ && ulpdu_size_ == 0);
+  const bool exempt =
+      (exempt_ && current_.start_seq == exempt_seq_) || (exempt_empty_run_ && ulpdu_size_ == 0);
   if (config_.check_sender_framing && !exempt &&
       (control == nullptr ? true : !ulpdu_header_plausible(ulpdu_size_, control[0], control[1]))) {
     pending_trigger_ = Trigger::Boundary;
@@ -399,8 +407,8 @@ void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
   }
   if (ulpdu_size_ > 0) exempt_empty_run_ = false;
   if (current_.ulpdu_length > kLargestSensibleUlpdu) {
-    report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq,
-           current_.header_offset(), header_frame_,
+    report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq, current_.header_offset(),
+           header_frame_,
            fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
                        "path's MULPDU is that large)",
                        current_.header_seq.value(), current_.ulpdu_length, kLargestSensibleUlpdu));

@@ -17,17 +17,16 @@
 // frames as the sender does from there; the RFC's reading replays the octets as if nothing
 // had happened. If none reads on and no CRC or marker vouches for the RFC's reading,
 // fpdu.framing-lost ends reading: a phantom finding after a misframing is worse than silence.
-#include "mpa/fpdu_reader.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_search.h"
 
 namespace mpa {
@@ -55,14 +54,16 @@ void FpduReader::remember_short_tail(std::span<const std::uint8_t> data, std::ui
 
 void FpduReader::hold_tail(TcpSeq push_seq, std::uint64_t push_offset) {
   lost_buffer_.assign(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
-  lost_chunks_.assign(tail_chunks_.begin(), tail_chunks_.begin() + static_cast<std::ptrdiff_t>(tail_chunk_count_));
+  lost_chunks_.assign(tail_chunks_.begin(),
+                      tail_chunks_.begin() + static_cast<std::ptrdiff_t>(tail_chunk_count_));
   lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_size_);
   lost_offset_ = push_offset - tail_size_;
   tail_size_ = tail_chunk_count_ = 0;
 }
 
 void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
-                            std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+                            std::span<const std::uint8_t> data, std::uint64_t frame,
+                            bool segment_start) {
   testing_ = true;
   trigger_ = trigger;
   trigger_seq_ = current_.header_seq;
@@ -89,7 +90,8 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   };
   candidates_.clear();
   const std::span<const SenderHypothesis> hypotheses =
-      framing_named_ ? std::span<const SenderHypothesis>() : framing_hypotheses(grid_.enabled(), config_.crc);
+      framing_named_ ? std::span<const SenderHypothesis>()
+                     : framing_hypotheses(grid_.enabled(), config_.crc);
   const TcpSeq odd_start = current_.start_seq;
   SenderHypothesis as_framed{std::nullopt, framing_, grid_.enabled()};
   if (const auto at = index_of(odd_start)) candidates_.push_back({as_framed, *at, true});
@@ -115,13 +117,14 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
         !ulpdu_header_plausible(*prev_ulpdu, prev_control_[0], prev_control_[1])) {
       continue;
     }
-    const TcpSeq next = prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
+    const TcpSeq next =
+        prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
     if (const auto at = index_of(next)) candidates_.push_back({h, *at, false});
   }
 }
 
-void FpduReader::push_testing(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
-                              FpduSink& sink) {
+void FpduReader::push_testing(std::span<const std::uint8_t> data, std::uint64_t frame,
+                              bool segment_start, FpduSink& sink) {
   hold(data, frame, segment_start);
   if (decide(false, frame, sink)) return;
   if (lost_buffer_.size() > kTestBufferLimit) decide(true, frame, sink);
@@ -137,9 +140,11 @@ bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
   // change is kept).
   const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
   for (Candidate& c : candidates_) {
-    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) continue;
+    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid)
+      continue;
     const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
-    c.test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis, c.exempt, needed);
+    c.test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis,
+                          c.exempt, needed);
   }
   // The verdict is the one the held octets gave first, at the fewest octets that give one,
   // however many have arrived since: how the stream was cut must not matter.
@@ -151,7 +156,8 @@ bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
   }
   std::sort(points.begin(), points.end());
   for (const std::size_t held : points) {
-    if (const std::optional<Verdict> verdict = verdict_with(held)) return act(*verdict, frame, sink);
+    if (const std::optional<Verdict> verdict = verdict_with(held))
+      return act(*verdict, frame, sink);
   }
   if (!final) return false;
   // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
@@ -174,8 +180,9 @@ std::optional<FpduReader::Verdict> FpduReader::verdict_with(std::size_t held) co
   bool waiting = false;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Candidate& c = candidates_[i];
-    const bool settled = (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
-                         c.test.decided_at <= held;
+    const bool settled =
+        (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
+        c.test.decided_at <= held;
     if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
     if (settled) continue;
     if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > held) {
@@ -192,7 +199,8 @@ FpduReader::Verdict FpduReader::fallback(bool weak_rfc) const {
   // Nothing reads on (more octets would not change that). Where a CRC or the markers vouch
   // for the RFC's reading, it stands (the findings it gives are real); without either, only
   // when the end of the stream cut it short.
-  if (!candidates_.empty() && !candidates_[0].hypothesis.id && (weak_rfc || config_.crc || grid_.enabled())) {
+  if (!candidates_.empty() && !candidates_[0].hypothesis.id &&
+      (weak_rfc || config_.crc || grid_.enabled())) {
     return {0, 0};
   }
   return {kFramingLost, 0};
@@ -216,10 +224,13 @@ void FpduReader::adopt(const Candidate& c, std::size_t fpdus, std::uint64_t fram
     const std::uint32_t length = first_marker ? trigger_ulpdu_length_ : prev_ulpdu_length_;
     const std::uint64_t where_offset = trigger_offset_ - trigger_seq_.distance_from(where);
     report(sink, *h.id, where, where_offset, frame,
-           fmt::format("FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
-                       where.value(), deviation_of(h, length),
-                       fpdus == 1 ? std::string("the next FPDU parses") : fmt::format("the next {} FPDUs parse", fpdus),
-                       describe(h), config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+           fmt::format(
+               "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
+               where.value(), deviation_of(h, length),
+               fpdus == 1 ? std::string("the next FPDU parses")
+                          : fmt::format("the next {} FPDUs parse", fpdus),
+               describe(h),
+               config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
     framing_ = h.framing;
     if (!h.markers) grid_ = MarkerGrid();
     framing_named_ = true;
@@ -238,11 +249,12 @@ void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
   const std::uint32_t tried = static_cast<std::uint32_t>(
       framing_named_ ? 1 : framing_hypotheses(grid_.enabled(), config_.crc).size());
   fatal(sink, DiagId::FpduFramingLost, trigger_seq_, trigger_offset_, frame,
-        fmt::format("FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
-                    "tried reads on from it ({}); the rest of this direction is not read",
-                    trigger_seq_.value(), trigger_ulpdu_length_, tried, tried == 1 ? "" : "s",
-                    framing_named_ ? "the sender's own, named before"
-                                   : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
+        fmt::format(
+            "FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
+            "tried reads on from it ({}); the rest of this direction is not read",
+            trigger_seq_.value(), trigger_ulpdu_length_, tried, tried == 1 ? "" : "s",
+            framing_named_ ? "the sender's own, named before"
+                           : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
   abandoned_ = true;
   seen_any_octet_ = false;
   lost_buffer_.clear();
@@ -250,10 +262,12 @@ void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
 }
 
 bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
-  std::vector<std::uint8_t> window(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
+  std::vector<std::uint8_t> window(tail_.begin(),
+                                   tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
   window.insert(window.end(), push_data_.begin(), push_data_.end());
   const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_size_);
-  const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, crc_resume_, pad_nonzero_);
+  const std::optional<SenderHypothesis> h =
+      explain_crc(window, window_seq, crc_resume_, pad_nonzero_);
   if (!h) return false;
   const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
   const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
@@ -263,7 +277,8 @@ bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
   if (current_.ulpdu.size() > ulpdu) current_.ulpdu = current_.ulpdu.first(ulpdu);
   if (current_.ulpdu_head.size() > ulpdu) current_.ulpdu_head = current_.ulpdu_head.first(ulpdu);
   current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
-  current_.wire_length = fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
+  current_.wire_length =
+      fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
   current_.crc_status = CrcStatus::Good;
   current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
   // Ended before this push: whether it lay within one segment is what it was before.
@@ -271,8 +286,9 @@ bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
   emit_fpdu(frame, sink, true);
   report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
          fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "
-                     "direction is read", current_.header_seq.value(),
-                     deviation_of(*h, current_.ulpdu_length), describe(*h)));
+                     "direction is read",
+                     current_.header_seq.value(), deviation_of(*h, current_.ulpdu_length),
+                     describe(*h)));
   framing_ = h->framing;
   framing_named_ = true;
   have_prev_ = false;
@@ -280,17 +296,20 @@ bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
   return true;
 }
 
-std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
-                                                        TcpSeq& resume, bool& pad_nonzero) const {
+std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window,
+                                                        TcpSeq window_seq, TcpSeq& resume,
+                                                        bool& pad_nonzero) const {
   // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
   // match what sits there (by chance: 2^-32). crc_state_ covers the octets before the RFC's
   // CRC field; it is run back to where the deviation's CRC field begins.
-  const std::uint32_t rfc = crc_field(current_.start_seq, current_.wire_length).seq.distance_from(window_seq);
+  const std::uint32_t rfc =
+      crc_field(current_.start_seq, current_.wire_length).seq.distance_from(window_seq);
   if (rfc > window.size()) return std::nullopt;
   for (const SenderHypothesis& h : framing_hypotheses(grid_.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid_.enabled() || !h.framing.crc_field) continue;
     if (!ulpdu_octets(h.framing, current_.ulpdu_length)) continue;
-    const std::uint32_t wire = fpdu_wire_length(grid_, current_.start_seq, h.framing, current_.ulpdu_length);
+    const std::uint32_t wire =
+        fpdu_wire_length(grid_, current_.start_seq, h.framing, current_.ulpdu_length);
     const TcpSeq field = current_.start_seq + (wire - kCrcSize);
     const std::uint32_t at = field.distance_from(window_seq);
     // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and

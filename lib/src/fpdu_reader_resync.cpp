@@ -1,12 +1,11 @@
 // Resynchronisation of the FPDU reader after octets the capture does not hold (RFC 5044 6;
 // see FpduReader::on_gap in fpdu_reader.h), and the replay of held octets that it and the
 // framing tests of fpdu_reader_framing.cpp share.
-#include "mpa/fpdu_reader.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
+#include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_search.h"
 
 namespace mpa {
@@ -65,15 +64,18 @@ void FpduReader::push_lost(std::span<const std::uint8_t> data, std::uint64_t fra
     // Keep the newest half; the octets dropped stay unverified (they were covered by the gap
     // the analyzer reported).
     const std::size_t drop = lost_buffer_.size() - kLostBufferLimit / 2;
-    lost_chunks_.resize(drop_front(lost_chunks_.data(), lost_chunks_.size(), drop, lost_buffer_.size()));
-    lost_buffer_.erase(lost_buffer_.begin(), lost_buffer_.begin() + static_cast<std::ptrdiff_t>(drop));
+    lost_chunks_.resize(
+        drop_front(lost_chunks_.data(), lost_chunks_.size(), drop, lost_buffer_.size()));
+    lost_buffer_.erase(lost_buffer_.begin(),
+                       lost_buffer_.begin() + static_cast<std::ptrdiff_t>(drop));
     lost_seq_ += static_cast<std::uint32_t>(drop);
     lost_offset_ += drop;
     lost_search_from_ = lost_search_from_ > drop ? lost_search_from_ - drop : 0;
   }
 }
 
-std::size_t FpduReader::drop_front(LostChunk* chunks, std::size_t count, std::size_t drop, std::size_t size) {
+std::size_t FpduReader::drop_front(LostChunk* chunks, std::size_t count, std::size_t drop,
+                                   std::size_t size) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t end = i + 1 < count ? chunks[i + 1].index : size;

@@ -1,10 +1,9 @@
 // Finding FPDU boundaries in bytes whose framing is unknown (RFC 5044 6, Appendix A.3).
 #include "mpa/fpdu_search.h"
 
-#include "byte_order.h"
-
 #include <algorithm>
 
+#include "byte_order.h"
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
@@ -12,7 +11,6 @@
 
 namespace mpa {
 namespace {
-
 
 // RFC 5044 4.2, 4.3: a marker is evidence of framing when it fits where it sits (reserved
 // zero, FPDUPTR `expected` modulo 2^16, low two bits treated as zero). (Reserved fields
@@ -29,9 +27,9 @@ enum class WalkResult : std::uint8_t { Valid, Invalid, Incomplete };
 // What makes an FPDU valid evidence of a framing.
 struct WalkRules {
   SenderFraming framing = kRfcFraming;
-  bool crc = false;        // the CRC must match (CRCs in use)
-  bool zero_pads = false;  // pads must be zero (RFC 5044 4.1)
-  bool ddp_start = false;  // the ULPDU must begin with a plausible DDP header (ddp.h)
+  bool crc = false;            // the CRC must match (CRCs in use)
+  bool zero_pads = false;      // pads must be zero (RFC 5044 4.1)
+  bool ddp_start = false;      // the ULPDU must begin with a plausible DDP header (ddp.h)
   bool empty_neutral = false;  // ... unless it is empty (ULPDU_Length 0: legal, no DDP to judge)
 };
 
@@ -39,7 +37,8 @@ struct WalkRules {
 // length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
 // the end of the buffer is Incomplete at once (after checking the markers already there).
 WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
-                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end, bool* empty = nullptr) {
+                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end,
+                     bool* empty = nullptr) {
   const std::size_t size = buffer.size();
   const bool crc = rules.crc;
   auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
@@ -81,13 +80,14 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
   const std::uint32_t content = fpdu_content_length(rules.framing, ulpdu_length);
   const std::uint32_t crc_start = rules.framing.crc_field ? content - kCrcSize : content;
   const std::uint32_t pad_start = kUlpduLengthSize + *ulpdu;
-  const std::size_t wire_end = start + fpdu_wire_length(grid, seq_at(start), rules.framing, ulpdu_length);
+  const std::size_t wire_end =
+      start + fpdu_wire_length(grid, seq_at(start), rules.framing, ulpdu_length);
 
   if (wire_end > size) {
     // Check the markers already in the buffer (each points at this header), then wait.
     if (grid.enabled()) {
-      for (std::size_t m = i + grid.distance_to_marker(seq_at(i)); m < wire_end && m + kMarkerSize <= size;
-           m += kMarkerInterval) {
+      for (std::size_t m = i + grid.distance_to_marker(seq_at(i));
+           m < wire_end && m + kMarkerSize <= size; m += kMarkerInterval) {
         if (!marker_fits_at(&buffer[m], expected_fpdu_ptr(seq_at(m), header_seq))) {
           return WalkResult::Invalid;
         }
@@ -106,7 +106,8 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
         return WalkResult::Invalid;
       }
       // RFC 5044 4.4: markers are inside the CRC, including one right after the pad.
-      if (crc && content_got <= crc_start) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
+      if (crc && content_got <= crc_start)
+        state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
       i += kMarkerSize;
       continue;
     }
@@ -204,7 +205,8 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
         }
       }
       bool reached_end = false;
-      const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, start, grid, crc, 2, reached_end);
+      const std::size_t valid =
+          count_valid_fpdus(buffer, buffer_seq, start, grid, crc, 2, reached_end);
       if (valid == 2 || (valid == 1 && reached_end && !more_may_follow)) {
         result.kind = SearchResult::Kind::Found;
         result.start = start;
@@ -233,7 +235,8 @@ SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer
     // (Not decidable yet: let the chain decide.)
     if (!crc && !starts_like_ddp(buffer, buffer_seq, i, grid).value_or(true)) continue;
     bool reached_end = false;
-    const std::size_t valid = count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
+    const std::size_t valid =
+        count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
     if (valid == needed || (valid >= 1 && reached_end && crc && !more_may_follow)) {
       result.kind = SearchResult::Kind::Found;
       result.start = i;
@@ -259,7 +262,8 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
   // own, which Linux siw earns).
   // An empty FPDU neither confirms nor refutes the RFC's reading (legal framing with no DDP
   // header to judge); a deviation may not ride on them.
-  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true, !hypothesis.id.has_value()};
+  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true,
+                  !hypothesis.id.has_value()};
   FramingTest test;
   std::size_t pos = start;
   bool first = true;
@@ -280,7 +284,9 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
       while (hi - lo > 1) {
         const std::size_t mid = lo + (hi - lo) / 2;
         std::size_t ignored = 0;
-        (walk_fpdu(buffer.first(mid), buffer_seq, pos, grid, rules, ignored) == WalkResult::Invalid ? hi : lo) = mid;
+        (walk_fpdu(buffer.first(mid), buffer_seq, pos, grid, rules, ignored) == WalkResult::Invalid
+             ? hi
+             : lo) = mid;
       }
       test.stop = FramingTest::Stop::Invalid;
       test.decided_at = hi;

@@ -6,21 +6,35 @@ namespace mpa {
 DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
   ++stats_.frames;
   stats_.bytes += frame.data.size();
-  DecodeResult decoded = decode_frame(frame.link_type, frame.data, frame.original_length, frame.number, frame.timestamp_ns);
+  DecodeResult decoded = decode_frame(frame.link_type, frame.data, frame.original_length,
+                                      frame.number, frame.timestamp_ns);
   switch (decoded.status) {
-    case DecodeStatus::Tcp: ++stats_.tcp_segments; break;
-    case DecodeStatus::IpFragment: ++stats_.ip_fragments; break;
-    case DecodeStatus::Malformed: ++stats_.malformed_frames; break;
-    default: ++stats_.other_frames; break;
+    case DecodeStatus::Tcp:
+      ++stats_.tcp_segments;
+      break;
+    case DecodeStatus::IpFragment:
+      ++stats_.ip_fragments;
+      break;
+    case DecodeStatus::Malformed:
+      ++stats_.malformed_frames;
+      break;
+    default:
+      ++stats_.other_frames;
+      break;
   }
   return decoded;
 }
 
 void FrameFeeder::deliver(const CapturedFrame& frame, const DecodeResult& decoded) {
   switch (decoded.status) {
-    case DecodeStatus::Tcp: analyzer_.on_segment(decoded.segment); break;
-    case DecodeStatus::IpFragment: analyzer_.on_ip_fragment(frame.number, decoded.detail); break;
-    default: break;
+    case DecodeStatus::Tcp:
+      analyzer_.on_segment(decoded.segment);
+      break;
+    case DecodeStatus::IpFragment:
+      analyzer_.on_ip_fragment(frame.number, decoded.detail);
+      break;
+    default:
+      break;
   }
 }
 

@@ -13,7 +13,8 @@ std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> byt
                                                const FramingChoices& choices, bool final) {
   constexpr std::size_t kFpdusNeeded = 3;
   const bool both[] = {true, false};
-  const std::span<const bool> crc_choices = choices.crc ? std::span<const bool>(&*choices.crc, 1) : both;
+  const std::span<const bool> crc_choices =
+      choices.crc ? std::span<const bool>(&*choices.crc, 1) : both;
   const std::span<const bool> marker_choices =
       choices.markers ? std::span<const bool>(&*choices.markers, 1) : both;
   for (bool crc : crc_choices) {
@@ -24,7 +25,8 @@ std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> byt
         const SearchResult r = find_fpdu_start(bytes, seq, grid, crc, 0, 4);
         if (r.kind != SearchResult::Kind::Found) continue;
         bool reached_end = false;
-        const std::size_t valid = count_valid_fpdus(bytes, seq, r.start, grid, crc, SIZE_MAX, reached_end);
+        const std::size_t valid =
+            count_valid_fpdus(bytes, seq, r.start, grid, crc, SIZE_MAX, reached_end);
         const bool enough = valid >= kFpdusNeeded || (final && valid >= 1 && reached_end);
         if (!enough) continue;
         if (!crc && !reached_end) continue;  // without CRCs, the whole window must frame
@@ -40,18 +42,21 @@ std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> byt
 
 MarkerProbe probe_markers(std::span<const std::uint8_t> bytes, TcpSeq seq, bool crc, bool final) {
   if (bytes.size() < kMarkerSize && !final) return MarkerProbe::Undecided;
-  const bool zero_start = bytes.size() >= kMarkerSize &&
-                          std::all_of(bytes.begin(), bytes.begin() + kMarkerSize,
-                                      [](std::uint8_t b) { return b == 0; });
+  const bool zero_start =
+      bytes.size() >= kMarkerSize && std::all_of(bytes.begin(), bytes.begin() + kMarkerSize,
+                                                 [](std::uint8_t b) { return b == 0; });
   if (!zero_start) return MarkerProbe::Absent;
   // Frame the octets both ways; the reading that frames further is the sender's. (Without
   // CRCs a zero marker also reads as an empty FPDU, so one FPDU decides nothing: compare
   // the chains.) reached_end: the reading is still consistent (it only ran out of octets).
   bool with_end = false;
   bool without_end = false;
-  const std::size_t with = count_valid_fpdus(bytes, seq, 0, MarkerGrid(seq), crc, SIZE_MAX, with_end);
-  const std::size_t without = count_valid_fpdus(bytes, seq, 0, MarkerGrid(), crc, SIZE_MAX, without_end);
-  if (with_end && without_end && !final && bytes.size() < kMarkerProbeLimit) return MarkerProbe::Undecided;
+  const std::size_t with =
+      count_valid_fpdus(bytes, seq, 0, MarkerGrid(seq), crc, SIZE_MAX, with_end);
+  const std::size_t without =
+      count_valid_fpdus(bytes, seq, 0, MarkerGrid(), crc, SIZE_MAX, without_end);
+  if (with_end && without_end && !final && bytes.size() < kMarkerProbeLimit)
+    return MarkerProbe::Undecided;
   const bool present = with_end != without_end ? with_end && with >= 1 : with > without;
   return present ? MarkerProbe::Present : MarkerProbe::Absent;
 }

@@ -17,8 +17,8 @@ namespace mpa {
 struct HeldBytes {
   std::vector<std::uint8_t> bytes;
   std::vector<std::pair<std::size_t, std::uint64_t>> chunks;  // (index in bytes, frame)
-  TcpSeq seq;                 // of bytes[0]
-  std::uint64_t offset = 0;   // stream offset of bytes[0]
+  TcpSeq seq;                                                 // of bytes[0]
+  std::uint64_t offset = 0;                                   // stream offset of bytes[0]
 
   HeldBytes() = default;
   HeldBytes(TcpSeq at, std::uint64_t at_offset) : seq(at), offset(at_offset) {}

@@ -6,7 +6,8 @@
 namespace mpa {
 namespace {
 
-constexpr std::uint8_t kEchoMask = static_cast<std::uint8_t>(~(startup_flags::kR | startup_flags::kM));
+constexpr std::uint8_t kEchoMask =
+    static_cast<std::uint8_t>(~(startup_flags::kR | startup_flags::kM));
 
 // siw: Rev 2, S set, no markers, PD_Length 4 (the IRD/ORD block and nothing else), IRD/ORD
 // clamped to 128.
@@ -20,19 +21,22 @@ bool siw_like_request(const StartupFrame& f) {
 
 std::optional<StackGuess> recognise_stack(const StartupFrame& f, const StartupFrame* request) {
   if (f.revision == kVendorRevision) {
-    return StackGuess{"Alibaba erdma", "Rev 129 with an 8-octet extension after the 20-octet header", false};
+    return StackGuess{"Alibaba erdma",
+                      "Rev 129 with an 8-octet extension after the 20-octet header", false};
   }
   if (f.revision == 0) {
-    return StackGuess{"an RDMA Consortium (Rev 0) RNIC", "Rev 0 startup frame (RFC 5044 Appendix C)", false};
+    return StackGuess{"an RDMA Consortium (Rev 0) RNIC",
+                      "Rev 0 startup frame (RFC 5044 Appendix C)", false};
   }
   if (request && f.kind == FrameKind::Reply && f.revision == request->revision &&
       (f.flags & kEchoMask) == (request->flags & kEchoMask) && f.pd_length == kEnhancedBlockSize &&
       f.s() && !f.m() && !request->m() && request->pd_length == kEnhancedBlockSize) {
-    return StackGuess{"Linux siw",
-                      fmt::format("the Reply echoes the Request's revision {} and flag bits 0x{:02x}, "
-                                  "private data is only the IRD/ORD block",
-                                  f.revision, f.flags & kEchoMask),
-                      true};
+    return StackGuess{
+        "Linux siw",
+        fmt::format("the Reply echoes the Request's revision {} and flag bits 0x{:02x}, "
+                    "private data is only the IRD/ORD block",
+                    f.revision, f.flags & kEchoMask),
+        true};
   }
   if (f.kind == FrameKind::Request && siw_like_request(f)) {
     return StackGuess{"Linux siw",
@@ -53,18 +57,21 @@ std::optional<StackGuess> recognise_stack(const StartupFrame& f, const StartupFr
   return std::nullopt;
 }
 
-void name_vendor_deviations(std::vector<StartupIssue>& issues, const StartupFrame& f, FrameKind role) {
+void name_vendor_deviations(std::vector<StartupIssue>& issues, const StartupFrame& f,
+                            FrameKind role) {
   for (StartupIssue& issue : issues) {
     if (issue.id == DiagId::StartupReservedBitsSet && (f.flags & startup_flags::kRes) == 0x08) {
       issue.id = DiagId::StartupReservedBitSiwGso;
-      issue.message = fmt::format("reserved flag bit 0x08 set in the MPA {} (flags 0x{:02x}): Linux "
-                                  "siw's GSO experiment; FPDUs larger than the MSS are to be expected",
-                                  to_string(f.kind == FrameKind::Unknown ? role : f.kind), f.flags);
+      issue.message = fmt::format(
+          "reserved flag bit 0x08 set in the MPA {} (flags 0x{:02x}): Linux "
+          "siw's GSO experiment; FPDUs larger than the MSS are to be expected",
+          to_string(f.kind == FrameKind::Unknown ? role : f.kind), f.flags);
     }
   }
 }
 
-void RefusedRequests::remember(const Endpoint& initiator, const Endpoint& responder, std::uint64_t frame) {
+void RefusedRequests::remember(const Endpoint& initiator, const Endpoint& responder,
+                               std::uint64_t frame) {
   refused_[{initiator.address, responder}] = frame;
 }
 
@@ -76,10 +83,12 @@ std::optional<std::uint64_t> RefusedRequests::refused_before(const Endpoint& ini
 }
 
 std::optional<std::string> p2p_required_hint(const StartupFrame& request, bool rejected) {
-  if (request.revision != 2 || !request.enhanced || request.enhanced->peer_to_peer) return std::nullopt;
-  return fmt::format("the Responder {} a Rev 2 Request with A=0 (client-server): Intel irdma "
-                     "refuses such frames and requires peer-to-peer (A=1)",
-                     rejected ? "rejected (R=1)" : "reset the connection after");
+  if (request.revision != 2 || !request.enhanced || request.enhanced->peer_to_peer)
+    return std::nullopt;
+  return fmt::format(
+      "the Responder {} a Rev 2 Request with A=0 (client-server): Intel irdma "
+      "refuses such frames and requires peer-to-peer (A=1)",
+      rejected ? "rejected (R=1)" : "reset the connection after");
 }
 
 }  // namespace mpa

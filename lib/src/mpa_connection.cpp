@@ -16,7 +16,8 @@ MpaConnection::MpaConnection(AnalysisContext& context, std::uint32_t id, const T
     : context_(context),
       id_(id),
       key_(FlowKey::of(first.source, first.destination)),
-      senders_{Sender(*this, context.options.reassembly), Sender(*this, context.options.reassembly)},
+      senders_{Sender(*this, context.options.reassembly),
+               Sender(*this, context.options.reassembly)},
       initiator_(&senders_[0]) {
   // Sender 0 is the TCP client: the SYN sender, or (no SYN) the SYN-ACK's receiver, or the
   // first sender seen.
@@ -52,7 +53,8 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     if (seg.mss) s.mss = seg.mss;
   }
   s.stats.on_payload(seg.payload.size() + seg.payload_missing);
-  if ((seg.flags & tcp_flags::kRst) && !reset_by_) reset_by_ = &s;  // before the stream's end is told
+  if ((seg.flags & tcp_flags::kRst) && !reset_by_)
+    reset_by_ = &s;  // before the stream's end is told
   s.reassembler.on_segment(seg, s);
   if (seg.flags & tcp_flags::kRst) {
     // A reset ends both directions.
@@ -71,7 +73,8 @@ void MpaConnection::report(Sender& s, Finding&& f) {
   }
   f.direction = direction_of(s);
   const DiagnosticInfo& d = info(f.id);
-  if (d.error_code != MpaError::None && f.id != DiagId::ConnectionClosed) s.errors_seen.add(d.error_code);
+  if (d.error_code != MpaError::None && f.id != DiagId::ConnectionClosed)
+    s.errors_seen.add(d.error_code);
   ++summary_.findings[d.severity];
   context_.sink.on_finding(f);
 }
@@ -105,8 +108,8 @@ void MpaConnection::interop_hints(std::uint64_t frame) {
   if (!refused) return;
   context_.refused.remember(init.endpoint, resp.endpoint, frame);
   if (auto hint = p2p_required_hint(*summary_.request, reply.has_value())) {
-    report(resp, DiagId::InteropP2pRequired, frame, resp.reassembler.next_seq(), resp.reassembler.next_offset(),
-           std::move(*hint));
+    report(resp, DiagId::InteropP2pRequired, frame, resp.reassembler.next_seq(),
+           resp.reassembler.next_offset(), std::move(*hint));
   }
 }
 
@@ -134,7 +137,8 @@ void MpaConnection::finish(std::uint64_t frame) {
   summary_.responder = initiator().peer->endpoint;
   for (const Sender& s : senders_) {
     std::optional<DirectionStats::ReaderCounts> counts;
-    if (const FpduReader* r = s.reader()) counts = {{r->fpdus(), r->ulpdu_bytes(), r->crc_failures()}};
+    if (const FpduReader* r = s.reader())
+      counts = {{r->fpdus(), r->ulpdu_bytes(), r->crc_failures()}};
     DirectionSummary& d = summary_.directions[static_cast<int>(direction_of(s))];
     d = s.stats.summary(counts, s.mss, s.peer->mss);
     d.tcp = s.tcp;
@@ -157,9 +161,10 @@ void Sender::on_stream_end(std::uint64_t, TcpSeq, StreamEnd how, std::uint64_t f
 }
 void Sender::on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
                                         std::uint64_t frame) {
-  connection.report(*this, DiagId::TcpRetransmissionMismatch, frame, seq, offset,
-                    fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
-                                seq.value(), length));
+  connection.report(
+      *this, DiagId::TcpRetransmissionMismatch, frame, seq, offset,
+      fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
+                  seq.value(), length));
 }
 void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
 void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }

@@ -53,10 +53,10 @@ struct Streaming {
 };
 struct Startup {
   StartupFrameParser parser;
-  TcpSeq seq;                      // the frame's first octet
+  TcpSeq seq;  // the frame's first octet
   std::uint64_t offset = 0;
-  std::uint64_t first_frame = 0;   // the capture frame holding it
-  std::uint64_t prefix = 0;        // streaming-mode octets before it
+  std::uint64_t first_frame = 0;  // the capture frame holding it
+  std::uint64_t prefix = 0;       // streaming-mode octets before it
 };
 struct AwaitReply {
   HeldBytes held;  // octets the Initiator sent early, replayed once the Reply is in
@@ -68,8 +68,8 @@ struct Probing {
   bool unjudged = false;  // an error ended judgement before the reader existed
 };
 struct Inferring {
-  HeldBytes held;                     // octets under study
-  std::size_t next_attempt = 4096;    // held octets at the next attempt
+  HeldBytes held;                   // octets under study
+  std::size_t next_attempt = 4096;  // held octets at the next attempt
 };
 struct FullOperation {
   explicit FullOperation(const FpduReaderConfig& config) : reader(config) {}
@@ -103,14 +103,14 @@ struct Sender final : StreamSink, FpduSink {
   bool ended = false;
   std::optional<std::uint16_t> mss;  // the MSS option in this sender's SYN
   Phase phase;
-  bool first_fpdu_done = false;       // its first FPDU is complete (or lost in a gap)
+  bool first_fpdu_done = false;  // its first FPDU is complete (or lost in a gap)
   bool said_responder_first = false;
-  bool siw = false;                   // its startup frame looks like Linux siw's
-  MpaErrorSet errors_seen;            // RFC error codes found in its data
+  bool siw = false;         // its startup frame looks like Linux siw's
+  MpaErrorSet errors_seen;  // RFC error codes found in its data
   FpduRules fpdu_rules;
   UlpChecks ulp;
   DirectionStats stats;
-  TcpControlSeen tcp;                 // its first SYN, FIN and RST
+  TcpControlSeen tcp;  // its first SYN, FIN and RST
   // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
   // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
   // makes it the reader's misreading, and it is dropped.
@@ -192,17 +192,19 @@ class MpaConnection {
   std::size_t feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool segment_start);
 
   // Startup (startup_application.cpp).
-  void start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame, std::uint64_t prefix);
+  void start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
+                   std::uint64_t prefix);
   void startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment);
   // Applies the verdict on startup frame `f` of `s` (first octet at `at`, `prefix`
   // streaming-mode octets before it), complete in `frame`.
-  void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at, std::uint64_t at_offset,
-                           std::uint64_t first_frame, std::uint64_t prefix, std::uint64_t frame);
+  void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,
+                           std::uint64_t at_offset, std::uint64_t first_frame, std::uint64_t prefix,
+                           std::uint64_t frame);
   // The peer's Reply came while `init`'s Request still waited for private data.
   void request_cut_short(Sender& init, std::uint64_t frame);
   // `s` (the Responder) answered an improperly formatted Request with `f` instead of closing.
-  void answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at, std::uint64_t at_offset,
-                                 std::uint64_t frame);
+  void answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at,
+                                 std::uint64_t at_offset, std::uint64_t frame);
   // After a Request: the peer's next octets are its answer; after a Request found behind
   // streaming-mode octets, only a startup key of the peer's is (non-MPA streams carry keys).
   void await_answer(Sender& peer, std::uint64_t frame, bool prefixed);
@@ -224,8 +226,8 @@ class MpaConnection {
   AnalysisContext& context_;
   std::uint32_t id_;
   FlowKey key_;
-  Sender senders_[2];     // [0]: the TCP client (SYN sender, or first sender seen)
-  Sender* initiator_;     // sender of the MPA Request (the client until one is seen)
+  Sender senders_[2];  // [0]: the TCP client (SYN sender, or first sender seen)
+  Sender* initiator_;  // sender of the MPA Request (the client until one is seen)
   bool is_mpa_ = false;
   bool request_done_ = false;
   bool reply_done_ = false;
@@ -244,8 +246,8 @@ class MpaConnection {
     std::uint64_t frame_number;
     TcpSeq seq;
   };
-  std::vector<PendingStartup> pending_startup_;       // held until is_mpa_
-  std::vector<Finding> fpdu_findings_;                // on_fpdu's, reused
+  std::vector<PendingStartup> pending_startup_;  // held until is_mpa_
+  std::vector<Finding> fpdu_findings_;           // on_fpdu's, reused
 };
 
 }  // namespace mpa

@@ -8,13 +8,13 @@
 // when something is wrong or the packet is a fragment.
 #include "mpa/packet_decoder.h"
 
-#include "byte_order.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <string_view>
+
+#include "byte_order.h"
 
 namespace mpa {
 namespace {

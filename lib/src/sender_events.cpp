@@ -1,9 +1,9 @@
 // A sender's stream events, one handler per phase (see mpa_connection.h): in-order octets,
 // gaps, the end of the stream, and the FPDUs its reader frames.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "mpa/framing_inference.h"
 #include "mpa_connection.h"
@@ -39,10 +39,11 @@ void MpaConnection::on_data(Sender& s, Chunk chunk) {
 std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
   const std::span<const std::uint8_t> data = chunk.data;
   if (p.octets == 0 && chunk.offset == 0) {
-    const bool starts_with_key =
-        data.size() >= kKeyPrefixSize && std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
+    const bool starts_with_key = data.size() >= kKeyPrefixSize &&
+                                 std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
     if (!starts_with_key && data.size() >= kStartupKeySize && looks_like_damaged_key(data)) {
-      start_frame(s, chunk.offset, chunk.seq, chunk.frame, 0);  // a startup frame with a damaged key
+      start_frame(s, chunk.offset, chunk.seq, chunk.frame,
+                  0);  // a startup frame with a damaged key
       return 0;
     }
     // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
@@ -64,17 +65,20 @@ std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chu
         // The key began in octets already consumed as streaming; the reassembler cannot
         // rewind, so the parser gets them from the joined copy.
         const std::size_t back = p.tail.size() - i;
-        start_frame(s, chunk.offset - back, chunk.seq - static_cast<std::uint32_t>(back), chunk.frame,
-                    p.octets - back);
-        std::get<phase::Startup>(s.phase).parser.push(std::span<const std::uint8_t>(&joined[i], back));
+        start_frame(s, chunk.offset - back, chunk.seq - static_cast<std::uint32_t>(back),
+                    chunk.frame, p.octets - back);
+        std::get<phase::Startup>(s.phase).parser.push(
+            std::span<const std::uint8_t>(&joined[i], back));
         return 0;
       }
     }
   }
   const void* hit = memmem(data.data(), data.size(), kRequestKey.data(), kKeyPrefixSize);
   if (hit != nullptr) {
-    const std::size_t at = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data.data());
-    start_frame(s, chunk.offset + at, chunk.seq + static_cast<std::uint32_t>(at), chunk.frame, p.octets + at);
+    const std::size_t at =
+        static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data.data());
+    start_frame(s, chunk.offset + at, chunk.seq + static_cast<std::uint32_t>(at), chunk.frame,
+                p.octets + at);
     return at;
   }
   p.octets += data.size();
@@ -101,8 +105,8 @@ std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& ch
   if (!p.said_early) {
     p.said_early = true;
     report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
-           fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived", chunk.data.size(),
-                       chunk.seq.value()));
+           fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
+                       chunk.data.size(), chunk.seq.value()));
   }
   const std::size_t room = kEarlyBufferLimit - std::min(kEarlyBufferLimit, p.held.bytes.size());
   p.held.append(chunk.data.first(std::min(room, chunk.data.size())), chunk.frame);
@@ -122,11 +126,13 @@ std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chu
   return chunk.data.size();
 }
 
-std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk& chunk, bool segment_start) {
+std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk& chunk,
+                                bool segment_start) {
   if (!initiator().first_fpdu_done) {
     check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
   }
-  if (segment_start) s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
+  if (segment_start)
+    s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
   p.reader.push(chunk.data, chunk.frame, segment_start, s);
   return chunk.data.size();
 }
@@ -134,22 +140,25 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
   if (p.answered_invalid && !p.said_data) {
     p.said_data = true;
-    report(s, DiagId::StartupInvalidRequestAnswered, chunk.frame, chunk.seq, chunk.offset,
-           fmt::format("Responder sent {} more octets at seq {} after answering the improperly formatted MPA "
-                       "Request, instead of closing the connection",
-                       chunk.data.size(), chunk.seq.value()));
+    report(
+        s, DiagId::StartupInvalidRequestAnswered, chunk.frame, chunk.seq, chunk.offset,
+        fmt::format(
+            "Responder sent {} more octets at seq {} after answering the improperly formatted MPA "
+            "Request, instead of closing the connection",
+            chunk.data.size(), chunk.seq.value()));
   }
   return chunk.data.size();
 }
 
-void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
-                           std::uint64_t frame) {
+void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length,
+                           GapCause cause, std::uint64_t frame) {
   const bool truncated = cause == GapCause::Truncated;
   report(s, truncated ? DiagId::CaptureTruncated : DiagId::CaptureGap, frame, seq, offset,
          fmt::format("{} octets at seq {} {}", length, seq.value(),
-                     truncated                         ? "cut by the snapshot length"
-                     : cause == GapCause::BufferLimit ? "dropped: out-of-order data beyond the reassembly ceiling"
-                                                      : "missing from the capture"));
+                     truncated ? "cut by the snapshot length"
+                     : cause == GapCause::BufferLimit
+                         ? "dropped: out-of-order data beyond the reassembly ceiling"
+                         : "missing from the capture"));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
@@ -185,71 +194,77 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   s.ended = true;
   // Which side reset: a RST ends both directions, and the note of each names the sender.
   const Sender* resetter = reset_by_ ? reset_by_ : &s;
-  const std::string what = how == StreamEnd::Fin
-                               ? std::string("closed (FIN)")
-                               : fmt::format("reset by the {} (RST)", to_string(direction_of(*resetter)));
+  const std::string what = how == StreamEnd::Fin ? std::string("closed (FIN)")
+                                                 : fmt::format("reset by the {} (RST)",
+                                                               to_string(direction_of(*resetter)));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
-  std::visit(Overloaded{
-                 [&](phase::FullOperation& p) {
-                   p.reader.finish(frame, s);
-                   settle_alignment(s);
-                   const FpduReader& r = p.reader;
-                   if (!r.synchronised() || !r.judging()) return;
-                   if (r.in_fpdu()) {
-                     report(s, DiagId::ConnectionLostMidFpdu, frame, seq, offset,
-                            fmt::format("connection {} at seq {} inside an FPDU ({} more octets were due)", what,
-                                        seq.value(), r.bytes_needed()));
-                   } else {
-                     report(s, DiagId::ConnectionClosed, frame, seq, offset,
-                            fmt::format("connection {} at seq {}, at an FPDU boundary", what, seq.value()));
-                   }
-                 },
-                 [&](phase::Startup& p) {
-                   if (invalid_request_ && &s != initiator_) {
-                     // What the Responder sent in answer to an invalid Request, cut short.
-                     if (p.parser.consumed() > 0) {
-                       StartupIssue issue = judge_answer_to_invalid_request(p.parser.frame());
-                       report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
-                     }
-                     return;
-                   }
-                   if (p.parser.header_complete()) {
-                     // What the header alone shows is still reported (a PD_Length above 512).
-                     const FrameKind expected = request_done_ ? FrameKind::Reply : FrameKind::Request;
-                     for (StartupIssue& issue : check_startup_frame(p.parser.frame(), expected)) {
-                       if (info(issue.id).severity != Severity::Note) {
-                         report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
-                       }
-                     }
-                   }
-                   if (p.parser.consumed() > 0) {
-                     report(s, DiagId::ConnectionLostMidStartup, frame, seq, offset,
-                            fmt::format("connection {} at seq {} inside a startup frame ({} more octets were due)",
-                                        what, seq.value(), p.parser.bytes_needed()));
-                   }
-                 },
-                 [&](phase::Inferring&) { try_inference(s, frame, true); },
-                 [&](auto&) {},
-             },
-             s.phase);
+  std::visit(
+      Overloaded{
+          [&](phase::FullOperation& p) {
+            p.reader.finish(frame, s);
+            settle_alignment(s);
+            const FpduReader& r = p.reader;
+            if (!r.synchronised() || !r.judging()) return;
+            if (r.in_fpdu()) {
+              report(s, DiagId::ConnectionLostMidFpdu, frame, seq, offset,
+                     fmt::format("connection {} at seq {} inside an FPDU ({} more octets were due)",
+                                 what, seq.value(), r.bytes_needed()));
+            } else {
+              report(
+                  s, DiagId::ConnectionClosed, frame, seq, offset,
+                  fmt::format("connection {} at seq {}, at an FPDU boundary", what, seq.value()));
+            }
+          },
+          [&](phase::Startup& p) {
+            if (invalid_request_ && &s != initiator_) {
+              // What the Responder sent in answer to an invalid Request, cut short.
+              if (p.parser.consumed() > 0) {
+                StartupIssue issue = judge_answer_to_invalid_request(p.parser.frame());
+                report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
+              }
+              return;
+            }
+            if (p.parser.header_complete()) {
+              // What the header alone shows is still reported (a PD_Length above 512).
+              const FrameKind expected = request_done_ ? FrameKind::Reply : FrameKind::Request;
+              for (StartupIssue& issue : check_startup_frame(p.parser.frame(), expected)) {
+                if (info(issue.id).severity != Severity::Note) {
+                  report(s, issue.id, frame, p.seq, p.offset, std::move(issue.message));
+                }
+              }
+            }
+            if (p.parser.consumed() > 0) {
+              report(s, DiagId::ConnectionLostMidStartup, frame, seq, offset,
+                     fmt::format(
+                         "connection {} at seq {} inside a startup frame ({} more octets were due)",
+                         what, seq.value(), p.parser.bytes_needed()));
+            }
+          },
+          [&](phase::Inferring&) { try_inference(s, frame, true); },
+          [&](auto&) {},
+      },
+      s.phase);
 }
 
 // The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
-void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
-                                          std::uint64_t frame) {
-  if (direction_of(s) != Direction::Responder || initiator().first_fpdu_done || s.said_responder_first ||
-      !summary_.startup_seen) {
+void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset,
+                                          std::size_t size, std::uint64_t frame) {
+  if (direction_of(s) != Direction::Responder || initiator().first_fpdu_done ||
+      s.said_responder_first || !summary_.startup_seen) {
     return;
   }
   // While the Initiator's reader tests how its sender frames, whether its first FPDU is
   // complete is not known yet: nothing is said.
   if (const FpduReader* r = initiator().reader(); r && r->testing()) return;
   s.said_responder_first = true;
-  report(s, DiagId::FpduResponderSentFirst, frame, seq, offset,
-         fmt::format("Responder sent {} octets of full operation at seq {} before the Initiator's first FPDU "
-                     "was complete", size, seq.value()));
+  report(
+      s, DiagId::FpduResponderSentFirst, frame, seq, offset,
+      fmt::format(
+          "Responder sent {} octets of full operation at seq {} before the Initiator's first FPDU "
+          "was complete",
+          size, seq.value()));
 }
 
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
@@ -276,7 +291,8 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
     s.ulp.check_terminate(fpdu, context, receiver, found);
   }
   for (Finding& f : found) {
-    if (f.id == DiagId::FpduNotSegmentAligned && reader.judges_sender_framing() && !reader.framing_lost()) {
+    if (f.id == DiagId::FpduNotSegmentAligned && reader.judges_sender_framing() &&
+        !reader.framing_lost()) {
       f.timestamp_ns = context_.ns;
       s.held_alignment = std::move(f);
       s.held_alignment_named = reader.framing_named();

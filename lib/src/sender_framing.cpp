@@ -1,9 +1,9 @@
 // The framings a broken sender is tested for (see sender_framing.h).
 #include "mpa/sender_framing.h"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 namespace mpa {
 namespace {
@@ -27,7 +27,8 @@ constexpr auto hypotheses() {
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduPlus2Mod4), Markers};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::None), Markers};
   if constexpr (!Crc) out[i++] = {FpduCrcFieldMissing, without_crc_field(), Markers};
-  for (const std::int8_t bias : {2, 4, -2, -4}) out[i++] = {FpduUlpduLengthMiscounted, with_bias(bias), Markers};
+  for (const std::int8_t bias : {2, 4, -2, -4})
+    out[i++] = {FpduUlpduLengthMiscounted, with_bias(bias), Markers};
   return out;
 }
 
@@ -48,15 +49,19 @@ std::span<const SenderHypothesis> framing_hypotheses(bool markers, bool crc) {
 std::string describe(const SenderHypothesis& h) {
   if (!h.id) return "the RFC's framing";
   switch (*h.id) {
-    case FpduMarkersMissing: return "no markers";
-    case FpduCrcFieldMissing: return "no CRC field";
+    case FpduMarkersMissing:
+      return "no markers";
+    case FpduCrcFieldMissing:
+      return "no CRC field";
     case FpduPadRuleWrong:
       return h.framing.pad == PadRule::None ? "no pad" : "pad = (ULPDU_Length + 2) mod 4";
     case FpduUlpduLengthMiscounted:
-      return h.framing.length_bias > 0
-                 ? fmt::format("ULPDU_Length = ULPDU octets + {}", static_cast<int>(h.framing.length_bias))
-                 : fmt::format("ULPDU_Length = ULPDU octets - {}", -static_cast<int>(h.framing.length_bias));
-    default: return "another framing";
+      return h.framing.length_bias > 0 ? fmt::format("ULPDU_Length = ULPDU octets + {}",
+                                                     static_cast<int>(h.framing.length_bias))
+                                       : fmt::format("ULPDU_Length = ULPDU octets - {}",
+                                                     -static_cast<int>(h.framing.length_bias));
+    default:
+      return "another framing";
   }
 }
 
@@ -68,13 +73,16 @@ std::string deviation_of(const SenderHypothesis& h, std::uint32_t ulpdu_length) 
       return fmt::format("ULPDU_Length {}: {} of pad sent, RFC 5044 4.1 needs {}", ulpdu_length,
                          octets(pad_octets(h.framing, ulpdu)), pad_length(ulpdu));
     case FpduCrcFieldMissing:
-      return fmt::format("ULPDU_Length {}: the next FPDU follows the pad, where RFC 5044 4.1 puts the "
-                         "4-octet CRC field", ulpdu_length);
+      return fmt::format(
+          "ULPDU_Length {}: the next FPDU follows the pad, where RFC 5044 4.1 puts the "
+          "4-octet CRC field",
+          ulpdu_length);
     case FpduMarkersMissing:
       return "no marker where the receiver's M=1 puts one (RFC 5044 4.2: every 512 octets)";
     case FpduUlpduLengthMiscounted:
       return fmt::format("ULPDU_Length {}: {} of ULPDU follow it", ulpdu_length, octets(ulpdu));
-    default: return fmt::format("ULPDU_Length {}", ulpdu_length);
+    default:
+      return fmt::format("ULPDU_Length {}", ulpdu_length);
   }
 }
 

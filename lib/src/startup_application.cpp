@@ -48,19 +48,20 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
     answer_to_invalid_request(s, f, at, at_offset, frame);
     return;
   }
-  StartupVerdict v = judge_startup_frame(f, request_done_ ? &*summary_.request : nullptr, trailing_in_segment);
+  StartupVerdict v =
+      judge_startup_frame(f, request_done_ ? &*summary_.request : nullptr, trailing_in_segment);
   apply_startup_frame(s, f, std::move(v), at, at_offset, first_frame, prefix, frame);
 }
 
 void MpaConnection::request_cut_short(Sender& init, std::uint64_t frame) {
   const phase::Startup& q = std::get<phase::Startup>(init.phase);
   const StartupFrame partial = q.parser.frame();
-  apply_startup_frame(init, partial, judge_request_cut_short(partial), q.seq, q.offset, q.first_frame, q.prefix,
-                      frame);
+  apply_startup_frame(init, partial, judge_request_cut_short(partial), q.seq, q.offset,
+                      q.first_frame, q.prefix, frame);
 }
 
-void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at, std::uint64_t at_offset,
-                                              std::uint64_t frame) {
+void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at,
+                                              std::uint64_t at_offset, std::uint64_t frame) {
   become_mpa();
   if (f.kind != FrameKind::Unknown || looks_like_startup_key(f.key)) {
     reply_done_ = true;
@@ -77,13 +78,15 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
 void MpaConnection::await_answer(Sender& peer, std::uint64_t frame, bool prefixed) {
   if (prefixed) return;  // the peer stays in streaming mode: only its own startup key counts
   if (auto* streaming = std::get_if<phase::Streaming>(&peer.phase)) {
-    start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, streaming->octets);
+    start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame,
+                streaming->octets);
   } else if (std::holds_alternative<phase::Inferring>(peer.phase)) {
     start_frame(peer, peer.reassembler.next_offset(), peer.reassembler.next_seq(), frame, 0);
   }
 }
 
-void MpaConnection::startup_event(Sender& s, const StartupFrame& f, std::uint64_t frame, TcpSeq at) {
+void MpaConnection::startup_event(Sender& s, const StartupFrame& f, std::uint64_t frame,
+                                  TcpSeq at) {
   if (is_mpa_) {
     context_.sink.on_startup_frame(id_, direction_of(s), f, frame, at);
   } else {
@@ -91,8 +94,9 @@ void MpaConnection::startup_event(Sender& s, const StartupFrame& f, std::uint64_
   }
 }
 
-void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,
-                                        std::uint64_t at_offset, std::uint64_t first_frame, std::uint64_t prefix,
+void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v,
+                                        TcpSeq at, std::uint64_t at_offset,
+                                        std::uint64_t first_frame, std::uint64_t prefix,
                                         std::uint64_t frame) {
   const bool request_due = !request_done_;
   if (request_due && f.kind != FrameKind::Reply) initiator_ = &s;  // roles follow the Request
@@ -110,7 +114,8 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
     s.stats.on_stack(v.stack->name);
   }
   startup_event(s, f, frame, at);
-  for (StartupIssue& issue : v.issues) report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  for (StartupIssue& issue : v.issues)
+    report(s, issue.id, frame, at, at_offset, std::move(issue.message));
   const TcpSeq after = at + static_cast<std::uint32_t>(f.wire_length());
   const std::uint64_t after_offset = at_offset + f.wire_length();
 
@@ -134,8 +139,10 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
     if (f.revision == 1) {
       if (const auto refused = context_.refused.refused_before(s.endpoint, peer.endpoint)) {
         report(s, DiagId::InteropRev2RetriedAsRev1, frame, at, at_offset,
-               fmt::format("Rev 1 Request after a Rev 2 Request to the same peer was refused (frame {}): "
-                           "the Chelsio/Intel fallback", *refused));
+               fmt::format(
+                   "Rev 1 Request after a Rev 2 Request to the same peer was refused (frame {}): "
+                   "the Chelsio/Intel fallback",
+                   *refused));
       }
     }
     request_end_seq_ = after;
@@ -150,18 +157,23 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
   summary_.reply_ns = context_.ns;
   Sender& init = initiator();
   switch (v.step) {
-    case StartupStep::EndMpa: end_mpa(); return;
+    case StartupStep::EndMpa:
+      end_mpa();
+      return;
     case StartupStep::InitiatorUnjudged: {
       // The Initiator may still answer with a Terminate (an FPDU): frame its octets with
       // the parameters the frames announce, judging nothing (RFC 5044 8).
       HeldBytes early = take_early_octets(init);
       end_mpa();
-      start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false, std::nullopt, true);
+      start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false,
+                           std::nullopt, true);
       replay(init, early);
       return;
     }
-    case StartupStep::AwaitReply: return;  // not a Reply's verdict
-    case StartupStep::FullOperation: break;
+    case StartupStep::AwaitReply:
+      return;  // not a Reply's verdict
+    case StartupStep::FullOperation:
+      break;
   }
   if (v.peer_to_peer) rtr_ = RtrNegotiation{*summary_.request->enhanced, *f.enhanced};
   // Markers X->Y iff Y asked (RFC 5044 7.1.1): the Reply's M governs the Initiator's data.
@@ -178,8 +190,9 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
   if (init.reader()) replay(init, early);
 }
 
-void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers, bool crc,
-                                         bool inferred, std::optional<TcpSeq> grid_origin, bool unjudged) {
+void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers,
+                                         bool crc, bool inferred, std::optional<TcpSeq> grid_origin,
+                                         bool unjudged) {
   FpduReaderConfig config;
   config.connection = id_;
   config.direction = direction_of(s);
@@ -206,9 +219,12 @@ void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t of
 }
 
 void MpaConnection::replay(Sender& s, const HeldBytes& held, std::size_t from) {
-  held.replay([&](std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
-                  std::uint64_t frame) { on_data(s, Chunk{offset, seq, data, frame}); },
-              from);
+  held.replay(
+      [&](std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+          std::uint64_t frame) {
+        on_data(s, Chunk{offset, seq, data, frame});
+      },
+      from);
 }
 
 // Full operation without negotiated markers: a stream that opens with a zero marker and
@@ -230,9 +246,10 @@ void MpaConnection::finish_probe(Sender& s, bool final) {
   FpduReader& reader = s.phase.emplace<phase::FullOperation>(config).reader;
   if (unjudged) reader.stop_judging();
   if (unexpected) {
-    report(s, DiagId::MarkerUnexpected, held.first_frame(context_.frame), held.seq, held.offset,
-           fmt::format("{} sends markers (first at seq {}) although its peer's startup frame had M=0",
-                       to_string(direction_of(s)), held.seq.value()));
+    report(
+        s, DiagId::MarkerUnexpected, held.first_frame(context_.frame), held.seq, held.offset,
+        fmt::format("{} sends markers (first at seq {}) although its peer's startup frame had M=0",
+                    to_string(direction_of(s)), held.seq.value()));
     reader.stop_judging();
   }
   replay(s, held);
@@ -265,16 +282,21 @@ void MpaConnection::try_inference(Sender& s, std::uint64_t frame, bool final) {
   if (!summary_.startup_seen && !said_not_seen_) {
     said_not_seen_ = true;
     report(s, DiagId::CaptureStartupNotSeen, frame, start, held.offset + h->start,
-           "the capture holds no MPA startup frames for this connection; startup rules could not be checked");
+           "the capture holds no MPA startup frames for this connection; startup rules could not "
+           "be checked");
   }
   report(s, DiagId::CaptureParametersInferred, frame, start, held.offset + h->start,
          fmt::format("{} from the data: markers {}, CRC {}; first FPDU at seq {}{}",
-                     context_.options.markers || context_.options.crc ? "taken from options and checked" : "inferred",
+                     context_.options.markers || context_.options.crc
+                         ? "taken from options and checked"
+                         : "inferred",
                      h->markers ? fmt::format("on (grid at seq {})", (held.seq + h->phase).value())
                                 : std::string("off"),
                      h->crc ? "on" : "off", start.value(),
-                     h->start > 0 ? fmt::format(" ({} octets before it not verified)", h->start) : std::string()));
-  start_full_operation(s, start, held.offset + h->start, h->markers, h->crc, true, held.seq + h->phase);
+                     h->start > 0 ? fmt::format(" ({} octets before it not verified)", h->start)
+                                  : std::string()));
+  start_full_operation(s, start, held.offset + h->start, h->markers, h->crc, true,
+                       held.seq + h->phase);
   replay(s, held, h->start);
 }
 

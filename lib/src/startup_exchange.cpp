@@ -1,10 +1,10 @@
 // The startup exchange (see startup_exchange.h).
 #include "mpa/startup_exchange.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "mpa/ddp.h"
 
@@ -26,7 +26,8 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   v.issues = check_startup_frame(f, v.role);
   if (request && (f.kind == FrameKind::Reply || f.kind == FrameKind::Unknown)) {
     auto more = check_negotiation(*request, f);
-    v.issues.insert(v.issues.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    v.issues.insert(v.issues.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
   }
   if (trailing_in_segment) {
     v.issues.push_back({DiagId::StartupPdLengthMismatch,
@@ -37,8 +38,9 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   name_vendor_deviations(v.issues, f, v.role);
   v.stack = recognise_stack(f, request);
   if (v.stack) {
-    v.issues.push_back({DiagId::InteropStackFingerprint,
-                        fmt::format("MPA {} looks like {}: {}", to_string(named), v.stack->name, v.stack->why)});
+    v.issues.push_back(
+        {DiagId::InteropStackFingerprint,
+         fmt::format("MPA {} looks like {}: {}", to_string(named), v.stack->name, v.stack->why)});
   }
   const bool invalid = has_code(v.issues, MpaError::InvalidStartupFrame);
   if (!request) {
@@ -56,41 +58,49 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   v.step = StartupStep::FullOperation;
   v.peer_to_peer = request->enhanced && f.enhanced && request->enhanced->peer_to_peer &&
                    f.enhanced->peer_to_peer;
-  v.responder_unjudged = has_code(v.issues, MpaError::InsufficientIrd) ||
-                         has_code(v.issues, MpaError::NoMatchingRtr);
+  v.responder_unjudged =
+      has_code(v.issues, MpaError::InsufficientIrd) || has_code(v.issues, MpaError::NoMatchingRtr);
   return v;
 }
 
 StartupVerdict judge_request_cut_short(const StartupFrame& partial) {
   StartupVerdict v = judge_startup_frame(partial, nullptr, false);
-  const auto at = std::find_if(v.issues.begin(), v.issues.end(),
-                               [](const StartupIssue& i) { return i.id == DiagId::InteropStackFingerprint; });
-  v.issues.insert(at, {DiagId::StartupPdLengthMismatch,
-                       fmt::format("PD_Length {} overstates the private data: the peer's MPA Reply came after "
-                                   "{} octets of it",
-                                   partial.pd_length, partial.private_data.size())});
+  const auto at = std::find_if(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
+    return i.id == DiagId::InteropStackFingerprint;
+  });
+  v.issues.insert(
+      at, {DiagId::StartupPdLengthMismatch,
+           fmt::format("PD_Length {} overstates the private data: the peer's MPA Reply came after "
+                       "{} octets of it",
+                       partial.pd_length, partial.private_data.size())});
   v.step = StartupStep::EndMpa;
   return v;
 }
 
 StartupIssue judge_answer_to_invalid_request(const StartupFrame& f) {
   if (f.kind == FrameKind::Unknown && !looks_like_startup_key(f.key)) {
-    return {DiagId::StartupInvalidRequestAnswered,
-            "Responder sent octets after an improperly formatted MPA Request instead of closing the "
-            "connection"};
+    return {
+        DiagId::StartupInvalidRequestAnswered,
+        "Responder sent octets after an improperly formatted MPA Request instead of closing the "
+        "connection"};
   }
   return {DiagId::StartupInvalidRequestAnswered,
-          fmt::format("Responder answered an improperly formatted MPA Request with an MPA {} ({}) instead "
-                      "of closing the connection",
-                      to_string(f.kind), f.r() ? "rejecting" : "accepting")};
+          fmt::format(
+              "Responder answered an improperly formatted MPA Request with an MPA {} ({}) instead "
+              "of closing the connection",
+              to_string(f.kind), f.r() ? "rejecting" : "accepting")};
 }
 
 bool rtr_negotiated(RtrKind kind, const EnhancedBlock& request, const EnhancedBlock& reply) {
   switch (kind) {
-    case RtrKind::Send: return request.send_rtr && reply.send_rtr;
-    case RtrKind::Write: return request.write_rtr && reply.write_rtr;
-    case RtrKind::Read: return request.read_rtr && reply.read_rtr;
-    case RtrKind::None: return false;
+    case RtrKind::Send:
+      return request.send_rtr && reply.send_rtr;
+    case RtrKind::Write:
+      return request.write_rtr && reply.write_rtr;
+    case RtrKind::Read:
+      return request.read_rtr && reply.read_rtr;
+    case RtrKind::None:
+      return false;
   }
   return false;
 }

@@ -1,19 +1,19 @@
 // MPA Request/Reply frames (RFC 5044 7.1.1; RFC 6581 6, 9). See startup_frame.h.
 #include "mpa/startup_frame.h"
 
-#include "byte_order.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "byte_order.h"
 
 namespace mpa {
 namespace {
 
-
 bool equals_key(std::span<const std::uint8_t> bytes, std::string_view key) {
-  return bytes.size() >= kStartupKeySize && std::memcmp(bytes.data(), key.data(), kStartupKeySize) == 0;
+  return bytes.size() >= kStartupKeySize &&
+         std::memcmp(bytes.data(), key.data(), kStartupKeySize) == 0;
 }
 
 std::string rtr_list(const EnhancedBlock& block) {
@@ -33,9 +33,12 @@ std::string rtr_list(const EnhancedBlock& block) {
 
 std::string_view to_string(FrameKind kind) {
   switch (kind) {
-    case FrameKind::Request: return "Request";
-    case FrameKind::Reply: return "Reply";
-    case FrameKind::Unknown: return "frame with invalid key";
+    case FrameKind::Request:
+      return "Request";
+    case FrameKind::Reply:
+      return "Reply";
+    case FrameKind::Unknown:
+      return "frame with invalid key";
   }
   return "?";
 }
@@ -121,7 +124,8 @@ std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
         if (got_ == frame_.pd_length) state_ = State::Done;
         break;
       }
-      case State::Done: break;
+      case State::Done:
+        break;
     }
   }
   if (state_ == State::Done && frame_.s() && frame_.revision >= 2 &&
@@ -135,17 +139,22 @@ std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
 
 std::size_t StartupFrameParser::bytes_needed() const {
   switch (state_) {
-    case State::Header: return kStartupHeaderSize - got_;
-    case State::VendorExtension: return kVendorExtensionSize - got_ + frame_.pd_length;
-    case State::PrivateData: return frame_.pd_length - got_;
-    case State::Done: return 0;
+    case State::Header:
+      return kStartupHeaderSize - got_;
+    case State::VendorExtension:
+      return kVendorExtensionSize - got_ + frame_.pd_length;
+    case State::PrivateData:
+      return frame_.pd_length - got_;
+    case State::Done:
+      return 0;
   }
   return 0;
 }
 
 std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected) {
   std::vector<StartupIssue> issues;
-  const std::string name = std::string(to_string(frame.kind == FrameKind::Unknown ? expected : frame.kind));
+  const std::string name =
+      std::string(to_string(frame.kind == FrameKind::Unknown ? expected : frame.kind));
   if (frame.kind == FrameKind::Unknown) {
     std::string shown;
     for (std::uint8_t c : frame.key) shown += (c >= 0x20 && c < 0x7F) ? static_cast<char>(c) : '.';
@@ -158,22 +167,26 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                       fmt::format("MPA {} where an MPA {} was due", to_string(frame.kind),
                                   to_string(expected))});
   }
-  const bool is_request = (frame.kind == FrameKind::Unknown ? expected : frame.kind) == FrameKind::Request;
+  const bool is_request =
+      (frame.kind == FrameKind::Unknown ? expected : frame.kind) == FrameKind::Request;
 
   // RFC 5044 7.1.1: Rev 1; RFC 6581 6: Rev 2; Appendix C: Rev 0; erdma: 129.
   switch (frame.revision) {
     case 0:
-      issues.push_back({DiagId::StartupRevision0,
-                        fmt::format("MPA {} Rev 0 (RDMA Consortium): DDP/RDMAP version 0 expected", name)});
+      issues.push_back(
+          {DiagId::StartupRevision0,
+           fmt::format("MPA {} Rev 0 (RDMA Consortium): DDP/RDMAP version 0 expected", name)});
       break;
-    case 1: break;
+    case 1:
+      break;
     case 2:
       issues.push_back({DiagId::StartupRevision2, fmt::format("MPA {} Rev 2", name)});
       break;
     case kVendorRevision:
       issues.push_back({DiagId::StartupVendorRevision,
                         fmt::format("MPA {} Rev 129 (Alibaba erdma): 8-octet extension not counted "
-                                    "in PD_Length", name)});
+                                    "in PD_Length",
+                                    name)});
       break;
     default:
       issues.push_back({DiagId::StartupRevisionUnsupported,
@@ -219,7 +232,8 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
   return issues;
 }
 
-std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply) {
+std::vector<StartupIssue> check_negotiation(const StartupFrame& request,
+                                            const StartupFrame& reply) {
   std::vector<StartupIssue> issues;
   // RFC 6581 10: an enhanced Request is answered with an enhanced Reply (accepting or
   // rejecting), an unenhanced one with an unenhanced Reply.
@@ -232,8 +246,8 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const S
     // (A Reply with an invalid key is judged by that alone.)
     issues.push_back({DiagId::StartupEnhancedMismatch,
                       fmt::format("Request offers enhanced connection establishment (S=1, Rev {}) "
-                                  "but the Reply (Rev {}) has S=0", request.revision,
-                                  reply.revision)});
+                                  "but the Reply (Rev {}) has S=0",
+                                  request.revision, reply.revision)});
   }
   if (!request.enhanced || !reply.enhanced) return issues;
   const EnhancedBlock& rq = *request.enhanced;
@@ -269,9 +283,10 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const S
     issues.push_back(
         {DiagId::StartupInsufficientIrd,
          rp.ord == kNoNegotiation
-             ? fmt::format("Responder ORD 0x3FFF answers Initiator IRD {}: 0x3FFF (no negotiation) only "
-                           "answers 0x3FFF, so it is an ORD of 16383, above the Initiator IRD",
-                           rq.ird)
+             ? fmt::format(
+                   "Responder ORD 0x3FFF answers Initiator IRD {}: 0x3FFF (no negotiation) only "
+                   "answers 0x3FFF, so it is an ORD of 16383, above the Initiator IRD",
+                   rq.ird)
              : fmt::format("Responder ORD {} exceeds Initiator IRD {}", rp.ord, rq.ird)});
   }
   // A Responder IRD of 0x3FFF answers an Initiator ORD of 0x3FFF, nothing else (RFC 6581 9.1):

@@ -48,11 +48,15 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
 }
 
 std::string describe(const Terminate& t) {
-  const char* layer = t.layer == 0 ? "RDMAP" : t.layer == 1 ? "DDP" : t.layer == 2 ? "LLP" : "unknown layer";
+  const char* layer = t.layer == 0   ? "RDMAP"
+                      : t.layer == 1 ? "DDP"
+                      : t.layer == 2 ? "LLP"
+                                     : "unknown layer";
   if (auto mpa = t.mpa_error_code()) {
     return fmt::format("LLP (MPA) error {}: {}", *mpa, mpa_error_name(*mpa));
   }
-  return fmt::format("{} (layer {}) error type {} code 0x{:02x}", layer, t.layer, t.etype, t.error_code);
+  return fmt::format("{} (layer {}) error type {} code 0x{:02x}", layer, t.layer, t.etype,
+                     t.error_code);
 }
 
 }  // namespace mpa

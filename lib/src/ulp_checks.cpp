@@ -1,27 +1,31 @@
 // Checks of what MPA carries (see ulp_checks.h).
 #include "mpa/ulp_checks.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "mpa/startup_exchange.h"
 #include "mpa/terminate.h"
 
 namespace mpa {
 
-UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, std::vector<Finding>& out) {
+UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
+                            std::vector<Finding>& out) {
   UlpVerdict v;
   // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR.
-  if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr) {
+  if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu &&
+      context.rtr) {
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
       out.push_back(make_finding(
           DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
-          fmt::format("peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
-                      fpdu.ulpdu_length,
-                      kind == RtrKind::None ? "not a zero-length RTR message" : "an RTR of a type not negotiated")));
+          fmt::format(
+              "peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
+              fpdu.ulpdu_length,
+              kind == RtrKind::None ? "not a zero-length RTR message"
+                                    : "an RTR of a type not negotiated")));
       v.stop_judging = true;
     }
   }
@@ -34,7 +38,8 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context, st
       out.push_back(make_finding(
           DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
           fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
-                      "(first of this direction)", fpdu.ulpdu_length, fpdu.header_seq.value(),
+                      "(first of this direction)",
+                      fpdu.ulpdu_length, fpdu.header_seq.value(),
                       (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged")));
     }
     return v;
@@ -70,34 +75,38 @@ const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t
   for (std::size_t i = 0; i < n; ++i) {
     const RecentFpdu& r = recent_[(recent_count_ - 1 - i) % recent_.size()];
     const std::size_t k = std::min(r.ddp_size, quoted.size());
-    if (k >= 6 && std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k), quoted.begin())) {
+    if (k >= 6 &&
+        std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k), quoted.begin())) {
       return &r;
     }
   }
   return nullptr;
 }
 
-void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
-                                std::vector<Finding>& out) const {
+void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context,
+                                const TerminatePeer& peer, std::vector<Finding>& out) const {
   const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
   if (!t) return;
   // The FPDU it blames: the one whose DDP header the Terminate quotes (RFC 5040 4.8, D bit).
   const RecentFpdu* blamed = nullptr;
-  if (!t->terminated_ddp_header.empty() && peer.checks) blamed = peer.checks->find_quoted(t->terminated_ddp_header);
-  const std::string blame =
-      blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})", blamed->frame, blamed->seq.value())
-             : std::string();
+  if (!t->terminated_ddp_header.empty() && peer.checks)
+    blamed = peer.checks->find_quoted(t->terminated_ddp_header);
+  const std::string blame = blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})",
+                                                 blamed->frame, blamed->seq.value())
+                                   : std::string();
   auto add = [&](DiagId id, std::string message) {
-    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(), std::move(message)));
+    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+                               std::move(message)));
   };
   add(DiagId::RdmapTerminate,
       fmt::format("{} sent a Terminate: {}{}", to_string(context.direction), describe(*t), blame));
   if (t->siw_layout) {
     add(DiagId::RdmapTerminateEncoding,
-        fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
-                    "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
-                    fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
-                    fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 2], t->etype, t->layer));
+        fmt::format(
+            "Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
+            "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
+            fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
+            fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 2], t->etype, t->layer));
   }
   const auto code = t->mpa_error();
   if (!code) return;
@@ -106,12 +115,14 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
   switch (*code) {
     case MpaError::CrcError:
       if (blamed && blamed->crc == CrcStatus::Good) {
-        disagreement = fmt::format("it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
-                                   blamed->frame);
+        disagreement = fmt::format(
+            "it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
+            blamed->frame);
       } else if (peer.crc && !*peer.crc) {
         disagreement = "it claims a CRC error, but CRCs were not negotiated on this connection";
       } else if (!seen.contains(MpaError::CrcError)) {
-        disagreement = "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
+        disagreement =
+            "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
       }
       break;
     case MpaError::MarkerMismatch:
@@ -130,23 +141,28 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
       if (!seen.contains(MpaError::InsufficientIrd)) {
         const StartupFrame* reply = context.reply;
         // (A Responder ORD of 0x3FFF that answers no Initiator 0x3FFF is insufficient-ird, code 6.)
-        const bool no_negotiation = reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
-        disagreement = no_negotiation
-                           ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
-                             "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a depth"
-                           : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+        const bool no_negotiation =
+            reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
+        disagreement =
+            no_negotiation
+                ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
+                  "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a "
+                  "depth"
+                : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
       }
       break;
     case MpaError::NoMatchingRtr:
       if (!seen.contains(MpaError::NoMatchingRtr)) {
-        disagreement = "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
+        disagreement =
+            "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
       }
       break;
-    default: break;
+    default:
+      break;
   }
   if (!disagreement.empty()) {
-    add(DiagId::RdmapTerminateDisagrees, fmt::format("Terminate MPA error {} ({}): {}", number(*code),
-                                                     describe(*code), disagreement));
+    add(DiagId::RdmapTerminateDisagrees, fmt::format("Terminate MPA error {} ({}): {}",
+                                                     number(*code), describe(*code), disagreement));
   }
 }
 

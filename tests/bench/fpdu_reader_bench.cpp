@@ -33,10 +33,14 @@ mpa::test::FpduStreamBuilder build_stream(bool markers, bool crc) {
   while (builder.bytes().size() < kStreamSize) {
     const int p = pick(generator);
     std::size_t size = 1442;
-    if (p < 8) size = 18 + static_cast<std::size_t>(p) * 30;    // small: RDMAP control, Sends
-    else if (p < 12) size = 4096;
-    else if (p < 14) size = 8950;                                // jumbo-frame MULPDU
-    builder.add(mpa::test::Bytes(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(size)));
+    if (p < 8)
+      size = 18 + static_cast<std::size_t>(p) * 30;  // small: RDMAP control, Sends
+    else if (p < 12)
+      size = 4096;
+    else if (p < 14)
+      size = 8950;  // jumbo-frame MULPDU
+    builder.add(
+        mpa::test::Bytes(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(size)));
   }
   return builder;
 }

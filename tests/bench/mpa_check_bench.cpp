@@ -7,6 +7,7 @@
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
 // (not part of ctest; --file may be a pcapng, which the libpcap loop reads too)
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <pcap/pcap.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,8 +20,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "generator.h"
 #include "mpa/capture_reader.h"
@@ -49,7 +48,8 @@ std::vector<mpa::synth::CapturedFrame> conversation(std::uint16_t mss, std::uint
 // Writes copies of the templates, each copy on its own TCP ports, until `bytes` are written.
 void write_capture(const std::string& path, std::uint64_t bytes) {
   std::vector<std::vector<mpa::synth::CapturedFrame>> templates;
-  for (std::uint64_t i = 0; i < 4; ++i) templates.push_back(conversation(i % 2 ? 8960 : 1460, i + 1));
+  for (std::uint64_t i = 0; i < 4; ++i)
+    templates.push_back(conversation(i % 2 ? 8960 : 1460, i + 1));
   std::ofstream out(path, std::ios::binary);
   const std::uint32_t header[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 262144, 1};
   out.write(reinterpret_cast<const char*>(header), sizeof header);
@@ -62,7 +62,8 @@ void write_capture(const std::string& path, std::uint64_t bytes) {
         std::vector<std::uint8_t> frame = f.bytes;
         // Ethernet + IPv4 without options: the TCP ports are at 34 and 36. Give each copy
         // its own client port (the SYN's source port), so connections do not collide.
-        const std::uint16_t client = static_cast<std::uint16_t>(frames[0].bytes[34] << 8 | frames[0].bytes[35]);
+        const std::uint16_t client =
+            static_cast<std::uint16_t>(frames[0].bytes[34] << 8 | frames[0].bytes[35]);
         for (int at : {34, 36}) {
           if (frame.size() >= 38 && (frame[at] << 8 | frame[at + 1]) == client) {
             frame[at] = static_cast<std::uint8_t>(port >> 8);
@@ -74,7 +75,8 @@ void write_capture(const std::string& path, std::uint64_t bytes) {
                                          static_cast<std::uint32_t>(frame.size()),
                                          static_cast<std::uint32_t>(frame.size())};
         out.write(reinterpret_cast<const char*>(record), sizeof record);
-        out.write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
+        out.write(reinterpret_cast<const char*>(frame.data()),
+                  static_cast<std::streamsize>(frame.size()));
         written += sizeof record + frame.size();
       }
     }
@@ -140,7 +142,8 @@ double run_mpa_check(const std::string& binary, const std::string& path, long& m
   if (pid == 0) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     dup2(devnull, STDOUT_FILENO);
-    execl(binary.c_str(), binary.c_str(), "--no-summary", "--progress", "never", path.c_str(), nullptr);
+    execl(binary.c_str(), binary.c_str(), "--no-summary", "--progress", "never", path.c_str(),
+          nullptr);
     _exit(127);
   }
   int status = 0;
@@ -153,8 +156,6 @@ double run_mpa_check(const std::string& binary, const std::string& path, long& m
 }
 
 }  // namespace
-
-
 
 int main(int argc, char** argv) {
   std::uint64_t size_mib = 1100;
@@ -187,9 +188,12 @@ int main(int argc, char** argv) {
   const double pcap_gbs = size / best_pcap / 1e9;
   const double mpa_gbs = size / best_mpa / 1e9;
   fmt::print("capture            {:.0f} MiB ({})\n", size / 1048576.0, path);
-  fmt::print("libpcap loop       {:.2f} GB/s  (best of 3; touches every byte, sum {})\n", pcap_gbs, checksum % 1000);
-  fmt::print("CaptureReader loop {:.2f} GB/s  (best of 3; mpa-check's reading alone, sum {}; {:.2f} of libpcap's)\n",
-             size / best_reader / 1e9, reader_checksum % 1000, best_pcap / best_reader);
+  fmt::print("libpcap loop       {:.2f} GB/s  (best of 3; touches every byte, sum {})\n", pcap_gbs,
+             checksum % 1000);
+  fmt::print(
+      "CaptureReader loop {:.2f} GB/s  (best of 3; mpa-check's reading alone, sum {}; {:.2f} of "
+      "libpcap's)\n",
+      size / best_reader / 1e9, reader_checksum % 1000, best_pcap / best_reader);
   fmt::print("mpa-check          {:.2f} GB/s  (best of 3, single thread; {})\n", mpa_gbs, binary);
   fmt::print("ratio              {:.2f}  (mpa-check / libpcap loop)\n", mpa_gbs / pcap_gbs);
   fmt::print("mpa-check peak RSS {:.1f} MiB\n", static_cast<double>(rss) / 1024.0);

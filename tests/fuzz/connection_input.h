@@ -88,7 +88,8 @@ class SegmentReader {
       furthest_[conn][dir] = TcpSeq(isn_[dir]);
       seen_[conn][dir] = true;
     }
-    segment.seq = furthest_[conn][dir] + static_cast<std::uint32_t>(static_cast<std::int32_t>(delta));
+    segment.seq =
+        furthest_[conn][dir] + static_cast<std::uint32_t>(static_cast<std::int32_t>(delta));
     segment.ack = seen_[conn][1 - dir] ? furthest_[conn][1 - dir] : TcpSeq(0);
     segment.flags = tcp;
     segment.window = 65535;

@@ -68,8 +68,8 @@ void startup_frame(const Bytes& in, PcapFile& pcap) {
 
 void fpdu_reader(const Bytes& in, PcapFile& pcap) {
   const std::uint8_t options = in.empty() ? 0 : in[0];
-  const std::uint8_t flags = static_cast<std::uint8_t>(((options & 0x01) ? 0x80 : 0) |
-                                                       ((options & 0x02) ? 0x40 : 0));
+  const std::uint8_t flags =
+      static_cast<std::uint8_t>(((options & 0x01) ? 0x80 : 0) | ((options & 0x02) ? 0x40 : 0));
   Connection c(pcap, 40002);
   c.handshake();
   c.data(Connection::kClient, mpa::hostile::startup_frame(true, flags, 1));
@@ -83,7 +83,8 @@ void fpdu_reader(const Bytes& in, PcapFile& pcap) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: corpus_to_pcap connection|startup_frame|fpdu_reader OUT_DIR FILE...\n");
+    std::fprintf(stderr,
+                 "usage: corpus_to_pcap connection|startup_frame|fpdu_reader OUT_DIR FILE...\n");
     return 2;
   }
   const std::string_view target = argv[1];
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     const Bytes in((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
-    PcapFile pcap((out_dir / (std::string(target) + "-" + file.filename().string() + ".pcap")).string());
+    PcapFile pcap(
+        (out_dir / (std::string(target) + "-" + file.filename().string() + ".pcap")).string());
     convert(in, pcap);
   }
   return 0;

@@ -52,10 +52,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const mpa::PipelineResult result =
       mpa::run_pipeline(*reader, analyzer, [&progress_calls](const mpa::CaptureReader& r) {
         ++progress_calls;
-        MPA_FUZZ_CHECK(r.file_size() == 0 || r.bytes_read() <= r.file_size(), "read beyond the file");
+        MPA_FUZZ_CHECK(r.file_size() == 0 || r.bytes_read() <= r.file_size(),
+                       "read beyond the file");
       });
   if (!result.ok) {
-    MPA_FUZZ_CHECK(result.error.find(path) != std::string::npos, "read error does not name the file");
+    MPA_FUZZ_CHECK(result.error.find(path) != std::string::npos,
+                   "read error does not name the file");
   }
   MPA_FUZZ_CHECK(result.stats.tcp_segments + result.stats.other_frames +
                          result.stats.malformed_frames + result.stats.ip_fragments ==

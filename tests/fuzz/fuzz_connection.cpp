@@ -33,9 +33,9 @@
 
 #include "connection_input.h"
 #include "fuzz_support.h"
-#include "mpa/fpdu_reader.h"
 #include "mpa/analyzer.h"
 #include "mpa/diagnostics.h"
+#include "mpa/fpdu_reader.h"
 #include "mpa/tcp_reassembly.h"
 
 namespace {
@@ -99,14 +99,17 @@ class CheckingSink : public mpa::EventSink {
     // The ULPDU as its sender framed it: ULPDU_Length octets, or up to 4 more or fewer where
     // the reader named a sender whose ULPDU_Length counts other octets (sender_framing.h);
     // the head is its first octets.
-    MPA_FUZZ_CHECK(std::uint64_t{e.ulpdu_size} + 4 >= e.ulpdu_length && e.ulpdu_size <= std::uint64_t{e.ulpdu_length} + 4,
+    MPA_FUZZ_CHECK(std::uint64_t{e.ulpdu_size} + 4 >= e.ulpdu_length &&
+                       e.ulpdu_size <= std::uint64_t{e.ulpdu_length} + 4,
                    "ULPDU size far from ULPDU_Length");
-    MPA_FUZZ_CHECK(e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, mpa::FpduReader::kUlpduHeadSize),
-                   "ULPDU head longer or shorter than the ULPDU's first octets");
+    MPA_FUZZ_CHECK(
+        e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, mpa::FpduReader::kUlpduHeadSize),
+        "ULPDU head longer or shorter than the ULPDU's first octets");
   }
   void on_connection_end(const mpa::ConnectionSummary& s) override {
     for (const auto& d : s.directions) {
-      MPA_FUZZ_CHECK(d.segments_starting_fpdu <= d.segments, "more FPDU-aligned segments than segments");
+      MPA_FUZZ_CHECK(d.segments_starting_fpdu <= d.segments,
+                     "more FPDU-aligned segments than segments");
     }
     ++ends;
   }
@@ -145,7 +148,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::uint64_t frame = segments.frames();
   analyzer.finish(frame);
-  MPA_FUZZ_CHECK(analyzer.mpa_connections() <= analyzer.tcp_connections(), "more MPA than TCP connections");
+  MPA_FUZZ_CHECK(analyzer.mpa_connections() <= analyzer.tcp_connections(),
+                 "more MPA than TCP connections");
   MPA_FUZZ_CHECK(sink.ends == analyzer.mpa_connections(), "an MPA connection never ended");
   for (std::size_t c = 0; c < kConnections; ++c) {
     for (int d = 0; d < 2; ++d) {
@@ -153,7 +157,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       reassemblers[c][d]->finish(frame, contracts[c][d]);
       MPA_FUZZ_CHECK(reassemblers[c][d]->buffered_bytes() == 0 || reassemblers[c][d]->ended(),
                      "data left buffered after finish()");
-      MPA_FUZZ_CHECK(reassemblers[c][d]->next_offset() == contracts[c][d].next(), "finish() lost bytes");
+      MPA_FUZZ_CHECK(reassemblers[c][d]->next_offset() == contracts[c][d].next(),
+                     "finish() lost bytes");
     }
   }
   return 0;

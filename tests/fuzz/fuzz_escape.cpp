@@ -40,7 +40,8 @@ bool parse(const std::string& document, Parsed& parsed) {
   XML_SetUserData(parser, &parsed);
   XML_SetStartElementHandler(parser, on_start);
   XML_SetCharacterDataHandler(parser, on_text);
-  const bool ok = XML_Parse(parser, document.data(), static_cast<int>(document.size()), 1) == XML_STATUS_OK;
+  const bool ok =
+      XML_Parse(parser, document.data(), static_cast<int>(document.size()), 1) == XML_STATUS_OK;
   XML_ParserFree(parser);
   return ok;
 }
@@ -62,11 +63,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::string as_text = html_escape(input);
   const std::string as_attribute = xml_attribute_escape(input);
-  const std::string document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a v=\"" + as_attribute + "\">" +
-                               as_text + "</a>";
+  const std::string document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a v=\"" +
+                               as_attribute + "\">" + as_text + "</a>";
   Parsed parsed;
   MPA_FUZZ_CHECK(parse(document, parsed), "escaped text is not well-formed XML");
-  MPA_FUZZ_CHECK(html_escape(parsed.text) == as_text, "character data read back escapes differently");
+  MPA_FUZZ_CHECK(html_escape(parsed.text) == as_text,
+                 "character data read back escapes differently");
   MPA_FUZZ_CHECK(xml_attribute_escape(parsed.attribute) == as_attribute,
                  "attribute value read back escapes differently");
   if (replacements(as_text) == replacements(input)) {

@@ -14,16 +14,16 @@
 // The reader must produce the same FPDUs and findings whether the stream arrives whole
 // between gaps, cut at the split points, one octet at a time, or exactly bytes_needed()
 // octets at a time (split invariance); and every FPDU must agree with the marker grid.
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "fuzz_support.h"
 #include "mpa/diagnostics.h"
@@ -50,9 +50,9 @@ class Recorder : public mpa::FpduSink {
   Recorder(const FpduReaderConfig& config, const FpduReader& reader)
       : config_(config),
         reader_(reader),
-        grid_(config.markers ? mpa::MarkerGrid(config.grid_origin_set ? config.grid_origin
-                                                                     : config.start_seq)
-                             : mpa::MarkerGrid()) {}
+        grid_(config.markers
+                  ? mpa::MarkerGrid(config.grid_origin_set ? config.grid_origin : config.start_seq)
+                  : mpa::MarkerGrid()) {}
 
   void on_fpdu(const FpduEvent& e) override {
     // Each FPDU as its sender frames it (sender_framing.h): the RFC's framing with the
@@ -62,13 +62,15 @@ class Recorder : public mpa::FpduSink {
     settle();
     const bool named = reader_.framing_named();
     const mpa::SenderFraming framing = reader_.framing();
-    MPA_FUZZ_CHECK(named || framing == mpa::kRfcFraming, "a framing other than the RFC's that was never named");
+    MPA_FUZZ_CHECK(named || framing == mpa::kRfcFraming,
+                   "a framing other than the RFC's that was never named");
     const mpa::MarkerGrid& grid = named ? reader_.grid() : grid_;
-    const Shape shape{e.start_seq, e.ulpdu_length, e.ulpdu_size, e.pad_length, e.crc_field, e.wire_length,
-                      e.markers.size()};
+    const Shape shape{e.start_seq, e.ulpdu_length, e.ulpdu_size,    e.pad_length,
+                      e.crc_field, e.wire_length,  e.markers.size()};
     if (!framed_as(shape, framing, grid)) {
-      MPA_FUZZ_CHECK(!named, "an FPDU not framed as the named deviation frames it (size, pad, CRC field, "
-                             "wire length or markers)");
+      MPA_FUZZ_CHECK(!named,
+                     "an FPDU not framed as the named deviation frames it (size, pad, CRC field, "
+                     "wire length or markers)");
       unexplained_ = shape;
     }
     MPA_FUZZ_CHECK(e.leading_marker == grid.is_marker_at(e.start_seq), "leading marker");
@@ -77,8 +79,9 @@ class Recorder : public mpa::FpduSink {
     for (const auto& m : e.markers) {
       MPA_FUZZ_CHECK(grid.is_marker_at(m.seq), "marker off the grid");
     }
-    MPA_FUZZ_CHECK(e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, FpduReader::kUlpduHeadSize),
-                   "ULPDU head size");
+    MPA_FUZZ_CHECK(
+        e.ulpdu_head.size() == std::min<std::size_t>(e.ulpdu_size, FpduReader::kUlpduHeadSize),
+        "ULPDU head size");
     if (config_.keep_ulpdu) {
       MPA_FUZZ_CHECK(e.ulpdu.size() == e.ulpdu_size, "kept ULPDU size");
       MPA_FUZZ_CHECK(std::equal(e.ulpdu_head.begin(), e.ulpdu_head.end(), e.ulpdu.begin()),
@@ -121,7 +124,8 @@ class Recorder : public mpa::FpduSink {
                        e.wire_length, e.leading_marker, static_cast<int>(e.crc_status),
                        e.crc_received, e.crc_computed, e.judged, e.first_frame, e.last_frame);
     for (const auto& m : e.markers) {
-      log += fmt::format(" {}:{}:{}:{}", m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr);
+      log +=
+          fmt::format(" {}:{}:{}:{}", m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr);
     }
     log += fmt::format(" {} {}\n", e.starts_segment, fmt::join(e.ulpdu_head, ","));
   }
@@ -133,8 +137,9 @@ class Recorder : public mpa::FpduSink {
                    "finding for another direction");
     if (f.tcp_seq.distance_from(config_.start_seq) !=
         static_cast<std::uint32_t>(f.stream_offset - config_.start_offset)) {
-      std::fprintf(stderr, "%s at seq %u offset %llu: %s\n", std::string(mpa::info(f.id).name).c_str(),
-                   f.tcp_seq.value(), static_cast<unsigned long long>(f.stream_offset), f.message.c_str());
+      std::fprintf(stderr, "%s at seq %u offset %llu: %s\n",
+                   std::string(mpa::info(f.id).name).c_str(), f.tcp_seq.value(),
+                   static_cast<unsigned long long>(f.stream_offset), f.message.c_str());
       MPA_FUZZ_CHECK(false, "finding sequence number and offset disagree");
     }
     log += fmt::format("D {} {} {} {} {}\n", mpa::info(f.id).name, f.frame, f.tcp_seq.value(),
@@ -145,8 +150,9 @@ class Recorder : public mpa::FpduSink {
   // reader names next (before its next FPDU, or the end).
   void settle() {
     if (!unexplained_) return;
-    MPA_FUZZ_CHECK(reader_.framing_named() && framed_as(*unexplained_, reader_.framing(), reader_.grid()),
-                   "an FPDU framed neither as the RFC nor as the deviation named after it");
+    MPA_FUZZ_CHECK(
+        reader_.framing_named() && framed_as(*unexplained_, reader_.framing(), reader_.grid()),
+        "an FPDU framed neither as the RFC nor as the deviation named after it");
     unexplained_.reset();
   }
 
@@ -165,10 +171,11 @@ class Recorder : public mpa::FpduSink {
   };
   static bool framed_as(const Shape& s, mpa::SenderFraming f, const mpa::MarkerGrid& grid) {
     // (A ULPDU_Length below the framing's bias reads as an empty ULPDU, as fpdu_content_length.)
-    return mpa::ulpdu_octets(f, s.ulpdu_length).value_or(0) == s.ulpdu_size && s.pad_length == mpa::pad_octets(f, s.ulpdu_size) &&
-           s.crc_field == f.crc_field &&
+    return mpa::ulpdu_octets(f, s.ulpdu_length).value_or(0) == s.ulpdu_size &&
+           s.pad_length == mpa::pad_octets(f, s.ulpdu_size) && s.crc_field == f.crc_field &&
            s.wire_length == mpa::fpdu_wire_length(grid, s.start_seq, f, s.ulpdu_length) &&
-           s.markers == grid.markers_within(s.start_seq, mpa::fpdu_content_length(f, s.ulpdu_length));
+           s.markers ==
+               grid.markers_within(s.start_seq, mpa::fpdu_content_length(f, s.ulpdu_length));
   }
 
   FpduReaderConfig config_;
@@ -204,12 +211,15 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
     while (pos < end) {
       std::size_t n = end - pos;
       switch (cut) {
-        case Cut::Whole: break;
+        case Cut::Whole:
+          break;
         case Cut::SplitPoints:
           while (next_split < splits.size() && splits[next_split] <= pos) ++next_split;
           if (next_split < splits.size() && splits[next_split] < end) n = splits[next_split] - pos;
           break;
-        case Cut::Single: n = 1; break;
+        case Cut::Single:
+          n = 1;
+          break;
         case Cut::Needed: {
           const std::uint32_t needed = reader.bytes_needed();
           MPA_FUZZ_CHECK(needed > 0, "bytes_needed() is 0");
@@ -228,11 +238,13 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       segment_start = false;
       MPA_FUZZ_CHECK(reader.fpdus() == recorder.fpdus_, "fpdus() disagrees with events");
       MPA_FUZZ_CHECK(reader.offset() == config.start_offset + pos + gap_total, "offset()");
-      MPA_FUZZ_CHECK(reader.position() == config.start_seq + static_cast<std::uint32_t>(pos + gap_total),
-                     "position()");
+      MPA_FUZZ_CHECK(
+          reader.position() == config.start_seq + static_cast<std::uint32_t>(pos + gap_total),
+          "position()");
       // (Not across the push in which a CRC names how the sender frames: the octets asked for
       // were the RFC's; its FPDU ended where that sender's framing ends it.)
-      if (exact && was_synchronised && reader.synchronised() && was_named == reader.framing_named()) {
+      if (exact && was_synchronised && reader.synchronised() &&
+          was_named == reader.framing_named()) {
         // bytes_needed() is exact: an FPDU completes at the end of a push, never inside it,
         // and a header plus the rest of its FPDU take at most two pushes.
         if (reader.fpdus() != before) {
@@ -240,7 +252,8 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
           MPA_FUZZ_CHECK(!reader.in_fpdu(), "an FPDU completed inside a push");
           pushes_in_fpdu = 0;
         } else {
-          MPA_FUZZ_CHECK(++pushes_in_fpdu < 2, "bytes_needed() underestimated the unit in progress");
+          MPA_FUZZ_CHECK(++pushes_in_fpdu < 2,
+                         "bytes_needed() underestimated the unit in progress");
         }
       } else {
         pushes_in_fpdu = 0;
@@ -265,9 +278,10 @@ void check_same(const std::string& whole, const std::string& other, const char* 
   while (at < whole.size() && at < other.size() && whole[at] == other[at]) ++at;
   const std::size_t line = whole.rfind('\n', at == 0 ? 0 : at - 1);
   const std::size_t from = line == std::string::npos ? 0 : line + 1;
-  std::fprintf(stderr, "whole: %.*s\nother: %.*s\n", static_cast<int>(std::min<std::size_t>(whole.size() - from, 400)),
-               whole.c_str() + from, static_cast<int>(std::min<std::size_t>(other.size() - from, 400)),
-               other.c_str() + from);
+  std::fprintf(
+      stderr, "whole: %.*s\nother: %.*s\n",
+      static_cast<int>(std::min<std::size_t>(whole.size() - from, 400)), whole.c_str() + from,
+      static_cast<int>(std::min<std::size_t>(other.size() - from, 400)), other.c_str() + from);
   MPA_FUZZ_CHECK(false, what);
 }
 
@@ -301,11 +315,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::sort(splits.begin(), splits.end());
   std::vector<Gap> gaps;
   for (std::size_t i = 0; i + 3 < gap_bytes.size(); i += 4) {
-    const std::uint16_t length = static_cast<std::uint16_t>(gap_bytes[i + 2] | (gap_bytes[i + 3] << 8));
+    const std::uint16_t length =
+        static_cast<std::uint16_t>(gap_bytes[i + 2] | (gap_bytes[i + 3] << 8));
     gaps.push_back({(gap_bytes[i] | (gap_bytes[i + 1] << 8)) % (stream.size() + 1),
                     length == 0 ? (std::uint64_t{1} << 32) : length});
   }
-  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.position < b.position; });
+  std::sort(gaps.begin(), gaps.end(),
+            [](const Gap& a, const Gap& b) { return a.position < b.position; });
 
   const std::string whole = run(config, stream, gaps, splits, Cut::Whole);
   check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints),

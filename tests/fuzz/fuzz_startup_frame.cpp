@@ -20,7 +20,8 @@ using mpa::StartupFrame;
 using mpa::StartupFrameParser;
 
 // Parses the stream in pieces of `piece` octets (0: whole). Returns octets consumed.
-std::size_t parse(std::span<const std::uint8_t> stream, std::size_t piece, StartupFrameParser& parser) {
+std::size_t parse(std::span<const std::uint8_t> stream, std::size_t piece,
+                  StartupFrameParser& parser) {
   std::size_t used = 0;
   while (used < stream.size() && !parser.complete()) {
     const std::size_t left = stream.size() - used;
@@ -41,8 +42,9 @@ std::size_t parse(std::span<const std::uint8_t> stream, std::size_t piece, Start
 
 void check_issues(const std::vector<mpa::StartupIssue>& issues) {
   for (const auto& issue : issues) {
-    MPA_FUZZ_CHECK(static_cast<std::size_t>(issue.id) < static_cast<std::size_t>(mpa::DiagId::kCount),
-                   "issue id outside the catalogue");
+    MPA_FUZZ_CHECK(
+        static_cast<std::size_t>(issue.id) < static_cast<std::size_t>(mpa::DiagId::kCount),
+        "issue id outside the catalogue");
     MPA_FUZZ_CHECK(!mpa::info(issue.id).name.empty(), "issue without a catalogue name");
     MPA_FUZZ_CHECK(!issue.message.empty(), "issue without a message");
   }
@@ -74,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   MPA_FUZZ_CHECK(whole.bytes_needed() == 0, "a complete frame still needs octets");
   MPA_FUZZ_CHECK(used == frame.wire_length(), "consumed octets differ from wire_length()");
-  MPA_FUZZ_CHECK(frame.private_data.size() == frame.pd_length, "private data shorter than PD_Length");
+  MPA_FUZZ_CHECK(frame.private_data.size() == frame.pd_length,
+                 "private data shorter than PD_Length");
   MPA_FUZZ_CHECK(whole.push(stream) == 0, "a complete parser took more octets");
   MPA_FUZZ_CHECK(frame.kind == mpa::classify_key(frame.key), "kind disagrees with the key");
   if (frame.kind != mpa::FrameKind::Unknown) {

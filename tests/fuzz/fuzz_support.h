@@ -16,8 +16,7 @@
 
 namespace mpa::fuzz {
 
-[[noreturn]] inline void fail(const char* file, int line, const char* condition,
-                              const char* what) {
+[[noreturn]] inline void fail(const char* file, int line, const char* condition, const char* what) {
   std::fprintf(stderr, "%s:%d: fuzz invariant broken: %s (%s)\n", file, line, condition, what);
   std::abort();
 }
@@ -67,7 +66,8 @@ inline std::string write_memory_file(std::span<const std::uint8_t> bytes) {
   if (ftruncate(fd, 0) != 0) std::abort();
   std::size_t written = 0;
   while (written < bytes.size()) {
-    const ssize_t n = pwrite(fd, bytes.data() + written, bytes.size() - written, static_cast<off_t>(written));
+    const ssize_t n =
+        pwrite(fd, bytes.data() + written, bytes.size() - written, static_cast<off_t>(written));
     if (n <= 0) std::abort();
     written += static_cast<std::size_t>(n);
   }

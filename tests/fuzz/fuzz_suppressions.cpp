@@ -28,14 +28,16 @@ using mpa::report::Suppressions;
 
 // The text at a path the parser opens like any other file.
 std::string write_file(std::string_view text) {
-  return mpa::fuzz::write_memory_file({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+  return mpa::fuzz::write_memory_file(
+      {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 void check_file(std::string_view text) {
   const std::string path = write_file(text);
   std::string error;
   const auto loaded = Suppressions::load(path, error);
-  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  const std::size_t lines =
+      static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   if (!loaded) {
     MPA_FUZZ_CHECK(error.rfind(path + ":", 0) == 0, "error does not name the file");
     const std::size_t line = std::strtoull(error.c_str() + path.size() + 1, nullptr, 10);
@@ -43,9 +45,11 @@ void check_file(std::string_view text) {
   } else {
     std::size_t previous = 0;
     for (const auto& rule : loaded->rules()) {
-      MPA_FUZZ_CHECK(mpa::find_diagnostic(rule.id).has_value(), "rule with an id not in the catalogue");
+      MPA_FUZZ_CHECK(mpa::find_diagnostic(rule.id).has_value(),
+                     "rule with an id not in the catalogue");
       MPA_FUZZ_CHECK(!rule.reason.empty(), "rule without a reason");
-      MPA_FUZZ_CHECK(rule.file == path && rule.line > previous && rule.line <= lines, "rule's line");
+      MPA_FUZZ_CHECK(rule.file == path && rule.line > previous && rule.line <= lines,
+                     "rule's line");
       previous = rule.line;
     }
   }
@@ -92,6 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto stack_bytes = in.bytes(stack_length);
   const auto file = in.rest();
   check_file({reinterpret_cast<const char*>(file.data()), file.size()});
-  check_baseline(id, {capture_bytes.begin(), capture_bytes.end()}, {stack_bytes.begin(), stack_bytes.end()});
+  check_baseline(id, {capture_bytes.begin(), capture_bytes.end()},
+                 {stack_bytes.begin(), stack_bytes.end()});
   return 0;
 }

@@ -6,6 +6,7 @@
 // errors, 1: errors found, 2: unreadable input), and a peak RSS under the ceiling the
 // documented defaults imply.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,13 +18,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "mpa/diagnostics.h"
 #include "pcap_builder.h"
@@ -161,7 +160,8 @@ void expect_sane(const Outcome& run, const std::string& capture) {
   }
 }
 
-Outcome check(const std::string& capture, const std::string& name, std::vector<std::string> extra = {}) {
+Outcome check(const std::string& capture, const std::string& name,
+              std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"--format", "json"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(capture);
@@ -211,8 +211,9 @@ TEST(HostileCapture, CaplenBeyondSnaplenIsCutToTheSnaplenAndSaidToBeTruncated) {
     // A 1000-octet FPDU whose record claims 1074 captured octets in a file whose snaplen
     // is 200: libpcap keeps the first 200.
     const Bytes big = fpdu(ddp_send(1000), false);
-    const Bytes frame = tcp_frame(0x0a000001, 40001, 0x0a000002, 20049, c.next_seq(Connection::kClient),
-                                  0, tcp::kAck, big.data(), big.size());
+    const Bytes frame =
+        tcp_frame(0x0a000001, 40001, 0x0a000002, 20049, c.next_seq(Connection::kClient), 0,
+                  tcp::kAck, big.data(), big.size());
     pcap.record(frame);
   }
   const Outcome run = check(path, "caplen-over-snaplen");
@@ -228,13 +229,14 @@ TEST(HostileCapture, CaplenOfFourGigabytesIsAnUnreadableRecordAfterEarlierFindin
   const std::string path = work_path("caplen-4g.pcap");
   {
     PcapFile pcap(path);
-    faulty_session(pcap, 40002);  // records 1-7
+    faulty_session(pcap, 40002);                                     // records 1-7
     pcap.record_with_lengths(filler(64), 0xFFFFFFFFu, 0xFFFFFFFFu);  // record 8
   }
   const Outcome run = check(path, "caplen-4g");
   EXPECT_EQ(run.exit_status, 2);
   EXPECT_NE(run.err.find("record 8"), std::string::npos) << run.err;
-  EXPECT_TRUE(run.has("startup.key-invalid")) << "findings before the bad record are lost:\n" << run.out;
+  EXPECT_TRUE(run.has("startup.key-invalid")) << "findings before the bad record are lost:\n"
+                                              << run.out;
 }
 
 TEST(HostileCapture, TruncatedLastRecordIsNamedAndEarlierFindingsKept) {
@@ -280,7 +282,8 @@ TEST(HostileCapture, GarbageIsUnreadable) {
   {
     std::ofstream out(path, std::ios::binary);
     const Bytes junk = filler(100, 0x5a);
-    out.write(reinterpret_cast<const char*>(junk.data()), static_cast<std::streamsize>(junk.size()));
+    out.write(reinterpret_cast<const char*>(junk.data()),
+              static_cast<std::streamsize>(junk.size()));
   }
   const Outcome run = check(path, "garbage");
   EXPECT_EQ(run.exit_status, 2);
@@ -315,7 +318,8 @@ TEST(HostileCapture, UnknownLinkTypeOnStandardInputNamesStandardInput) {
 
 // The records of a classic pcap file written by PcapFile (little endian), as pcapng records
 // of `interface`.
-std::vector<synth::PcapngRecordSpec> pcap_records(const std::string& path, std::uint32_t interface) {
+std::vector<synth::PcapngRecordSpec> pcap_records(const std::string& path,
+                                                  std::uint32_t interface) {
   const std::string bytes = slurp(path);
   std::vector<synth::PcapngRecordSpec> out;
   std::size_t at = 24;
@@ -333,7 +337,8 @@ std::vector<synth::PcapngRecordSpec> pcap_records(const std::string& path, std::
 
 void write_bytes(const std::string& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 TEST(HostileCapture, PcapngWhoseInterfacesAreAllOfUnknownLinkTypesIsAClearError) {
@@ -361,9 +366,11 @@ TEST(HostileCapture, PcapngInterfaceOfUnknownLinkTypeBesideEthernetCountsAsNotTc
   ASSERT_FALSE(alone.ids().empty());
   const std::string path = work_path("pcapng-beside-unknown.pcapng");
   synth::PcapngSectionSpec section;
-  section.interfaces = {{147, 262144, 6, std::nullopt}, {synth::kLinktypeEthernet, 262144, 6, std::nullopt}};
+  section.interfaces = {{147, 262144, 6, std::nullopt},
+                        {synth::kLinktypeEthernet, 262144, 6, std::nullopt}};
   for (const auto& record : pcap_records(pcap_path, 1)) {
-    section.records.push_back({0, synth::PcapngBlockKind::Enhanced, record.timestamp, filler(50), std::nullopt});
+    section.records.push_back(
+        {0, synth::PcapngBlockKind::Enhanced, record.timestamp, filler(50), std::nullopt});
     section.records.push_back(record);
   }
   write_bytes(path, synth::encode_pcapng_sections({section}));
@@ -413,7 +420,8 @@ TEST(HostileCapture, SynFloodOfAMillionConnectionsStaysBounded) {
     for (std::uint32_t i = 0; i < kFloodConnections; ++i) {
       const std::uint32_t src = 0x0b000000 | (i >> 16);  // 11.0.x.y: 16 hosts of 65536 ports
       const auto port = static_cast<std::uint16_t>(i & 0xFFFF);
-      pcap.record(tcp_frame(src, port, 0x0a000002, 20049, i * 2654435761u, 0, tcp::kSyn, nullptr, 0));
+      pcap.record(
+          tcp_frame(src, port, 0x0a000002, 20049, i * 2654435761u, 0, tcp::kSyn, nullptr, 0));
     }
     // An MPA connection after the flood is still checked: its damaged key is an error.
     faulty_session(pcap, 40005);

@@ -120,8 +120,9 @@ class Connection {
   void data(Side side, const Bytes& payload, std::size_t mss = 1448) {
     for (std::size_t at = 0; at < payload.size(); at += mss) {
       const std::size_t n = std::min(mss, payload.size() - at);
-      send(side, tcp::kAck | tcp::kPsh, Bytes(payload.begin() + static_cast<std::ptrdiff_t>(at),
-                                              payload.begin() + static_cast<std::ptrdiff_t>(at + n)));
+      send(side, tcp::kAck | tcp::kPsh,
+           Bytes(payload.begin() + static_cast<std::ptrdiff_t>(at),
+                 payload.begin() + static_cast<std::ptrdiff_t>(at + n)));
     }
   }
   // A segment at an explicit sequence number; the side's next sequence number moves only
@@ -143,9 +144,10 @@ class Connection {
     const std::uint32_t client_ip = 0x0a000001, server_ip = 0x0a000002;
     const Side peer = side == kClient ? kServer : kClient;
     const std::uint32_t ack = (flags & tcp::kAck) ? next_[peer] : 0;
-    pcap_.record(side == kClient
-                     ? tcp_frame(client_ip, port_, server_ip, 20049, seq, ack, flags, payload.data(), payload.size())
-                     : tcp_frame(server_ip, 20049, client_ip, port_, seq, ack, flags, payload.data(), payload.size()));
+    pcap_.record(side == kClient ? tcp_frame(client_ip, port_, server_ip, 20049, seq, ack, flags,
+                                             payload.data(), payload.size())
+                                 : tcp_frame(server_ip, 20049, client_ip, port_, seq, ack, flags,
+                                             payload.data(), payload.size()));
   }
   PcapFile& pcap_;
   std::uint16_t port_;

@@ -93,9 +93,11 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
   for (std::size_t s : reordered) reorder(packets, s);
   for (std::size_t s : dropped) erase_serial(packets, s);
   if (effects.duplicate_rst) {
-    const auto rst = std::find_if(packets.rbegin(), packets.rend(),
-                                  [](const Tagged& t) { return (t.packet.flags & tcp_flag::kRst) != 0; });
-    if (rst == packets.rend()) throw std::invalid_argument("duplicate_rst: the conversation sends no RST");
+    const auto rst = std::find_if(packets.rbegin(), packets.rend(), [](const Tagged& t) {
+      return (t.packet.flags & tcp_flag::kRst) != 0;
+    });
+    if (rst == packets.rend())
+      throw std::invalid_argument("duplicate_rst: the conversation sends no RST");
     Tagged copy = *rst;
     copy.packet.retransmission = true;
     copy.packet.gap_us = 40;

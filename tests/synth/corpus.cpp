@@ -373,8 +373,9 @@ Scenario http_download(const std::string& name, const std::string& path, const s
     Bytes get;
     append(get, "GET " + path + " HTTP/1.1\r\nHost: www.example.org\r\nAccept: */*\r\n\r\n");
     Bytes response;
-    append(response, fmt::format("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n", type,
-                                 body.size()));
+    append(response,
+           fmt::format("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n", type,
+                       body.size()));
     append(response, body);
     p.turns = {streaming_turn(Dir::Initiator, std::move(get)),
                streaming_turn(Dir::Responder, std::move(response), Ending::Fin)};
@@ -393,9 +394,10 @@ CorpusEntry non_mpa_entry() {
   append(text, kRfc5044Excerpt);
   Scenario inner = base_scenario("valid-non-mpa-http-downloads-inner");
   const Bytes capture = generate_pcap(inner);
-  const Scenario rfc = http_download(e.name + "-rfc", "/rfc/rfc5044.txt", "text/plain", text, 1704067200000000ull);
-  const Scenario pcap = http_download(e.name + "-pcap", "/captures/valid.pcap", "application/vnd.tcpdump.pcap",
-                                      capture, 1704067201000000ull);
+  const Scenario rfc =
+      http_download(e.name + "-rfc", "/rfc/rfc5044.txt", "text/plain", text, 1704067200000000ull);
+  const Scenario pcap = http_download(e.name + "-pcap", "/captures/valid.pcap",
+                                      "application/vnd.tcpdump.pcap", capture, 1704067201000000ull);
   e.pcap = [rfc, pcap] { return concatenated_pcap({rfc, pcap}); };
   return e;
 }
@@ -523,10 +525,13 @@ std::string readme(const std::vector<CorpusEntry>& entries,
       "and nothing else at those severities. **Notes expected** must appear; other notes are "
       "allowed. The same\n"
       "data, machine-readable, is in `expected.tsv` (file, verdict, errors/warnings, notes).\n\n"
-      "Beside each capture, `<file>.expected.json` pins mpa-check's exact findings (connection, id,\n"
-      "severity, error code, direction, frame) for the golden tests (`tests/golden/`); it is written by\n"
+      "Beside each capture, `<file>.expected.json` pins mpa-check's exact findings (connection, "
+      "id,\n"
+      "severity, error code, direction, frame) for the golden tests (`tests/golden/`); it is "
+      "written by\n"
       "`cmake --build build --target update-expectations` and reviewed with `git diff`, never by\n"
-      "this generator. A golden test also checks that each capture's findings agree with the verdict\n"
+      "this generator. A golden test also checks that each capture's findings agree with the "
+      "verdict\n"
       "above.\n\n"
       "Why these files: the `valid-*` captures prove that a checker never cries wolf on a "
       "conformant peer,\n"
@@ -543,7 +548,8 @@ std::string readme(const std::vector<CorpusEntry>& entries,
       "conversation (Rev 1, no markers, CRC on, unless the fault needs otherwise). Startup faults "
       "the RFC\n"
       "answers with a close end with that close; the others go on normally after the fault.\n"
-      "`fault-<id>--<variant>.pcap` is another way to the same id, one a checker once misjudged.\n\n"
+      "`fault-<id>--<variant>.pcap` is another way to the same id, one a checker once "
+      "misjudged.\n\n"
       "| File | What it shows (and why it exists) | Expected verdict | Notes expected | Size |\n"
       "| --- | --- | --- | --- | --- |\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {

@@ -406,7 +406,9 @@ void stack_fingerprint(Scenario& s) { siw_like(s); }
 
 // Sixteen messages whose ULPDUs have odd lengths (Sends 18 + odd, Writes 14 + odd octets),
 // where the pad rules differ.
-void odd_ulpdus(Scenario& s) { s.initiator.messages = mixed_messages(16, {997, 301, 41, 1201, 77}); }
+void odd_ulpdus(Scenario& s) {
+  s.initiator.messages = mixed_messages(16, {997, 301, 41, 1201, 77});
+}
 // CRC off, no markers: every direction's framing rests on plausibility alone.
 void crc_off(Scenario& s) {
   s.initiator.frame.c = s.responder.frame.c = false;
@@ -582,17 +584,22 @@ constexpr FaultRecipe kRecipes[] = {
      "Rev 2 client-server Request (A=0) rejected by the Reply (R=1); the Initiator closes",
      p2p_required},
     {"fpdu.pad-rule-wrong",
-     "CRC off; the Initiator pads (ULPDU_Length + 2) mod 4 octets (RFC 5044 4.1: to a multiple of 4)",
+     "CRC off; the Initiator pads (ULPDU_Length + 2) mod 4 octets (RFC 5044 4.1: to a multiple of "
+     "4)",
      pad_rule_wrong},
-    {"fpdu.crc-field-missing", "CRC off; the Initiator leaves out the 4-octet CRC field", crc_field_missing},
-    {"fpdu.markers-missing", "the Reply asks for markers (M=1); the Initiator inserts none", markers_missing},
+    {"fpdu.crc-field-missing", "CRC off; the Initiator leaves out the 4-octet CRC field",
+     crc_field_missing},
+    {"fpdu.markers-missing", "the Reply asks for markers (M=1); the Initiator inserts none",
+     markers_missing},
     {"fpdu.ulpdu-length-miscounted",
      "CRC on; the Initiator's ULPDU_Length counts its own two octets too", ulpdu_length_miscounted},
     {"fpdu.framing-lost",
-     "CRC off, no markers; six stray octets between two Initiator FPDUs; the capture ends without a close",
+     "CRC off, no markers; six stray octets between two Initiator FPDUs; the capture ends without "
+     "a close",
      framing_lost},
     {"startup.pd-length-mismatch",
-     "Request with PD_Length 16 but only 8 octets of private data; the Responder answers with a Reply "
+     "Request with PD_Length 16 but only 8 octets of private data; the Responder answers with a "
+     "Reply "
      "(and FPDUs) all the same",
      pd_length_overstated_answered, "overstated-answered"},
     {"startup.invalid-request-answered",

@@ -64,8 +64,9 @@ void add_startup_options(CLI::App& app, Options& o) {
       ->check(CLI::Range(0, 1));
   app.add_option("--request-pd", o.request_pd, "Private data octets in the Request (0..512)")
       ->check(CLI::Range(0, 512));
-  app.add_option("--request-pd-hex", o.request_pd_hex,
-                 "Private data of the Request: exactly these octets, as hex (after the IRD/ORD block)");
+  app.add_option(
+      "--request-pd-hex", o.request_pd_hex,
+      "Private data of the Request: exactly these octets, as hex (after the IRD/ORD block)");
   app.add_option("--reply-pd", o.reply_pd, "Private data octets in the Reply (0..512)")
       ->check(CLI::Range(0, 512));
   app.add_option("--ird-ord", o.ird_ord,
@@ -181,7 +182,8 @@ void apply_startup_options(Scenario& s, const Options& o) {
                    static_cast<std::uint16_t>(o.reply_pd));
   if (!o.request_pd_hex.empty()) {
     const std::string& hex = o.request_pd_hex;
-    if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+    if (hex.size() % 2 != 0 ||
+        hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
       throw CLI::ValidationError("--request-pd-hex", "expected pairs of hex digits");
     }
     Bytes octets;
@@ -190,7 +192,8 @@ void apply_startup_options(Scenario& s, const Options& o) {
     }
     StartupFrameSpec& request = s.initiator.frame;
     const std::size_t enhanced = request.enhanced ? 4 : 0;
-    if (enhanced + octets.size() > 512) throw CLI::ValidationError("--request-pd-hex", "more than 512 octets");
+    if (enhanced + octets.size() > 512)
+      throw CLI::ValidationError("--request-pd-hex", "more than 512 octets");
     request.private_data_length = static_cast<std::uint16_t>(enhanced + octets.size());
     request.private_data_octets = std::move(octets);
   }

@@ -74,7 +74,6 @@ Bytes encode_pcapng(const std::vector<PcapngPacket>& packets, std::uint32_t snap
   return out;
 }
 
-
 Bytes encode_pcapng_sections(const std::vector<PcapngSectionSpec>& sections) {
   Bytes out;
   for (const PcapngSectionSpec& section : sections) {
@@ -127,7 +126,8 @@ Bytes encode_pcapng_sections(const std::vector<PcapngSectionSpec>& sections) {
           w.u32(body, captured);
           w.u32(body, original);
           append(body, record.bytes);
-          w.block(record.kind == PcapngBlockKind::Enhanced ? kEnhancedPacketBlock : 2, std::move(body));
+          w.block(record.kind == PcapngBlockKind::Enhanced ? kEnhancedPacketBlock : 2,
+                  std::move(body));
           break;
       }
       if (section.statistics_block && !statistics_written) {

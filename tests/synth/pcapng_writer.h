@@ -28,8 +28,8 @@ Bytes encode_pcapng(const std::vector<PcapngPacket>& packets, std::uint32_t snap
 struct PcapngInterfaceSpec {
   std::uint16_t link_type = kLinktypeEthernet;
   std::uint32_t snaplen = 262144;
-  std::optional<std::uint8_t> tsresol;      // absent: the default, microseconds
-  std::optional<std::int64_t> tsoffset_s;   // if_tsoffset
+  std::optional<std::uint8_t> tsresol;     // absent: the default, microseconds
+  std::optional<std::int64_t> tsoffset_s;  // if_tsoffset
 };
 
 enum class PcapngBlockKind : std::uint8_t { Enhanced, Simple, ObsoletePacket };

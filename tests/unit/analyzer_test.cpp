@@ -1,6 +1,8 @@
 // Tests of the connection analyzer (lib/src/analyzer.cpp) over conversations made by the
 // mpa-synth library: split invariance across segmentation policies, roles, negotiation per
 // direction, and recognition of captures that miss their startup frames.
+#include "mpa/analyzer.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include "conversation.h"
 #include "faults.h"
 #include "generator.h"
-#include "mpa/analyzer.h"
 #include "mpa/packet_decoder.h"
 #include "scenario.h"
 
@@ -37,11 +38,13 @@ struct Recorder : EventSink {
   void on_finding(const Finding& f) override { findings.push_back(f); }
   void on_fpdu(const FpduEvent& e) override {
     fpdu_times.push_back(e.timestamp_ns);
-    fpdus.push_back({e.direction, e.header_seq.value(), e.ulpdu_length, e.crc_status, e.markers.size()});
+    fpdus.push_back(
+        {e.direction, e.header_seq.value(), e.ulpdu_length, e.crc_status, e.markers.size()});
   }
   void on_connection_end(const ConnectionSummary& s) override { connections.push_back(s); }
 
-  std::vector<std::pair<std::string, Direction>> ids(bool without_segmentation_notes = false) const {
+  std::vector<std::pair<std::string, Direction>> ids(
+      bool without_segmentation_notes = false) const {
     std::vector<std::pair<std::string, Direction>> out;
     for (const Finding& f : findings) {
       if (without_segmentation_notes && f.id == DiagId::FpduNotSegmentAligned) continue;
@@ -51,7 +54,8 @@ struct Recorder : EventSink {
     return out;
   }
   bool has(DiagId id) const {
-    return std::any_of(findings.begin(), findings.end(), [id](const Finding& f) { return f.id == id; });
+    return std::any_of(findings.begin(), findings.end(),
+                       [id](const Finding& f) { return f.id == id; });
   }
 };
 
@@ -62,9 +66,9 @@ Recorder analyze(const synth::Scenario& scenario, AnalyzerOptions options = {}) 
   std::uint64_t number = 0;
   for (const auto& frame : frames) {
     ++number;
-    const DecodeResult decoded = decode_frame(link_type::kEthernet, frame.bytes,
-                                              static_cast<std::uint32_t>(frame.bytes.size()), number,
-                                              frame.time_us * 1000);
+    const DecodeResult decoded =
+        decode_frame(link_type::kEthernet, frame.bytes,
+                     static_cast<std::uint32_t>(frame.bytes.size()), number, frame.time_us * 1000);
     if (decoded.status == DecodeStatus::Tcp) analyzer.on_segment(decoded.segment);
   }
   analyzer.finish(number);
@@ -84,7 +88,8 @@ synth::Scenario conversation(bool markers, bool crc, std::uint8_t revision) {
   return s;
 }
 
-class AnalyzerSplitInvariance : public ::testing::TestWithParam<std::tuple<bool, bool, std::uint8_t>> {};
+class AnalyzerSplitInvariance
+    : public ::testing::TestWithParam<std::tuple<bool, bool, std::uint8_t>> {};
 
 TEST_P(AnalyzerSplitInvariance, EverySegmentationGivesTheSameFpdusAndFindings) {
   const auto [markers, crc, revision] = GetParam();
@@ -153,10 +158,14 @@ TEST(Analyzer, RecognisesFpdusWhenTheCaptureStartsMidConnection) {
   for (const FpduFact& f : r.fpdus) {
     EXPECT_EQ(f.crc, CrcStatus::Good);
     EXPECT_NE(std::find_if(whole.fpdus.begin(), whole.fpdus.end(),
-                           [&](const FpduFact& w) { return w.header_seq == f.header_seq && w.ulpdu_length == f.ulpdu_length; }),
+                           [&](const FpduFact& w) {
+                             return w.header_seq == f.header_seq &&
+                                    w.ulpdu_length == f.ulpdu_length;
+                           }),
               whole.fpdus.end());
   }
-  for (const Finding& f : r.findings) EXPECT_EQ(info(f.id).severity, Severity::Note) << info(f.id).name;
+  for (const Finding& f : r.findings)
+    EXPECT_EQ(info(f.id).severity, Severity::Note) << info(f.id).name;
 }
 
 TEST(Analyzer, DeclaredParametersAreUsedWithoutStartupFrames) {
@@ -204,8 +213,8 @@ synth::Scenario with_fault(const std::string& recipe) {
 }
 
 std::size_t fpdus_of(const Recorder& r, Direction d) {
-  return static_cast<std::size_t>(std::count_if(r.fpdus.begin(), r.fpdus.end(),
-                                                 [d](const FpduFact& f) { return f.direction == d; }));
+  return static_cast<std::size_t>(std::count_if(
+      r.fpdus.begin(), r.fpdus.end(), [d](const FpduFact& f) { return f.direction == d; }));
 }
 
 TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
@@ -228,7 +237,8 @@ TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
     EXPECT_FALSE(r.has(DiagId::ConnectionLostMidFpdu));
   } else {
     EXPECT_EQ(fpdus_of(r, Direction::Initiator), sent);
-    EXPECT_EQ(fpdus_of(r, Direction::Responder), synth::frame_fpdus(s, synth::Dir::Responder).size());
+    EXPECT_EQ(fpdus_of(r, Direction::Responder),
+              synth::frame_fpdus(s, synth::Dir::Responder).size());
     EXPECT_TRUE(r.has(DiagId::ConnectionClosed));  // at the sender's own FPDU boundary
   }
 }
@@ -253,16 +263,19 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(FramingFault{"fpdu.pad-rule-wrong", DiagId::FpduPadRuleWrong},
                       FramingFault{"fpdu.crc-field-missing", DiagId::FpduCrcFieldMissing},
                       FramingFault{"fpdu.markers-missing", DiagId::FpduMarkersMissing},
-                      FramingFault{"fpdu.ulpdu-length-miscounted", DiagId::FpduUlpduLengthMiscounted},
+                      FramingFault{"fpdu.ulpdu-length-miscounted",
+                                   DiagId::FpduUlpduLengthMiscounted},
                       FramingFault{"fpdu.framing-lost", DiagId::FpduFramingLost}),
     [](const auto& info) {
       std::string name = info.param.id;
-      std::replace_if(name.begin(), name.end(), [](char c) { return c == '.' || c == '-'; }, '_');
+      std::replace_if(
+          name.begin(), name.end(), [](char c) { return c == '.' || c == '-'; }, '_');
       return name;
     });
 
 TEST(Analyzer, SegmentAlignmentIsJudgedOnFpdusAsTheSenderFramedThem) {
-  for (const char* recipe : {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing", "fpdu.ulpdu-length-miscounted"}) {
+  for (const char* recipe :
+       {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing", "fpdu.ulpdu-length-miscounted"}) {
     SCOPED_TRACE(recipe);
     // One FPDU per segment: the odd FPDU, read with the RFC's lengths before the deviation
     // was named, ran into the next segment; that was the misreading, not the sender.
@@ -273,7 +286,8 @@ TEST(Analyzer, SegmentAlignmentIsJudgedOnFpdusAsTheSenderFramedThem) {
     const Recorder r = analyze(s);
     EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
                             [](const Finding& f) {
-                              return f.id == DiagId::FpduNotSegmentAligned && f.direction == Direction::Initiator;
+                              return f.id == DiagId::FpduNotSegmentAligned &&
+                                     f.direction == Direction::Initiator;
                             }),
               1);
   }
@@ -293,7 +307,8 @@ TEST(Analyzer, AGenuineFaultAfterANamedDeviationIsReportedAsSent) {
   for (const Finding& f : r.findings) {
     if (info(f.id).severity != Severity::Note) above_notes.emplace(info(f.id).name);
   }
-  EXPECT_EQ(above_notes, (std::set<std::string>{"fpdu.pad-rule-wrong", "fpdu.ulpdu-length-too-large"}));
+  EXPECT_EQ(above_notes,
+            (std::set<std::string>{"fpdu.pad-rule-wrong", "fpdu.ulpdu-length-too-large"}));
   EXPECT_TRUE(r.has(DiagId::FpduExceedsMulpdu));
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
   EXPECT_TRUE(r.has(DiagId::ConnectionClosed));
@@ -314,7 +329,8 @@ TEST(Analyzer, ARealCrcErrorIsNotExplainedAway) {
   s.initiator.messages[2].tweaks.corrupt_crc = true;
   const Recorder r = analyze(s);
   EXPECT_TRUE(r.has(DiagId::FpduCrcMismatch));
-  for (const DiagId id : {DiagId::FpduPadRuleWrong, DiagId::FpduUlpduLengthMiscounted, DiagId::FpduFramingLost}) {
+  for (const DiagId id :
+       {DiagId::FpduPadRuleWrong, DiagId::FpduUlpduLengthMiscounted, DiagId::FpduFramingLost}) {
     EXPECT_FALSE(r.has(id)) << info(id).name;
   }
 }
@@ -328,8 +344,8 @@ TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
   short_ddp.kind = synth::MessageKind::TruncatedDdp;
   s.initiator.messages.insert(s.initiator.messages.begin() + 5, short_ddp);
   const Recorder r = analyze(s);
-  for (const DiagId id : {DiagId::FpduPadRuleWrong, DiagId::FpduCrcFieldMissing, DiagId::FpduUlpduLengthMiscounted,
-                          DiagId::FpduFramingLost}) {
+  for (const DiagId id : {DiagId::FpduPadRuleWrong, DiagId::FpduCrcFieldMissing,
+                          DiagId::FpduUlpduLengthMiscounted, DiagId::FpduFramingLost}) {
     EXPECT_FALSE(r.has(id)) << info(id).name;
   }
   EXPECT_TRUE(r.has(DiagId::DdpUlpduTooShort));
@@ -370,7 +386,8 @@ TEST_P(Issue13SplitInvariance, EverySegmentationGivesTheIntendedFindings) {
 
 INSTANTIATE_TEST_SUITE_P(Recipes, Issue13SplitInvariance,
                          ::testing::Values("startup.pd-length-mismatch--overstated-answered",
-                                           "startup.invalid-request-answered", "startup.insufficient-ird--ord-3fff",
+                                           "startup.invalid-request-answered",
+                                           "startup.insufficient-ird--ord-3fff",
                                            "startup.no-negotiation-unsolicited"));
 
 TEST(Analyzer, AReplyToARequestWithOverstatedPdLengthBlamesTheRequest) {
@@ -386,9 +403,10 @@ TEST(Analyzer, AReplyToARequestWithOverstatedPdLengthBlamesTheRequest) {
     }
   }
   // The Reply, then the Responder's FPDUs: one finding each.
-  EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
-                          [](const Finding& f) { return f.id == DiagId::StartupInvalidRequestAnswered; }),
-            2);
+  EXPECT_EQ(
+      std::count_if(r.findings.begin(), r.findings.end(),
+                    [](const Finding& f) { return f.id == DiagId::StartupInvalidRequestAnswered; }),
+      2);
 }
 
 TEST(Analyzer, AResponderThatClosesOnAnInvalidRequestIsNotBlamed) {
@@ -431,10 +449,12 @@ synth::Scenario http_download_of(const synth::Scenario& inner) {
 }
 
 TEST(Analyzer, KeysInsideANonMpaStreamThatNoPeerAnswersAreNotMpa) {
-  for (const char* recipe : {"startup.revision-unsupported", "startup.no-reply", "startup.key-invalid"}) {
+  for (const char* recipe :
+       {"startup.revision-unsupported", "startup.no-reply", "startup.key-invalid"}) {
     SCOPED_TRACE(recipe);
     const Recorder r = analyze(http_download_of(with_fault(recipe)));
-    EXPECT_TRUE(r.findings.empty()) << info(r.findings.front().id).name << ": " << r.findings.front().message;
+    EXPECT_TRUE(r.findings.empty())
+        << info(r.findings.front().id).name << ": " << r.findings.front().message;
     EXPECT_TRUE(r.connections.empty());
     EXPECT_EQ(r.tcp_connections, 1u);
   }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mpa/packet_decoder.h"
-#include "pcap_writer.h"     // mpa_synth
+#include "pcap_writer.h"    // mpa_synth
 #include "pcapng_writer.h"  // mpa_synth
 
 namespace mpa {
@@ -205,8 +205,9 @@ TEST(CaptureReader, ReadsPcapngInterfacesOfDifferentLinkTypesAndSnaplens) {
   std::string error;
   auto reader = CaptureReader::open(path, error);
   ASSERT_NE(reader, nullptr) << error;
-  EXPECT_EQ(reader->link_types(),
-            (std::vector<std::uint32_t>{link_type::kEthernet, link_type::kLinuxSll, link_type::kRaw}));
+  EXPECT_EQ(
+      reader->link_types(),
+      (std::vector<std::uint32_t>{link_type::kEthernet, link_type::kLinuxSll, link_type::kRaw}));
   EXPECT_EQ(reader->link_type(), link_type::kEthernet);
   CaptureRecord record;
   ASSERT_EQ(reader->next(record), ReadStatus::Record) << reader->error();
@@ -292,7 +293,8 @@ TEST(CaptureReader, NamesAPcapngPacketOfAnUndeclaredInterfaceAfterTheRecordsBefo
   section.records = {{0, synth::PcapngBlockKind::Enhanced, 1, frame_bytes(60, 1), std::nullopt},
                      {3, synth::PcapngBlockKind::Enhanced, 2, frame_bytes(60, 2), std::nullopt}};
   write_file(path, synth::encode_pcapng_sections({section}));
-  expect_error_after(path, 1, path + ": record 2: unreadable record (pcapng: packet of interface 3");
+  expect_error_after(path, 1,
+                     path + ": record 2: unreadable record (pcapng: packet of interface 3");
   std::filesystem::remove(path);
 }
 

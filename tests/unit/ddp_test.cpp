@@ -19,7 +19,11 @@ using test::put_be32;
 Bytes untagged(std::uint8_t opcode, std::uint32_t queue, std::uint32_t msn, std::uint32_t mo,
                std::uint8_t version = 1, bool last = true) {
   Bytes out = {static_cast<std::uint8_t>((last ? 0x40 : 0) | version),
-               static_cast<std::uint8_t>(version << 6 | opcode), 0, 0, 0, 0};
+               static_cast<std::uint8_t>(version << 6 | opcode),
+               0,
+               0,
+               0,
+               0};
   put_be32(out, queue);
   put_be32(out, msn);
   put_be32(out, mo);
@@ -39,12 +43,12 @@ Bytes tagged(std::uint8_t opcode, std::uint32_t stag, std::uint64_t to, std::uin
 // RDMA Read Request (RFC 5040 4.4) after its untagged header.
 Bytes read_request(std::uint32_t size) {
   Bytes out = untagged(0x1, 1, 1, 0);
-  put_be32(out, 0x1111);      // sink STag
-  put_be32(out, 0);           // sink TO
+  put_be32(out, 0x1111);  // sink STag
+  put_be32(out, 0);       // sink TO
   put_be32(out, 0x2000);
-  put_be32(out, size);        // RDMA Read Message Size
-  put_be32(out, 0x2222);      // source STag
-  put_be32(out, 0);           // source TO
+  put_be32(out, size);    // RDMA Read Message Size
+  put_be32(out, 0x2222);  // source STag
+  put_be32(out, 0);       // source TO
   put_be32(out, 0x3000);
   return out;
 }
@@ -119,7 +123,8 @@ TEST(Ddp, RecognisesZeroLengthReadRtr) {
   wrong_queue[9] = 0;
   EXPECT_EQ(classify_rtr(wrong_queue, 46), RtrKind::None);
   // The head is too short to see the RDMA Read Message Size.
-  EXPECT_EQ(classify_rtr(std::span<const std::uint8_t>(read_request(0)).first(30), 46), RtrKind::None);
+  EXPECT_EQ(classify_rtr(std::span<const std::uint8_t>(read_request(0)).first(30), 46),
+            RtrKind::None);
 }
 
 TEST(Ddp, OrdinaryMessagesAreNotRtrs) {

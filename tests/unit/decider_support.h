@@ -21,7 +21,8 @@ inline StartupFrame parse(const FrameSpec& spec) {
 // Rev 2 frames with the IRD/ORD block (RFC 6581 9).
 inline StartupFrame rev2(std::string_view key, std::uint8_t flags, bool a, std::uint16_t ird,
                          std::uint16_t ord, bool b = false, bool c = false, bool d = false) {
-  return parse({key, static_cast<std::uint8_t>(flags | startup_flags::kS), 2, enhanced_block(a, b, ird, c, d, ord)});
+  return parse({key, static_cast<std::uint8_t>(flags | startup_flags::kS), 2,
+                enhanced_block(a, b, ird, c, d, ord)});
 }
 
 inline std::vector<std::string> names(const std::vector<StartupIssue>& issues) {
@@ -45,10 +46,12 @@ struct TestFpdu {
     event.start_offset = 100;
     event.ulpdu_length = static_cast<std::uint16_t>(ulpdu.size());
     event.ulpdu_size = static_cast<std::uint32_t>(ulpdu.size());
-    event.wire_length = static_cast<std::uint32_t>(2 + ulpdu.size() + (4 - (2 + ulpdu.size()) % 4) % 4 + 4);
+    event.wire_length =
+        static_cast<std::uint32_t>(2 + ulpdu.size() + (4 - (2 + ulpdu.size()) % 4) % 4 + 4);
     event.last_frame = 7;
     event.within_one_segment = true;
-    event.ulpdu_head = std::span<const std::uint8_t>(ulpdu).first(std::min<std::size_t>(ulpdu.size(), 64));
+    event.ulpdu_head =
+        std::span<const std::uint8_t>(ulpdu).first(std::min<std::size_t>(ulpdu.size(), 64));
   }
 };
 

@@ -115,7 +115,8 @@ TEST(Diagnostics, EveryEntryNamesItsAreaCitesAnRfcAndExplainsItself) {
     // "area.what-went-wrong": lower case, one dot, no spaces.
     EXPECT_EQ(std::count(entry.name.begin(), entry.name.end(), '.'), 1);
     EXPECT_EQ(entry.name.find(' '), std::string_view::npos);
-    EXPECT_TRUE(std::none_of(entry.name.begin(), entry.name.end(), [](char c) { return c >= 'A' && c <= 'Z'; }));
+    EXPECT_TRUE(std::none_of(entry.name.begin(), entry.name.end(),
+                             [](char c) { return c >= 'A' && c <= 'Z'; }));
     EXPECT_TRUE(entry.rfc.starts_with("RFC "));
     EXPECT_FALSE(entry.summary.empty());
     // An RFC error code ends MPA: codes 2-7 are errors (code 1 also names a clean close).
@@ -138,7 +139,8 @@ TEST(Diagnostics, CategoriesGroupFindingsAsAPacketAnalyserDoes) {
   EXPECT_EQ(category("ddp.version-mismatch"), DiagCategory::Protocol);
   // Only CRC findings are checksum findings.
   for (const DiagnosticInfo& entry : catalogue()) {
-    EXPECT_EQ(entry.category == DiagCategory::Checksum, entry.error_code == MpaError::CrcError) << entry.name;
+    EXPECT_EQ(entry.category == DiagCategory::Checksum, entry.error_code == MpaError::CrcError)
+        << entry.name;
   }
 }
 

@@ -25,11 +25,11 @@ TEST(DirectionStats, CountsFpdusBySizeOpcodeAndAlignment) {
   stats.on_payload(1000);
   const DirectionSummary s = stats.summary(DirectionStats::ReaderCounts{6, 10630, 1}, 1460, 9000);
   EXPECT_TRUE(s.full_operation && s.markers && s.crc && !s.inferred);
-  EXPECT_EQ(s.ulpdu_sizes[0], 1u);  // 0
-  EXPECT_EQ(s.ulpdu_sizes[1], 2u);  // 1-64: 64 and the 40-octet Terminate
-  EXPECT_EQ(s.ulpdu_sizes[2], 1u);  // 65-512
-  EXPECT_EQ(s.ulpdu_sizes[3], 1u);  // 513-1460
-  EXPECT_EQ(s.ulpdu_sizes[6], 1u);  // 9001-65535
+  EXPECT_EQ(s.ulpdu_sizes[0], 1u);    // 0
+  EXPECT_EQ(s.ulpdu_sizes[1], 2u);    // 1-64: 64 and the 40-octet Terminate
+  EXPECT_EQ(s.ulpdu_sizes[2], 1u);    // 65-512
+  EXPECT_EQ(s.ulpdu_sizes[3], 1u);    // 513-1460
+  EXPECT_EQ(s.ulpdu_sizes[6], 1u);    // 9001-65535
   EXPECT_EQ(s.rdmap_opcodes[3], 4u);  // Send
   EXPECT_EQ(s.terminates, 1u);
   EXPECT_EQ(s.max_ulpdu, 9001);

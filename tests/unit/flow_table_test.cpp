@@ -16,7 +16,8 @@ Endpoint ep(std::uint8_t host, std::uint16_t port) {
 TEST(FlowTable, BothDirectionsShareAKey) {
   EXPECT_EQ(FlowKey::of(ep(1, 10), ep(2, 20)), FlowKey::of(ep(2, 20), ep(1, 10)));
   EXPECT_FALSE(FlowKey::of(ep(1, 10), ep(2, 20)) == FlowKey::of(ep(1, 11), ep(2, 20)));
-  EXPECT_EQ(FlowKeyHash{}(FlowKey::of(ep(1, 10), ep(2, 20))), FlowKeyHash{}(FlowKey::of(ep(2, 20), ep(1, 10))));
+  EXPECT_EQ(FlowKeyHash{}(FlowKey::of(ep(1, 10), ep(2, 20))),
+            FlowKeyHash{}(FlowKey::of(ep(2, 20), ep(1, 10))));
 }
 
 TEST(FlowTable, FindMakesAFlowTheMostRecentlyActive) {

@@ -17,7 +17,8 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-std::vector<SeqRange> ulpdu_runs(const MarkerGrid& grid, TcpSeq header_seq, std::uint32_t ulpdu_length) {
+std::vector<SeqRange> ulpdu_runs(const MarkerGrid& grid, TcpSeq header_seq,
+                                 std::uint32_t ulpdu_length) {
   std::vector<SeqRange> runs;
   const bool complete = for_each_ulpdu_run(grid, header_seq, ulpdu_length, [&](SeqRange run) {
     runs.push_back(run);
@@ -98,7 +99,8 @@ TEST(FpduLayout, RfcFigure6UlpduIsSplitByTheMarkerAt0x200) {
   EXPECT_EQ(fpdu_ptr_target(marker_seq, marker.fpdu_ptr), start);
   EXPECT_EQ(marker_field(marker_seq), (SeqRange{marker_seq, 4}));
   // The ULPDU: 18 octets before the marker, 24 after it.
-  EXPECT_EQ(ulpdu_runs(grid, start, 42), (std::vector<SeqRange>{{TcpSeq(0x1ee), 18}, {TcpSeq(0x204), 24}}));
+  EXPECT_EQ(ulpdu_runs(grid, start, 42),
+            (std::vector<SeqRange>{{TcpSeq(0x1ee), 18}, {TcpSeq(0x204), 24}}));
   // The CRC field closes the FPDU; bytes 84 92 58 98 cover the marker too.
   const SeqRange crc = crc_field(start, grid.fpdu_wire_length(start, 42));
   EXPECT_EQ(crc, (SeqRange{TcpSeq(0x21c), 4}));
@@ -204,7 +206,8 @@ TEST(FpduLayout, AMisplacedMarkerInsideUlpduLengthIsSkipped) {
 TEST(FpduLayout, UlpduRunsStopWhenTheCallerSaysSo) {
   const MarkerGrid grid(TcpSeq(0));
   int calls = 0;
-  const bool complete = for_each_ulpdu_run(grid, TcpSeq(100), 2000, [&](SeqRange) { return ++calls < 2; });
+  const bool complete =
+      for_each_ulpdu_run(grid, TcpSeq(100), 2000, [&](SeqRange) { return ++calls < 2; });
   EXPECT_FALSE(complete);
   EXPECT_EQ(calls, 2);
 }

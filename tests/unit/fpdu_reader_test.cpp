@@ -20,14 +20,14 @@
 namespace mpa {
 namespace {
 
-using test::Bytes;
 using test::BuiltFpdu;
+using test::Bytes;
 using test::FpduFaults;
 using test::FpduStreamBuilder;
-using test::RecordedFpdu;
-using test::RecordingSink;
 using test::read_in_pieces;
 using test::reader_config;
+using test::RecordedFpdu;
+using test::RecordingSink;
 
 using Names = std::vector<std::string>;
 
@@ -49,8 +49,9 @@ RecordedFpdu expected_event(const BuiltFpdu& f, bool crc, bool keep_ulpdu, bool 
   r.crc_received = f.crc_sent;
   r.crc_computed = crc ? f.crc_correct : 0;
   r.judged = judged;
-  r.ulpdu_head.assign(f.ulpdu.begin(),
-                      f.ulpdu.begin() + std::min<std::size_t>(f.ulpdu.size(), FpduReader::kUlpduHeadSize));
+  r.ulpdu_head.assign(
+      f.ulpdu.begin(),
+      f.ulpdu.begin() + std::min<std::size_t>(f.ulpdu.size(), FpduReader::kUlpduHeadSize));
   if (keep_ulpdu) r.ulpdu = f.ulpdu;
   return r;
 }
@@ -67,12 +68,13 @@ std::uint32_t expected_bytes_needed(const FpduStreamBuilder& b, std::size_t p) {
 
 // RFC 5044 Figure 5, the first FPDU of a stream with markers.
 const Bytes kFigure5 = {
-    0x00, 0x00, 0x00, 0x00,  // marker
-    0x00, 0x2a,              // ULPDU_Length 42
+    0x00, 0x00, 0x00, 0x00,                                      // marker
+    0x00, 0x2a,                                                  // ULPDU_Length 42
     0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // DDP/RDMAP, reserved, queue 0
     0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,              // MSN 1, MO 0
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // Send data
-    0x52, 0x23, 0x99, 0x83,  // CRC32c
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0, 0,
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0, 0,  // Send data
+    0x52, 0x23, 0x99, 0x83,                                            // CRC32c
 };
 
 // RFC 5044 Figure 6, from octet 0x1ec: the second FPDU, holding the marker at 0x200.
@@ -80,8 +82,9 @@ const Bytes kFigure6 = {
     0x00, 0x2a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // 0x1ec
     0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,                          // MSN 2, MO 0
     0x00, 0x00, 0x00, 0x14,                                                  // 0x200: marker
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 0x204
-    0x84, 0x92, 0x58, 0x98,                                                  // 0x21c: CRC32c
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,  // 0x204
+    0x84, 0x92, 0x58, 0x98,                                               // 0x21c: CRC32c
 };
 
 TEST(FpduReader, ReadsRfc5044Figure5WithCrcGood) {
@@ -180,8 +183,8 @@ TEST(FpduReader, ReadsEveryFpduOfMixedStreamsAsBuilt) {
   for (const StreamCase& c : kStreamCases) {
     SCOPED_TRACE(describe(c));
     const FpduStreamBuilder builder = mixed_stream(c);
-    const RecordingSink sink = read_in_pieces(reader_config(c.start_seq, c.markers, c.crc, true),
-                                              builder.bytes(), {});
+    const RecordingSink sink =
+        read_in_pieces(reader_config(c.start_seq, c.markers, c.crc, true), builder.bytes(), {});
     ASSERT_EQ(sink.fpdus.size(), builder.fpdus().size());
     for (std::size_t i = 0; i < sink.fpdus.size(); ++i) {
       EXPECT_EQ(sink.fpdus[i], expected_event(builder.fpdus()[i], c.crc, true)) << "FPDU " << i;
@@ -283,7 +286,8 @@ TEST(FpduReader, MarkersAcrossTheSequenceWrapPointAtTheirHeaders) {
 
 TEST(FpduReader, GridOriginCanDifferFromTheStartOfReading) {
   // A reader started mid-stream (inferred parameters) on a grid laid down earlier.
-  FpduStreamBuilder builder({.start_seq = 5000, .markers = true, .crc = true, .grid_origin = 5000 - 128});
+  FpduStreamBuilder builder(
+      {.start_seq = 5000, .markers = true, .crc = true, .grid_origin = 5000 - 128});
   builder.add_random(1442, 1);
   builder.add_random(700, 2);
   FpduReaderConfig config = reader_config(5000, true, true);
@@ -334,7 +338,8 @@ TEST(FpduReader, FindingsAboutAnFpduWithLeadingMarkerNameItsHeaderBySeqAndOffset
   builder.add_random(1, 1, {.bad_crc = true, .pad_value = 9});
   builder.add_random(1, 2);
   ASSERT_TRUE(builder.fpdus()[0].leading_marker);
-  const RecordingSink sink = read_in_pieces(reader_config(0xFFFFFFFCu, true, true), builder.bytes(), {});
+  const RecordingSink sink =
+      read_in_pieces(reader_config(0xFFFFFFFCu, true, true), builder.bytes(), {});
   EXPECT_EQ(sink.finding_names(),
             (Names{"fpdu.pad-nonzero", "fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
   for (std::size_t i = 0; i < 2; ++i) {
@@ -390,7 +395,8 @@ TEST(FpduReader, MarkerPointingElsewhereIsCode3AtTheMarker) {
   const FpduStreamBuilder builder = four_fpdus(true, true, 1, {.fpdu_ptr_delta = 8});
   const RecordingSink sink = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
   ASSERT_EQ(sink.fpdus.size(), 4u);
-  EXPECT_EQ(sink.finding_names(), (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
+  EXPECT_EQ(sink.finding_names(),
+            (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
   const test::BuiltMarker& bad = builder.fpdus()[1].markers.front();
   EXPECT_EQ(sink.findings[0].seq, bad.seq);
   EXPECT_EQ(sink.findings[0].offset, bad.index);
@@ -407,7 +413,8 @@ TEST(FpduReader, LeadingMarkerMustBeZero) {
   builder.add_random(20, 2);
   const RecordingSink sink = read_in_pieces(reader_config(0, true, true), builder.bytes(), {});
   ASSERT_EQ(sink.fpdus.size(), 2u);
-  EXPECT_EQ(sink.finding_names(), (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
+  EXPECT_EQ(sink.finding_names(),
+            (Names{"marker.fpduptr-mismatch", "fpdu.not-judged-after-error"}));
   EXPECT_EQ(sink.findings[0].seq, 0u);
 }
 
@@ -459,10 +466,10 @@ TEST(FpduReader, TellsWhichFpdusStartAndFitInOneSegment) {
   const auto& f = builder.fpdus();
   RecordingSink sink;
   FpduReader reader(reader_config(0, true, true));
-  reader.push(s.subspan(0, f[1].start + 20), 1, true, sink);            // A, half of B
+  reader.push(s.subspan(0, f[1].start + 20), 1, true, sink);  // A, half of B
   reader.push(s.subspan(f[1].start + 20, f[2].end() - f[1].start - 20), 2, true, sink);  // B, C
-  reader.push(s.subspan(f[3].start, 30), 3, true, sink);                // D in two pieces of
-  reader.push(s.subspan(f[3].start + 30), 3, false, sink);              // the same segment
+  reader.push(s.subspan(f[3].start, 30), 3, true, sink);    // D in two pieces of
+  reader.push(s.subspan(f[3].start + 30), 3, false, sink);  // the same segment
   ASSERT_EQ(sink.segment_facts.size(), 4u);
   const auto& a = sink.segment_facts[0];
   const auto& b = sink.segment_facts[1];
@@ -488,10 +495,11 @@ TEST(FpduReader, KeepUlpduGivesTheUlpduWithMarkersRemoved) {
   ASSERT_EQ(kept.fpdus.size(), 2u);
   EXPECT_EQ(kept.fpdus[0].ulpdu, builder.fpdus()[0].ulpdu);
   EXPECT_EQ(kept.fpdus[1].ulpdu, builder.fpdus()[1].ulpdu);
-  EXPECT_EQ(kept.fpdus[0].ulpdu_head, Bytes(builder.fpdus()[0].ulpdu.begin(),
-                                           builder.fpdus()[0].ulpdu.begin() + 64));
+  EXPECT_EQ(kept.fpdus[0].ulpdu_head,
+            Bytes(builder.fpdus()[0].ulpdu.begin(), builder.fpdus()[0].ulpdu.begin() + 64));
 
-  const RecordingSink not_kept = read_in_pieces(reader_config(77, true, true, false), builder.bytes(), {});
+  const RecordingSink not_kept =
+      read_in_pieces(reader_config(77, true, true, false), builder.bytes(), {});
   EXPECT_TRUE(not_kept.fpdus[0].ulpdu.empty());
   EXPECT_EQ(not_kept.fpdus[1].ulpdu_head, builder.fpdus()[1].ulpdu);
 }
@@ -520,7 +528,8 @@ GapRun read_with_gap(const FpduStreamBuilder& builder, const FpduReaderConfig& c
   std::uint64_t frame = 3;
   for (std::size_t at = gap_at + gap; at < s.size(); at += 1448) {
     run.piece_starts.push_back(at);
-    run.reader->push(s.subspan(at, std::min<std::size_t>(1448, s.size() - at)), frame++, true, run.sink);
+    run.reader->push(s.subspan(at, std::min<std::size_t>(1448, s.size() - at)), frame++, true,
+                     run.sink);
   }
   return run;
 }
@@ -537,7 +546,8 @@ TEST(FpduReader, ResynchronisesAfterAGapByMarkersAndByCrc) {
     std::size_t first = 0;
     while (f[first].start < gap_at + gap) ++first;
 
-    const GapRun run = read_with_gap(builder, reader_config(0xFFFF8000u, g.markers, g.crc), gap_at, gap);
+    const GapRun run =
+        read_with_gap(builder, reader_config(0xFFFF8000u, g.markers, g.crc), gap_at, gap);
     const RecordingSink& sink = run.sink;
     const std::vector<std::size_t>& piece_starts = run.piece_starts;
     EXPECT_TRUE(run.reader->synchronised());
@@ -545,18 +555,22 @@ TEST(FpduReader, ResynchronisesAfterAGapByMarkersAndByCrc) {
     ASSERT_FALSE(sink.findings.empty());
     EXPECT_EQ(sink.findings[0].seq, f[first].start_seq);
     EXPECT_EQ(sink.findings[0].offset, f[first].start);
-    EXPECT_NE(sink.findings[0].message.find(std::to_string(f[first].start - gap_at - gap) + " octets after the gap"),
-              std::string::npos) << sink.findings[0].message;
+    EXPECT_NE(sink.findings[0].message.find(std::to_string(f[first].start - gap_at - gap) +
+                                            " octets after the gap"),
+              std::string::npos)
+        << sink.findings[0].message;
     // FPDUs 0-4 before the gap; then every FPDU from `first` on, as built.
     ASSERT_EQ(sink.fpdus.size(), 5 + f.size() - first);
-    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(sink.fpdus[i], expected_event(f[i], g.crc, false));
+    for (std::size_t i = 0; i < 5; ++i)
+      EXPECT_EQ(sink.fpdus[i], expected_event(f[i], g.crc, false));
     for (std::size_t i = first; i < f.size(); ++i) {
       const std::size_t k = 5 + i - first;
       EXPECT_EQ(sink.fpdus[k], expected_event(f[i], g.crc, false)) << "FPDU " << i;
       // Each FPDU replayed after the search names the frame that completed it.
       const std::size_t last_octet = f[i].end() - 1;
       const std::size_t piece = static_cast<std::size_t>(
-          std::upper_bound(piece_starts.begin(), piece_starts.end(), last_octet) - piece_starts.begin());
+          std::upper_bound(piece_starts.begin(), piece_starts.end(), last_octet) -
+          piece_starts.begin());
       EXPECT_EQ(sink.segment_facts[k].last_frame, 2 + piece) << "FPDU " << i;
     }
     EXPECT_EQ(run.reader->offset(), builder.bytes().size());
@@ -565,7 +579,8 @@ TEST(FpduReader, ResynchronisesAfterAGapByMarkersAndByCrc) {
 
 // Feeds the stream up to `gap_at`, loses `gap` octets, then feeds the rest cut at `cuts`.
 RecordingSink read_around_gap(const FpduStreamBuilder& builder, const FpduReaderConfig& config,
-                              std::size_t gap_at, std::size_t gap, const std::vector<std::size_t>& cuts) {
+                              std::size_t gap_at, std::size_t gap,
+                              const std::vector<std::size_t>& cuts) {
   RecordingSink sink;
   FpduReader reader(config);
   const std::span<const std::uint8_t> s = builder.bytes();
@@ -593,8 +608,10 @@ TEST(FpduReader, ResynchronisationDoesNotDependOnHowTheStreamIsCut) {
     const std::size_t gap_at = f[2].start + 100;
     const FpduReaderConfig config = reader_config(40, g.markers, g.crc);
     const RecordingSink whole = read_around_gap(builder, config, gap_at, 50, {});
-    const RecordingSink at_fpdu_end = read_around_gap(builder, config, gap_at, 50, {f[3].end(), f[4].end()});
-    const RecordingSink small = read_around_gap(builder, config, gap_at, 50, test::every(97, builder.bytes().size()));
+    const RecordingSink at_fpdu_end =
+        read_around_gap(builder, config, gap_at, 50, {f[3].end(), f[4].end()});
+    const RecordingSink small =
+        read_around_gap(builder, config, gap_at, 50, test::every(97, builder.bytes().size()));
     EXPECT_EQ(whole.finding_names(), Names{"capture.resynchronised"});
     ASSERT_FALSE(whole.findings.empty());
     EXPECT_EQ(whole.findings[0].seq, f[5].start_seq);
@@ -627,7 +644,8 @@ TEST(FpduReader, AfterAnErrorTheResynchronisedStreamIsStillNotJudged) {
   FpduStreamBuilder builder({.start_seq = 0, .markers = true, .crc = true});
   builder.add_random(1442, 0, {.bad_crc = true});
   for (std::uint32_t i = 1; i < 20; ++i) builder.add_random(1442, i, {.bad_crc = i == 10});
-  const GapRun run = read_with_gap(builder, reader_config(0, true, true), builder.fpdus()[3].start + 5, 2000);
+  const GapRun run =
+      read_with_gap(builder, reader_config(0, true, true), builder.fpdus()[3].start + 5, 2000);
   const RecordingSink& sink = run.sink;
   EXPECT_EQ(sink.finding_names(),
             (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error", "capture.resynchronised"}));

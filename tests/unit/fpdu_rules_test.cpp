@@ -16,7 +16,8 @@ TEST(FpduRules, UlpduLengthZeroEveryTime) {
   std::vector<Finding> out;
   rules.check(f.event, {}, out);
   rules.check(f.event, {}, out);
-  EXPECT_EQ(names(out), (std::vector<std::string>{"fpdu.ulpdu-length-zero", "fpdu.ulpdu-length-zero"}));
+  EXPECT_EQ(names(out),
+            (std::vector<std::string>{"fpdu.ulpdu-length-zero", "fpdu.ulpdu-length-zero"}));
   EXPECT_EQ(out[0].tcp_seq, TcpSeq(1000));
   EXPECT_EQ(out[0].frame, 7u);
 }

@@ -89,7 +89,8 @@ TEST(FpduSearch, NeedsMoreWhenTheMarkedFpduIsNotWhole) {
   EXPECT_EQ(50 + r.start, f[1].start);
   // With all of it: found (one whole FPDU reaching the end of the buffer will do).
   const Window all = window(builder, 50);
-  const SearchResult done = find_fpdu_start(all.bytes, all.seq, MarkerGrid(TcpSeq(0)), true, r.start, 0);
+  const SearchResult done =
+      find_fpdu_start(all.bytes, all.seq, MarkerGrid(TcpSeq(0)), true, r.start, 0);
   ASSERT_EQ(done.kind, Kind::Found);
   EXPECT_EQ(50 + done.start, f[1].start);
 }
@@ -241,7 +242,8 @@ TEST(FpduSearch, LongUlpduMarkersPointModulo2To16) {
   builder.add_random(10, 2);
   ASSERT_GT(builder.fpdus()[0].markers.back().index - builder.fpdus()[0].header, 65535u);
   bool end = false;
-  EXPECT_EQ(count_valid_fpdus(builder.bytes(), TcpSeq(0), 0, MarkerGrid(TcpSeq(0)), true, 5, end), 2u);
+  EXPECT_EQ(count_valid_fpdus(builder.bytes(), TcpSeq(0), 0, MarkerGrid(TcpSeq(0)), true, 5, end),
+            2u);
   EXPECT_TRUE(end);
 }
 

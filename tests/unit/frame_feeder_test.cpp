@@ -66,11 +66,16 @@ Bytes mpa_request() {
 // Records the order in which things happen.
 struct Log : EventSink {
   std::vector<std::string> lines;
-  void on_finding(const Finding& f) override { lines.push_back("finding " + std::string(info(f.id).name)); }
-  void on_connection_start(const ConnectionSummary&) override { lines.push_back("connection start"); }
-  void on_startup_frame(std::uint32_t, Direction, const StartupFrame& f, std::uint64_t frame, TcpSeq seq) override {
-    lines.push_back("startup " + std::string(to_string(f.kind)) + " frame " + std::to_string(frame) + " seq " +
-                    std::to_string(seq.value()));
+  void on_finding(const Finding& f) override {
+    lines.push_back("finding " + std::string(info(f.id).name));
+  }
+  void on_connection_start(const ConnectionSummary&) override {
+    lines.push_back("connection start");
+  }
+  void on_startup_frame(std::uint32_t, Direction, const StartupFrame& f, std::uint64_t frame,
+                        TcpSeq seq) override {
+    lines.push_back("startup " + std::string(to_string(f.kind)) + " frame " +
+                    std::to_string(frame) + " seq " + std::to_string(seq.value()));
   }
 };
 

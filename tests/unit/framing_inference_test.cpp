@@ -15,7 +15,8 @@ using namespace test;
 Bytes stream(std::uint32_t seq, bool markers, bool crc, std::size_t fpdus, std::size_t size = 300,
              std::optional<std::uint32_t> origin = std::nullopt, FpduStreamBuilder* out = nullptr) {
   FpduStreamBuilder b({seq, markers, crc, origin});
-  for (std::size_t i = 0; i < fpdus; ++i) b.add(ddp_send(static_cast<std::uint32_t>(i), size + 37 * i));
+  for (std::size_t i = 0; i < fpdus; ++i)
+    b.add(ddp_send(static_cast<std::uint32_t>(i), size + 37 * i));
   if (out) *out = b;
   return b.bytes();
 }
@@ -116,7 +117,8 @@ TEST(MarkerProbe, WaitsWhileBothReadingsStillFrame) {
   EXPECT_EQ(probe_markers(first, TcpSeq(9), false, false), MarkerProbe::Undecided);
   EXPECT_EQ(probe_markers(std::span<const std::uint8_t>(s.data(), 2), TcpSeq(9), false, false),
             MarkerProbe::Undecided);
-  EXPECT_NE(probe_markers(first, TcpSeq(9), false, true), MarkerProbe::Undecided) << "final decides";
+  EXPECT_NE(probe_markers(first, TcpSeq(9), false, true), MarkerProbe::Undecided)
+      << "final decides";
 }
 
 }  // namespace

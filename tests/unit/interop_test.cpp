@@ -26,10 +26,13 @@ TEST(Interop, RecognisesSiwByItsRequestAndEchoingReply) {
 }
 
 TEST(Interop, RecognisesIntelChelsioErdmaAndRev0) {
-  EXPECT_EQ(recognise_stack(rev2(kReq, kC, true, 8, 8, false, true, true), nullptr)->name, "Intel irdma");
-  EXPECT_EQ(recognise_stack(rev2(kReq, kC, true, 8, 8, false, false, true), nullptr)->name, "Chelsio cxgb4");
+  EXPECT_EQ(recognise_stack(rev2(kReq, kC, true, 8, 8, false, true, true), nullptr)->name,
+            "Intel irdma");
+  EXPECT_EQ(recognise_stack(rev2(kReq, kC, true, 8, 8, false, false, true), nullptr)->name,
+            "Chelsio cxgb4");
   std::array<std::uint8_t, 8> ext{};
-  EXPECT_EQ(recognise_stack(parse({kReq, kC, 129, {}, std::nullopt, ext}), nullptr)->name, "Alibaba erdma");
+  EXPECT_EQ(recognise_stack(parse({kReq, kC, 129, {}, std::nullopt, ext}), nullptr)->name,
+            "Alibaba erdma");
   EXPECT_NE(recognise_stack(parse({kReq, kC, 0}), nullptr)->name.find("Rev 0"), std::string::npos);
   EXPECT_FALSE(recognise_stack(parse({kReq, kC, 1}), nullptr));
 }
@@ -68,7 +71,8 @@ TEST(Interop, P2pHintOnlyForRev2RequestsWithoutA) {
   EXPECT_TRUE(p2p_required_hint(rev2(kReq, kC, false, 8, 8), true));
   EXPECT_FALSE(p2p_required_hint(rev2(kReq, kC, true, 8, 8), true));
   EXPECT_FALSE(p2p_required_hint(parse({kReq, kC, 1}), true));
-  EXPECT_NE(p2p_required_hint(rev2(kReq, kC, false, 8, 8), false)->find("reset"), std::string::npos);
+  EXPECT_NE(p2p_required_hint(rev2(kReq, kC, false, 8, 8), false)->find("reset"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -106,8 +106,10 @@ TEST(MarkerGrid, WireLengthMatchesOctetByOctetBuilderForEveryLengthAndAlignedPha
 TEST(MarkerGrid, WireLengthMatchesBuilderAtEveryPhaseForSomeLengths) {
   const MarkerGrid grid{TcpSeq(0)};
   for (std::uint32_t phase = 0; phase < kMarkerInterval; ++phase) {
-    for (std::uint32_t length : {0u, 1u, 2u, 3u, 500u, 501u, 502u, 503u, 504u, 1020u, 1442u, 2100u}) {
-      FpduStreamBuilder builder({.start_seq = phase, .markers = true, .crc = false, .grid_origin = 0});
+    for (std::uint32_t length :
+         {0u, 1u, 2u, 3u, 500u, 501u, 502u, 503u, 504u, 1020u, 1442u, 2100u}) {
+      FpduStreamBuilder builder(
+          {.start_seq = phase, .markers = true, .crc = false, .grid_origin = 0});
       const test::BuiltFpdu& fpdu = builder.add(test::Bytes(length, 0));
       ASSERT_EQ(grid.fpdu_wire_length(TcpSeq(phase), length), fpdu.wire_length)
           << "phase " << phase << " length " << length;
@@ -129,11 +131,11 @@ TEST(MarkerGrid, MarkerRightAfterTheCrcBelongsToTheNextFpdu) {
 TEST(MarkerGrid, MarkersWithinCountsAMarkerAtTheStartButNotOneRightAfterTheLastOctet) {
   const MarkerGrid grid{TcpSeq(0)};
   EXPECT_EQ(grid.markers_within(TcpSeq(0), 0), 0u);
-  EXPECT_EQ(grid.markers_within(TcpSeq(0), 1), 1u);      // the marker at 0 comes first
-  EXPECT_EQ(grid.markers_within(TcpSeq(4), 508), 0u);    // ends right before the marker at 512
+  EXPECT_EQ(grid.markers_within(TcpSeq(0), 1), 1u);    // the marker at 0 comes first
+  EXPECT_EQ(grid.markers_within(TcpSeq(4), 508), 0u);  // ends right before the marker at 512
   EXPECT_EQ(grid.markers_within(TcpSeq(4), 509), 1u);
-  EXPECT_EQ(grid.markers_within(TcpSeq(510), 2), 0u);    // 510, 511
-  EXPECT_EQ(grid.markers_within(TcpSeq(511), 2), 1u);    // 511, (marker), 516
+  EXPECT_EQ(grid.markers_within(TcpSeq(510), 2), 0u);  // 510, 511
+  EXPECT_EQ(grid.markers_within(TcpSeq(511), 2), 1u);  // 511, (marker), 516
   EXPECT_EQ(grid.markers_within(TcpSeq(4), 508 * 3 + 1), 3u);
   EXPECT_EQ(MarkerGrid().markers_within(TcpSeq(0), 5000), 0u);
   // The count an FPDU holds is the count within its content.

@@ -37,7 +37,8 @@ std::vector<std::uint8_t> stream(SenderQuirks quirks, bool markers, bool crc, st
   return out;
 }
 
-const SenderHypothesis& hypothesis_for(bool markers, bool crc, SenderFraming framing, bool with_markers) {
+const SenderHypothesis& hypothesis_for(bool markers, bool crc, SenderFraming framing,
+                                       bool with_markers) {
   for (const SenderHypothesis& h : framing_hypotheses(markers, crc)) {
     if (h.framing == framing && h.markers == with_markers) return h;
   }
@@ -81,8 +82,10 @@ TEST(SenderFraming, HypothesesStartWithTheRfcAndFitTheNegotiation) {
 }
 
 TEST(SenderFraming, DeviationsSayWhatWasSentAndWhatTheRfcNeeds) {
-  const SenderHypothesis& pad = hypothesis_for(false, false, {PadRule::UlpduPlus2Mod4, true, 0}, false);
-  EXPECT_EQ(deviation_of(pad, 1015), "ULPDU_Length 1015: 1 octet of pad sent, RFC 5044 4.1 needs 3");
+  const SenderHypothesis& pad =
+      hypothesis_for(false, false, {PadRule::UlpduPlus2Mod4, true, 0}, false);
+  EXPECT_EQ(deviation_of(pad, 1015),
+            "ULPDU_Length 1015: 1 octet of pad sent, RFC 5044 4.1 needs 3");
   EXPECT_EQ(describe(pad), "pad = (ULPDU_Length + 2) mod 4");
 }
 
@@ -115,11 +118,16 @@ TEST_P(TestFraming, OnlyTheSendersOwnFramingReadsItsStream) {
 
 INSTANTIATE_TEST_SUITE_P(
     Deviations, TestFraming,
-    ::testing::Values(StreamCase{{SenderQuirks::Pad::UlpduPlus2Mod4, false, 0}, {PadRule::UlpduPlus2Mod4, true, 0}, false},
-                      StreamCase{{SenderQuirks::Pad::UlpduPlus2Mod4, false, 0}, {PadRule::UlpduPlus2Mod4, true, 0}, true},
-                      StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, false},
-                      StreamCase{{SenderQuirks::Pad::Rfc, false, 2}, {PadRule::Rfc, true, 2}, true},
-                      StreamCase{{SenderQuirks::Pad::Rfc, false, -4}, {PadRule::Rfc, true, -4}, false}));
+    ::testing::Values(
+        StreamCase{{SenderQuirks::Pad::UlpduPlus2Mod4, false, 0},
+                   {PadRule::UlpduPlus2Mod4, true, 0},
+                   false},
+        StreamCase{{SenderQuirks::Pad::UlpduPlus2Mod4, false, 0},
+                   {PadRule::UlpduPlus2Mod4, true, 0},
+                   true},
+        StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, false},
+        StreamCase{{SenderQuirks::Pad::Rfc, false, 2}, {PadRule::Rfc, true, 2}, true},
+        StreamCase{{SenderQuirks::Pad::Rfc, false, -4}, {PadRule::Rfc, true, -4}, false}));
 
 TEST(TestFraming, AStrayHeaderIsInvalidAndACutStreamIsIncomplete) {
   std::vector<std::uint8_t> bytes = stream({}, false, false, 3);
@@ -127,10 +135,13 @@ TEST(TestFraming, AStrayHeaderIsInvalidAndACutStreamIsIncomplete) {
   const SenderHypothesis& rfc = framing_hypotheses(false, false)[0];
   EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, false, 100).fpdus, 3u);
   std::vector<std::uint8_t> cut(bytes.begin(), bytes.end() - 5);
-  EXPECT_EQ(test_framing(cut, TcpSeq(0), 0, none, false, rfc, false, 100).stop, FramingTest::Stop::Incomplete);
+  EXPECT_EQ(test_framing(cut, TcpSeq(0), 0, none, false, rfc, false, 100).stop,
+            FramingTest::Stop::Incomplete);
   bytes[3] = 0x00;  // the first RDMAP control octet: version 0 against DDP version 1
-  EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, false, 100).stop, FramingTest::Stop::Invalid);
-  EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, true, 100).fpdus, 2u);  // exempt first
+  EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, false, 100).stop,
+            FramingTest::Stop::Invalid);
+  EXPECT_EQ(test_framing(bytes, TcpSeq(0), 0, none, false, rfc, true, 100).fpdus,
+            2u);  // exempt first
 }
 
 TEST(TestFraming, AVerdictNamesTheFewestOctetsThatGiveIt) {
@@ -149,13 +160,13 @@ TEST(TestFraming, AVerdictNamesTheFewestOctetsThatGiveIt) {
   std::vector<std::uint8_t> bad = bytes;
   bad[fpdu + 3] = 0x00;  // the second FPDU's first RDMAP control octet
   for (const std::size_t held : {bad.size(), fpdu + 4, fpdu + 5}) {
-    const FramingTest refuted =
-        test_framing(std::span<const std::uint8_t>(bad).first(held), TcpSeq(0), 0, none, false, rfc, false, 100);
+    const FramingTest refuted = test_framing(std::span<const std::uint8_t>(bad).first(held),
+                                             TcpSeq(0), 0, none, false, rfc, false, 100);
     EXPECT_EQ(refuted.stop, FramingTest::Stop::Invalid) << held;
     EXPECT_EQ(refuted.decided_at, fpdu + 4) << held;
   }
-  EXPECT_EQ(test_framing(std::span<const std::uint8_t>(bad).first(fpdu + 3), TcpSeq(0), 0, none, false, rfc, false,
-                         100)
+  EXPECT_EQ(test_framing(std::span<const std::uint8_t>(bad).first(fpdu + 3), TcpSeq(0), 0, none,
+                         false, rfc, false, 100)
                 .stop,
             FramingTest::Stop::Incomplete);
 }

@@ -2,9 +2,9 @@
 // direction, CRC, peer-to-peer, RFC 6581 errors that end judgement of the Responder.
 #include "mpa/startup_exchange.h"
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "decider_support.h"
 
@@ -51,7 +51,8 @@ TEST(StartupExchange, MarkersFollowTheReceiversMBitCrcEitherSide) {
 
 TEST(StartupExchange, ARejectingReplyEndsMpaWithoutError) {
   const StartupFrame request = parse({kReq, kC, 1});
-  const StartupVerdict v = judge_startup_frame(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}), &request, false);
+  const StartupVerdict v =
+      judge_startup_frame(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}), &request, false);
   EXPECT_EQ(v.step, StartupStep::EndMpa);
   EXPECT_TRUE(has(v, "startup.connection-rejected"));
 }
@@ -73,7 +74,8 @@ TEST(StartupExchange, ARequestInPlaceOfTheReplyEndsMpa) {
 
 TEST(StartupExchange, PeerToPeerOnlyWhenBothSetA) {
   const StartupFrame request = rev2(kReq, kC, true, 8, 8, false, false, true);
-  const StartupVerdict both = judge_startup_frame(rev2(kRep, kC, true, 8, 8, false, false, true), &request, false);
+  const StartupVerdict both =
+      judge_startup_frame(rev2(kRep, kC, true, 8, 8, false, false, true), &request, false);
   EXPECT_EQ(both.step, StartupStep::FullOperation);
   EXPECT_TRUE(both.peer_to_peer);
   const StartupVerdict one = judge_startup_frame(rev2(kRep, kC, false, 8, 8), &request, false);

@@ -55,15 +55,17 @@ using Names = std::vector<std::string>;
 
 // The siw Request of the brief: "MPA ID Req Frame" 10 02 00 04, IRD/ORD block.
 FrameSpec siw_request() {
-  return {.key = test::kReq, .flags = 0x10, .revision = 2,
+  return {.key = test::kReq,
+          .flags = 0x10,
+          .revision = 2,
           .private_data = enhanced_block(false, false, 16, false, false, 16)};
 }
 
 // ---- parsing
 
 TEST(StartupFrameParser, ParsesRev1RequestFields) {
-  const StartupFrame f = parse({.key = test::kReq, .flags = 0xC0, .revision = 1,
-                                .private_data = Bytes{1, 2, 3, 4}});
+  const StartupFrame f =
+      parse({.key = test::kReq, .flags = 0xC0, .revision = 1, .private_data = Bytes{1, 2, 3, 4}});
   EXPECT_EQ(f.kind, FrameKind::Request);
   EXPECT_TRUE(f.m());
   EXPECT_TRUE(f.c());
@@ -78,10 +80,14 @@ TEST(StartupFrameParser, ParsesRev1RequestFields) {
 }
 
 TEST(StartupFrameParser, ReadsEachFlagBitAlone) {
-  struct Case { std::uint8_t flags; bool m, c, r, s; };
-  for (const Case& k : {Case{0x80, true, false, false, false}, Case{0x40, false, true, false, false},
-                        Case{0x20, false, false, true, false}, Case{0x10, false, false, false, true},
-                        Case{0x0F, false, false, false, false}, Case{0xFF, true, true, true, true}}) {
+  struct Case {
+    std::uint8_t flags;
+    bool m, c, r, s;
+  };
+  for (const Case& k :
+       {Case{0x80, true, false, false, false}, Case{0x40, false, true, false, false},
+        Case{0x20, false, false, true, false}, Case{0x10, false, false, false, true},
+        Case{0x0F, false, false, false, false}, Case{0xFF, true, true, true, true}}) {
     const StartupFrame f = parse({.key = test::kRep, .flags = k.flags, .revision = 1});
     EXPECT_EQ(f.flags, k.flags);
     EXPECT_EQ(f.m(), k.m) << int(k.flags);
@@ -92,8 +98,11 @@ TEST(StartupFrameParser, ReadsEachFlagBitAlone) {
 }
 
 TEST(StartupFrameParser, DecodesRev2IrdOrdBlock) {
-  const StartupFrame f = parse({.key = test::kRep, .flags = 0x10, .revision = 2,
-                                .private_data = enhanced_block(true, false, 0x1234, true, true, 0x0ABC)});
+  const StartupFrame f =
+      parse({.key = test::kRep,
+             .flags = 0x10,
+             .revision = 2,
+             .private_data = enhanced_block(true, false, 0x1234, true, true, 0x0ABC)});
   ASSERT_TRUE(f.enhanced.has_value());
   EXPECT_TRUE(f.enhanced->peer_to_peer);
   EXPECT_FALSE(f.enhanced->send_rtr);
@@ -103,8 +112,11 @@ TEST(StartupFrameParser, DecodesRev2IrdOrdBlock) {
   EXPECT_EQ(f.enhanced->ord, 0x0ABC);
   EXPECT_TRUE(f.enhanced->any_rtr());
 
-  const StartupFrame none = parse({.key = test::kReq, .flags = 0x10, .revision = 2,
-                                   .private_data = enhanced_block(false, true, 0x3FFF, false, false, 0x3FFF)});
+  const StartupFrame none =
+      parse({.key = test::kReq,
+             .flags = 0x10,
+             .revision = 2,
+             .private_data = enhanced_block(false, true, 0x3FFF, false, false, 0x3FFF)});
   ASSERT_TRUE(none.enhanced.has_value());
   EXPECT_TRUE(none.enhanced->send_rtr);
   EXPECT_EQ(none.enhanced->ird, kNoNegotiation);
@@ -115,14 +127,18 @@ TEST(StartupFrameParser, DecodesIrdOrdOnlyWithSBitAndRev2) {
   const Bytes block = enhanced_block(true, true, 7, false, false, 9);
   EXPECT_FALSE(parse({.flags = 0x00, .revision = 2, .private_data = block}).enhanced.has_value());
   EXPECT_FALSE(parse({.flags = 0x10, .revision = 1, .private_data = block}).enhanced.has_value());
-  EXPECT_FALSE(parse({.flags = 0x10, .revision = 2, .private_data = Bytes{0x80, 0}}).enhanced.has_value());
+  EXPECT_FALSE(
+      parse({.flags = 0x10, .revision = 2, .private_data = Bytes{0x80, 0}}).enhanced.has_value());
   EXPECT_TRUE(parse({.flags = 0x10, .revision = 2, .private_data = block}).enhanced.has_value());
 }
 
 TEST(StartupFrameParser, Rev129ExtensionFollowsTheHeaderAndIsNotInPdLength) {
   const std::array<std::uint8_t, 8> extension = {0xC0, 0x0C, 0x1E, 0x00, 0, 0, 0, 1};
-  const Bytes bytes = startup_frame({.key = test::kReq, .flags = 0x00, .revision = 129,
-                                     .private_data = Bytes{9, 8, 7}, .extension = extension});
+  const Bytes bytes = startup_frame({.key = test::kReq,
+                                     .flags = 0x00,
+                                     .revision = 129,
+                                     .private_data = Bytes{9, 8, 7},
+                                     .extension = extension});
   ASSERT_EQ(bytes.size(), 20u + 8u + 3u);
   const StartupFrame f = parse_whole(bytes);
   EXPECT_TRUE(f.has_vendor_extension);
@@ -155,9 +171,7 @@ TEST(StartupFrameParser, ClassifiesKeys) {
 }
 
 TEST(StartupFrameParser, RecognisesDamagedKeysButNotOtherText) {
-  const auto bytes = [](std::string_view s) {
-    return Bytes(s.begin(), s.end());
-  };
+  const auto bytes = [](std::string_view s) { return Bytes(s.begin(), s.end()); };
   EXPECT_TRUE(looks_like_damaged_key(bytes("MPA ID Req Frame")));
   EXPECT_TRUE(looks_like_damaged_key(bytes("MPA ID Rex Frame")));
   EXPECT_TRUE(looks_like_damaged_key(bytes("MPB ID Rep FrXXe")));   // 4 octets differ
@@ -174,15 +188,17 @@ TEST(StartupFrameParser, ParsesTheSameInAnyPiecesAndKnowsExactlyWhatItNeeds) {
   for (const std::uint8_t revision : {0, 1, 2, 129, 7}) {
     for (const std::uint8_t flags : {0x00, 0x80, 0x40, 0x20, 0x10, 0x0F, 0xF0, 0xFF}) {
       for (const std::size_t pd : {0u, 4u, 256u, 257u, 512u, 513u}) {
-        SCOPED_TRACE(testing::Message() << "rev " << int(revision) << " flags " << int(flags)
-                                        << " pd " << pd);
+        SCOPED_TRACE(testing::Message()
+                     << "rev " << int(revision) << " flags " << int(flags) << " pd " << pd);
         Bytes private_data = test::random_bytes(pd, static_cast<std::uint32_t>(pd + flags));
         if (pd >= 4) {
           const Bytes block = enhanced_block(true, false, 0x3FFF, true, false, 3);
           std::copy(block.begin(), block.end(), private_data.begin());
         }
-        FrameSpec spec{.key = (flags & 1) ? test::kRep : test::kReq, .flags = flags,
-                       .revision = revision, .private_data = private_data};
+        FrameSpec spec{.key = (flags & 1) ? test::kRep : test::kReq,
+                       .flags = flags,
+                       .revision = revision,
+                       .private_data = private_data};
         if (revision == 129) spec.extension = extension;
         const Bytes bytes = startup_frame(spec);
         const StartupFrame whole = parse_whole(bytes);
@@ -195,8 +211,10 @@ TEST(StartupFrameParser, ParsesTheSameInAnyPiecesAndKnowsExactlyWhatItNeeds) {
         StartupFrameParser single;
         for (std::size_t i = 0; i < bytes.size(); ++i) {
           ASSERT_FALSE(single.complete());
-          if (i >= kStartupHeaderSize) ASSERT_EQ(single.bytes_needed(), bytes.size() - i);
-          else ASSERT_EQ(single.bytes_needed(), kStartupHeaderSize - i);
+          if (i >= kStartupHeaderSize)
+            ASSERT_EQ(single.bytes_needed(), bytes.size() - i);
+          else
+            ASSERT_EQ(single.bytes_needed(), kStartupHeaderSize - i);
           ASSERT_EQ(single.header_complete(), i >= kStartupHeaderSize);
           ASSERT_EQ(single.push(std::span<const std::uint8_t>(&bytes[i], 1)), 1u);
         }
@@ -209,8 +227,8 @@ TEST(StartupFrameParser, ParsesTheSameInAnyPiecesAndKnowsExactlyWhatItNeeds) {
           StartupFrameParser pieces;
           std::size_t at = 0;
           while (at < bytes.size()) {
-            const std::size_t n =
-                std::min(bytes.size() - at, std::uniform_int_distribution<std::size_t>(1, 40)(generator));
+            const std::size_t n = std::min(
+                bytes.size() - at, std::uniform_int_distribution<std::size_t>(1, 40)(generator));
             ASSERT_EQ(pieces.push(std::span<const std::uint8_t>(&bytes[at], n)), n);
             at += n;
           }
@@ -223,8 +241,8 @@ TEST(StartupFrameParser, ParsesTheSameInAnyPiecesAndKnowsExactlyWhatItNeeds) {
 }
 
 TEST(StartupFrameParser, BytesNeededCountsTheVendorExtensionAndPrivateData) {
-  const Bytes bytes = startup_frame({.revision = 129, .private_data = Bytes(10, 0),
-                                     .extension = std::array<std::uint8_t, 8>{}});
+  const Bytes bytes = startup_frame(
+      {.revision = 129, .private_data = Bytes(10, 0), .extension = std::array<std::uint8_t, 8>{}});
   StartupFrameParser parser;
   parser.push(std::span<const std::uint8_t>(bytes).first(20));
   EXPECT_EQ(parser.bytes_needed(), 18u);
@@ -242,10 +260,12 @@ TEST(StartupFrameCheck, LinuxSiwRev2RequestIsValid) {
 }
 
 TEST(StartupFrameCheck, PlainRev1FramesHaveNoIssues) {
-  EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0xC0, .revision = 1}, FrameKind::Request), Names{});
-  EXPECT_EQ(frame_issues({.key = test::kRep, .flags = 0x40, .revision = 1, .private_data = Bytes(256, 1)},
-                         FrameKind::Reply),
+  EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0xC0, .revision = 1}, FrameKind::Request),
             Names{});
+  EXPECT_EQ(
+      frame_issues({.key = test::kRep, .flags = 0x40, .revision = 1, .private_data = Bytes(256, 1)},
+                   FrameKind::Reply),
+      Names{});
   // Rev 2 without S is legal and plain (RFC 6581 6).
   EXPECT_EQ(frame_issues({.key = test::kRep, .flags = 0x00, .revision = 2}, FrameKind::Reply),
             Names{"startup.revision-2"});
@@ -259,12 +279,15 @@ TEST(StartupFrameCheck, InvalidKeyIsCode4) {
 }
 
 TEST(StartupFrameCheck, RequestWhereReplyDueAndReplyWhereRequestDue) {
-  EXPECT_EQ(frame_issues({.key = test::kReq}, FrameKind::Reply), Names{"startup.unexpected-request"});
-  EXPECT_EQ(frame_issues({.key = test::kRep}, FrameKind::Request), Names{"startup.unexpected-reply"});
+  EXPECT_EQ(frame_issues({.key = test::kReq}, FrameKind::Reply),
+            Names{"startup.unexpected-request"});
+  EXPECT_EQ(frame_issues({.key = test::kRep}, FrameKind::Request),
+            Names{"startup.unexpected-reply"});
 }
 
 TEST(StartupFrameCheck, PrivateDataLimits) {
-  EXPECT_EQ(frame_issues({.key = test::kReq, .private_data = Bytes(256, 0)}, FrameKind::Request), Names{});
+  EXPECT_EQ(frame_issues({.key = test::kReq, .private_data = Bytes(256, 0)}, FrameKind::Request),
+            Names{});
   EXPECT_EQ(frame_issues({.key = test::kReq, .private_data = Bytes(257, 0)}, FrameKind::Request),
             Names{"startup.private-data-over-256"});
   EXPECT_EQ(frame_issues({.key = test::kReq, .private_data = Bytes(512, 0)}, FrameKind::Request),
@@ -276,9 +299,10 @@ TEST(StartupFrameCheck, PrivateDataLimits) {
 TEST(StartupFrameCheck, EachRevisionIsNamed) {
   EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0xC0, .revision = 0}, FrameKind::Request),
             Names{"startup.revision-0"});
-  EXPECT_EQ(frame_issues({.key = test::kReq, .revision = 129, .extension = std::array<std::uint8_t, 8>{}},
-                         FrameKind::Request),
-            Names{"startup.vendor-revision"});
+  EXPECT_EQ(
+      frame_issues({.key = test::kReq, .revision = 129, .extension = std::array<std::uint8_t, 8>{}},
+                   FrameKind::Request),
+      Names{"startup.vendor-revision"});
   for (const std::uint8_t revision : {3, 7, 128, 130, 255}) {
     EXPECT_EQ(frame_issues({.key = test::kReq, .revision = revision}, FrameKind::Request),
               Names{"startup.revision-unsupported"})
@@ -302,7 +326,9 @@ TEST(StartupFrameCheck, RBitIsAWarningInARequestAndARejectionInAReply) {
 }
 
 TEST(StartupFrameCheck, SBitNeedsRev2AndTheIrdOrdBlock) {
-  EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0x10, .revision = 1,
+  EXPECT_EQ(frame_issues({.key = test::kReq,
+                          .flags = 0x10,
+                          .revision = 1,
                           .private_data = enhanced_block(false, false, 1, false, false, 1)},
                          FrameKind::Request),
             Names{"startup.enhanced-without-rev2"});
@@ -316,11 +342,15 @@ TEST(StartupFrameCheck, SBitNeedsRev2AndTheIrdOrdBlock) {
 }
 
 TEST(StartupFrameCheck, RtrFlagsWithoutPeerToPeerAreAWarning) {
-  EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0x10, .revision = 2,
+  EXPECT_EQ(frame_issues({.key = test::kReq,
+                          .flags = 0x10,
+                          .revision = 2,
                           .private_data = enhanced_block(false, false, 4, false, true, 4)},
                          FrameKind::Request),
             (Names{"startup.revision-2", "startup.rtr-flags-without-p2p"}));
-  EXPECT_EQ(frame_issues({.key = test::kReq, .flags = 0x10, .revision = 2,
+  EXPECT_EQ(frame_issues({.key = test::kReq,
+                          .flags = 0x10,
+                          .revision = 2,
                           .private_data = enhanced_block(true, false, 4, false, true, 4)},
                          FrameKind::Request),
             Names{"startup.revision-2"});
@@ -333,14 +363,15 @@ FrameSpec rev2(std::string_view key, Bytes block, std::uint8_t flags = 0x10) {
 }
 
 TEST(StartupNegotiation, SiwExchangeIsValid) {
-  EXPECT_EQ(negotiation_issues(siw_request(),
-                               rev2(test::kRep, enhanced_block(false, false, 16, false, false, 16))),
+  EXPECT_EQ(negotiation_issues(siw_request(), rev2(test::kRep, enhanced_block(false, false, 16,
+                                                                              false, false, 16))),
             Names{});
 }
 
 TEST(StartupNegotiation, PlainRev1ExchangeIsValid) {
-  EXPECT_EQ(negotiation_issues({.key = test::kReq, .flags = 0x80}, {.key = test::kRep, .flags = 0x40}),
-            Names{});
+  EXPECT_EQ(
+      negotiation_issues({.key = test::kReq, .flags = 0x80}, {.key = test::kRep, .flags = 0x40}),
+      Names{});
 }
 
 TEST(StartupNegotiation, EnhancedReplyToPlainRequestIsAMismatch) {
@@ -373,81 +404,100 @@ TEST(StartupNegotiation, PeerToPeerFlagMustBeEchoed) {
 
 TEST(StartupNegotiation, PeerToPeerNeedsACommonRtrOption) {
   const FrameSpec request = rev2(test::kReq, enhanced_block(true, false, 4, true, false, 4));
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, true, false, 4))),
-            Names{});
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, true, true, 4))),
-            Names{});
+  EXPECT_EQ(
+      negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, true, false, 4))),
+      Names{});
+  EXPECT_EQ(
+      negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, true, true, 4))),
+      Names{});
   const auto none = check_negotiation(
       parse(request), parse(rev2(test::kRep, enhanced_block(true, true, 4, false, true, 4))));
   EXPECT_EQ(names_of(none), Names{"startup.no-matching-rtr"});
   EXPECT_EQ(info(none[0].id).error_code, MpaError::NoMatchingRtr);
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4))),
+  EXPECT_EQ(negotiation_issues(request,
+                               rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4))),
             Names{"startup.no-matching-rtr"});
   // A rejection does not negotiate.
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4), 0x30)),
+  EXPECT_EQ(negotiation_issues(
+                request, rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4), 0x30)),
             Names{});
 }
 
 TEST(StartupNegotiation, ResponderOrdAboveInitiatorIrdIsInsufficientIrd) {
   const FrameSpec request = rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4));
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 4, false, false, 8))),
+  EXPECT_EQ(negotiation_issues(request,
+                               rev2(test::kRep, enhanced_block(false, false, 4, false, false, 8))),
             Names{});
   const auto over = check_negotiation(
       parse(request), parse(rev2(test::kRep, enhanced_block(false, false, 4, false, false, 9))));
   EXPECT_EQ(names_of(over), Names{"startup.insufficient-ird"});
   EXPECT_EQ(info(over[0].id).error_code, MpaError::InsufficientIrd);
   // A reject may name the ORD the Responder needs (RFC 6581 9.1).
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 4, false, false, 9), 0x30)),
+  EXPECT_EQ(negotiation_issues(
+                request, rev2(test::kRep, enhanced_block(false, false, 4, false, false, 9), 0x30)),
             Names{});
   // A Responder IRD below the Initiator ORD is not a violation: the Initiator lowers its ORD.
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 1, false, false, 8))),
+  EXPECT_EQ(negotiation_issues(request,
+                               rev2(test::kRep, enhanced_block(false, false, 1, false, false, 8))),
             Names{});
 }
 
 TEST(StartupNegotiation, NoNegotiationOnlyAnswersNoNegotiation) {
   // RFC 6581 9.1: 0x3FFF is the answer to 0x3FFF. A Responder ORD 0x3FFF to an Initiator IRD
   // of 8 is an ORD above that IRD: code 6, the Terminate Linux siw sends.
-  const auto ord = check_negotiation(parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
-                                     parse(rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))));
+  const auto ord = check_negotiation(
+      parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
+      parse(rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))));
   ASSERT_EQ(names_of(ord), Names{"startup.insufficient-ird"});
   EXPECT_EQ(info(ord[0].id).error_code, MpaError::InsufficientIrd);
   EXPECT_NE(ord[0].message.find("0x3FFF"), std::string::npos);
   // A Responder IRD 0x3FFF to an Initiator ORD of 4: unsolicited "no negotiation".
-  const auto ird = check_negotiation(parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
-                                     parse(rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))));
+  const auto ird = check_negotiation(
+      parse(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4))),
+      parse(rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))));
   ASSERT_EQ(names_of(ird), Names{"startup.no-negotiation-unsolicited"});
   EXPECT_EQ(info(ird[0].id).severity, Severity::Warning);
   // Both at once.
-  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
-                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF))),
+  EXPECT_EQ(negotiation_issues(
+                rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
+                rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF))),
             (Names{"startup.insufficient-ird", "startup.no-negotiation-unsolicited"}));
   // Answering 0x3FFF with 0x3FFF stays valid, on either side alone.
-  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 4)),
-                               rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))),
-            Names{});
-  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 0x3FFF)),
-                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))),
-            Names{});
+  EXPECT_EQ(
+      negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 4)),
+                         rev2(test::kRep, enhanced_block(false, false, 4, false, false, 0x3FFF))),
+      Names{});
+  EXPECT_EQ(
+      negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 0x3FFF)),
+                         rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 8))),
+      Names{});
   // A reject does not negotiate.
-  EXPECT_EQ(negotiation_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
-                               rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF), 0x30)),
+  EXPECT_EQ(negotiation_issues(
+                rev2(test::kReq, enhanced_block(false, false, 8, false, false, 4)),
+                rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF), 0x30)),
             Names{});
 }
 
 TEST(StartupNegotiation, NoNegotiationMustBeEchoed) {
-  const FrameSpec request = rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF));
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF))),
+  const FrameSpec request =
+      rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF));
+  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false,
+                                                                        false, 0x3FFF))),
             Names{});
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 16, false, false, 0x3FFF))),
+  EXPECT_EQ(negotiation_issues(
+                request, rev2(test::kRep, enhanced_block(false, false, 16, false, false, 0x3FFF))),
             Names{"startup.no-negotiation-not-echoed"});
-  EXPECT_EQ(negotiation_issues(request, rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 16))),
+  EXPECT_EQ(negotiation_issues(
+                request, rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 16))),
             Names{"startup.no-negotiation-not-echoed"});
 }
 
 TEST(StartupFrameDescribe, SaysWhatTheFrameNegotiates) {
-  EXPECT_EQ(describe(parse(rev2(test::kReq, enhanced_block(true, false, 16, true, false, 8), 0x50))),
-            "MPA Request Rev 2 M=0 C=1 S=1 IRD=16 ORD=8 P2P RTR=Write PD_Length=4");
-  EXPECT_EQ(describe(parse({.key = test::kRep, .flags = 0xA0})), "MPA Reply Rev 1 M=1 C=0 R=1 PD_Length=0");
+  EXPECT_EQ(
+      describe(parse(rev2(test::kReq, enhanced_block(true, false, 16, true, false, 8), 0x50))),
+      "MPA Request Rev 2 M=0 C=1 S=1 IRD=16 ORD=8 P2P RTR=Write PD_Length=4");
+  EXPECT_EQ(describe(parse({.key = test::kRep, .flags = 0xA0})),
+            "MPA Reply Rev 1 M=1 C=0 R=1 PD_Length=0");
 }
 
 }  // namespace

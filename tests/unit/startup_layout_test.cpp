@@ -17,8 +17,9 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-Bytes frame_bytes(std::string_view key, std::uint8_t flags, std::uint8_t revision, const Bytes& vendor_extension,
-                  const Bytes& private_data, std::uint16_t pd_length) {
+Bytes frame_bytes(std::string_view key, std::uint8_t flags, std::uint8_t revision,
+                  const Bytes& vendor_extension, const Bytes& private_data,
+                  std::uint16_t pd_length) {
   Bytes b(key.begin(), key.end());
   b.push_back(flags);
   b.push_back(revision);

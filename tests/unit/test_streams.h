@@ -48,12 +48,13 @@ using synth::put_be32;
 // Sender faults to put into one FPDU. The CRC is computed over what is sent (faults
 // included) unless `bad_crc`.
 struct FpduFaults {
-  bool bad_crc = false;                        // CRC field off by one bit
-  std::uint8_t pad_value = 0;                  // every pad octet
-  std::uint16_t marker_reserved = 0;           // reserved field of this FPDU's markers
-  std::uint16_t fpdu_ptr_or = 0;               // OR'ed into every FPDUPTR of this FPDU
-  std::int32_t fpdu_ptr_delta = 0;             // added to FPDUPTRs that point at the header
-  std::optional<std::uint16_t> leading_fpdu_ptr = std::nullopt;  // FPDUPTR of a leading marker (else 0)
+  bool bad_crc = false;               // CRC field off by one bit
+  std::uint8_t pad_value = 0;         // every pad octet
+  std::uint16_t marker_reserved = 0;  // reserved field of this FPDU's markers
+  std::uint16_t fpdu_ptr_or = 0;      // OR'ed into every FPDUPTR of this FPDU
+  std::int32_t fpdu_ptr_delta = 0;    // added to FPDUPTRs that point at the header
+  std::optional<std::uint16_t> leading_fpdu_ptr =
+      std::nullopt;  // FPDUPTR of a leading marker (else 0)
 };
 
 struct BuiltMarker {
@@ -244,12 +245,21 @@ class RecordingSink : public FpduSink {
   std::vector<RecordedFpdu> fpdus;
   std::vector<RecordedSegmentFacts> segment_facts;  // one per FPDU
   std::vector<RecordedFinding> findings;
-  std::vector<std::uint64_t> finding_frames;        // one per finding
+  std::vector<std::uint64_t> finding_frames;  // one per finding
 
   void on_fpdu(const FpduEvent& e) override {
-    RecordedFpdu r{e.start_seq.value(), e.header_seq.value(), e.start_offset, e.ulpdu_length,
-                   e.pad_length, e.wire_length, e.leading_marker, {}, e.crc_status,
-                   e.crc_received, e.crc_computed, e.judged,
+    RecordedFpdu r{e.start_seq.value(),
+                   e.header_seq.value(),
+                   e.start_offset,
+                   e.ulpdu_length,
+                   e.pad_length,
+                   e.wire_length,
+                   e.leading_marker,
+                   {},
+                   e.crc_status,
+                   e.crc_received,
+                   e.crc_computed,
+                   e.judged,
                    Bytes(e.ulpdu_head.begin(), e.ulpdu_head.end()),
                    Bytes(e.ulpdu.begin(), e.ulpdu.end())};
     for (const MarkerFact& m : e.markers) {
@@ -288,7 +298,8 @@ inline FpduReaderConfig reader_config(std::uint32_t start_seq, bool markers, boo
 
 // Feeds `stream` to a new reader in pieces ending at `cuts` (ascending stream indices; the
 // last piece runs to the end). Piece k is frame k + 1 and starts a segment.
-inline RecordingSink read_in_pieces(const FpduReaderConfig& config, std::span<const std::uint8_t> stream,
+inline RecordingSink read_in_pieces(const FpduReaderConfig& config,
+                                    std::span<const std::uint8_t> stream,
                                     const std::vector<std::size_t>& cuts) {
   RecordingSink sink;
   FpduReader reader(config);
@@ -310,7 +321,8 @@ inline std::vector<std::size_t> every(std::size_t step, std::size_t size) {
   return cuts;
 }
 
-inline std::vector<std::size_t> random_cuts(std::size_t size, std::size_t count, std::uint32_t seed) {
+inline std::vector<std::size_t> random_cuts(std::size_t size, std::size_t count,
+                                            std::uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_int_distribution<std::size_t> pick(1, size > 1 ? size - 1 : 1);
   std::vector<std::size_t> cuts;

@@ -123,7 +123,8 @@ TEST(UlpChecks, ATerminateIsDecodedAndHeldAgainstThePeersData) {
   TerminatePeer receiver{&peer, {}, true, false};
   sender.check_terminate(t.event, context, receiver, out);
   EXPECT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-disagrees"}));
-  EXPECT_NE(out[1].message.find("every CRC mpa-check checked"), std::string::npos) << out[1].message;
+  EXPECT_NE(out[1].message.find("every CRC mpa-check checked"), std::string::npos)
+      << out[1].message;
   // When the peer's data did have a CRC error, the Terminate is right.
   out.clear();
   MpaErrorSet seen;
@@ -149,7 +150,8 @@ TEST(UlpChecks, ATerminateQuotingAnFpduWithAGoodCrcIsContradicted) {
   UlpContext context;
   sender.check_terminate(t.event, context, {&peer, {}, true, false}, out);
   ASSERT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-disagrees"}));
-  EXPECT_NE(out[0].message.find("quotes the FPDU at frame 12 (seq 5000)"), std::string::npos) << out[0].message;
+  EXPECT_NE(out[0].message.find("quotes the FPDU at frame 12 (seq 5000)"), std::string::npos)
+      << out[0].message;
   EXPECT_NE(out[1].message.find("has a correct CRC"), std::string::npos) << out[1].message;
 }
 

@@ -44,8 +44,7 @@ class EventSink {
   virtual ~EventSink() = default;
   virtual void on_finding(const Finding& finding) = 0;
   virtual void on_startup_frame(std::uint32_t connection, Direction direction,
-                                const StartupFrame& frame, std::uint64_t frame_number,
-                                TcpSeq seq) {
+                                const StartupFrame& frame, std::uint64_t frame_number, TcpSeq seq) {
     (void)connection, (void)direction, (void)frame, (void)frame_number, (void)seq;
   }
   virtual void on_fpdu(const FpduEvent& fpdu) { (void)fpdu; }

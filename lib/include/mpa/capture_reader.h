@@ -14,7 +14,7 @@
 namespace mpa {
 
 struct CaptureRecord {
-  std::uint64_t number = 0;        // 1-based record (frame) number
+  std::uint64_t number = 0;  // 1-based record (frame) number
   std::uint64_t timestamp_ns = 0;
   std::uint32_t original_length = 0;
   std::uint32_t link_type = 0;         // LINKTYPE_* of the interface that captured it

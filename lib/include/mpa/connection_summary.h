@@ -18,7 +18,8 @@ namespace mpa {
 // ULPDU size distribution buckets: [0], [1,64], [65,512], [513,1460], [1461,4096],
 // [4097,9000], [9001,65535].
 inline constexpr std::size_t kUlpduSizeBuckets = 7;
-inline constexpr std::uint32_t kUlpduSizeBounds[kUlpduSizeBuckets] = {0, 64, 512, 1460, 4096, 9000, 65535};
+inline constexpr std::uint32_t kUlpduSizeBounds[kUlpduSizeBuckets] = {0,    64,   512,  1460,
+                                                                      4096, 9000, 65535};
 
 // The first TCP segment of one side carrying a control flag (SYN, FIN or RST).
 struct TcpFlagSeen {
@@ -37,18 +38,18 @@ struct DirectionSummary {
   std::uint64_t fpdus = 0;
   std::uint64_t ulpdu_bytes = 0;
   std::uint64_t crc_failures = 0;
-  std::uint64_t segments = 0;               // segments carrying full-operation octets
-  std::uint64_t segments_starting_fpdu = 0; // of those, starting with an FPDU's first octet
+  std::uint64_t segments = 0;                // segments carrying full-operation octets
+  std::uint64_t segments_starting_fpdu = 0;  // of those, starting with an FPDU's first octet
   std::uint64_t fpdus_in_one_segment = 0;
-  std::uint64_t bytes = 0;                  // payload octets of this direction
+  std::uint64_t bytes = 0;  // payload octets of this direction
   std::uint16_t max_ulpdu = 0;
-  std::optional<std::uint16_t> mss;         // MSS option in this side's SYN
-  std::uint32_t mulpdu = 0;                 // MULPDU the receiver's MSS allows (0: unknown)
+  std::optional<std::uint16_t> mss;               // MSS option in this side's SYN
+  std::uint32_t mulpdu = 0;                       // MULPDU the receiver's MSS allows (0: unknown)
   std::array<std::uint64_t, 16> rdmap_opcodes{};  // FPDUs by RDMAP opcode (RFC 5040 4.2)
   std::array<std::uint64_t, kUlpduSizeBuckets> ulpdu_sizes{};  // see kUlpduSizeBounds
   std::uint64_t terminates = 0;
-  std::string stack;                        // implementation recognised from startup, if any
-  TcpControlSeen tcp;                       // this side's first SYN, FIN and RST
+  std::string stack;   // implementation recognised from startup, if any
+  TcpControlSeen tcp;  // this side's first SYN, FIN and RST
 };
 
 struct ConnectionSummary {

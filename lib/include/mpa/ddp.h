@@ -13,8 +13,14 @@ inline constexpr std::uint32_t kDdpUntaggedHeaderSize = 18;  // ctrl, RDMAP ctrl
 inline constexpr std::uint32_t kRdmaReadRequestSize = 28;    // RFC 5040 4.4
 
 enum class RdmapOpcode : std::uint8_t {
-  Write = 0x0, ReadRequest = 0x1, ReadResponse = 0x2, Send = 0x3, SendInvalidate = 0x4,
-  SendSe = 0x5, SendSeInvalidate = 0x6, Terminate = 0x7,
+  Write = 0x0,
+  ReadRequest = 0x1,
+  ReadResponse = 0x2,
+  Send = 0x3,
+  SendInvalidate = 0x4,
+  SendSe = 0x5,
+  SendSeInvalidate = 0x6,
+  Terminate = 0x7,
 };
 
 struct DdpHeader {
@@ -23,11 +29,11 @@ struct DdpHeader {
   std::uint8_t ddp_version = 0;
   std::uint8_t rdmap_version = 0;
   std::uint8_t opcode = 0;
-  std::uint32_t stag = 0;       // tagged
-  std::uint64_t to = 0;         // tagged
-  std::uint32_t queue = 0;      // untagged
-  std::uint32_t msn = 0;        // untagged
-  std::uint32_t mo = 0;         // untagged
+  std::uint32_t stag = 0;   // tagged
+  std::uint64_t to = 0;     // tagged
+  std::uint32_t queue = 0;  // untagged
+  std::uint32_t msn = 0;    // untagged
+  std::uint32_t mo = 0;     // untagged
   std::uint32_t header_size = 0;
 };
 
@@ -54,7 +60,8 @@ constexpr bool ulpdu_header_plausible(std::uint32_t ulpdu_length, std::uint8_t d
   const unsigned opcode = rdmap_control & 0x0fu;
   if (opcode > 0xb) return false;
   const bool needs_tag = opcode == 0x0 || opcode == 0x2;
-  return tagged == needs_tag && ulpdu_length >= (tagged ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize);
+  return tagged == needs_tag &&
+         ulpdu_length >= (tagged ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize);
 }
 
 // Decodes the DDP/RDMAP header at the start of a ULPDU; nullopt if too short.

@@ -140,7 +140,7 @@ enum class DiagId : std::uint16_t {
 
 struct DiagnosticInfo {
   DiagId id;
-  std::string_view name;     // permanent, e.g. "fpdu.crc-mismatch"
+  std::string_view name;  // permanent, e.g. "fpdu.crc-mismatch"
   Severity severity;
   DiagCategory category;
   std::string_view rfc;      // e.g. "RFC 5044 4.4"

@@ -47,7 +47,8 @@ class DirectionStats {
   struct ReaderCounts {
     std::uint64_t fpdus = 0, ulpdu_bytes = 0, crc_failures = 0;
   };
-  DirectionSummary summary(const std::optional<ReaderCounts>& reader, std::optional<std::uint16_t> mss,
+  DirectionSummary summary(const std::optional<ReaderCounts>& reader,
+                           std::optional<std::uint16_t> mss,
                            std::optional<std::uint16_t> receiver_mss) const;
 
  private:

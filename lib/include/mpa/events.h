@@ -23,11 +23,11 @@ constexpr Direction other(Direction direction) {
 struct Finding {
   DiagId id{};
   std::uint32_t connection = 0;
-  Direction direction{};        // whose data the finding is about
-  std::uint64_t frame = 0;      // record at which it became certain
-  TcpSeq tcp_seq;               // where in that direction's stream
+  Direction direction{};    // whose data the finding is about
+  std::uint64_t frame = 0;  // record at which it became certain
+  TcpSeq tcp_seq;           // where in that direction's stream
   std::uint64_t stream_offset = 0;
-  std::string message;          // the values that explain it
+  std::string message;             // the values that explain it
   std::uint64_t timestamp_ns = 0;  // capture time of the segment being analysed when it was found
 };
 
@@ -45,7 +45,7 @@ inline Finding make_finding(DiagId id, std::uint64_t frame, TcpSeq seq, std::uin
 }
 
 struct MarkerFact {
-  TcpSeq seq;                   // first octet of the marker
+  TcpSeq seq;  // first octet of the marker
   std::uint16_t reserved = 0;
   std::uint16_t fpdu_ptr = 0;           // as received
   std::uint16_t expected_fpdu_ptr = 0;  // where the FPDU header really is
@@ -60,12 +60,12 @@ enum class CrcStatus : std::uint8_t {
 struct FpduEvent {
   std::uint32_t connection = 0;
   Direction direction{};
-  TcpSeq start_seq;               // first octet (the leading marker, if any)
+  TcpSeq start_seq;  // first octet (the leading marker, if any)
   std::uint64_t start_offset = 0;
-  TcpSeq header_seq;              // the ULPDU_Length field
+  TcpSeq header_seq;  // the ULPDU_Length field
   std::uint16_t ulpdu_length = 0;
-  std::uint32_t ulpdu_size = 0;   // ULPDU octets as the sender framed them: ulpdu_length,
-                                  // unless its ULPDU_Length counts other octets (sender_framing.h)
+  std::uint32_t ulpdu_size = 0;  // ULPDU octets as the sender framed them: ulpdu_length,
+                                 // unless its ULPDU_Length counts other octets (sender_framing.h)
   std::uint8_t pad_length = 0;
   bool crc_field = true;          // false: its sender sends no CRC field (fpdu.crc-field-missing)
   std::uint32_t wire_length = 0;  // markers and CRC included
@@ -78,7 +78,7 @@ struct FpduEvent {
   std::uint64_t last_frame = 0;    // frame that completed it
   bool starts_segment = false;     // first octet is the first octet of a segment
   bool within_one_segment = false;
-  bool judged = true;              // false after an error ended MPA in this direction
+  bool judged = true;                        // false after an error ended MPA in this direction
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
   std::span<const std::uint8_t> ulpdu;       // the whole ULPDU, when the reader keeps it
   std::uint64_t timestamp_ns = 0;  // capture time of the segment that completed it (0: unknown)

@@ -20,7 +20,9 @@ namespace mpa {
 struct FlowKey {
   Endpoint low;
   Endpoint high;
-  static FlowKey of(const Endpoint& a, const Endpoint& b) { return a < b ? FlowKey{a, b} : FlowKey{b, a}; }
+  static FlowKey of(const Endpoint& a, const Endpoint& b) {
+    return a < b ? FlowKey{a, b} : FlowKey{b, a};
+  }
   friend bool operator==(const FlowKey&, const FlowKey&) = default;
 };
 

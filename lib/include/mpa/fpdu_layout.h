@@ -25,7 +25,8 @@ struct Marker {
 
 // The marker in the four octets at `p`.
 constexpr Marker marker_from_wire(const std::uint8_t* p) {
-  return {static_cast<std::uint16_t>(p[0] << 8 | p[1]), static_cast<std::uint16_t>(p[2] << 8 | p[3])};
+  return {static_cast<std::uint16_t>(p[0] << 8 | p[1]),
+          static_cast<std::uint16_t>(p[2] << 8 | p[3])};
 }
 
 // RFC 5044 4.2: the reserved field MUST be zero on transmit.
@@ -58,7 +59,9 @@ constexpr bool marker_fits(Marker m, std::uint16_t expected) {
 // The sequence number a marker at `marker_seq` with `fpdu_ptr` points to (RFC 5044 4.3:
 // the marker's position minus FPDUPTR, modulo 2^32): the ULPDU_Length field of the FPDU
 // holding it, or the marker itself for FPDUPTR 0 (the header follows it).
-constexpr TcpSeq fpdu_ptr_target(TcpSeq marker_seq, std::uint16_t fpdu_ptr) { return marker_seq - fpdu_ptr; }
+constexpr TcpSeq fpdu_ptr_target(TcpSeq marker_seq, std::uint16_t fpdu_ptr) {
+  return marker_seq - fpdu_ptr;
+}
 // The octets of a marker at `marker_seq`.
 constexpr SeqRange marker_field(TcpSeq marker_seq) { return {marker_seq, kMarkerSize}; }
 
@@ -87,7 +90,8 @@ constexpr std::uint32_t crc_from_wire(const std::uint8_t* p) {
 // at `header_seq`, in order (RFC 5044 4.3: markers are not part of the ULPDU): calls
 // run(SeqRange) for each; stops and returns false as soon as run returns false.
 template <typename Run>
-constexpr bool for_each_ulpdu_run(const MarkerGrid& grid, TcpSeq header_seq, std::uint32_t ulpdu_length, Run&& run) {
+constexpr bool for_each_ulpdu_run(const MarkerGrid& grid, TcpSeq header_seq,
+                                  std::uint32_t ulpdu_length, Run&& run) {
   TcpSeq pos = header_seq;
   std::uint32_t header_left = kUlpduLengthSize;
   std::uint32_t left = ulpdu_length;

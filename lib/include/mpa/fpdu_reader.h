@@ -24,13 +24,13 @@ namespace mpa {
 struct FpduReaderConfig {
   std::uint32_t connection = 0;
   Direction direction = Direction::Initiator;
-  TcpSeq start_seq;               // first octet of full operation in this direction
+  TcpSeq start_seq;                // first octet of full operation in this direction
   std::uint64_t start_offset = 0;  // its stream offset
-  bool markers = false;           // the receiver asked for markers (its M=1)
-  bool crc = false;               // either side set C=1
-  TcpSeq grid_origin;             // marker grid origin; normally start_seq
+  bool markers = false;            // the receiver asked for markers (its M=1)
+  bool crc = false;                // either side set C=1
+  TcpSeq grid_origin;              // marker grid origin; normally start_seq
   bool grid_origin_set = false;
-  bool keep_ulpdu = false;        // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
+  bool keep_ulpdu = false;  // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
   const std::uint64_t* now_ns = nullptr;  // capture time of the segment being read, for
                                           // FpduEvent::timestamp_ns (nullptr: 0, unknown)
   // How the sender frames is judged against what was negotiated: an FPDU boundary whose
@@ -59,7 +59,6 @@ class FpduReader {
   // ULPDU_Length is known (markers included), else the octets up to and including the
   // ULPDU_Length field (and a marker in front of it).
   std::uint32_t bytes_needed() const;
-
 
   // True when some but not all octets of an FPDU (or its leading marker) have arrived.
   bool in_fpdu() const { return seen_any_octet_; }
@@ -108,14 +107,14 @@ class FpduReader {
   enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
 
   void begin_fpdu(std::uint64_t frame, bool segment_start);
-  void read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame,
-                   FpduSink& sink);
+  void read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame, FpduSink& sink);
   // Completes the FPDU in progress; false when its CRC matched only as a deviating sender
   // frames (the reader then goes on from crc_resume_, as that sender frames).
   bool finish_fpdu(std::uint64_t frame, FpduSink& sink);
   // `resume`: where the next FPDU begins; `pad_nonzero`: the pad as that sender framed it.
-  std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window, TcpSeq window_seq,
-                                              TcpSeq& resume, bool& pad_nonzero) const;
+  std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window,
+                                              TcpSeq window_seq, TcpSeq& resume,
+                                              bool& pad_nonzero) const;
   // A failing CRC that matches where a deviation puts the CRC field: the FPDU is reported as
   // that sender frames it, the deviation named, and true returned (fpdu_reader_framing.cpp).
   bool explain_bad_crc(std::uint64_t frame, FpduSink& sink);
@@ -123,8 +122,8 @@ class FpduReader {
   void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
   // The findings on the FPDU's own octets (pad, CRC), or that it is not judged.
   void judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
-  void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset,
-              std::uint64_t frame, std::string message);
+  void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
+              std::string message);
   void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
              std::string message);
   // Resynchronisation after a gap (see fpdu_reader.cpp).
@@ -146,7 +145,8 @@ class FpduReader {
     SenderHypothesis hypothesis;
     std::size_t start;  // index into the held octets
     bool exempt;        // its first FPDU is the odd one itself
-    FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets (untested: Incomplete)
+    FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets
+                                                              // (untested: Incomplete)
   };
   // A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that
   // confirmed it.
@@ -188,7 +188,8 @@ class FpduReader {
       remember_short_tail(data, frame, segment_start);
     }
   }
-  void remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+  void remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame,
+                           bool segment_start);
   // Starts the held octets with the tail, before a push that began at push_seq.
   void hold_tail(TcpSeq push_seq, std::uint64_t push_offset);
 
@@ -229,7 +230,8 @@ class FpduReader {
   // The first `drop` of `size` held octets are dropped: the `count` pushes they came in, kept
   // in place with their indices moved down (a push cut at the front no longer starts its
   // segment). Returns how many remain. (Shared by the lost buffer and the tail.)
-  static std::size_t drop_front(LostChunk* chunks, std::size_t count, std::size_t drop, std::size_t size);
+  static std::size_t drop_front(LostChunk* chunks, std::size_t count, std::size_t drop,
+                                std::size_t size);
   bool lost_ = false;
   std::vector<std::uint8_t> lost_buffer_;
   std::vector<LostChunk> lost_chunks_;
@@ -241,15 +243,15 @@ class FpduReader {
   // Framing truth.
   SenderFraming framing_;
   std::optional<Trigger> pending_trigger_;  // set inside push(), acted on before it returns
-  std::uint32_t ulpdu_size_ = 0;  // ULPDU octets of the FPDU in progress, as the sender frames
+  std::uint32_t ulpdu_size_ = 0;    // ULPDU octets of the FPDU in progress, as the sender frames
   std::uint64_t header_frame_ = 0;  // frame that completed its ULPDU_Length field
-  bool framing_named_ = false;  // a deviation was named: no second one is looked for
-  bool abandoned_ = false;      // fpdu.framing-lost: the rest is not read
+  bool framing_named_ = false;      // a deviation was named: no second one is looked for
+  bool abandoned_ = false;          // fpdu.framing-lost: the rest is not read
   bool said_unverifiable_ = false;
-  bool exempt_ = false;         // the FPDU at exempt_seq_ was explained as the RFC's own
+  bool exempt_ = false;            // the FPDU at exempt_seq_ was explained as the RFC's own
   bool exempt_empty_run_ = false;  // ... and so are the empty FPDUs right after it
   TcpSeq exempt_seq_;
-  bool have_prev_ = false;      // the FPDU completed last (a framing test starts from it)
+  bool have_prev_ = false;  // the FPDU completed last (a framing test starts from it)
   TcpSeq prev_start_;
   std::uint16_t prev_ulpdu_length_ = 0;
   bool prev_crc_good_ = false;  // its CRC matched where the RFC puts it: no deviation framed it
@@ -264,10 +266,10 @@ class FpduReader {
   std::size_t tail_size_ = 0;
   std::array<LostChunk, kTailSize> tail_chunks_{};  // the pushes its octets came in
   std::size_t tail_chunk_count_ = 0;
-  bool testing_ = false;        // lost_buffer_ holds the octets under test
+  bool testing_ = false;  // lost_buffer_ holds the octets under test
   Trigger trigger_ = Trigger::Boundary;
   std::vector<Candidate> candidates_;
-  TcpSeq trigger_seq_;          // the odd FPDU's ULPDU_Length field
+  TcpSeq trigger_seq_;  // the odd FPDU's ULPDU_Length field
   std::uint64_t trigger_offset_ = 0;
   std::uint32_t trigger_ulpdu_length_ = 0;
   // The push in progress (a CRC explained needs its octets).

@@ -35,9 +35,11 @@ class FpduRules {
   void check(const FpduEvent& fpdu, const FpduRuleContext& context, std::vector<Finding>& out) {
     const auto& mss = context.receiver_mss;
     const bool zero = fpdu.ulpdu_length == 0;
-    const bool over = mss && !said_mulpdu_ && fpdu.ulpdu_length > connection_mulpdu(*mss, context.markers);
+    const bool over =
+        mss && !said_mulpdu_ && fpdu.ulpdu_length > connection_mulpdu(*mss, context.markers);
     // RFC 5044 5.1: an FPDU that fits a segment should travel in one.
-    const bool spans = !said_alignment_ && !fpdu.within_one_segment && (!mss || fpdu.wire_length <= *mss);
+    const bool spans =
+        !said_alignment_ && !fpdu.within_one_segment && (!mss || fpdu.wire_length <= *mss);
     if (zero || over || spans) report(fpdu, context, zero, over, spans, out);
   }
   // The FPDU said to span segments was misread (its sender frames otherwise): the rule is
@@ -45,8 +47,8 @@ class FpduRules {
   void reopen_alignment() { said_alignment_ = false; }
 
  private:
-  void report(const FpduEvent& fpdu, const FpduRuleContext& context, bool zero, bool over, bool spans,
-              std::vector<Finding>& out);
+  void report(const FpduEvent& fpdu, const FpduRuleContext& context, bool zero, bool over,
+              bool spans, std::vector<Finding>& out);
 
   bool said_mulpdu_ = false;
   bool said_alignment_ = false;

@@ -15,18 +15,18 @@ namespace mpa {
 
 struct CaptureStats {
   std::uint64_t frames = 0;
-  std::uint64_t bytes = 0;          // captured octets of all records
+  std::uint64_t bytes = 0;  // captured octets of all records
   std::uint64_t tcp_segments = 0;
-  std::uint64_t other_frames = 0;   // not TCP
+  std::uint64_t other_frames = 0;  // not TCP
   std::uint64_t malformed_frames = 0;
   std::uint64_t ip_fragments = 0;
 };
 
 struct CapturedFrame {
-  std::uint64_t number = 0;             // frame number (from 1, in capture order)
-  std::uint32_t link_type = 0;          // tcpdump.org LINKTYPE_*
-  std::span<const std::uint8_t> data;   // the captured octets, link layer included
-  std::uint32_t original_length = 0;    // the frame's length on the wire
+  std::uint64_t number = 0;            // frame number (from 1, in capture order)
+  std::uint32_t link_type = 0;         // tcpdump.org LINKTYPE_*
+  std::span<const std::uint8_t> data;  // the captured octets, link layer included
+  std::uint32_t original_length = 0;   // the frame's length on the wire
   std::uint64_t timestamp_ns = 0;
 };
 

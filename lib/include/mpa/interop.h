@@ -37,7 +37,8 @@ class RefusedRequests {
   // The Initiator's Rev 2 Request was refused (R=1, or a reset instead of a Reply).
   void remember(const Endpoint& initiator, const Endpoint& responder, std::uint64_t frame);
   // The frame of an earlier refusal between the same Initiator address and Responder.
-  std::optional<std::uint64_t> refused_before(const Endpoint& initiator, const Endpoint& responder) const;
+  std::optional<std::uint64_t> refused_before(const Endpoint& initiator,
+                                              const Endpoint& responder) const;
 
  private:
   std::map<std::pair<IpAddress, Endpoint>, std::uint64_t> refused_;

@@ -75,7 +75,8 @@ class MarkerGrid {
       count = 1;  // a marker at `from`
       first = kMarkerInterval - kMarkerSize;
     }
-    if (first < content_octets) count += 1 + (content_octets - 1 - first) / (kMarkerInterval - kMarkerSize);
+    if (first < content_octets)
+      count += 1 + (content_octets - 1 - first) / (kMarkerInterval - kMarkerSize);
     return count;
   }
   // Markers inside an FPDU whose first octet is at `start` (a marker there precedes the

@@ -13,7 +13,7 @@
 namespace mpa {
 
 struct IpAddress {
-  std::uint8_t family = 4;  // 4 or 6
+  std::uint8_t family = 4;               // 4 or 6
   std::array<std::uint8_t, 16> bytes{};  // IPv4 uses the first 4
   friend bool operator==(const IpAddress&, const IpAddress&) = default;
   friend auto operator<=>(const IpAddress&, const IpAddress&) = default;
@@ -46,11 +46,11 @@ struct TcpSegment {
   Endpoint destination;
   TcpSeq seq;
   TcpSeq ack;
-  std::uint8_t flags = 0;   // tcp_flags bits
+  std::uint8_t flags = 0;  // tcp_flags bits
   std::uint16_t window = 0;
-  std::optional<std::uint16_t> mss;          // MSS option (SYN segments)
-  std::span<const std::uint8_t> payload;     // payload bytes the capture holds
-  std::uint32_t payload_missing = 0;         // payload bytes cut off (snaplen), after `payload`
+  std::optional<std::uint16_t> mss;       // MSS option (SYN segments)
+  std::span<const std::uint8_t> payload;  // payload bytes the capture holds
+  std::uint32_t payload_missing = 0;      // payload bytes cut off (snaplen), after `payload`
 };
 
 }  // namespace mpa

@@ -13,10 +13,10 @@ namespace mpa {
 
 // Link types as numbered by tcpdump.org (LINKTYPE_*).
 namespace link_type {
-inline constexpr std::uint32_t kNull = 0;         // BSD loopback, host byte order family
+inline constexpr std::uint32_t kNull = 0;  // BSD loopback, host byte order family
 inline constexpr std::uint32_t kEthernet = 1;
-inline constexpr std::uint32_t kRaw = 101;        // raw IPv4/IPv6
-inline constexpr std::uint32_t kLoop = 108;       // OpenBSD loopback, network byte order
+inline constexpr std::uint32_t kRaw = 101;   // raw IPv4/IPv6
+inline constexpr std::uint32_t kLoop = 108;  // OpenBSD loopback, network byte order
 inline constexpr std::uint32_t kLinuxSll = 113;
 inline constexpr std::uint32_t kIpv4 = 228;
 inline constexpr std::uint32_t kIpv6 = 229;
@@ -26,17 +26,17 @@ inline constexpr std::uint32_t kLinuxSll2 = 276;
 bool is_supported_link_type(std::uint32_t link_type);
 
 enum class DecodeStatus : std::uint8_t {
-  Tcp,          // `segment` is filled
-  NotTcp,       // a valid frame of something else (ARP, UDP, ...)
-  IpFragment,   // an IP fragment (not reassembled); `segment` endpoints filled when known
-  Malformed,    // headers inconsistent or cut short; `detail` says how
+  Tcp,         // `segment` is filled
+  NotTcp,      // a valid frame of something else (ARP, UDP, ...)
+  IpFragment,  // an IP fragment (not reassembled); `segment` endpoints filled when known
+  Malformed,   // headers inconsistent or cut short; `detail` says how
   UnsupportedLinkType,
 };
 
 struct DecodeResult {
   DecodeStatus status = DecodeStatus::NotTcp;
-  TcpSegment segment;   // payload points into the frame bytes passed in
-  std::string detail;   // for Malformed / IpFragment
+  TcpSegment segment;  // payload points into the frame bytes passed in
+  std::string detail;  // for Malformed / IpFragment
 };
 
 // `data` holds the captured bytes (caplen), `original_length` the length on the wire.

@@ -14,8 +14,8 @@
 namespace mpa {
 
 struct PipelineResult {
-  bool ok = true;      // false: the file could not be read to its end (see error)
-  std::string error;   // names the file and the record
+  bool ok = true;     // false: the file could not be read to its end (see error)
+  std::string error;  // names the file and the record
   CaptureStats stats;
 };
 

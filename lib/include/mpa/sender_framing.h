@@ -41,9 +41,12 @@ constexpr std::optional<std::uint32_t> ulpdu_octets(SenderFraming f, std::uint32
 }
 constexpr std::uint32_t pad_octets(SenderFraming f, std::uint32_t ulpdu) {
   switch (f.pad) {
-    case PadRule::Rfc: return pad_length(ulpdu);
-    case PadRule::UlpduPlus2Mod4: return (ulpdu + kUlpduLengthSize) % 4;
-    case PadRule::None: return 0;
+    case PadRule::Rfc:
+      return pad_length(ulpdu);
+    case PadRule::UlpduPlus2Mod4:
+      return (ulpdu + kUlpduLengthSize) % 4;
+    case PadRule::None:
+      return 0;
   }
   return 0;
 }
@@ -64,7 +67,7 @@ constexpr std::uint32_t fpdu_wire_length(const MarkerGrid& grid, TcpSeq start, S
 struct SenderHypothesis {
   std::optional<DiagId> id;  // nullopt: the RFC's framing
   SenderFraming framing;
-  bool markers = false;      // the sender inserts markers
+  bool markers = false;  // the sender inserts markers
 };
 
 // The hypotheses worth testing for a direction whose negotiation asked for `markers` and

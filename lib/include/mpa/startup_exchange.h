@@ -33,8 +33,8 @@ struct StartupVerdict {
   bool responder_markers = false;  // the Request's M: markers in the Responder's data
   bool crc = false;                // either side set C
   // FullOperation:
-  bool peer_to_peer = false;       // both set A (RFC 6581 5: the Initiator's first FPDU is an RTR)
-  bool responder_unjudged = false; // an RFC 6581 error (code 6 or 7) in the Reply
+  bool peer_to_peer = false;        // both set A (RFC 6581 5: the Initiator's first FPDU is an RTR)
+  bool responder_unjudged = false;  // an RFC 6581 error (code 6 or 7) in the Reply
 };
 
 // `request`: the Request this connection already accepted (nullptr: a Request is due).

@@ -19,8 +19,8 @@
 namespace mpa {
 
 // (Field sizes and offsets: startup_layout.h.)
-inline constexpr std::uint16_t kMaxPrivateData = 512;     // RFC 5044 7.1.1
-inline constexpr std::uint16_t kNoNegotiation = 0x3FFF;   // RFC 6581 9.1
+inline constexpr std::uint16_t kMaxPrivateData = 512;    // RFC 5044 7.1.1
+inline constexpr std::uint16_t kNoNegotiation = 0x3FFF;  // RFC 6581 9.1
 inline constexpr std::uint8_t kVendorRevision = 129;
 
 inline constexpr std::string_view kRequestKey = "MPA ID Req Frame";
@@ -30,7 +30,7 @@ namespace startup_flags {
 inline constexpr std::uint8_t kM = 0x80;
 inline constexpr std::uint8_t kC = 0x40;
 inline constexpr std::uint8_t kR = 0x20;
-inline constexpr std::uint8_t kS = 0x10;   // Rev 2; reserved before
+inline constexpr std::uint8_t kS = 0x10;  // Rev 2; reserved before
 inline constexpr std::uint8_t kRes = 0x0F;
 }  // namespace startup_flags
 
@@ -39,10 +39,10 @@ std::string_view to_string(FrameKind kind);
 
 // RFC 6581 9: A B IRD(14) | C D ORD(14), network byte order.
 struct EnhancedBlock {
-  bool peer_to_peer = false;   // A
-  bool send_rtr = false;       // B: zero-length Send (FULPDU) RTR
-  bool write_rtr = false;      // C: zero-length RDMA Write RTR
-  bool read_rtr = false;       // D: zero-length RDMA Read RTR
+  bool peer_to_peer = false;  // A
+  bool send_rtr = false;      // B: zero-length Send (FULPDU) RTR
+  bool write_rtr = false;     // C: zero-length RDMA Write RTR
+  bool read_rtr = false;      // D: zero-length RDMA Read RTR
   std::uint16_t ird = 0;
   std::uint16_t ord = 0;
   static EnhancedBlock decode(const std::uint8_t* p);

@@ -18,17 +18,19 @@ inline constexpr std::size_t kStartupFlagsOffset = 16;
 inline constexpr std::size_t kStartupRevisionOffset = 17;
 inline constexpr std::size_t kStartupPdLengthOffset = 18;  // 16 bits, network byte order
 inline constexpr std::size_t kStartupHeaderSize = 20;
-inline constexpr std::size_t kVendorExtensionSize = 8;    // Rev 129, not counted in PD_Length
-inline constexpr std::uint16_t kEnhancedBlockSize = 4;    // RFC 6581 9: at the start of private data
+inline constexpr std::size_t kVendorExtensionSize = 8;  // Rev 129, not counted in PD_Length
+inline constexpr std::uint16_t kEnhancedBlockSize = 4;  // RFC 6581 9: at the start of private data
 
-static_assert(kStartupFlagsOffset == kStartupKeySize && kStartupRevisionOffset == kStartupFlagsOffset + 1 &&
-              kStartupPdLengthOffset == kStartupRevisionOffset + 1 && kStartupHeaderSize == kStartupPdLengthOffset + 2);
+static_assert(kStartupFlagsOffset == kStartupKeySize &&
+              kStartupRevisionOffset == kStartupFlagsOffset + 1 &&
+              kStartupPdLengthOffset == kStartupRevisionOffset + 1 &&
+              kStartupHeaderSize == kStartupPdLengthOffset + 2);
 
 struct StartupFrame;
 
 // A startup frame's fields in sequence space. Length 0: not in this frame.
 struct StartupFrameFields {
-  SeqRange whole;             // header, vendor extension and PD_Length octets of private data
+  SeqRange whole;  // header, vendor extension and PD_Length octets of private data
   SeqRange key, flags, revision, pd_length;
   SeqRange vendor_extension;  // Rev 129
   SeqRange private_data;      // the octets received (at most PD_Length)

@@ -20,9 +20,9 @@
 namespace mpa {
 
 enum class GapCause : std::uint8_t {
-  NotCaptured,   // a hole in the sequence space the capture never filled (capture loss)
-  Truncated,     // payload cut by the capture's snapshot length
-  BufferLimit,   // out-of-order data beyond the reassembly ceiling
+  NotCaptured,  // a hole in the sequence space the capture never filled (capture loss)
+  Truncated,    // payload cut by the capture's snapshot length
+  BufferLimit,  // out-of-order data beyond the reassembly ceiling
 };
 
 enum class StreamEnd : std::uint8_t { Fin, Rst };
@@ -31,17 +31,17 @@ class StreamSink {
  public:
   virtual ~StreamSink() = default;
   // In-order bytes at `offset` (sequence number `seq`), first delivered by `frame`.
-  virtual void on_stream_data(std::uint64_t offset, TcpSeq seq,
-                              std::span<const std::uint8_t> data, std::uint64_t frame) = 0;
+  virtual void on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
+                              std::uint64_t frame) = 0;
   // `length` bytes at `offset` will never be seen. `frame` is where that became certain.
-  virtual void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length,
-                             GapCause cause, std::uint64_t frame) = 0;
+  virtual void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
+                             std::uint64_t frame) = 0;
   // The sender closed (FIN, once all bytes before it were delivered) or reset.
   virtual void on_stream_end(std::uint64_t offset, TcpSeq seq, StreamEnd how,
                              std::uint64_t frame) = 0;
   // A retransmission carried bytes different from those first seen at `offset`.
-  virtual void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq,
-                                          std::uint32_t length, std::uint64_t frame) = 0;
+  virtual void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
+                                          std::uint64_t frame) = 0;
 };
 
 struct ReassemblyOptions {
@@ -52,14 +52,14 @@ struct ReassemblyOptions {
 };
 
 enum class SegmentOutcome : std::uint8_t {
-  Delivered,            // new in-order data delivered (possibly releasing buffered data)
-  Buffered,             // out of order, held until the hole before it fills
-  Retransmission,       // only bytes already delivered (identical)
+  Delivered,       // new in-order data delivered (possibly releasing buffered data)
+  Buffered,        // out of order, held until the hole before it fills
+  Retransmission,  // only bytes already delivered (identical)
   RetransmissionMismatch,
-  KeepAlive,            // one octet at next-1: a keep-alive probe, not data
-  Control,              // no payload (SYN, FIN, RST, pure ACK)
-  BeforeStart,          // data before the stream's origin
-  DroppedOverLimit,     // buffer ceiling reached; reported as a gap
+  KeepAlive,         // one octet at next-1: a keep-alive probe, not data
+  Control,           // no payload (SYN, FIN, RST, pure ACK)
+  BeforeStart,       // data before the stream's origin
+  DroppedOverLimit,  // buffer ceiling reached; reported as a gap
 };
 
 class TcpReassembler {
@@ -87,31 +87,27 @@ class TcpReassembler {
   };
   struct Call;  // per-segment context: frame, sink, whether a mismatch was reported
 
-  TcpSeq seq_at(std::uint64_t offset) const {
-    return origin_ + static_cast<std::uint32_t>(offset);
-  }
+  TcpSeq seq_at(std::uint64_t offset) const { return origin_ + static_cast<std::uint32_t>(offset); }
   std::uint64_t end_limit() const;
   SegmentOutcome process_data(std::int64_t start, std::span<const std::uint8_t> captured,
                               std::uint64_t missing, Call& call);
   bool buffer_out_of_order(std::uint64_t base, std::span<const std::uint8_t> captured,
-                           std::uint64_t lo, std::uint64_t cap_end, std::uint64_t hi,
-                           Call& call);
+                           std::uint64_t lo, std::uint64_t cap_end, std::uint64_t hi, Call& call);
   void deliver(std::span<const std::uint8_t> data, std::uint64_t frame, Call& call);
   void emit_gap(std::uint64_t length, GapCause cause, std::uint64_t frame, Call& call);
   void drain(Call& call);
   void flush_pending(GapCause cause, Call& call);
   void maybe_end_at_fin(Call& call);
   void trim_pending_to(std::uint64_t limit);
-  void check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data,
-                            Call& call);
+  void check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data, Call& call);
   void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call);
   void remember(std::span<const std::uint8_t> data);
 
   ReassemblyOptions options_;
   bool started_ = false;
   bool ended_ = false;
-  TcpSeq origin_;                  // sequence number of stream offset 0
-  std::uint64_t next_offset_ = 0;  // next in-order offset to deliver
+  TcpSeq origin_;                             // sequence number of stream offset 0
+  std::uint64_t next_offset_ = 0;             // next in-order offset to deliver
   std::map<std::uint64_t, Pending> pending_;  // out-of-order pieces by offset, disjoint
   std::size_t buffered_bytes_ = 0;            // sum of pending_ data sizes
   std::vector<std::uint8_t> history_;  // ring of the last delivered bytes, indexed offset % size

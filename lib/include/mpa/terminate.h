@@ -18,10 +18,10 @@ struct Terminate {
   std::uint8_t layer = 0;
   std::uint8_t etype = 0;
   std::uint8_t error_code = 0;
-  bool segment_length_valid = false;  // M
-  bool ddp_header_included = false;   // D
-  bool rdmap_header_included = false; // R
-  bool siw_layout = false;            // decoded from Linux siw's swapped layout
+  bool segment_length_valid = false;                    // M
+  bool ddp_header_included = false;                     // D
+  bool rdmap_header_included = false;                   // R
+  bool siw_layout = false;                              // decoded from Linux siw's swapped layout
   std::span<const std::uint8_t> terminated_ddp_header;  // when D (as far as captured)
 
   // LLP layer, MPA error type: the MPA error code (RFC 5044 8: 1-4, RFC 6581 8: 5-7).

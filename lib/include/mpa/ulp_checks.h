@@ -25,11 +25,11 @@ struct RtrNegotiation {
 
 struct UlpContext {
   Direction direction = Direction::Initiator;
-  bool first_fpdu = false;               // the sender's first FPDU (none before it, none lost)
-  std::optional<int> revision;           // the Request's MPA revision (startup seen)
-  const RtrNegotiation* rtr = nullptr;   // peer-to-peer negotiated
-  const StartupFrame* reply = nullptr;   // the Reply, when seen
-  bool siw_sender = false;               // the sender's startup frame looks like Linux siw's
+  bool first_fpdu = false;              // the sender's first FPDU (none before it, none lost)
+  std::optional<int> revision;          // the Request's MPA revision (startup seen)
+  const RtrNegotiation* rtr = nullptr;  // peer-to-peer negotiated
+  const StartupFrame* reply = nullptr;  // the Reply, when seen
+  bool siw_sender = false;              // the sender's startup frame looks like Linux siw's
 };
 
 class UlpChecks;
@@ -43,9 +43,9 @@ struct TerminatePeer {
 };
 
 struct UlpVerdict {
-  bool stop_judging = false;       // an error that ends MPA in this direction
-  std::optional<DdpHeader> ddp;    // the ULPDU's DDP header, when it decodes
-  bool terminate = false;          // an RDMAP Terminate: check_terminate() judges it
+  bool stop_judging = false;     // an error that ends MPA in this direction
+  std::optional<DdpHeader> ddp;  // the ULPDU's DDP header, when it decodes
+  bool terminate = false;        // an RDMAP Terminate: check_terminate() judges it
 };
 
 class UlpChecks {
