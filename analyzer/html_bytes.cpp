@@ -9,7 +9,8 @@
 
 #include "html_trace.h"
 #include "mpa/capture_reader.h"
-#include "mpa/packet_decoder.h"
+#include "mpa/frame_feeder.h"
+#include "mpa/pipeline.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -114,9 +115,8 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       }
     }
     if (!wanted) continue;
-    const DecodeResult decoded =
-        decode_frame(reader->link_type(), record.data, record.original_length, record.number,
-                     record.timestamp_ns);
+    // Each record by its own interface's link type, as the pipeline decoded it.
+    const DecodeResult decoded = decode_captured(captured_frame(record));
     if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
     auto it = wants.find({decoded.segment.source, decoded.segment.destination});
     if (it == wants.end()) continue;

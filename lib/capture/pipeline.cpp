@@ -11,6 +11,11 @@
 
 namespace mpa {
 
+CapturedFrame captured_frame(const CaptureRecord& record) {
+  return {record.number, record.link_type, record.data, record.original_length,
+          record.timestamp_ns};
+}
+
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
                             const std::function<void(const CaptureReader&)>& progress) {
   PipelineResult result;
@@ -36,9 +41,7 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
       result.error = reader.error();
       break;
     }
-    // Each record decoded by its own interface's link type (pcapng may mix them).
-    feeder.feed({record.number, record.link_type, record.data, record.original_length,
-                 record.timestamp_ns});
+    feeder.feed(captured_frame(record));
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
   result.stats = feeder.stats();

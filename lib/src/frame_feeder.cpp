@@ -3,11 +3,15 @@
 
 namespace mpa {
 
+DecodeResult decode_captured(const CapturedFrame& frame) {
+  return decode_frame(frame.link_type, frame.data, frame.original_length, frame.number,
+                      frame.timestamp_ns);
+}
+
 DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
   ++stats_.frames;
   stats_.bytes += frame.data.size();
-  DecodeResult decoded = decode_frame(frame.link_type, frame.data, frame.original_length,
-                                      frame.number, frame.timestamp_ns);
+  DecodeResult decoded = decode_captured(frame);
   switch (decoded.status) {
     case DecodeStatus::Tcp:
       ++stats_.tcp_segments;

@@ -248,6 +248,32 @@ def check_page(page, report, files, label, listed_per_connection=500):
     return len(failures) == n0, verified
 
 
+def pcapng_behind_an_unused_interface(pcap_path, out_path, first_link_type=113):
+    """Writes the records of a classic pcap as a pcapng whose first interface (Linux SLL by
+    default) carries no record: every record is on the second, of the pcap's link type."""
+    data = open(pcap_path, "rb").read()
+    e = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    nanoseconds = data[:4] in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+    linktype = struct.unpack(e + "I", data[20:24])[0]
+
+    def block(kind, body):
+        body += b"\0" * (-len(body) % 4)
+        return struct.pack("<II", kind, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    out += block(1, struct.pack("<HHI", first_link_type, 0, 262144))
+    out += block(1, struct.pack("<HHI", linktype, 0, 262144))
+    pos = 24
+    while pos + 16 <= len(data):
+        sec, frac, caplen, origlen = struct.unpack(e + "IIII", data[pos:pos + 16])
+        usec = sec * 1000000 + (frac // 1000 if nanoseconds else frac)
+        out += block(6, struct.pack("<IIIII", 1, usec >> 32, usec & 0xFFFFFFFF, caplen, origlen)
+                     + data[pos + 16:pos + 16 + caplen])
+        pos += 16 + caplen
+    with open(out_path, "wb") as f:
+        f.write(out)
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
@@ -393,6 +419,24 @@ def main():
         if "No octets: not a regular file" not in pipe_text:
             fail("pipe page: the missing FPDU octets are not explained")
         check_page(parse(pipe_text), json.loads(pipe_json.stdout), crc_file, "static pipe page")
+
+    # A pcapng whose first interface (Linux SLL) is unused: every record decoded by its own
+    # interface's link type, so the dumps hold the same octets as the pcap's, none missing.
+    if crc_file:
+        sll_pcapng = os.path.join(args.work, "first-interface-sll.pcapng")
+        pcapng_behind_an_unused_interface(crc_file[0], sll_pcapng)
+        pages = {}
+        for label, path in (("pcap", crc_file[0]), ("pcapng, first interface SLL", sll_pcapng)):
+            page_file = os.path.join(args.work, f"dump-{len(pages)}.html")
+            run([args.mpa_check, "--no-suppress", "--html", page_file, path])
+            text = open(page_file, encoding="utf-8").read()
+            pages[label] = parse(text)
+            if "··" in text:
+                fail(f"{label}: {text.count('··')} octets shown as missing in the hex dumps")
+        marks = [[(m["seq"], m["title"], m["text"]) for m in p.marks] for p in pages.values()]
+        if not marks[0] or marks[0] != marks[1]:
+            fail(f"the pcapng behind an unused SLL interface highlights {len(marks[1])} fields, the pcap "
+                 f"{len(marks[0])}, or other octets")
 
     # Escaping: private data with markup, quotes and octets that are not UTF-8.
     hostile = b"<script>alert(\"x\")</script> 'q' & <img src=x onerror=alert(1)> \xff\xfe\xc3( end"

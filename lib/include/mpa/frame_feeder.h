@@ -30,6 +30,10 @@ struct CapturedFrame {
   std::uint64_t timestamp_ns = 0;
 };
 
+// Decodes `frame` by its own link type, as FrameFeeder does before it feeds the analyzer (a
+// second pass over a capture, such as the HTML report's octets, decodes the same way).
+DecodeResult decode_captured(const CapturedFrame& frame);
+
 class FrameFeeder {
  public:
   explicit FrameFeeder(Analyzer& analyzer) : analyzer_(analyzer) {}

@@ -19,6 +19,10 @@ struct PipelineResult {
   CaptureStats stats;
 };
 
+// A record as the pipeline feeds it: a frame of its own interface's link type (a pcapng file
+// may mix them; CaptureReader::link_type() is only the first interface's).
+CapturedFrame captured_frame(const CaptureRecord& record);
+
 // Reads every record of `reader`, decodes it and feeds TCP segments to `analyzer`, then
 // finishes the analyzer. `progress` (may be empty) is called now and then with the reader.
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
