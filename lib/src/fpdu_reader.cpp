@@ -17,19 +17,10 @@
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "mpa/fpdu_rules.h"
 #include "mpa/fpdu_search.h"
 
 namespace mpa {
-namespace {
-
-// RFC 5044 4.5: a ULPDU must fit the MULPDU of the path's EMSS. The project's threshold for
-// "larger than any sensible MULPDU" is 64768 octets (the catalogue's contract for
-// fpdu.ulpdu-length-too-large). Caveat: Linux loopback (MTU 65536) can carry ULPDUs up to
-// ~65470 octets; on such captures this warning names FPDUs that do fit that one path.
-constexpr std::uint32_t kLargestSensibleUlpdu = 64768;
-
-}  // namespace
-
 FpduReader::FpduReader(const FpduReaderConfig& config)
     : config_(config),
       grid_(config.markers
@@ -343,7 +334,7 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, b
           // Its first two octets are in. (The common case, a plausible header of a sensible
           // size, costs no call.)
           if (!ulpdu_header_plausible(ulpdu_size_, ulpdu_head_[0], ulpdu_head_[1]) ||
-              exempt_empty_run_ || current_.ulpdu_length > kLargestSensibleUlpdu) {
+              exempt_empty_run_ || current_.ulpdu_length > kLargestMulpdu) {
             check_start(ulpdu_head_.data(), sink);
             if ((stop = pending_trigger_.has_value())) break;
           }
@@ -406,12 +397,12 @@ void FpduReader::check_start(const std::uint8_t* control, FpduSink& sink) {
     return;
   }
   if (ulpdu_size_ > 0) exempt_empty_run_ = false;
-  if (current_.ulpdu_length > kLargestSensibleUlpdu) {
+  if (current_.ulpdu_length > kLargestMulpdu) {
     report(sink, DiagId::FpduUlpduLengthTooLarge, current_.header_seq, current_.header_offset(),
            header_frame_,
            fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
                        "path's MULPDU is that large)",
-                       current_.header_seq.value(), current_.ulpdu_length, kLargestSensibleUlpdu));
+                       current_.header_seq.value(), current_.ulpdu_length, kLargestMulpdu));
   }
 }
 

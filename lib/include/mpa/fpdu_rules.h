@@ -14,8 +14,10 @@
 namespace mpa {
 
 // No MULPDU exceeds 64768 octets, whatever the MSS (the ceiling of
-// fpdu.ulpdu-length-too-large): a larger MSS (Linux loopback announces 65495) does not make
-// larger ULPDUs sensible.
+// fpdu.ulpdu-length-too-large, which the FPDU reader judges every FPDU by): a larger MSS
+// (Linux loopback announces 65495) does not make larger ULPDUs sensible. Caveat: Linux
+// loopback (MTU 65536) can carry ULPDUs up to ~65470 octets; on such captures that warning
+// names FPDUs that do fit that one path.
 inline constexpr std::uint32_t kLargestMulpdu = 64768;
 // The MULPDU a receiver's MSS allows (RFC 5044 4.5), at most kLargestMulpdu.
 constexpr std::uint32_t connection_mulpdu(std::uint32_t receiver_mss, bool markers) {
