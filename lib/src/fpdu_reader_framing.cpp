@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string>
+#include <vector>
 
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
@@ -41,290 +41,289 @@ constexpr std::size_t kTestBufferLimit = 256u << 10;
 
 }  // namespace
 
-void FpduReader::remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame,
-                                     bool segment_start) {
-  const std::size_t keep = std::min(tail_size_, kTailSize - data.size());
-  const std::size_t drop = tail_size_ - keep;
-  std::memmove(tail_.data(), tail_.data() + drop, keep);
-  std::memcpy(tail_.data() + keep, data.data(), data.size());
-  tail_chunk_count_ = drop_front(tail_chunks_.data(), tail_chunk_count_, drop, tail_size_);
-  tail_chunks_[tail_chunk_count_++] = {keep, frame, segment_start};
-  tail_size_ = keep + data.size();
-}
-
-void FpduReader::hold_tail(TcpSeq push_seq, std::uint64_t push_offset) {
-  lost_buffer_.assign(tail_.begin(), tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
-  lost_chunks_.assign(tail_chunks_.begin(),
-                      tail_chunks_.begin() + static_cast<std::ptrdiff_t>(tail_chunk_count_));
-  lost_seq_ = push_seq - static_cast<std::uint32_t>(tail_size_);
-  lost_offset_ = push_offset - tail_size_;
-  tail_size_ = tail_chunk_count_ = 0;
-}
+using reader_mode::Candidate;
+using reader_mode::kFramingLost;
+using reader_mode::Testing;
+using reader_mode::Verdict;
 
 void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
                             std::span<const std::uint8_t> data, std::uint64_t frame,
                             bool segment_start) {
-  testing_ = true;
-  trigger_ = trigger;
-  trigger_seq_ = current_.header_seq;
-  trigger_offset_ = current_.header_offset();
-  trigger_ulpdu_length_ = current_.ulpdu_length;
+  const FpduEvent& odd = grammar_.event();
+  const MarkerGrid& grid_now = grammar_.grid();
+  Testing t;
+  t.trigger = trigger;
+  t.trigger_seq = odd.header_seq;
+  t.trigger_offset = odd.header_offset();
+  t.trigger_ulpdu_length = odd.ulpdu_length;
   if (trigger == Trigger::FirstMarker) {
-    trigger_seq_ = current_.start_seq;
-    trigger_offset_ = current_.start_offset;
+    t.trigger_seq = odd.start_seq;
+    t.trigger_offset = odd.start_offset;
   }
   // The octets under test: the tail kept behind this push, and the whole push.
-  hold_tail(push_seq, push_offset);
-  pos_ = push_seq;
-  offset_ = push_offset;
-  hold(data, frame, segment_start);
+  t.held = tail_.hold(push_seq, push_offset);
+  t.held.append(data, frame, segment_start);
 
   // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
   // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
   // differently, the one before the odd FPDU or the one whose CRC failed.
   // A start the held octets have not reached yet is a candidate too: it waits for them (which
   // hypotheses are tried must not depend on how much of the stream this push brought).
+  const TcpSeq held_seq = t.held.seq();
   const auto index_of = [&](TcpSeq seq) -> std::optional<std::size_t> {
-    if (seq.is_before(lost_seq_)) return std::nullopt;
-    return seq.distance_from(lost_seq_);
+    if (seq.is_before(held_seq)) return std::nullopt;
+    return seq.distance_from(held_seq);
   };
-  candidates_.clear();
+  std::vector<Candidate>& candidates = t.candidates;
   const std::span<const SenderHypothesis> hypotheses =
       framing_named_ ? std::span<const SenderHypothesis>()
-                     : framing_hypotheses(grid_.enabled(), config_.crc);
-  const TcpSeq odd_start = current_.start_seq;
-  SenderHypothesis as_framed{std::nullopt, framing_, grid_.enabled()};
-  if (const auto at = index_of(odd_start)) candidates_.push_back({as_framed, *at, true});
+                     : framing_hypotheses(grid_now.enabled(), config_.crc);
+  const TcpSeq odd_start = odd.start_seq;
+  SenderHypothesis as_framed{std::nullopt, grammar_.framing(), grid_now.enabled()};
+  if (const auto at = index_of(odd_start)) candidates.push_back({as_framed, *at, true});
   for (const SenderHypothesis& h : hypotheses) {
     if (!h.id) continue;
-    const MarkerGrid grid = h.markers ? grid_ : MarkerGrid();
+    const MarkerGrid grid = h.markers ? grid_now : MarkerGrid();
     if (trigger == Trigger::FirstMarker) {
       // Only markers nobody inserted explain a first "marker" that is none.
       if (h.markers) continue;
-      if (const auto at = index_of(odd_start)) candidates_.push_back({h, *at, false});
+      if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
       continue;
     }
-    if (h.markers != grid_.enabled()) continue;  // (missing markers fail the first one)
-    if (!have_prev_) continue;
+    if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
+    if (!prev_) continue;
     // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
     // says (by chance: 2^-32); no deviation framed it longer or shorter.
-    if (prev_crc_good_) continue;
+    if (prev_->crc_good) continue;
     // The FPDU the deviation names is its first: held to what test_framing asks of the rest,
     // a ULPDU that begins like DDP as the deviation frames it (an empty FPDU, or one read only
     // because the RFC's reading was adopted, is none the deviation could have sent).
-    const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_ulpdu_length_);
-    if (!prev_ulpdu || !prev_has_control_ ||
-        !ulpdu_header_plausible(*prev_ulpdu, prev_control_[0], prev_control_[1])) {
+    const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_->ulpdu_length);
+    if (!prev_ulpdu || !prev_->control ||
+        !ulpdu_header_plausible(*prev_ulpdu, (*prev_->control)[0], (*prev_->control)[1])) {
       continue;
     }
     const TcpSeq next =
-        prev_start_ + fpdu_wire_length(grid, prev_start_, h.framing, prev_ulpdu_length_);
-    if (const auto at = index_of(next)) candidates_.push_back({h, *at, false});
+        prev_->start + fpdu_wire_length(grid, prev_->start, h.framing, prev_->ulpdu_length);
+    if (const auto at = index_of(next)) candidates.push_back({h, *at, false});
   }
+  mode_ = std::move(t);
 }
 
-void FpduReader::push_testing(std::span<const std::uint8_t> data, std::uint64_t frame,
-                              bool segment_start, FpduSink& sink) {
-  hold(data, frame, segment_start);
-  if (decide(false, frame, sink)) return;
-  if (lost_buffer_.size() > kTestBufferLimit) decide(true, frame, sink);
+std::optional<FpduReader::Resume> FpduReader::test(std::span<const std::uint8_t> data,
+                                                   std::uint64_t frame, bool segment_start,
+                                                   FpduSink& sink) {
+  std::get<Testing>(mode_).held.append(data, frame, segment_start);
+  std::optional<Resume> resume = decide(false, frame, sink);
+  if (!testing()) return resume;
+  if (std::get<Testing>(mode_).held.size() > kTestBufferLimit) return decide(true, frame, sink);
+  return std::nullopt;
 }
 
 void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
-  while (testing_) decide(true, frame, sink);
+  while (testing()) run(decide(true, frame, sink), sink);
 }
 
-bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
+std::optional<FpduReader::Resume> FpduReader::decide(bool final, std::uint64_t frame,
+                                                     FpduSink& sink) {
+  const std::optional<Verdict> verdict =
+      std::get<Testing>(mode_).decide(final, grammar_.grid(), config_.crc);
+  if (!verdict) return std::nullopt;
+  return act(*verdict, frame, sink);
+}
+
+std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, bool crc) {
   // Each hypothesis read as far as the held octets go (a verdict that more octets cannot
   // change is kept).
-  const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
-  for (Candidate& c : candidates_) {
+  const std::size_t needed = crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+  const bool vouched = crc || grid_now.enabled();
+  for (Candidate& c : candidates) {
     if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid)
       continue;
-    const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
-    c.test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis,
-                          c.exempt, needed);
+    const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
+    c.test =
+        test_framing(held.bytes(), held.seq(), c.start, grid, crc, c.hypothesis, c.exempt, needed);
   }
   // The verdict is the one the held octets gave first, at the fewest octets that give one,
   // however many have arrived since: how the stream was cut must not matter.
   std::vector<std::size_t> points;
-  for (const Candidate& c : candidates_) {
+  for (const Candidate& c : candidates) {
     if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) {
       points.push_back(c.test.decided_at);
     }
   }
   std::sort(points.begin(), points.end());
-  for (const std::size_t held : points) {
-    if (const std::optional<Verdict> verdict = verdict_with(held))
-      return act(*verdict, frame, sink);
+  for (const std::size_t at : points) {
+    if (const std::optional<Verdict> verdict = verdict_with(at, vouched)) return verdict;
   }
-  if (!final) return false;
+  if (!final) return std::nullopt;
   // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
   std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Candidate& c = candidates_[i];
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
     if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
-      return act({i, c.test.fpdus}, frame, sink);
+      return Verdict{i, c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
   }
-  return act(fallback(weak_rfc.has_value()), frame, sink);
+  return fallback(weak_rfc.has_value(), vouched);
 }
 
-std::optional<FpduReader::Verdict> FpduReader::verdict_with(std::size_t held) const {
+std::optional<Verdict> Testing::verdict_with(std::size_t at, bool vouched) const {
   // The first hypothesis, in order, that reads on, once every one before it is refuted.
   // (The RFC's reading still inside the odd FPDU itself, with no FPDU beginning like DDP
   // read yet, does not hold back a deviation that has read on.)
   bool waiting = false;
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Candidate& c = candidates_[i];
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
     const bool settled =
         (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
-        c.test.decided_at <= held;
+        c.test.decided_at <= at;
     if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
     if (settled) continue;
-    if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > held) {
+    if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > at) {
       waiting = true;
       continue;
     }
     return std::nullopt;
   }
   if (waiting) return std::nullopt;
-  return fallback(false);
+  return fallback(false, vouched);
 }
 
-FpduReader::Verdict FpduReader::fallback(bool weak_rfc) const {
+Verdict Testing::fallback(bool weak_rfc, bool vouched) const {
   // Nothing reads on (more octets would not change that). Where a CRC or the markers vouch
   // for the RFC's reading, it stands (the findings it gives are real); without either, only
   // when the end of the stream cut it short.
-  if (!candidates_.empty() && !candidates_[0].hypothesis.id &&
-      (weak_rfc || config_.crc || grid_.enabled())) {
+  if (!candidates.empty() && !candidates[0].hypothesis.id && (weak_rfc || vouched)) {
     return {0, 0};
   }
   return {kFramingLost, 0};
 }
 
-bool FpduReader::act(const Verdict& verdict, std::uint64_t frame, FpduSink& sink) {
+std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::uint64_t frame,
+                                                  FpduSink& sink) {
+  Testing t = std::move(std::get<Testing>(mode_));
   if (verdict.candidate == kFramingLost) {
-    lose_framing(frame, sink);
-  } else {
-    adopt(candidates_[verdict.candidate], verdict.fpdus, frame, sink);
-  }
-  return true;
-}
-
-void FpduReader::adopt(const Candidate& c, std::size_t fpdus, std::uint64_t frame, FpduSink& sink) {
-  testing_ = false;
-  const SenderHypothesis& h = c.hypothesis;
-  if (h.id) {
-    const bool first_marker = trigger_ == Trigger::FirstMarker;
-    const TcpSeq where = first_marker ? trigger_seq_ : prev_start_;
-    const std::uint32_t length = first_marker ? trigger_ulpdu_length_ : prev_ulpdu_length_;
-    const std::uint64_t where_offset = trigger_offset_ - trigger_seq_.distance_from(where);
-    report(sink, *h.id, where, where_offset, frame,
-           fmt::format(
-               "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
-               where.value(), deviation_of(h, length),
-               fpdus == 1 ? std::string("the next FPDU parses")
-                          : fmt::format("the next {} FPDUs parse", fpdus),
-               describe(h),
-               config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
-    framing_ = h.framing;
-    if (!h.markers) grid_ = MarkerGrid();
-    framing_named_ = true;
-    have_prev_ = false;
-  } else if (c.exempt) {
-    exempt_ = exempt_empty_run_ = true;
-    exempt_seq_ = lost_seq_ + static_cast<std::uint32_t>(c.start);
-  }
-  candidates_.clear();
-  replay_from(c.start, frame, sink);
-}
-
-void FpduReader::lose_framing(std::uint64_t frame, FpduSink& sink) {
-  testing_ = false;
-  candidates_.clear();
-  const std::uint32_t tried = static_cast<std::uint32_t>(
-      framing_named_ ? 1 : framing_hypotheses(grid_.enabled(), config_.crc).size());
-  fatal(sink, DiagId::FpduFramingLost, trigger_seq_, trigger_offset_, frame,
+    // fpdu.framing-lost: the rest is not read.
+    mode_ = reader_mode::Abandoned{};
+    const std::uint32_t tried = static_cast<std::uint32_t>(
+        framing_named_ ? 1 : framing_hypotheses(grammar_.grid().enabled(), config_.crc).size());
+    judge_.fatal(
+        sink, DiagId::FpduFramingLost, t.trigger_seq, t.trigger_offset, frame,
         fmt::format(
             "FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
             "tried reads on from it ({}); the rest of this direction is not read",
-            trigger_seq_.value(), trigger_ulpdu_length_, tried, tried == 1 ? "" : "s",
+            t.trigger_seq.value(), t.trigger_ulpdu_length, tried, tried == 1 ? "" : "s",
             framing_named_ ? "the sender's own, named before"
                            : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
-  abandoned_ = true;
-  seen_any_octet_ = false;
-  lost_buffer_.clear();
-  lost_chunks_.clear();
+    grammar_.reset(t.held.end_seq(), t.held.end_offset());
+    return std::nullopt;
+  }
+  // Adopted: the deviation named, or the RFC's reading replayed as if nothing had happened.
+  mode_ = reader_mode::Reading{};
+  const Candidate& c = t.candidates[verdict.candidate];
+  const std::size_t fpdus = verdict.fpdus;
+  const SenderHypothesis& h = c.hypothesis;
+  SenderFraming framing = grammar_.framing();
+  MarkerGrid grid = grammar_.grid();
+  if (h.id) {
+    const bool first_marker = t.trigger == Trigger::FirstMarker;
+    const TcpSeq where = first_marker ? t.trigger_seq : prev_->start;
+    const std::uint32_t length = first_marker ? t.trigger_ulpdu_length : prev_->ulpdu_length;
+    const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
+    judge_.report(
+        sink, *h.id, where, where_offset, frame,
+        fmt::format(
+            "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
+            where.value(), deviation_of(h, length),
+            fpdus == 1 ? std::string("the next FPDU parses")
+                       : fmt::format("the next {} FPDUs parse", fpdus),
+            describe(h),
+            config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+    framing = h.framing;
+    if (!h.markers) grid = MarkerGrid();
+    framing_named_ = true;
+    prev_.reset();
+  } else if (c.exempt) {
+    exempt_seq_ = t.held.seq() + static_cast<std::uint32_t>(c.start);
+    exempt_empty_run_ = true;
+  }
+  return Resume{std::move(t.held), c.start, framing, grid};
 }
 
-bool FpduReader::explain_bad_crc(std::uint64_t frame, FpduSink& sink) {
-  std::vector<std::uint8_t> window(tail_.begin(),
-                                   tail_.begin() + static_cast<std::ptrdiff_t>(tail_size_));
-  window.insert(window.end(), push_data_.begin(), push_data_.end());
-  const TcpSeq window_seq = push_seq_ - static_cast<std::uint32_t>(tail_size_);
-  const std::optional<SenderHypothesis> h =
-      explain_crc(window, window_seq, crc_resume_, pad_nonzero_);
-  if (!h) return false;
-  const MarkerGrid grid = h->markers ? grid_ : MarkerGrid();
-  const std::uint32_t ulpdu = ulpdu_octets(h->framing, current_.ulpdu_length).value_or(0);
-  current_.ulpdu_size = ulpdu;
-  current_.crc_field = h->framing.crc_field;
+std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
+                                                  std::span<const std::uint8_t> data,
+                                                  TcpSeq push_seq, bool push_within,
+                                                  FpduSink& sink) {
+  const std::span<const std::uint8_t> tail = tail_.bytes();
+  std::vector<std::uint8_t> window(tail.begin(), tail.end());
+  window.insert(window.end(), data.begin(), data.end());
+  const TcpSeq window_seq = push_seq - static_cast<std::uint32_t>(tail.size());
+  TcpSeq resume;
+  bool pad_nonzero = grammar_.pad_nonzero();
+  const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, resume, pad_nonzero);
+  if (!h) return std::nullopt;
+  FpduEvent& fpdu = grammar_.event();
+  const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
+  const std::uint32_t ulpdu = ulpdu_octets(h->framing, fpdu.ulpdu_length).value_or(0);
+  fpdu.ulpdu_size = ulpdu;
+  fpdu.crc_field = h->framing.crc_field;
   // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
-  if (current_.ulpdu.size() > ulpdu) current_.ulpdu = current_.ulpdu.first(ulpdu);
-  if (current_.ulpdu_head.size() > ulpdu) current_.ulpdu_head = current_.ulpdu_head.first(ulpdu);
-  current_.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
-  current_.wire_length =
-      fpdu_wire_length(grid, current_.start_seq, h->framing, current_.ulpdu_length);
-  current_.crc_status = CrcStatus::Good;
-  current_.crc_received = current_.crc_computed = 0;  // (where the sender put it: not kept)
+  if (fpdu.ulpdu.size() > ulpdu) fpdu.ulpdu = fpdu.ulpdu.first(ulpdu);
+  if (fpdu.ulpdu_head.size() > ulpdu) fpdu.ulpdu_head = fpdu.ulpdu_head.first(ulpdu);
+  fpdu.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
+  fpdu.wire_length = fpdu_wire_length(grid, fpdu.start_seq, h->framing, fpdu.ulpdu_length);
+  fpdu.crc_status = CrcStatus::Good;
+  fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
   // Ended before this push: whether it lay within one segment is what it was before.
-  if (!crc_resume_.is_after(push_seq_)) current_.within_one_segment = push_within_;
-  emit_fpdu(frame, sink, true);
-  report(sink, *h->id, current_.header_seq, current_.header_offset(), frame,
-         fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of this "
-                     "direction is read",
-                     current_.header_seq.value(), deviation_of(*h, current_.ulpdu_length),
-                     describe(*h)));
-  framing_ = h->framing;
+  if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
+  emit_fpdu(frame, sink, true, pad_nonzero);
+  judge_.report(
+      sink, *h->id, fpdu.header_seq, fpdu.header_offset(), frame,
+      fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
+                  "this direction is read",
+                  fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), describe(*h)));
+  grammar_.reframe(h->framing, grammar_.grid());
   framing_named_ = true;
-  have_prev_ = false;
-  pending_trigger_ = Trigger::Crc;
-  return true;
+  prev_.reset();
+  return resume;
 }
 
 std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window,
                                                         TcpSeq window_seq, TcpSeq& resume,
                                                         bool& pad_nonzero) const {
+  const FpduEvent& fpdu = grammar_.event();
   // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
-  // match what sits there (by chance: 2^-32). crc_state_ covers the octets before the RFC's
-  // CRC field; it is run back to where the deviation's CRC field begins.
+  // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
+  // before the RFC's CRC field; it is run back to where the deviation's CRC field begins.
   const std::uint32_t rfc =
-      crc_field(current_.start_seq, current_.wire_length).seq.distance_from(window_seq);
+      crc_field(fpdu.start_seq, fpdu.wire_length).seq.distance_from(window_seq);
   if (rfc > window.size()) return std::nullopt;
-  for (const SenderHypothesis& h : framing_hypotheses(grid_.enabled(), config_.crc)) {
-    if (!h.id || h.markers != grid_.enabled() || !h.framing.crc_field) continue;
-    if (!ulpdu_octets(h.framing, current_.ulpdu_length)) continue;
+  for (const SenderHypothesis& h : framing_hypotheses(grammar_.grid().enabled(), config_.crc)) {
+    if (!h.id || h.markers != grammar_.grid().enabled() || !h.framing.crc_field) continue;
+    if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
-        fpdu_wire_length(grid_, current_.start_seq, h.framing, current_.ulpdu_length);
-    const TcpSeq field = current_.start_seq + (wire - kCrcSize);
+        fpdu_wire_length(grammar_.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
     const std::uint32_t at = field.distance_from(window_seq);
     // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
     // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
     // longer than the RFC says meets the CRC error instead.)
-    if (at > rfc || rfc - at > kTailSize) continue;
-    if (grid_.markers_within(field, kCrcSize) > 0) continue;  // (a marker inside it: not tried)
+    if (at > rfc || rfc - at > TailOctets::kSize) continue;
+    if (grammar_.grid().markers_within(field, kCrcSize) > 0)
+      continue;  // (a marker inside it: not tried)
     const std::span<const std::uint8_t> bytes(window);
-    const std::uint32_t crc = crc32c_finish(crc32c_rewind(crc_state_, bytes.subspan(at, rfc - at)));
+    const std::uint32_t crc =
+        crc32c_finish(crc32c_rewind(grammar_.crc_state(), bytes.subspan(at, rfc - at)));
     if (crc != crc_from_wire(&window[at])) continue;
-    resume = current_.start_seq + wire;
-    const std::uint32_t ulpdu = ulpdu_octets(h.framing, current_.ulpdu_length).value_or(0);
+    resume = fpdu.start_seq + wire;
+    const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
     const std::uint32_t pad = pad_octets(h.framing, ulpdu);
     pad_nonzero = false;
-    if (at >= pad && grid_.markers_within(field - pad, pad) == 0) {
+    if (at >= pad && grammar_.grid().markers_within(field - pad, pad) == 0) {
       for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
     }
     return h;

@@ -1,20 +1,22 @@
 // The FPDU reader (RFC 5044 4, 6): an incremental push parser for the full-operation bytes
-// of one direction. In-order bytes arrive in pieces of any size; it walks the marker grid,
-// ULPDU_Length, ULPDU, pad and CRC, computes the CRC incrementally, and emits one
-// FpduEvent per FPDU plus findings for every rule a sender broke. After an error that
-// carries an RFC error code, nothing more is judged in this direction (RFC 5044 8).
+// of one direction. In-order bytes arrive in pieces of any size; its grammar
+// (fpdu_grammar.h) walks the marker grid, ULPDU_Length, ULPDU, pad and CRC, and it emits one
+// FpduEvent per FPDU plus findings for every rule a sender broke (fpdu_judge.h). After an
+// error that carries an RFC error code, nothing more is judged in this direction (RFC 5044 8).
+// It is in one of the modes of fpdu_reader_modes.h.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <span>
-#include <vector>
+#include <variant>
 
 #include "mpa/events.h"
-#include "mpa/fpdu_search.h"
+#include "mpa/fpdu_grammar.h"
+#include "mpa/fpdu_judge.h"
+#include "mpa/fpdu_reader_modes.h"
+#include "mpa/held_octets.h"
 #include "mpa/marker_grid.h"
 #include "mpa/sender_framing.h"
 #include "mpa/tcp_seq.h"
@@ -42,7 +44,7 @@ struct FpduReaderConfig {
 
 class FpduReader {
  public:
-  static constexpr std::size_t kUlpduHeadSize = 64;
+  static constexpr std::size_t kUlpduHeadSize = FpduGrammar::kUlpduHeadSize;
 
   explicit FpduReader(const FpduReaderConfig& config);
 
@@ -61,7 +63,7 @@ class FpduReader {
   std::uint32_t bytes_needed() const;
 
   // True when some but not all octets of an FPDU (or its leading marker) have arrived.
-  bool in_fpdu() const { return seen_any_octet_; }
+  bool in_fpdu() const { return grammar_.in_fpdu(); }
 
   // Octets the capture does not hold: the FPDU in progress cannot be verified. The reader
   // skips to the next FPDU it can find: by the marker grid when markers are on (FPDUPTR),
@@ -79,24 +81,24 @@ class FpduReader {
   // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
   // framed and counted; `fpdu.not-judged-after-error` is said once, at the first FPDU that
   // begins after the error (the FPDU in which the error arose counts as judged).
-  void stop_judging();
-  bool judging() const { return judging_; }
-  bool synchronised() const { return !lost_ && !abandoned_ && !testing_; }
+  void stop_judging() { judge_.stop_judging(); }
+  bool judging() const { return judge_.judging(); }
+  bool synchronised() const { return std::holds_alternative<reader_mode::Reading>(mode_); }
   // Holding octets while it tests how the sender frames (fpdu_reader_framing.cpp).
-  bool testing() const { return testing_; }
+  bool testing() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
   // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
-  const SenderFraming& framing() const { return framing_; }
+  const SenderFraming& framing() const { return grammar_.framing(); }
   // Whether FPDU boundaries are judged against how the sender frames (config), a deviation
   // was named, or fpdu.framing-lost ended reading. An FPDU reported before a deviation is
   // named was read with the RFC's lengths: what its length implies (segment alignment) may
   // be the misreading, not the sender's.
   bool judges_sender_framing() const { return config_.check_sender_framing; }
   bool framing_named() const { return framing_named_; }
-  bool framing_lost() const { return abandoned_; }
+  bool framing_lost() const { return std::holds_alternative<reader_mode::Abandoned>(mode_); }
 
-  TcpSeq position() const { return pos_; }
-  std::uint64_t offset() const { return offset_; }
-  const MarkerGrid& grid() const { return grid_; }
+  TcpSeq position() const;
+  std::uint64_t offset() const;
+  const MarkerGrid& grid() const { return grammar_.grid(); }
   bool crc_enabled() const { return config_.crc; }
 
   std::uint64_t fpdus() const { return fpdus_; }
@@ -104,179 +106,59 @@ class FpduReader {
   std::uint64_t crc_failures() const { return crc_failures_; }
 
  private:
-  enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
+  using Resume = reader_mode::Resume;
+  using Trigger = reader_mode::Trigger;
 
-  void begin_fpdu(std::uint64_t frame, bool segment_start);
-  void read_marker(const std::uint8_t* data, std::uint32_t n, std::uint64_t frame, FpduSink& sink);
-  // Completes the FPDU in progress; false when its CRC matched only as a deviating sender
-  // frames (the reader then goes on from crc_resume_, as that sender frames).
-  bool finish_fpdu(std::uint64_t frame, FpduSink& sink);
-  // `resume`: where the next FPDU begins; `pad_nonzero`: the pad as that sender framed it.
+  // One push in the mode the reader is in; a mode that ends says where reading resumes.
+  std::optional<Resume> step(std::span<const std::uint8_t> data, std::uint64_t frame,
+                             bool segment_start, FpduSink& sink);
+  // Reads from where `resume` says, push by push as the octets came, until another mode ends
+  // (its resumption, with the octets not yet read appended, is returned).
+  std::optional<Resume> replay(Resume resume, FpduSink& sink);
+  void run(std::optional<Resume> resume, FpduSink& sink) {
+    while (resume) resume = replay(std::move(*resume), sink);
+  }
+  // The modes (fpdu_reader.cpp, fpdu_reader_resync.cpp, fpdu_reader_framing.cpp).
+  std::optional<Resume> read(std::span<const std::uint8_t> data, std::uint64_t frame,
+                             bool segment_start, FpduSink& sink);
+  std::optional<Resume> search(std::span<const std::uint8_t> data, std::uint64_t frame,
+                               bool segment_start, FpduSink& sink);
+  std::optional<Resume> test(std::span<const std::uint8_t> data, std::uint64_t frame,
+                             bool segment_start, FpduSink& sink);
+  // What the grammar said, judged: a trigger opens a framing test.
+  std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
+  std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
+  // The FPDU completed; where reading resumes when its CRC matched only as a deviating sender
+  // frames it (the deviation is then named).
+  std::optional<TcpSeq> complete(std::uint64_t frame, std::span<const std::uint8_t> data,
+                                 TcpSeq push_seq, bool push_within, FpduSink& sink);
+  std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, std::span<const std::uint8_t> data,
+                                        TcpSeq push_seq, bool push_within, FpduSink& sink);
   std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window,
                                               TcpSeq window_seq, TcpSeq& resume,
                                               bool& pad_nonzero) const;
-  // A failing CRC that matches where a deviation puts the CRC field: the FPDU is reported as
-  // that sender frames it, the deviation named, and true returned (fpdu_reader_framing.cpp).
-  bool explain_bad_crc(std::uint64_t frame, FpduSink& sink);
   // Reports the FPDU completed (findings on its own octets, then the event).
-  void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
-  // The findings on the FPDU's own octets (pad, CRC), or that it is not judged.
-  void judge_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained);
-  void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
-              std::string message);
-  void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
-             std::string message);
-  // Resynchronisation after a gap (see fpdu_reader.cpp).
-  void push_lost(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
-                 FpduSink& sink);
-  bool try_resync(std::uint64_t frame, FpduSink& sink);
-  void replay_from(std::size_t from, std::uint64_t frame, FpduSink& sink);
-  void hold(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
-
-  // Framing truth (fpdu_reader_framing.cpp): when an FPDU boundary is implausible, the
-  // framings of sender_framing.h are tested on what follows, from the octets kept in
-  // tail_, and the one that reads on is adopted (or fpdu.framing-lost ends reading).
-  enum class Trigger : std::uint8_t {
-    Boundary,     // the FPDU begun here does not begin like an FPDU carrying DDP
-    Crc,          // the FPDU just completed fails its CRC but matches as a deviation frames it
-    FirstMarker,  // the first marker of full operation is no marker
-  };
-  struct Candidate {
-    SenderHypothesis hypothesis;
-    std::size_t start;  // index into the held octets
-    bool exempt;        // its first FPDU is the odd one itself
-    FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets
-                                                              // (untested: Incomplete)
-  };
-  // A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that
-  // confirmed it.
-  struct Verdict {
-    std::size_t candidate;
-    std::size_t fpdus;
-  };
-  static constexpr std::size_t kFramingLost = static_cast<std::size_t>(-1);
-  // The verdict the first `held` octets give (none: more are needed).
-  std::optional<Verdict> verdict_with(std::size_t held) const;
-  Verdict fallback(bool weak_rfc) const;
-  bool act(const Verdict& verdict, std::uint64_t frame, FpduSink& sink);
-  // Whether the FPDU begun may go on (its ULPDU begins like DDP, or it is exempt); else sets
-  // pending_trigger_. `control`: the ULPDU's first two octets (nullptr: it has fewer).
-  void check_start(const std::uint8_t* control, FpduSink& sink);
-  void after_ulpdu() {
-    if (current_.pad_length > 0) {
-      state_ = State::Pad;
-      remaining_ = current_.pad_length;
-    } else {
-      state_ = State::Crc;
-      remaining_ = framing_.crc_field ? kCrcSize : 0;
-    }
-  }
+  void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);
   void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
                   std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
-  void push_testing(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
-                    FpduSink& sink);
-  bool decide(bool final, std::uint64_t frame, FpduSink& sink);
-  void adopt(const Candidate& candidate, std::size_t fpdus, std::uint64_t frame, FpduSink& sink);
-  void lose_framing(std::uint64_t frame, FpduSink& sink);
-  void remember_tail(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
-    if (data.size() >= kTailSize) {  // (the common case: a fixed-size copy)
-      std::memcpy(tail_.data(), data.data() + data.size() - kTailSize, kTailSize);
-      tail_size_ = kTailSize;
-      tail_chunks_[0] = {0, frame, segment_start && data.size() == kTailSize};
-      tail_chunk_count_ = 1;
-    } else if (!data.empty()) {
-      remember_short_tail(data, frame, segment_start);
-    }
-  }
-  void remember_short_tail(std::span<const std::uint8_t> data, std::uint64_t frame,
-                           bool segment_start);
-  // Starts the held octets with the tail, before a push that began at push_seq.
-  void hold_tail(TcpSeq push_seq, std::uint64_t push_offset);
+  std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
+  std::optional<Resume> act(const reader_mode::Verdict& verdict, std::uint64_t frame,
+                            FpduSink& sink);
+  std::optional<Resume> try_resync(std::uint64_t frame, FpduSink& sink);
 
   FpduReaderConfig config_;
-  MarkerGrid grid_;
-  TcpSeq pos_;
-  std::uint64_t offset_ = 0;
-  bool judging_ = true;
-  bool said_not_judged_ = false;
-  bool pending_not_judged_ = false;
-
-  // The FPDU in progress.
-  State state_ = State::Header;
-  std::uint32_t remaining_ = 0;  // octets left in the current state (Ulpdu/Pad/Crc)
-  std::array<std::uint8_t, 2> header_{};
-  std::uint32_t header_got_ = 0;
-  std::array<std::uint8_t, 4> marker_{};
-  std::uint32_t marker_got_ = 0;
-  std::array<std::uint8_t, 4> crc_bytes_{};
-  std::uint32_t crc_state_ = 0;
-  bool pad_nonzero_ = false;
-  bool seen_any_octet_ = false;  // of the current FPDU
-  bool fpdu_judged_ = true;      // judging_ when the current FPDU began
-  FpduEvent current_;
-  std::vector<MarkerFact> markers_;
-  std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
-  std::uint32_t ulpdu_head_size_ = 0;
-  std::uint32_t ulpdu_got_ = 0;
-  std::vector<std::uint8_t> ulpdu_;  // whole ULPDU, only with keep_ulpdu
-
-  // Lost framing (after a gap): buffered octets since the gap ended, searched for the next
-  // FPDU start, with the frames that delivered them (replayed once framing is found).
-  struct LostChunk {
-    std::size_t index;  // into lost_buffer_
-    std::uint64_t frame;
-    bool segment_start;
-  };
-  // The first `drop` of `size` held octets are dropped: the `count` pushes they came in, kept
-  // in place with their indices moved down (a push cut at the front no longer starts its
-  // segment). Returns how many remain. (Shared by the lost buffer and the tail.)
-  static std::size_t drop_front(LostChunk* chunks, std::size_t count, std::size_t drop,
-                                std::size_t size);
-  bool lost_ = false;
-  std::vector<std::uint8_t> lost_buffer_;
-  std::vector<LostChunk> lost_chunks_;
-  std::size_t lost_search_from_ = 0;  // candidates before this index are decided
-  TcpSeq lost_seq_;                   // sequence number of lost_buffer_[0]
-  std::uint64_t lost_offset_ = 0;
-  std::uint64_t gap_end_offset_ = 0;  // first octet after the last gap
-
-  // Framing truth.
-  SenderFraming framing_;
-  std::optional<Trigger> pending_trigger_;  // set inside push(), acted on before it returns
-  std::uint32_t ulpdu_size_ = 0;    // ULPDU octets of the FPDU in progress, as the sender frames
-  std::uint64_t header_frame_ = 0;  // frame that completed its ULPDU_Length field
-  bool framing_named_ = false;      // a deviation was named: no second one is looked for
-  bool abandoned_ = false;          // fpdu.framing-lost: the rest is not read
-  bool said_unverifiable_ = false;
-  bool exempt_ = false;            // the FPDU at exempt_seq_ was explained as the RFC's own
-  bool exempt_empty_run_ = false;  // ... and so are the empty FPDUs right after it
-  TcpSeq exempt_seq_;
-  bool have_prev_ = false;  // the FPDU completed last (a framing test starts from it)
-  TcpSeq prev_start_;
-  std::uint16_t prev_ulpdu_length_ = 0;
-  bool prev_crc_good_ = false;  // its CRC matched where the RFC puts it: no deviation framed it
-  std::array<std::uint8_t, 2> prev_control_{};  // its ULPDU's first two octets (the DDP header's)
-  bool prev_has_control_ = false;               // ... when it has two
+  FpduGrammar grammar_;
+  FpduJudge judge_;
+  reader_mode::Mode mode_;
   // The newest octets read (enough to start any hypothesis from the FPDU before the odd one:
   // deviations move the next boundary by at most 8 octets, plus a marker, and the odd FPDU's
-  // header and first octets may lie before the push), and the frame of the push that brought
-  // the last of them. Kept on every push: a fixed-size copy.
-  static constexpr std::size_t kTailSize = 32;
-  std::array<std::uint8_t, kTailSize> tail_{};
-  std::size_t tail_size_ = 0;
-  std::array<LostChunk, kTailSize> tail_chunks_{};  // the pushes its octets came in
-  std::size_t tail_chunk_count_ = 0;
-  bool testing_ = false;  // lost_buffer_ holds the octets under test
-  Trigger trigger_ = Trigger::Boundary;
-  std::vector<Candidate> candidates_;
-  TcpSeq trigger_seq_;  // the odd FPDU's ULPDU_Length field
-  std::uint64_t trigger_offset_ = 0;
-  std::uint32_t trigger_ulpdu_length_ = 0;
-  // The push in progress (a CRC explained needs its octets).
-  std::span<const std::uint8_t> push_data_;
-  TcpSeq push_seq_;
-  bool push_within_ = true;  // the FPDU in progress lay within one segment before this push
-  TcpSeq crc_resume_;
+  // header and first octets may lie before the push).
+  TailOctets tail_;
+  std::optional<reader_mode::PreviousFpdu> prev_;
+  std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
+  bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
+  bool framing_named_ = false;        // a deviation was named: no second one is looked for
+  bool said_unverifiable_ = false;
   std::uint64_t fpdus_ = 0;
   std::uint64_t ulpdu_bytes_ = 0;
   std::uint64_t crc_failures_ = 0;

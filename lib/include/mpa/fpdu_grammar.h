@@ -1,0 +1,130 @@
+// The FPDU grammar (RFC 5044 4.1-4.4): marker, ULPDU_Length, ULPDU, pad and CRC for one sender
+// framing (sender_framing.h) on one marker grid, with the running CRC. It consumes octets and
+// says what happened as a value; it judges nothing (the FPDU reader holds the rules).
+//
+// Markers are not a state but an interruption: before any octet at a marker position of the
+// grid is taken as FPDU content, four octets are read as a marker. A marker met before the
+// ULPDU_Length field is the FPDU's leading marker (FPDUPTR 0, inside its CRC). The CRC is
+// updated over each contiguous run of one piece of octets, so no FPDU is ever copied, and
+// nothing is allocated in the steady state.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "mpa/events.h"
+#include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+class FpduGrammar {
+ public:
+  static constexpr std::size_t kUlpduHeadSize = 64;
+
+  enum class Step : std::uint8_t {
+    NeedMore,     // every octet given was taken
+    Marker,       // a marker was read: last_marker()
+    ShortUlpdu,   // ULPDU_Length read; the ULPDU has no room for a DDP header: judge the boundary
+    UlpduBegins,  // the ULPDU's first two octets are in (ulpdu_head()): check them
+    Complete,     // the FPDU is complete: event()
+  };
+  struct Result {
+    Step step;
+    std::size_t consumed;  // octets taken before it
+  };
+
+  FpduGrammar(TcpSeq start, std::uint64_t offset, MarkerGrid grid, bool crc, bool keep_ulpdu,
+              std::uint32_t connection, Direction direction);
+
+  // A push from `frame` begins; the FPDU in progress no longer lies within one segment when it
+  // brings octets and starts a segment or comes in another frame. Returns whether it did.
+  bool begin_push(std::uint64_t frame, bool segment_start, bool nonempty);
+  // Takes octets from `p` (the continuation of the previous call within one push) until
+  // something happens. `push_start`: p is the push's first octet and it starts a segment.
+  // `judged`: whether an FPDU that begins here is judged (FpduEvent::judged).
+  Result feed(const std::uint8_t* p, std::size_t left, std::uint64_t frame, bool push_start,
+              bool judged);
+  // The one reset of the FPDU in progress: the next octet, at `seq`, begins an FPDU.
+  void reset(TcpSeq seq, std::uint64_t offset);
+  void reframe(SenderFraming framing, MarkerGrid grid) {
+    framing_ = framing;
+    grid_ = grid;
+  }
+  // Octets passed by unread.
+  void skip(std::uint64_t n) {
+    pos_ += static_cast<std::uint32_t>(n);
+    offset_ += n;
+  }
+  // The rest of a push is not read (the CRC run over it is dropped).
+  void abandon_push() { crc_run_ = nullptr; }
+
+  // Exactly how many more octets finish the unit in progress (fpdu_reader.h).
+  std::uint32_t bytes_needed() const;
+  bool in_fpdu() const { return seen_any_octet_; }
+
+  TcpSeq position() const { return pos_; }
+  std::uint64_t offset() const { return offset_; }
+  const MarkerGrid& grid() const { return grid_; }
+  const SenderFraming& framing() const { return framing_; }
+  // The FPDU in progress, or the one just completed.
+  FpduEvent& event() { return current_; }
+  const FpduEvent& event() const { return current_; }
+  std::uint32_t ulpdu_size() const { return ulpdu_size_; }  // as the sender frames it
+  const std::uint8_t* ulpdu_head() const { return ulpdu_head_.data(); }
+  std::uint64_t header_frame() const { return header_frame_; }  // completed its ULPDU_Length
+  bool pad_nonzero() const { return pad_nonzero_; }
+  std::uint32_t crc_state() const { return crc_state_; }  // over the octets before the CRC field
+  const MarkerFact& last_marker() const { return markers_.back(); }
+  bool last_marker_leading() const { return last_marker_leading_; }
+
+ private:
+  enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
+
+  void begin(std::uint64_t frame, bool segment_start, bool judged);
+  void read_marker();
+  void complete(std::uint64_t frame);
+  void after_ulpdu() {
+    if (current_.pad_length > 0) {
+      state_ = State::Pad;
+      remaining_ = current_.pad_length;
+    } else {
+      state_ = State::Crc;
+      remaining_ = framing_.crc_field ? kCrcSize : 0;
+    }
+  }
+
+  MarkerGrid grid_;
+  SenderFraming framing_;
+  bool crc_;
+  bool keep_ulpdu_;
+  TcpSeq pos_;
+  std::uint64_t offset_ = 0;
+
+  State state_ = State::Header;
+  std::uint32_t remaining_ = 0;  // octets left in the current state (Ulpdu/Pad/Crc)
+  std::array<std::uint8_t, 2> header_{};
+  std::uint32_t header_got_ = 0;
+  std::array<std::uint8_t, 4> marker_{};
+  std::uint32_t marker_got_ = 0;
+  bool last_marker_leading_ = false;
+  std::array<std::uint8_t, 4> crc_bytes_{};
+  std::uint32_t crc_state_ = 0;
+  const std::uint8_t* crc_run_ = nullptr;  // first covered octet of this push not yet in it
+  bool pad_nonzero_ = false;
+  bool seen_any_octet_ = false;  // of the current FPDU
+  FpduEvent current_;
+  std::vector<MarkerFact> markers_;
+  std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
+  std::uint32_t ulpdu_head_size_ = 0;
+  std::uint32_t ulpdu_got_ = 0;
+  std::uint32_t ulpdu_size_ = 0;
+  std::uint64_t header_frame_ = 0;
+  std::vector<std::uint8_t> ulpdu_;  // whole ULPDU, only with keep_ulpdu
+};
+
+}  // namespace mpa

@@ -1,0 +1,50 @@
+// The rules the FPDU reader judges each FPDU by (RFC 5044 4.1-4.5, 8), in one place: the
+// markers (reserved field, FPDUPTR low bits, FPDUPTR), ULPDU_Length above kLargestMulpdu,
+// the pad and the CRC, and, once an error has ended MPA in this direction, that later FPDUs
+// are not judged. Fed the facts of fpdu_grammar.h; reports every finding of its reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mpa/events.h"
+
+namespace mpa {
+
+class FpduJudge {
+ public:
+  FpduJudge(std::uint32_t connection, Direction direction)
+      : connection_(connection), direction_(direction) {}
+
+  void report(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
+              std::string message) const;
+  // An error (RFC 5044 8): reported, and nothing more is judged.
+  void fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offset, std::uint64_t frame,
+             std::string message);
+  void stop_judging() {
+    if (!judging_) return;
+    judging_ = false;
+    pending_not_judged_ = true;
+  }
+  bool judging() const { return judging_; }
+
+  // A marker read at stream offset `offset`, inside (or, `leading`, before) the FPDU whose
+  // ULPDU_Length field is at `header_seq`. Only while judging.
+  void marker(const MarkerFact& fact, bool leading, std::uint64_t offset, TcpSeq header_seq,
+              std::uint64_t frame, FpduSink& sink);
+  // The FPDU's ULPDU_Length, once its ULPDU begins (`frame` read the field).
+  void ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSink& sink) const;
+  // The FPDU completed, before its event: its pad (`pad_nonzero`, as its sender framed it)
+  // and CRC (`crc_explained`: it matched where a deviation puts it), or that it is not judged.
+  void fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained, std::uint64_t frame,
+            FpduSink& sink);
+
+ private:
+  std::uint32_t connection_;
+  Direction direction_;
+  bool judging_ = true;
+  bool said_not_judged_ = false;
+  bool pending_not_judged_ = false;
+};
+
+}  // namespace mpa

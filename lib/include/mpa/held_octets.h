@@ -1,0 +1,150 @@
+// Octets the FPDU reader holds back, with the pushes that brought them (frame, and whether
+// the push began a TCP segment), to be read again later exactly as they arrived: after a gap
+// while the next FPDU is searched for, while a framing test decides, and the newest octets
+// read (TailOctets: at most 32, a fixed-size copy kept on every push).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+// One push that brought held octets.
+struct HeldPush {
+  std::size_t index;  // of its first octet among the held ones
+  std::uint64_t frame;
+  bool segment_start;
+};
+
+// The first `drop` of `size` held octets are dropped: the `count` pushes they came in are
+// kept in place with their indices moved down (a push cut at the front no longer starts its
+// segment). Returns how many remain.
+inline std::size_t drop_held_pushes(HeldPush* pushes, std::size_t count, std::size_t drop,
+                                    std::size_t size) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t end = i + 1 < count ? pushes[i + 1].index : size;
+    if (end <= drop) continue;
+    HeldPush push = pushes[i];
+    if (push.index < drop) {
+      push.index = drop;
+      push.segment_start = false;  // (its first octets are gone)
+    }
+    push.index -= drop;
+    pushes[kept++] = push;
+  }
+  return kept;
+}
+
+class HeldOctets {
+ public:
+  HeldOctets() = default;
+  HeldOctets(TcpSeq seq, std::uint64_t offset) : seq_(seq), offset_(offset) {}
+
+  TcpSeq seq() const { return seq_; }  // of the first octet held
+  std::uint64_t offset() const { return offset_; }
+  std::size_t size() const { return bytes_.size(); }
+  TcpSeq end_seq() const { return seq_ + static_cast<std::uint32_t>(bytes_.size()); }
+  std::uint64_t end_offset() const { return offset_ + bytes_.size(); }
+  std::span<const std::uint8_t> bytes() const { return bytes_; }
+
+  void append(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+    if (data.empty()) return;
+    pushes_.push_back({bytes_.size(), frame, segment_start});
+    bytes_.insert(bytes_.end(), data.begin(), data.end());
+  }
+  // The held octets of `other` from index `from` on, as replay() would deliver them.
+  void append_from(const HeldOctets& other, std::size_t from) {
+    other.replay(from, [&](std::span<const std::uint8_t> data, std::uint64_t frame, bool start) {
+      append(data, frame, start);
+      return true;
+    });
+  }
+  // Drops the oldest `n` octets (unread).
+  void drop_front(std::size_t n) {
+    pushes_.resize(drop_held_pushes(pushes_.data(), pushes_.size(), n, bytes_.size()));
+    bytes_.erase(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(n));
+    seq_ += static_cast<std::uint32_t>(n);
+    offset_ += n;
+  }
+  // Hands the octets from index `from` on to deliver(data, frame, segment_start), one call
+  // per push (cut at `from`: no longer its segment's start). Stops after a call that returns
+  // false; returns the index of the first octet not delivered (size(): all were).
+  template <typename Deliver>
+  std::size_t replay(std::size_t from, Deliver&& deliver) const {
+    for (std::size_t i = 0; i < pushes_.size(); ++i) {
+      const std::size_t end = i + 1 < pushes_.size() ? pushes_[i + 1].index : bytes_.size();
+      const std::size_t begin = std::max(pushes_[i].index, from);
+      if (begin >= end) continue;
+      if (!deliver(std::span<const std::uint8_t>(bytes_).subspan(begin, end - begin),
+                   pushes_[i].frame, pushes_[i].segment_start && begin == pushes_[i].index)) {
+        return end;
+      }
+    }
+    return bytes_.size();
+  }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::vector<HeldPush> pushes_;
+  TcpSeq seq_;
+  std::uint64_t offset_ = 0;
+};
+
+// The newest octets read, at most kSize, with their pushes: a bounded HeldOctets that
+// allocates nothing.
+class TailOctets {
+ public:
+  static constexpr std::size_t kSize = 32;
+
+  std::span<const std::uint8_t> bytes() const { return {bytes_.data(), size_}; }
+  void clear() { size_ = count_ = 0; }
+  void remember(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
+    if (data.size() >= kSize) {  // (the common case: a fixed-size copy)
+      std::memcpy(bytes_.data(), data.data() + data.size() - kSize, kSize);
+      size_ = kSize;
+      pushes_[0] = {0, frame, segment_start && data.size() == kSize};
+      count_ = 1;
+    } else if (!data.empty()) {
+      remember_short(data, frame, segment_start);
+    }
+  }
+  // The tail, as held octets that end where a push beginning at `push_seq` begins; the tail
+  // is emptied.
+  HeldOctets hold(TcpSeq push_seq, std::uint64_t push_offset) {
+    HeldOctets held(push_seq - static_cast<std::uint32_t>(size_), push_offset - size_);
+    for (std::size_t i = 0; i < count_; ++i) {
+      const std::size_t end = i + 1 < count_ ? pushes_[i + 1].index : size_;
+      held.append(bytes().subspan(pushes_[i].index, end - pushes_[i].index), pushes_[i].frame,
+                  pushes_[i].segment_start);
+    }
+    clear();
+    return held;
+  }
+
+ private:
+  void remember_short(std::span<const std::uint8_t> data, std::uint64_t frame,
+                      bool segment_start) {
+    const std::size_t keep = std::min(size_, kSize - data.size());
+    const std::size_t drop = size_ - keep;
+    std::memmove(bytes_.data(), bytes_.data() + drop, keep);
+    std::memcpy(bytes_.data() + keep, data.data(), data.size());
+    count_ = drop_held_pushes(pushes_.data(), count_, drop, size_);
+    pushes_[count_++] = {keep, frame, segment_start};
+    size_ = keep + data.size();
+  }
+
+  std::array<std::uint8_t, kSize> bytes_{};
+  std::size_t size_ = 0;
+  std::array<HeldPush, kSize> pushes_{};
+  std::size_t count_ = 0;
+};
+
+}  // namespace mpa
