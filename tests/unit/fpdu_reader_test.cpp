@@ -783,5 +783,188 @@ TEST(FpduReader, NoDeviationIsNamedOnAnEmptyFpdu) {
   }
 }
 
+// ---- mode transitions (fpdu_reader_modes.h), at the reader's public interface
+
+// Plain FPDUs carrying DDP Sends (ULPDUs of 18 + 30 octets) from `msn` on.
+void add_sends(FpduStreamBuilder& builder, std::uint32_t msn, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) builder.add(test::ddp_send(msn + i, 30));
+}
+
+TEST(FpduReader, ModesReadingTestingReadingWhenTheRfcsReadingStands) {
+  // With CRCs, an FPDU whose ULPDU is no DDP header opens a framing test; the RFC's own
+  // reading of it reads on (the next FPDU's CRC matches), so it stands: no finding, and every
+  // FPDU as built.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
+  add_sends(builder, 0, 2);
+  const BuiltFpdu odd = builder.add(no_ddp_ulpdu(40));
+  add_sends(builder, 2, 3);
+  const std::span<const std::uint8_t> s = builder.bytes();
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, true));
+  reader.push(s.first(odd.header + 4), 1, true, sink);  // up to the odd ULPDU's first octets
+  EXPECT_TRUE(reader.testing());
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_EQ(reader.bytes_needed(), 1u);
+  EXPECT_EQ(reader.offset(), odd.header + 4);
+  EXPECT_EQ(sink.fpdus.size(), 2u);
+  reader.push(s.subspan(odd.header + 4), 2, true, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_FALSE(reader.framing_named());
+  EXPECT_EQ(reader.framing(), kRfcFraming);
+  reader.finish(2, sink);
+  EXPECT_TRUE(sink.findings.empty()) << testing::PrintToString(sink.finding_names());
+  ASSERT_EQ(sink.fpdus.size(), builder.fpdus().size());
+  for (std::size_t i = 0; i < sink.fpdus.size(); ++i) {
+    EXPECT_EQ(sink.fpdus[i], expected_event(builder.fpdus()[i], true, false)) << "FPDU " << i;
+  }
+  EXPECT_EQ(reader.offset(), s.size());
+}
+
+TEST(FpduReader, ModesTestingReadingWithANamedDeviation) {
+  // No markers, no CRC: FPDUs sent without pad. The RFC's reading of the first one takes two
+  // pad octets of the next, whose ULPDU then begins with no DDP header: the test names
+  // fpdu.pad-rule-wrong, and the rest is read as that sender frames.
+  Bytes s;
+  for (std::uint32_t msn = 0; msn < 8; ++msn) {
+    Bytes ulpdu = test::ddp_send(msn, 12);  // 30 octets: the RFC pads 0, this sender too
+    ulpdu.push_back(0xAA);                  // 31 + 2: the RFC pads 3; this sender sends 0
+    std::fill(ulpdu.begin() + 2, ulpdu.end(), 0xAA);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size()));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), kCrcSize, 0xC5);  // the CRC field (not checked)
+  }
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, false));
+  reader.push(std::span<const std::uint8_t>(s).first(60), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 0u);
+  reader.push(std::span<const std::uint8_t>(s).subspan(60), 2, true, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_TRUE(reader.framing_named());
+  EXPECT_EQ(reader.framing().pad, PadRule::None);
+  reader.finish(2, sink);
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_FALSE(sink.fpdus.empty());
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+  EXPECT_EQ(reader.fpdus(), 8u);
+}
+
+TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {
+  // No markers, no CRC: after two FPDUs, octets that no framing reads as FPDUs carrying DDP.
+  // Nothing vouches for the RFC's reading: fpdu.framing-lost, and the rest is not read.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = false});
+  add_sends(builder, 0, 2);
+  const std::size_t odd = builder.bytes().size();
+  Bytes s = builder.bytes();
+  for (int i = 0; i < 40; ++i) s.insert(s.end(), {0x00, 0x1e, 0xC7, 0xC7});
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, false));
+  reader.push(std::span<const std::uint8_t>(s).first(odd + 4), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  reader.push(std::span<const std::uint8_t>(s).subspan(odd + 4), 2, true, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_TRUE(reader.framing_lost());
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_FALSE(reader.judging());
+  EXPECT_FALSE(reader.in_fpdu());
+  EXPECT_EQ(reader.bytes_needed(), 1u);
+  EXPECT_EQ(sink.finding_names(), (Names{"fpdu.framing-unverifiable", "fpdu.framing-lost"}));
+  ASSERT_EQ(sink.findings.size(), 2u);
+  EXPECT_EQ(sink.findings[1].id, DiagId::FpduFramingLost);
+  EXPECT_EQ(sink.findings[1].offset, odd);
+  EXPECT_EQ(sink.fpdus.size(), 2u);
+  // Abandoned: what follows is passed by, a gap too.
+  reader.push(std::span<const std::uint8_t>(s).first(100), 3, true, sink);
+  reader.on_gap(50, 4, sink);
+  reader.finish(4, sink);
+  EXPECT_TRUE(reader.framing_lost());
+  EXPECT_EQ(reader.offset(), s.size() + 150);
+  EXPECT_EQ(sink.findings.size(), 2u);
+  EXPECT_EQ(sink.fpdus.size(), 2u);
+}
+
+TEST(FpduReader, ModesLostReadingWhenFramingIsFoundAgain) {
+  // The gap ends where FPDU 4 begins; FPDU 4 alone is no evidence (more may follow), FPDUs 4
+  // and 5 with matching CRCs are.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
+  for (std::uint32_t i = 0; i < 12; ++i) builder.add_random(300, i);
+  const auto& f = builder.fpdus();
+  const std::span<const std::uint8_t> s = builder.bytes();
+  RecordingSink sink;
+  FpduReader reader(reader_config(0, false, true));
+  reader.push(s.first(f[2].start + 10), 1, true, sink);
+  reader.on_gap(f[4].start - (f[2].start + 10), 2, sink);
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_FALSE(reader.testing());
+  EXPECT_FALSE(reader.in_fpdu());
+  EXPECT_EQ(reader.bytes_needed(), 1u);
+  reader.push(s.subspan(f[4].start, f[4].wire_length), 3, true, sink);
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_EQ(reader.offset(), f[5].start);
+  reader.push(s.subspan(f[5].start), 4, true, sink);
+  EXPECT_TRUE(reader.synchronised());
+  ASSERT_EQ(sink.findings.size(), 1u);
+  EXPECT_EQ(sink.findings[0].id, DiagId::CaptureResynchronised);
+  EXPECT_EQ(sink.findings[0].offset, f[4].start);
+  EXPECT_EQ(sink.finding_frames[0], 4u);
+  ASSERT_EQ(sink.fpdus.size(), 2 + f.size() - 4);
+  EXPECT_EQ(sink.fpdus[2], expected_event(f[4], true, false));
+  EXPECT_EQ(sink.segment_facts[2].last_frame, 3u);  // replayed with the frame that brought it
+  EXPECT_EQ(reader.offset(), s.size());
+}
+
+TEST(FpduReader, ModesAGapWhileTestingDecidesTheTestThenLosesFraming) {
+  // A framing test still open when octets go missing is decided on what arrived before them
+  // (here the RFC's reading, vouched for by the CRC), and the reader is lost after the gap.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = true});
+  add_sends(builder, 0, 2);
+  const BuiltFpdu odd = builder.add(no_ddp_ulpdu(40));
+  add_sends(builder, 2, 10);
+  const auto& f = builder.fpdus();
+  const std::span<const std::uint8_t> s = builder.bytes();
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, true));
+  reader.push(s.first(odd.end() + 10), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  reader.on_gap(f[5].start - odd.end() - 10, 2, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_FALSE(reader.synchronised());
+  EXPECT_FALSE(reader.framing_lost());
+  EXPECT_EQ(reader.offset(), f[5].start);
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  EXPECT_EQ(sink.fpdus.size(), 3u);  // two, and the odd one as the RFC reads it
+  reader.push(s.subspan(f[5].start), 3, true, sink);
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_EQ(sink.finding_names(), Names{"capture.resynchronised"});
+  EXPECT_EQ(sink.fpdus.size(), 3 + f.size() - 5);
+}
+
+TEST(FpduReader, ModesTheStreamsEndWhileTestingDecidesOnWhatArrived) {
+  // No markers, no CRC: after an odd FPDU only two FPDUs carrying DDP arrive (four confirm a
+  // framing). finish() decides on them: the RFC's reading reached the end of the stream.
+  FpduStreamBuilder builder({.start_seq = 0, .markers = false, .crc = false});
+  add_sends(builder, 0, 2);
+  builder.add(no_ddp_ulpdu(40));
+  add_sends(builder, 2, 2);
+  RecordingSink sink;
+  FpduReader reader(framing_config(0, false, false));
+  reader.push(builder.bytes(), 1, true, sink);
+  EXPECT_TRUE(reader.testing());
+  EXPECT_EQ(sink.fpdus.size(), 2u);
+  reader.finish(1, sink);
+  EXPECT_FALSE(reader.testing());
+  EXPECT_TRUE(reader.synchronised());
+  EXPECT_FALSE(reader.in_fpdu());
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.framing-unverifiable"});
+  ASSERT_EQ(sink.fpdus.size(), builder.fpdus().size());
+  for (std::size_t i = 0; i < sink.fpdus.size(); ++i) {
+    EXPECT_EQ(sink.fpdus[i], expected_event(builder.fpdus()[i], false, false)) << "FPDU " << i;
+  }
+}
+
 }  // namespace
 }  // namespace mpa
