@@ -108,8 +108,8 @@ void FpduGrammar::complete(std::uint64_t frame) {
   seen_any_octet_ = false;
 }
 
-FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p, std::size_t left,
-                                      std::uint64_t frame, bool push_start, bool judged) {
+FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p, std::size_t left, std::uint64_t frame,
+                                      bool push_start, bool judged) {
   const std::uint8_t* const from = p;
   // RFC 5044 4.4: the CRC covers the FPDU from its first octet (the leading marker, if any)
   // through the pad, markers included: one contiguous run. Covered octets are folded into
@@ -119,8 +119,7 @@ FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p, std::size_t left,
   };
   const auto fold = [&](const std::uint8_t* upto) {
     if (crc_run_ == nullptr) return;
-    crc_state_ =
-        crc32c_update(crc_state_, {crc_run_, static_cast<std::size_t>(upto - crc_run_)});
+    crc_state_ = crc32c_update(crc_state_, {crc_run_, static_cast<std::size_t>(upto - crc_run_)});
     crc_run_ = nullptr;
   };
   const auto done = [&](Step step) { return Result{step, static_cast<std::size_t>(p - from)}; };

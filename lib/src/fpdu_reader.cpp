@@ -60,13 +60,17 @@ std::optional<FpduReader::Resume> FpduReader::step(std::span<const std::uint8_t>
     case 0:
       return read(data, frame, segment_start, sink);
     case 1:
-      return search(data, frame, segment_start, sink);
+      return seek(data, frame, segment_start, sink);
     case 2:
       return test(data, frame, segment_start, sink);
     default:
       grammar_.skip(data.size());  // Abandoned
       return std::nullopt;
   }
+}
+
+void FpduReader::run(std::optional<Resume> resume, FpduSink& sink) {
+  while (resume) resume = replay(std::move(*resume), sink);
 }
 
 std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& sink) {

@@ -39,6 +39,48 @@ constexpr std::size_t kConfirmingFpdusWithCrc = 1;
 // Octets held at most while testing; then the test is decided on what it has.
 constexpr std::size_t kTestBufferLimit = 256u << 10;
 
+// A failing CRC that matches where a deviation puts the CRC field of the FPDU `grammar` just
+// completed: that deviation, `resume` where the next FPDU begins and `pad_nonzero` its pad as
+// that sender framed it. `window`: the octets from the tail to the end of the push.
+std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc_on,
+                                            std::span<const std::uint8_t> window, TcpSeq window_seq,
+                                            TcpSeq& resume, bool& pad_nonzero) {
+  const FpduEvent& fpdu = grammar.event();
+  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
+  // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
+  // before the RFC's CRC field; it is run back to where the deviation's CRC field begins.
+  const std::uint32_t rfc =
+      crc_field(fpdu.start_seq, fpdu.wire_length).seq.distance_from(window_seq);
+  if (rfc > window.size()) return std::nullopt;
+  for (const SenderHypothesis& h : framing_hypotheses(grammar.grid().enabled(), crc_on)) {
+    if (!h.id || h.markers != grammar.grid().enabled() || !h.framing.crc_field) continue;
+    if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
+    const std::uint32_t wire =
+        fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
+    const std::uint32_t at = field.distance_from(window_seq);
+    // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
+    // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
+    // longer than the RFC says meets the CRC error instead.)
+    if (at > rfc || rfc - at > TailOctets::kSize) continue;
+    if (grammar.grid().markers_within(field, kCrcSize) > 0)
+      continue;  // (a marker inside it: not tried)
+    const std::span<const std::uint8_t> bytes(window);
+    const std::uint32_t crc =
+        crc32c_finish(crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at)));
+    if (crc != crc_from_wire(&window[at])) continue;
+    resume = fpdu.start_seq + wire;
+    const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
+    const std::uint32_t pad = pad_octets(h.framing, ulpdu);
+    pad_nonzero = false;
+    if (at >= pad && grammar.grid().markers_within(field - pad, pad) == 0) {
+      for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
+    }
+    return h;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -264,7 +306,8 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   const TcpSeq window_seq = push_seq - static_cast<std::uint32_t>(tail.size());
   TcpSeq resume;
   bool pad_nonzero = grammar_.pad_nonzero();
-  const std::optional<SenderHypothesis> h = explain_crc(window, window_seq, resume, pad_nonzero);
+  const std::optional<SenderHypothesis> h =
+      explain_crc(grammar_, config_.crc, window, window_seq, resume, pad_nonzero);
   if (!h) return std::nullopt;
   FpduEvent& fpdu = grammar_.event();
   const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
@@ -290,45 +333,6 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   framing_named_ = true;
   prev_.reset();
   return resume;
-}
-
-std::optional<SenderHypothesis> FpduReader::explain_crc(std::span<const std::uint8_t> window,
-                                                        TcpSeq window_seq, TcpSeq& resume,
-                                                        bool& pad_nonzero) const {
-  const FpduEvent& fpdu = grammar_.event();
-  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
-  // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
-  // before the RFC's CRC field; it is run back to where the deviation's CRC field begins.
-  const std::uint32_t rfc =
-      crc_field(fpdu.start_seq, fpdu.wire_length).seq.distance_from(window_seq);
-  if (rfc > window.size()) return std::nullopt;
-  for (const SenderHypothesis& h : framing_hypotheses(grammar_.grid().enabled(), config_.crc)) {
-    if (!h.id || h.markers != grammar_.grid().enabled() || !h.framing.crc_field) continue;
-    if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
-    const std::uint32_t wire =
-        fpdu_wire_length(grammar_.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
-    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
-    const std::uint32_t at = field.distance_from(window_seq);
-    // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
-    // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
-    // longer than the RFC says meets the CRC error instead.)
-    if (at > rfc || rfc - at > TailOctets::kSize) continue;
-    if (grammar_.grid().markers_within(field, kCrcSize) > 0)
-      continue;  // (a marker inside it: not tried)
-    const std::span<const std::uint8_t> bytes(window);
-    const std::uint32_t crc =
-        crc32c_finish(crc32c_rewind(grammar_.crc_state(), bytes.subspan(at, rfc - at)));
-    if (crc != crc_from_wire(&window[at])) continue;
-    resume = fpdu.start_seq + wire;
-    const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
-    const std::uint32_t pad = pad_octets(h.framing, ulpdu);
-    pad_nonzero = false;
-    if (at >= pad && grammar_.grid().markers_within(field - pad, pad) == 0) {
-      for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
-    }
-    return h;
-  }
-  return std::nullopt;
 }
 
 }  // namespace mpa

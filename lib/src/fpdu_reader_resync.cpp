@@ -37,13 +37,33 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   mode_ = reader_mode::Lost{HeldOctets(seq, offset), 0, offset};
 }
 
-std::optional<FpduReader::Resume> FpduReader::search(std::span<const std::uint8_t> data,
-                                                     std::uint64_t frame, bool segment_start,
-                                                     FpduSink& sink) {
+std::optional<FpduReader::Resume> FpduReader::seek(std::span<const std::uint8_t> data,
+                                                   std::uint64_t frame, bool segment_start,
+                                                   FpduSink& sink) {
   if (data.empty()) return std::nullopt;
   auto& lost = std::get<reader_mode::Lost>(mode_);
   lost.held.append(data, frame, segment_start);
-  if (auto resume = try_resync(frame, sink)) return resume;
+  // FPDUs are multiples of four octets, so starts keep the phase of the first one.
+  const std::uint32_t alignment = config_.start_seq.value() & 3u;
+  // More octets may follow: only evidence they cannot refute counts (split invariance).
+  const SearchResult found = find_fpdu_start(lost.held.bytes(), lost.held.seq(), grammar_.grid(),
+                                             config_.crc, lost.search_from, alignment, true);
+  if (found.kind == SearchResult::Kind::Found) {
+    HeldOctets held = std::move(lost.held);
+    const std::uint64_t gap_end_offset = lost.gap_end_offset;
+    mode_ = reader_mode::Reading{};
+    const TcpSeq start_seq = held.seq() + static_cast<std::uint32_t>(found.start);
+    const std::uint64_t start_offset = held.offset() + found.start;
+    judge_.report(
+        sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
+        fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
+                    start_seq.value(), start_offset - gap_end_offset,
+                    grammar_.grid().enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
+    return Resume{std::move(held), found.start, grammar_.framing(), grammar_.grid()};
+  }
+  if (found.kind == SearchResult::Kind::NeedMore) {
+    lost.search_from = std::max(lost.search_from, found.start);
+  }
   if (lost.held.size() > kLostBufferLimit) {
     // Keep the newest half; the octets dropped stay unverified (they were covered by the gap
     // the analyzer reported).
@@ -52,32 +72,6 @@ std::optional<FpduReader::Resume> FpduReader::search(std::span<const std::uint8_
     lost.search_from = lost.search_from > drop ? lost.search_from - drop : 0;
   }
   return std::nullopt;
-}
-
-std::optional<FpduReader::Resume> FpduReader::try_resync(std::uint64_t frame, FpduSink& sink) {
-  auto& lost = std::get<reader_mode::Lost>(mode_);
-  // FPDUs are multiples of four octets, so starts keep the phase of the first one.
-  const std::uint32_t alignment = config_.start_seq.value() & 3u;
-  // More octets may follow: only evidence they cannot refute counts (split invariance).
-  const SearchResult found = find_fpdu_start(lost.held.bytes(), lost.held.seq(), grammar_.grid(),
-                                             config_.crc, lost.search_from, alignment, true);
-  if (found.kind != SearchResult::Kind::Found) {
-    if (found.kind == SearchResult::Kind::NeedMore) {
-      lost.search_from = std::max(lost.search_from, found.start);
-    }
-    return std::nullopt;
-  }
-  HeldOctets held = std::move(lost.held);
-  const std::uint64_t gap_end_offset = lost.gap_end_offset;
-  mode_ = reader_mode::Reading{};
-  const TcpSeq start_seq = held.seq() + static_cast<std::uint32_t>(found.start);
-  const std::uint64_t start_offset = held.offset() + found.start;
-  judge_.report(
-      sink, DiagId::CaptureResynchronised, start_seq, start_offset, frame,
-      fmt::format("FPDU framing found again at seq {} ({} octets after the gap{})",
-                  start_seq.value(), start_offset - gap_end_offset,
-                  grammar_.grid().enabled() ? ", by marker" : (config_.crc ? ", by CRC" : "")));
-  return Resume{std::move(held), found.start, grammar_.framing(), grammar_.grid()};
 }
 
 }  // namespace mpa

@@ -108,60 +108,43 @@ class FpduReader {
  private:
   using Resume = reader_mode::Resume;
   using Trigger = reader_mode::Trigger;
+  using Octets = std::span<const std::uint8_t>;
 
-  // One push in the mode the reader is in; a mode that ends says where reading resumes.
-  std::optional<Resume> step(std::span<const std::uint8_t> data, std::uint64_t frame,
-                             bool segment_start, FpduSink& sink);
+  // One push in the reader's mode; a mode that ends says where reading resumes.
+  std::optional<Resume> step(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
   // Reads from where `resume` says, push by push as the octets came, until another mode ends
-  // (its resumption, with the octets not yet read appended, is returned).
+  // (its resumption, with the octets not yet read appended, is returned); run(): to the end.
   std::optional<Resume> replay(Resume resume, FpduSink& sink);
-  void run(std::optional<Resume> resume, FpduSink& sink) {
-    while (resume) resume = replay(std::move(*resume), sink);
-  }
-  // The modes (fpdu_reader.cpp, fpdu_reader_resync.cpp, fpdu_reader_framing.cpp).
-  std::optional<Resume> read(std::span<const std::uint8_t> data, std::uint64_t frame,
-                             bool segment_start, FpduSink& sink);
-  std::optional<Resume> search(std::span<const std::uint8_t> data, std::uint64_t frame,
-                               bool segment_start, FpduSink& sink);
-  std::optional<Resume> test(std::span<const std::uint8_t> data, std::uint64_t frame,
-                             bool segment_start, FpduSink& sink);
-  // What the grammar said, judged: a trigger opens a framing test.
+  void run(std::optional<Resume> resume, FpduSink& sink);
+  // The modes: Reading (fpdu_reader.cpp), Lost (_resync.cpp), Testing (_framing.cpp).
+  std::optional<Resume> read(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  std::optional<Resume> seek(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  std::optional<Resume> test(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  // What the grammar said, judged (a trigger opens a framing test).
   std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
   std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
-  // The FPDU completed; where reading resumes when its CRC matched only as a deviating sender
-  // frames it (the deviation is then named).
-  std::optional<TcpSeq> complete(std::uint64_t frame, std::span<const std::uint8_t> data,
-                                 TcpSeq push_seq, bool push_within, FpduSink& sink);
-  std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, std::span<const std::uint8_t> data,
-                                        TcpSeq push_seq, bool push_within, FpduSink& sink);
-  std::optional<SenderHypothesis> explain_crc(std::span<const std::uint8_t> window,
-                                              TcpSeq window_seq, TcpSeq& resume,
-                                              bool& pad_nonzero) const;
-  // Reports the FPDU completed (findings on its own octets, then the event).
+  // The FPDU completed; where reading resumes when its CRC matches only as a deviation frames it.
+  std::optional<TcpSeq> complete(std::uint64_t frame, Octets data, TcpSeq push_seq,
+                                 bool push_within, FpduSink& sink);
+  std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, Octets data, TcpSeq push_seq,
+                                        bool push_within, FpduSink& sink);
   void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);
-  void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
-                  std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start);
+  void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset, Octets data,
+                  std::uint64_t frame, bool segment_start);
   std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
-  std::optional<Resume> act(const reader_mode::Verdict& verdict, std::uint64_t frame,
-                            FpduSink& sink);
-  std::optional<Resume> try_resync(std::uint64_t frame, FpduSink& sink);
+  std::optional<Resume> act(const reader_mode::Verdict& v, std::uint64_t frame, FpduSink& sink);
 
   FpduReaderConfig config_;
   FpduGrammar grammar_;
   FpduJudge judge_;
   reader_mode::Mode mode_;
-  // The newest octets read (enough to start any hypothesis from the FPDU before the odd one:
-  // deviations move the next boundary by at most 8 octets, plus a marker, and the odd FPDU's
-  // header and first octets may lie before the push).
-  TailOctets tail_;
+  TailOctets tail_;  // the newest octets read: a framing test starts from them
   std::optional<reader_mode::PreviousFpdu> prev_;
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named: no second one is looked for
   bool said_unverifiable_ = false;
-  std::uint64_t fpdus_ = 0;
-  std::uint64_t ulpdu_bytes_ = 0;
-  std::uint64_t crc_failures_ = 0;
+  std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;
 };
 
 }  // namespace mpa

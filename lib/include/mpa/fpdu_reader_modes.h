@@ -37,7 +37,7 @@ enum class Trigger : std::uint8_t {
 struct Candidate {
   SenderHypothesis hypothesis;
   std::size_t start;
-  bool exempt;  // its first FPDU is the odd one itself
+  bool exempt;                                              // its first FPDU is the odd one itself
   FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets
                                                             // (untested: Incomplete)
 };

@@ -130,8 +130,7 @@ class TailOctets {
   }
 
  private:
-  void remember_short(std::span<const std::uint8_t> data, std::uint64_t frame,
-                      bool segment_start) {
+  void remember_short(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start) {
     const std::size_t keep = std::min(size_, kSize - data.size());
     const std::size_t drop = size_ - keep;
     std::memmove(bytes_.data(), bytes_.data() + drop, keep);
