@@ -18,6 +18,8 @@ FpduGrammar::FpduGrammar(TcpSeq start, std::uint64_t offset, MarkerGrid grid, bo
 }
 
 void FpduGrammar::reset(TcpSeq seq, std::uint64_t offset) {
+  // (No CRC run is open at the end of an FPDU: the CRC field folds it, and only a framing
+  // without CRCs sends no CRC field.)
   pos_ = seq;
   offset_ = offset;
   state_ = State::Header;
@@ -103,125 +105,7 @@ void FpduGrammar::complete(std::uint64_t frame) {
   current_.markers = markers_;
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;
-  state_ = State::Header;
-  header_got_ = 0;
-  seen_any_octet_ = false;
-}
-
-FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p, std::size_t left, std::uint64_t frame,
-                                      bool push_start, bool judged) {
-  const std::uint8_t* const from = p;
-  // RFC 5044 4.4: the CRC covers the FPDU from its first octet (the leading marker, if any)
-  // through the pad, markers included: one contiguous run. Covered octets are folded into
-  // crc_state_ in one call when the CRC field (or the end of the push) is reached.
-  const auto cover = [&](const std::uint8_t* at) {
-    if (crc_ && crc_run_ == nullptr) crc_run_ = at;
-  };
-  const auto fold = [&](const std::uint8_t* upto) {
-    if (crc_run_ == nullptr) return;
-    crc_state_ = crc32c_update(crc_state_, {crc_run_, static_cast<std::size_t>(upto - crc_run_)});
-    crc_run_ = nullptr;
-  };
-  const auto done = [&](Step step) { return Result{step, static_cast<std::size_t>(p - from)}; };
-  for (;;) {
-    if (state_ == State::Crc && remaining_ == 0) {
-      complete(frame);
-      return done(Step::Complete);
-    }
-    if (left == 0) {
-      fold(p);
-      return done(Step::NeedMore);
-    }
-    if (!seen_any_octet_) begin(frame, push_start && p == from, judged);
-    std::uint32_t take;
-    const std::uint32_t to_marker = marker_got_ > 0 ? 0 : grid_.distance_to_marker(pos_);
-    if (to_marker == 0) {
-      take = static_cast<std::uint32_t>(std::min<std::size_t>(kMarkerSize - marker_got_, left));
-      // Every marker is inside the CRC of the FPDU holding it, including one right after the
-      // pad; only one misplaced inside the CRC field itself is not.
-      if (state_ == State::Crc && remaining_ < kCrcSize) {
-        fold(p);
-      } else {
-        cover(p);
-      }
-      std::memcpy(&marker_[marker_got_], p, take);
-      marker_got_ += take;
-      pos_ += take;
-      offset_ += take;
-      p += take;
-      left -= take;
-      if (marker_got_ < kMarkerSize) continue;
-      marker_got_ = 0;
-      read_marker();
-      return done(Step::Marker);
-    }
-    const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
-    Step event = Step::NeedMore;  // (none)
-    switch (state_) {
-      case State::Header: {
-        take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
-        if (header_got_ == 0) current_.header_seq = pos_;
-        std::memcpy(&header_[header_got_], p, take);
-        cover(p);
-        header_got_ += take;
-        if (header_got_ == kUlpduLengthSize) {
-          current_.ulpdu_length = load_be16(header_.data());
-          ulpdu_size_ = ulpdu_octets(framing_, current_.ulpdu_length).value_or(0);
-          current_.pad_length = static_cast<std::uint8_t>(pad_octets(framing_, ulpdu_size_));
-          header_frame_ = frame;
-          if (ulpdu_size_ < 2) event = Step::ShortUlpdu;
-          if (ulpdu_size_ > 0) {
-            state_ = State::Ulpdu;
-            remaining_ = ulpdu_size_;
-          } else {
-            after_ulpdu();
-          }
-        }
-        break;
-      }
-      case State::Ulpdu: {
-        take = std::min(limit, remaining_);
-        if (ulpdu_head_size_ < kUlpduHeadSize) {
-          const std::uint32_t copy =
-              std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_head_size_);
-          std::memcpy(&ulpdu_head_[ulpdu_head_size_], p, copy);
-          ulpdu_head_size_ += copy;
-        }
-        if (keep_ulpdu_) ulpdu_.insert(ulpdu_.end(), p, p + take);
-        cover(p);
-        remaining_ -= take;
-        const std::uint32_t got = ulpdu_got_;
-        ulpdu_got_ += take;
-        if (got < 2 && got + take >= 2) event = Step::UlpduBegins;
-        if (remaining_ == 0) after_ulpdu();
-        break;
-      }
-      case State::Pad: {
-        take = std::min(limit, remaining_);
-        for (std::uint32_t i = 0; i < take; ++i) pad_nonzero_ |= p[i] != 0;
-        cover(p);
-        remaining_ -= take;
-        if (remaining_ == 0) {
-          state_ = State::Crc;
-          remaining_ = framing_.crc_field ? kCrcSize : 0;
-        }
-        break;
-      }
-      case State::Crc:
-      default: {
-        fold(p);
-        take = std::min(limit, remaining_);
-        std::memcpy(&crc_bytes_[kCrcSize - remaining_], p, take);
-        remaining_ -= take;
-        break;
-      }
-    }
-    pos_ += take;
-    offset_ += take;
-    p += take;
-    left -= take;
-    if (event != Step::NeedMore) return done(event);
-  }
+  reset(pos_, offset_);  // (the next octet begins the next FPDU)
 }
 
 }  // namespace mpa

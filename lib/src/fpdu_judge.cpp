@@ -62,13 +62,9 @@ void FpduJudge::ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSin
                      fpdu.header_seq.value(), fpdu.ulpdu_length, kLargestMulpdu));
 }
 
-void FpduJudge::fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained,
-                     std::uint64_t frame, FpduSink& sink) {
+void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained,
+                           std::uint64_t frame, FpduSink& sink) {
   const bool crc_bad = fpdu.crc_status == CrcStatus::Bad;
-  if (!(!fpdu.judged ? pending_not_judged_
-                     : judging_ && (pad_nonzero || (crc_bad && !crc_explained)))) {
-    return;
-  }
   // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
   const std::uint64_t header_offset = fpdu.header_offset();
   if (!fpdu.judged) {

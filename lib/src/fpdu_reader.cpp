@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "fpdu_grammar_feed.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/fpdu_rules.h"
@@ -204,10 +205,11 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);
-  prev_ =
-      reader_mode::PreviousFpdu{fpdu.start_seq, fpdu.ulpdu_length,
-                                fpdu.crc_status == CrcStatus::Good && !crc_explained, std::nullopt};
-  if (fpdu.ulpdu_head.size() >= 2) prev_->control = {fpdu.ulpdu_head[0], fpdu.ulpdu_head[1]};
+  reader_mode::PreviousFpdu& prev = prev_.emplace();
+  prev.start = fpdu.start_seq;
+  prev.ulpdu_length = fpdu.ulpdu_length;
+  prev.crc_good = fpdu.crc_status == CrcStatus::Good && !crc_explained;
+  if (fpdu.ulpdu_head.size() >= 2) prev.control = {fpdu.ulpdu_head[0], fpdu.ulpdu_head[1]};
 }
 
 }  // namespace mpa

@@ -37,9 +37,19 @@ class FpduJudge {
   // The FPDU completed, before its event: its pad (`pad_nonzero`, as its sender framed it)
   // and CRC (`crc_explained`: it matched where a deviation puts it), or that it is not judged.
   void fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained, std::uint64_t frame,
-            FpduSink& sink);
+            FpduSink& sink) {
+    // (Inline: this runs once per FPDU and almost never finds anything.)
+    const bool crc_bad = fpdu.crc_status == CrcStatus::Bad;
+    if (!fpdu.judged ? pending_not_judged_
+                     : judging_ && (pad_nonzero || (crc_bad && !crc_explained))) {
+      judge_fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
+    }
+  }
 
  private:
+  void judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained, std::uint64_t frame,
+                  FpduSink& sink);
+
   std::uint32_t connection_;
   Direction direction_;
   bool judging_ = true;
