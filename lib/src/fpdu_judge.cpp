@@ -29,8 +29,8 @@ void FpduJudge::fatal(FpduSink& sink, DiagId id, TcpSeq seq, std::uint64_t offse
   stop_judging();
 }
 
-void FpduJudge::marker(const MarkerFact& fact, bool leading, std::uint64_t offset,
-                       TcpSeq header_seq, std::uint64_t frame, FpduSink& sink) {
+void FpduJudge::judge_marker(const MarkerFact& fact, bool leading, std::uint64_t offset,
+                             TcpSeq header_seq, std::uint64_t frame, FpduSink& sink) {
   const Marker marker{fact.reserved, fact.fpdu_ptr};
   if (!marker_reserved_is_zero(marker)) {
     report(sink, DiagId::MarkerReservedNonzero, fact.seq, offset, frame,

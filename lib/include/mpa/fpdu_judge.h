@@ -31,7 +31,13 @@ class FpduJudge {
   // A marker read at stream offset `offset`, inside (or, `leading`, before) the FPDU whose
   // ULPDU_Length field is at `header_seq`. Only while judging.
   void marker(const MarkerFact& fact, bool leading, std::uint64_t offset, TcpSeq header_seq,
-              std::uint64_t frame, FpduSink& sink);
+              std::uint64_t frame, FpduSink& sink) {
+    // (Inline: a marker as a conformant sender writes it, the common case, costs no call.)
+    if (fact.reserved != 0 || (fact.fpdu_ptr & 3u) != 0 ||
+        fact.fpdu_ptr != fact.expected_fpdu_ptr) {
+      judge_marker(fact, leading, offset, header_seq, frame, sink);
+    }
+  }
   // The FPDU's ULPDU_Length, once its ULPDU begins (`frame` read the field).
   void ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSink& sink) const;
   // The FPDU completed, before its event: its pad (`pad_nonzero`, as its sender framed it)
@@ -47,6 +53,8 @@ class FpduJudge {
   }
 
  private:
+  void judge_marker(const MarkerFact& fact, bool leading, std::uint64_t offset, TcpSeq header_seq,
+                    std::uint64_t frame, FpduSink& sink);
   void judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained, std::uint64_t frame,
                   FpduSink& sink);
 
