@@ -50,7 +50,7 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
       }
       continue;
     }
-    out.push_back({whole.seq + from, to - from});
+    out.push_back(whole.sub(from, to - from));
     end = to;
   }
   return out;
@@ -67,21 +67,13 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
                                  f.crc_computed)});
       break;
     case DiagId::FpduPadNonzero: {
-      // The pad: the last pad_length octets before the CRC, markers not counted.
+      // (The grid through the FPDU's own markers: none, none in the way.)
       const MarkerGrid grid =
           f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
-      std::vector<SeqRange> runs;
-      for_each_ulpdu_run(grid, f.header_seq, f.ulpdu_size + f.pad_length, [&runs](SeqRange r) {
-        runs.push_back(r);
+      for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
+        out.push_back({run, fmt::format("pad ({} octets)", f.pad_length)});
         return true;
       });
-      std::uint32_t left = f.pad_length;
-      for (auto it = runs.rbegin(); it != runs.rend() && left > 0; ++it) {
-        const std::uint32_t n = std::min(left, it->length);
-        out.push_back(
-            {{it->seq + (it->length - n), n}, fmt::format("pad ({} octets)", f.pad_length)});
-        left -= n;
-      }
       break;
     }
     case DiagId::MarkerFpduptrMismatch:
@@ -93,9 +85,8 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
         out.push_back(
             {marker_field(m.seq), fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
                                               m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr)});
-        const TcpSeq target =
-            fpdu_ptr_target(m.seq, fpdu_ptr_for_calculation({m.reserved, m.fpdu_ptr}));
-        out.push_back({{target, 2}, fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
+        out.push_back({ulpdu_length_field(marker_target(m.seq, {m.reserved, m.fpdu_ptr})),
+                       fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
       }
       if (out.empty()) out.push_back({marker_field(finding_seq), "marker"});
       out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
@@ -167,16 +158,8 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind),
                           at.value(), frame.revision, frame.pd_length);
-  // The octets as received: the parser keeps every one of them (key, flags, Rev, PD_Length,
-  // the vendor extension and the private data received), so no second read is needed.
-  std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
-  wire.push_back(frame.flags);
-  wire.push_back(frame.revision);
-  wire.push_back(static_cast<std::uint8_t>(frame.pd_length >> 8));
-  wire.push_back(static_cast<std::uint8_t>(frame.pd_length & 0xFF));
-  if (frame.has_vendor_extension)
-    wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
-  wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
+  // The octets as received: the parser keeps every one of them, so no second read is needed.
+  const std::vector<std::uint8_t> wire = startup_frame_octets(frame);
   for (const SeqRange& part : p.shown) {
     const std::uint32_t at_part = part.seq.distance_from(p.whole.seq);
     for (std::uint32_t k = 0; k < part.length; ++k) {
@@ -329,7 +312,7 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   // Findings about this FPDU (they arrive before it): where it is, and its fields.
   bool eventful = false;
   if (!c.waiting.empty()) {
-    const std::uint64_t end = fpdu.start_offset + fpdu.wire_length;
+    const std::uint64_t end = fpdu.end_offset();
     std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
       if (w.direction != fpdu.direction || w.offset >= end) return false;
       if (w.offset >= fpdu.start_offset) {

@@ -16,6 +16,7 @@
 #include "html_escape.h"
 #include "html_trace.h"
 #include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -85,6 +86,10 @@ Verdict verdict_of(const ConnectionReport& c) {
   }
   return v;
 }
+
+// Octets of private data shown as text in the negotiation table: as many as RFC 5044 7.1.1
+// allows.
+constexpr std::size_t kPrivateDataShown = kMaxPrivateData;
 
 std::string private_text(const std::vector<std::uint8_t>& pd, std::size_t limit) {
   const std::size_t n = std::min(pd.size(), limit);
@@ -692,8 +697,9 @@ void Page::marker_strip(const std::vector<StripFpdu>& strip, std::string_view ti
     for (const MarkerFact& m : f.markers) {
       if (m.seq.distance_from(origin) >= kStripOctets) continue;
       const double mx = x_of(m.seq);
-      const bool ok = (m.fpdu_ptr & ~0x3u) == m.expected_fpdu_ptr && m.reserved == 0;
-      const TcpSeq target = m.seq - static_cast<std::uint32_t>(m.fpdu_ptr & ~0x3u);
+      const Marker marker{m.reserved, m.fpdu_ptr};
+      const bool ok = marker_fits(marker, m.expected_fpdu_ptr);
+      const TcpSeq target = marker_target(m.seq, marker);
       const double tx = target.distance_from(origin) < kStripOctets ? x_of(target) : left;
       buf_ += fmt::format(
           "<rect x=\"{:.1f}\" y=\"34\" width=\"3\" height=\"34\" fill=\"{}\"><title>marker at seq "
@@ -777,11 +783,11 @@ void Page::dump(const Place& p, const ConnectionSummary& s, const CaptureTrace& 
     for (std::uint32_t row = 0; row < part.length; row += 16) {
       const std::uint32_t n = std::min<std::uint32_t>(16, part.length - row);
       buf_ += fmt::format("<span class=\"off\">{:5} {:10}</span>  ", part_at + row,
-                          (part.seq + row).value());
+                          part.at(row).value());
       std::string ascii;
       int open = -1;  // the highlight whose <mark> is open
       for (std::uint32_t k = 0; k < n; ++k) {
-        const TcpSeq seq = part.seq + (row + k);
+        const TcpSeq seq = part.at(row + k);
         const int field = field_at(seq);
         if (field != open && open >= 0) buf_ += "</mark>";
         if (k) buf_ += k == 8 ? "  " : " ";
@@ -984,8 +990,8 @@ void Page::connection(const Row& row, std::size_t ordinal) {
   };
   line("startup frame", s.request ? esc("Request " + startup_words(*s.request)) : "not seen",
        s.reply ? esc("Reply " + startup_words(*s.reply)) : "not seen");
-  line("private data", s.request ? private_text(s.request->private_data, 512) : "",
-       s.reply ? private_text(s.reply->private_data, 512) : "");
+  line("private data", s.request ? private_text(s.request->private_data, kPrivateDataShown) : "",
+       s.reply ? private_text(s.reply->private_data, kPrivateDataShown) : "");
   line("sends with", esc(parameters(s, Direction::Initiator)),
        esc(parameters(s, Direction::Responder)));
   line("stack", esc(a.stack), esc(b.stack));
