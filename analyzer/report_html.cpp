@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "html_assets.h"
 #include "html_escape.h"
 #include "html_trace.h"
 #include "mpa/ddp.h"
@@ -142,81 +143,6 @@ std::string stacks(const ConnectionSummary& s) {
   return fmt::format("{} / {}", a.empty() ? "?" : a, b.empty() ? "?" : b);
 }
 
-const char* kStyle = R"CSS(
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 24px 40px;color:#1b1b1b;background:#fff}
-h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #ddd}
-h3{font-size:15px;margin:16px 0 6px}h4{margin:8px 0 4px;font-size:14px}
-table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f3f3f3;cursor:pointer;user-select:none}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.v{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-weight:600;font-size:12px}
-.v-errors,.v-fail,.v-unreadable{background:#c62828}.v-warnings{background:#e08600}.v-clean,.v-pass{background:#2e7d32}
-.sev{font-weight:600}.sev-error{color:#c62828}.sev-warning{color:#b06a00}.sev-note{color:#1565c0}
-tr.suppressed td{color:#777;text-decoration:line-through}
-details.conn{border:1px solid #ccc;border-radius:4px;margin:12px 0;padding:0 10px 10px;content-visibility:auto;contain-intrinsic-size:auto 1400px}
-details.conn>summary{font-weight:600;padding:8px 0;cursor:pointer}
-.bounds{color:#555;font-size:13px;max-width:1000px}
-.hex{font:12px/1.35 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;background:#fafafa;border:1px solid #e3e3e3;padding:6px;overflow-x:auto;white-space:pre}
-.hex mark{background:#ffd54f;color:#000;outline:1px solid #c49000}.hex mark.target{background:#b3e5fc;outline-color:#0277bd}
-.hex .miss{color:#bbb}.hex .off{color:#888}.hex .skip{color:#888;font-style:italic}
-section.detail{border-left:4px solid #ccc;padding:2px 12px;margin:10px 0}section.detail.sev-error{border-color:#c62828}
-section.detail.sev-warning{border-color:#e08600}section.detail.sev-note{border-color:#1565c0}
-mark.target{background:#b3e5fc}section.detail:target{background:#fffbe6}dl.cat{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:4px 0}
-dl.cat dt{color:#555}dl.cat dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:10px}
-.chart{border:1px solid #eee;padding:4px}.chart .t{font-size:12px;color:#444}svg text{font-family:system-ui,sans-serif}
-#filter{padding:4px 8px;width:320px}.tools button{margin-left:8px}code{font-size:12px}
-)CSS";
-
-const char* kScript = R"JS(
-(function(){
-'use strict';
-function key(td){var v=td.getAttribute('data-v');if(v===null)v=td.textContent;var n=parseFloat(v);return isNaN(n)||String(n)!==String(v).trim()?v.toLowerCase():n;}
-document.querySelectorAll('table.sortable').forEach(function(t){
-  var heads=t.tHead?t.tHead.rows[0].cells:[];
-  Array.prototype.forEach.call(heads,function(th,i){
-    th.title='sort';
-    th.addEventListener('click',function(){
-      var dir=th.getAttribute('data-dir')==='asc'?'desc':'asc';
-      Array.prototype.forEach.call(heads,function(h){h.removeAttribute('data-dir');});
-      th.setAttribute('data-dir',dir);
-      var body=t.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
-      rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);if(x===y)return 0;var r=(typeof x===typeof y)?(x<y?-1:1):(typeof x==='number'?-1:1);return dir==='asc'?r:-r;});
-      rows.forEach(function(r){body.appendChild(r);});
-    });
-  });
-});
-var filter=document.getElementById('filter');
-if(filter){filter.addEventListener('input',function(){
-  var q=filter.value.toLowerCase();
-  document.querySelectorAll('tr.verdict-row').forEach(function(r){
-    var show=!q||r.textContent.toLowerCase().indexOf(q)>=0;
-    r.style.display=show?'':'none';
-    var sec=document.getElementById(r.getAttribute('data-section'));
-    if(sec)sec.style.display=show?'':'none';
-  });
-});}
-function openTo(id){var e=document.getElementById(id);while(e){if(e.tagName==='DETAILS')e.open=true;e=e.parentElement;}}
-window.addEventListener('hashchange',function(){openTo(location.hash.slice(1));});
-if(location.hash)openTo(location.hash.slice(1));
-var fold=document.getElementById('fold'),unfold=document.getElementById('unfold'),clean=document.getElementById('fold-clean');
-function setAll(open,only){document.querySelectorAll('details.conn').forEach(function(d){if(!only||d.getAttribute('data-verdict')===only)d.open=open;});}
-if(fold)fold.addEventListener('click',function(){setAll(false);});
-if(unfold)unfold.addEventListener('click',function(){setAll(true);});
-if(clean)clean.addEventListener('click',function(){setAll(false,'clean');});
-// #focus=ID shows one finding's detail or one connection alone (a link to share).
-if(location.hash.indexOf('#focus=')===0){
-  var el=document.getElementById(location.hash.slice(7));
-  if(el){
-    var box=document.createElement('div');box.id='focus-view';
-    var back=document.createElement('p');var a=document.createElement('a');
-    a.href=location.pathname;a.textContent='← the whole report';back.appendChild(a);box.appendChild(back);
-    Array.prototype.forEach.call(document.body.children,function(c){if(c.tagName!=='SCRIPT'&&c.id!=='defs')c.style.display='none';});
-    openTo(el.id);box.appendChild(el);document.body.insertBefore(box,document.body.firstChild);
-  }
-}
-document.documentElement.setAttribute('data-script','ran');
-})();
-)JS";
-
 class Page {
  public:
   Page(std::ostream& out, const std::vector<CaptureReport>& captures,
@@ -273,17 +199,11 @@ void Page::header() {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>mpa-check report</title><style>)";
-  buf_ += kStyle;
+  buf_ += html_asset::kReportCss;
   buf_ += "</style></head><body>\n";
   // Arrow heads shared by every ladder.
-  buf_ +=
-      R"(<svg id="defs" width="0" height="0" style="position:absolute" aria-hidden="true"><defs>)"
-      R"(<marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#333"/></marker>)"
-      R"(<marker id="ahg" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#888"/></marker>)"
-      R"(<marker id="ahb" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#1a5fb4"/></marker>)"
-      R"(<marker id="ahk" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#333"/></marker>)"
-      R"X(<pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#ef9a9a"/></pattern>)X"
-      "</defs></svg>\n";
+  buf_ += html_asset::kDefsSvg;
+
   buf_ += fmt::format(
       "<header><h1>mpa-check report</h1><p id=\"totals\">{} capture{}, {} MPA connection{}: "
       "<span class=\"sev sev-error\">{}</span>, <span class=\"sev sev-warning\">{}</span>, "
@@ -1034,7 +954,7 @@ void Page::write() {
   buf_ += "</section>\n<footer class=\"bounds\">Made by mpa-check";
   if (!options_.command.empty()) buf_ += ": <code>" + esc(options_.command) + "</code>";
   buf_ += "</footer>\n<script>";
-  buf_ += kScript;
+  buf_ += html_asset::kReportJs;
   buf_ += "</script>\n</body></html>\n";
   flush();
 }
