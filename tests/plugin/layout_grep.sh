@@ -1,5 +1,5 @@
 #!/bin/sh
-# layout_grep.sh: the plugin is translation only (DESIGN.md principle 1, issue 11). Fails
+# layout_grep.sh: the plugin is translation only (one library under every face). Fails
 # when a source file of plugin/ names an RFC 5044 layout constant or the marker interval,
 # or does sequence arithmetic on FPDU fields: that logic belongs in lib/ (fpdu_layout.h,
 # startup_layout.h, marker_grid.h), which the plugin calls. Comments are not searched.
