@@ -12,6 +12,8 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 
 #include "html_assets.h"
 #include "html_escape.h"
@@ -167,6 +169,7 @@ class Page {
   void overview(std::vector<Row>& rows);
   void connection(const Row& row, std::size_t ordinal);
   void ladder(const Row& row, const ConnectionTrace* trace);
+  void ladder_head(const Row& row, int height);
   void charts(const Row& row, const ConnectionTrace& trace);
   void histogram(const DirectionSummary& d, std::string_view title);
   void alignment(const DirectionSummary& d, std::string_view title);
@@ -331,10 +334,170 @@ void Page::overview(std::vector<Row>& rows) {
 
 constexpr int kLadderWidth = 960;
 constexpr int kLaneI = 290, kLaneR = 740;
+constexpr int kLaneMid = (kLaneI + kLaneR) / 2;
 constexpr int kRow = 24;
+constexpr int kLadderTop = 56;
+
+// One connection's ladder, row by row: one function per kind of item.
+class LadderSvg {
+ public:
+  LadderSvg(std::string& out, const ConnectionReport& connection, std::string anchor)
+      : b_(out), c_(connection), s_(connection.summary), anchor_(std::move(anchor)) {}
+  void item(const LadderItem& item) {
+    std::visit([&](const auto& what) { draw(item, what); }, item.what);
+  }
+  int y() const { return y_; }
+
+ private:
+  void draw(const LadderItem& item, const ladder::Tcp& tcp);
+  void draw(const LadderItem& item, const ladder::Startup& startup);
+  void draw(const LadderItem& item, const ladder::Fpdu& fpdu);
+  void draw(const LadderItem& item, const ladder::Band& band);
+  void draw(const LadderItem& item, const ladder::Finding& pin);
+  std::string when(std::uint64_t ns) const {
+    return ns && s_.first_ns && ns >= s_.first_ns
+               ? fmt::format("+{}", duration_text(ns - s_.first_ns))
+               : std::string();
+  }
+  void left_label(const LadderItem& item, int at) {
+    b_ += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\" fill=\"#666\">{} {}</text>", at + 4,
+                      item.frame, when(item.ns));
+  }
+  void arrow(Direction d, int at, std::string_view colour, std::string_view marker, double width,
+             const std::string& label, std::string_view cls);
+
+  std::string& b_;
+  const ConnectionReport& c_;
+  const ConnectionSummary& s_;
+  std::string anchor_;
+  int y_ = kLadderTop;
+};
+
+void LadderSvg::arrow(Direction d, int at, std::string_view colour, std::string_view marker,
+                      double width, const std::string& label, std::string_view cls) {
+  b_ += fmt::format(
+      "<g class=\"{cls}\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" "
+      "stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#{marker})\"/>"
+      "<text x=\"{mid}\" y=\"{text_y}\" text-anchor=\"middle\" font-size=\"12\">{label}</text>"
+      "</g>\n",
+      fmt::arg("cls", cls), fmt::arg("x1", d == Direction::Initiator ? kLaneI : kLaneR),
+      fmt::arg("y1", at), fmt::arg("x2", d == Direction::Initiator ? kLaneR : kLaneI),
+      fmt::arg("y2", at + 8), fmt::arg("colour", colour), fmt::arg("width", width),
+      fmt::arg("marker", marker), fmt::arg("mid", kLaneMid), fmt::arg("text_y", at - 3),
+      fmt::arg("label", label));
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Tcp& tcp) {
+  left_label(item, y_);
+  std::string label(ladder::to_string(tcp.flag));
+  const auto& mss = s_.direction(item.direction).mss;
+  const TcpFlagSeen& peer_syn = s_.direction(other(item.direction)).tcp.syn;
+  const bool syn = tcp.flag == ladder::TcpFlag::Syn;
+  if (syn && peer_syn.frame && peer_syn.frame < item.frame) label = "SYN-ACK";
+  if (syn && mss) label += fmt::format(" (MSS {})", *mss);
+  arrow(item.direction, y_, "#888", "ahg", 1.2, esc(label), "tcp");
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Startup& startup) {
+  left_label(item, y_ + 8);
+  const StartupFrame& f = startup.frame;
+  std::string label = fmt::format("MPA {} · {}", to_string(f.kind), startup_words(f));
+  arrow(item.direction, y_ + 8, "#1a5fb4", "ahb", 2.5, esc(label), "startup");
+  std::string pd = f.private_data.empty()
+                       ? "no private data"
+                       : "private data “" + private_text(f.private_data, 40) + "”";
+  b_ += fmt::format(
+      "<text class=\"pd\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" "
+      "fill=\"#444\">{}</text>\n",
+      kLaneMid, y_ + 30, pd);
+  y_ += 2 * kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Fpdu& fpdu) {
+  left_label(item, y_);
+  std::string label =
+      fpdu.rdmap_opcode >= 0
+          ? std::string(rdmap_opcode_name(static_cast<std::size_t>(fpdu.rdmap_opcode)))
+          : std::string("FPDU");
+  label += fmt::format(", ULPDU {}", fpdu.ulpdu_length);
+  if (fpdu.crc == CrcStatus::Bad) label += ", CRC bad";
+  arrow(item.direction, y_, fpdu.crc == CrcStatus::Bad ? "#c62828" : "#333", "ahk", 1.2, esc(label),
+        "fpdu");
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Band& band) {
+  left_label(item, y_);
+  const std::uint64_t n = band.fpdus[0] + band.fpdus[1];
+  std::string label =
+      fmt::format("{} FPDU{}, {}, {}", thousands(n), n == 1 ? "" : "s", octets_text(band.octets),
+                  duration_text(band.last_ns > item.ns ? band.last_ns - item.ns : 0));
+  if (band.fpdus[0] && band.fpdus[1]) {
+    label += fmt::format(" (→ {}, ← {})", thousands(band.fpdus[0]), thousands(band.fpdus[1]));
+  }
+  if (band.findings)
+    label += fmt::format("; {} more finding{} (see the table)", band.findings,
+                         band.findings == 1 ? "" : "s");
+  b_ += fmt::format(
+      "<g class=\"band\" data-fpdus=\"{n}\"><rect x=\"{x}\" y=\"{y}\" width=\"{width}\" "
+      "height=\"{height}\" rx=\"3\" fill=\"#eceff1\" stroke=\"#b0bec5\" "
+      "stroke-dasharray=\"4 3\"/><text x=\"{mid}\" y=\"{text_y}\" text-anchor=\"middle\" "
+      "font-size=\"12\" fill=\"#37474f\">{label}</text></g>\n",
+      fmt::arg("n", n), fmt::arg("x", kLaneI - 6), fmt::arg("y", y_ - 10),
+      fmt::arg("width", kLaneR - kLaneI + 12), fmt::arg("height", kRow - 4),
+      fmt::arg("mid", kLaneMid), fmt::arg("text_y", y_ + 6), fmt::arg("label", esc(label)));
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Finding& pin) {
+  if (pin.index >= c_.findings.size()) return;
+  const ReportedFinding& rf = c_.findings[pin.index];
+  const DiagnosticInfo& d = info(rf.finding.id);
+  left_label(item, y_);
+  const bool from_i = item.direction == Direction::Initiator;
+  const int x = from_i ? kLaneI : kLaneR;
+  const bool has_detail = pin.index < kPlacedFindings;
+  b_ += fmt::format(
+      "<a class=\"pin\" href=\"#{target}\" data-id=\"{id}\" data-frame=\"{frame}\">"
+      "<circle cx=\"{x}\" cy=\"{y}\" r=\"7\" fill=\"{colour}\" stroke=\"#fff\" "
+      "stroke-width=\"1.5\"/><text x=\"{text_x}\" y=\"{text_y}\" text-anchor=\"{anchor}\" "
+      "font-size=\"12\" fill=\"{colour}\" font-weight=\"600\">{id}{suppressed}</text>"
+      "<title>{message}</title></a>\n",
+      fmt::arg("target", fmt::format("{}{}-{}", has_detail ? "d-" : "f-", anchor_, pin.index)),
+      fmt::arg("id", d.name), fmt::arg("frame", rf.finding.frame), fmt::arg("x", x),
+      fmt::arg("y", y_), fmt::arg("colour", severity_colour(d.severity)),
+      fmt::arg("text_x", from_i ? x - 12 : x + 12), fmt::arg("text_y", y_ + 4),
+      fmt::arg("anchor", from_i ? "end" : "start"),
+      fmt::arg("suppressed", rf.suppressed_by ? " (suppressed)" : ""),
+      fmt::arg("message", esc(rf.finding.message)));
+  y_ += kRow;
+}
+
+void Page::ladder_head(const Row& row, int height) {
+  const ConnectionSummary& s = row.connection->summary;
+  buf_ += fmt::format(
+      "<svg class=\"ladder\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
+      "width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" "
+      "aria-label=\"ladder diagram of connection {id}\">\n",
+      fmt::arg("capture", row.capture), fmt::arg("id", s.id), fmt::arg("w", kLadderWidth),
+      fmt::arg("h", height));
+  buf_ += fmt::format(
+      "<text x=\"{xi}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Initiator</text>"
+      "<text x=\"{xi}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{initiator}</text>"
+      "<text x=\"{xr}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Responder</text>"
+      "<text x=\"{xr}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{responder}</text>"
+      "<text x=\"4\" y=\"34\" font-size=\"11\" fill=\"#666\">frame · time</text>"
+      "<line x1=\"{xi}\" y1=\"42\" x2=\"{xi}\" y2=\"{bottom}\" stroke=\"#999\" "
+      "stroke-width=\"2\"/>"
+      "<line x1=\"{xr}\" y1=\"42\" x2=\"{xr}\" y2=\"{bottom}\" stroke=\"#999\" "
+      "stroke-width=\"2\"/>\n",
+      fmt::arg("xi", kLaneI), fmt::arg("xr", kLaneR),
+      fmt::arg("initiator", esc(to_string(s.initiator))),
+      fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("bottom", height - 8));
+}
 
 void Page::ladder(const Row& row, const ConnectionTrace* trace) {
-  const ConnectionSummary& s = row.connection->summary;
   std::vector<const LadderItem*> items;
   if (trace) {
     for (const LadderItem& i : trace->ladder) items.push_back(&i);
@@ -346,139 +509,18 @@ void Page::ladder(const Row& row, const ConnectionTrace* trace) {
     items.resize(limit);
   }
   int rows = 0;
-  for (const LadderItem* i : items) rows += i->kind == LadderItem::Kind::Startup ? 2 : 1;
-  const int height = 56 + (rows + (cut ? 1 : 0)) * kRow + 16;
-  std::string& b = buf_;
-  b += fmt::format(
-      "<svg class=\"ladder\" data-capture-index=\"{}\" data-connection=\"{}\" width=\"{}\" "
-      "height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"ladder diagram of connection {}\">\n",
-      row.capture, s.id, kLadderWidth, height, kLadderWidth, height, s.id);
-  b += fmt::format(
-      "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Initiator</text>"
-      "<text x=\"{}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{}</text>"
-      "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Responder</text>"
-      "<text x=\"{}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{}</text>"
-      "<text x=\"4\" y=\"34\" font-size=\"11\" fill=\"#666\">frame · time</text>"
-      "<line x1=\"{}\" y1=\"42\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"2\"/>"
-      "<line x1=\"{}\" y1=\"42\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"2\"/>\n",
-      kLaneI, kLaneI, esc(to_string(s.initiator)), kLaneR, kLaneR, esc(to_string(s.responder)),
-      kLaneI, kLaneI, height - 8, kLaneR, kLaneR, height - 8);
-  int y = 56;
-  const auto when = [&s](std::uint64_t ns) {
-    return ns && s.first_ns && ns >= s.first_ns ? fmt::format("+{}", duration_text(ns - s.first_ns))
-                                                : std::string();
-  };
-  const auto left_label = [&](std::uint64_t frame, std::uint64_t ns, int at) {
-    b += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\" fill=\"#666\">{} {}</text>", at + 4,
-                     frame, when(ns));
-  };
-  const auto arrow = [&](Direction d, int at, std::string_view colour, std::string_view marker,
-                         double width, const std::string& label, std::string_view cls) {
-    const int x1 = d == Direction::Initiator ? kLaneI : kLaneR;
-    const int x2 = d == Direction::Initiator ? kLaneR : kLaneI;
-    b += fmt::format(
-        "<g class=\"{}\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-        "stroke-width=\"{}\" "
-        "marker-end=\"url(#{})\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-        "font-size=\"12\">{}</text></g>\n",
-        cls, x1, at, x2, at + 8, colour, width, marker, (kLaneI + kLaneR) / 2, at - 3, label);
-  };
-  for (const LadderItem* i : items) {
-    switch (i->kind) {
-      case LadderItem::Kind::Tcp: {
-        left_label(i->frame, i->ns, y);
-        std::string label = i->tcp_flag;
-        const auto& mss = s.direction(i->direction).mss;
-        const TcpFlagSeen& peer_syn = s.direction(other(i->direction)).tcp.syn;
-        if (i->tcp_flag == "SYN" && peer_syn.frame && peer_syn.frame < i->frame) label = "SYN-ACK";
-        if (i->tcp_flag == "SYN" && mss) label += fmt::format(" (MSS {})", *mss);
-        arrow(i->direction, y, "#888", "ahg", 1.2, esc(label), "tcp");
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Startup: {
-        left_label(i->frame, i->ns, y + 8);
-        const StartupFrame& f = *i->startup;
-        std::string label = fmt::format("MPA {} · {}", to_string(f.kind), startup_words(f));
-        arrow(i->direction, y + 8, "#1a5fb4", "ahb", 2.5, esc(label), "startup");
-        std::string pd = f.private_data.empty()
-                             ? "no private data"
-                             : "private data “" + private_text(f.private_data, 40) + "”";
-        b += fmt::format(
-            "<text class=\"pd\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" "
-            "fill=\"#444\">{}</text>\n",
-            (kLaneI + kLaneR) / 2, y + 30, pd);
-        y += 2 * kRow;
-        break;
-      }
-      case LadderItem::Kind::Fpdu: {
-        left_label(i->frame, i->ns, y);
-        std::string label =
-            i->rdmap_opcode >= 0
-                ? std::string(rdmap_opcode_name(static_cast<std::size_t>(i->rdmap_opcode)))
-                : std::string("FPDU");
-        label += fmt::format(", ULPDU {}", i->ulpdu_length);
-        if (i->crc == CrcStatus::Bad) label += ", CRC bad";
-        arrow(i->direction, y, i->crc == CrcStatus::Bad ? "#c62828" : "#333", "ahk", 1.2,
-              esc(label), "fpdu");
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Band: {
-        left_label(i->frame, i->ns, y);
-        const std::uint64_t n = i->band_fpdus[0] + i->band_fpdus[1];
-        std::string label = fmt::format("{} FPDU{}, {}, {}", thousands(n), n == 1 ? "" : "s",
-                                        octets_text(i->band_octets),
-                                        duration_text(i->last_ns > i->ns ? i->last_ns - i->ns : 0));
-        if (i->band_fpdus[0] && i->band_fpdus[1]) {
-          label += fmt::format(" (→ {}, ← {})", thousands(i->band_fpdus[0]),
-                               thousands(i->band_fpdus[1]));
-        }
-        if (i->band_findings)
-          label += fmt::format("; {} more finding{} (see the table)", i->band_findings,
-                               i->band_findings == 1 ? "" : "s");
-        b += fmt::format(
-            "<g class=\"band\" data-fpdus=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
-            "height=\"{}\" rx=\"3\" "
-            "fill=\"#eceff1\" stroke=\"#b0bec5\" stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{}\" "
-            "text-anchor=\"middle\" font-size=\"12\" fill=\"#37474f\">{}</text></g>\n",
-            n, kLaneI - 6, y - 10, kLaneR - kLaneI + 12, kRow - 4, (kLaneI + kLaneR) / 2, y + 6,
-            esc(label));
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Finding: {
-        if (i->finding >= row.connection->findings.size()) break;
-        const ReportedFinding& rf = row.connection->findings[i->finding];
-        const DiagnosticInfo& d = info(rf.finding.id);
-        left_label(i->frame, i->ns, y);
-        const int x = i->direction == Direction::Initiator ? kLaneI : kLaneR;
-        const bool has_detail = i->finding < kPlacedFindings;
-        const std::string target =
-            fmt::format("{}{}-{}", has_detail ? "d-" : "f-", anchor(row), i->finding);
-        const int tx = i->direction == Direction::Initiator ? x - 12 : x + 12;
-        b += fmt::format(
-            "<a class=\"pin\" href=\"#{}\" data-id=\"{}\" data-frame=\"{}\"><circle cx=\"{}\" "
-            "cy=\"{}\" r=\"7\" "
-            "fill=\"{}\" stroke=\"#fff\" stroke-width=\"1.5\"/><text x=\"{}\" y=\"{}\" "
-            "text-anchor=\"{}\" "
-            "font-size=\"12\" fill=\"{}\" font-weight=\"600\">{}{}</text><title>{}</title></a>\n",
-            target, d.name, rf.finding.frame, x, y, severity_colour(d.severity), tx, y + 4,
-            i->direction == Direction::Initiator ? "end" : "start", severity_colour(d.severity),
-            d.name, rf.suppressed_by ? " (suppressed)" : "", esc(rf.finding.message));
-        y += kRow;
-        break;
-      }
-    }
-  }
+  for (const LadderItem* i : items)
+    rows += std::holds_alternative<ladder::Startup>(i->what) ? 2 : 1;
+  ladder_head(row, kLadderTop + (rows + (cut ? 1 : 0)) * kRow + 16);
+  LadderSvg svg(buf_, *row.connection, anchor(row));
+  for (const LadderItem* i : items) svg.item(*i);
   if (cut) {
-    b += fmt::format(
+    buf_ += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#666\">… {} more "
         "ladder rows not drawn (page bound); the findings table lists every finding</text>\n",
-        (kLaneI + kLaneR) / 2, y, cut);
+        kLaneMid, svg.y(), cut);
   }
-  b += "</svg>\n";
+  buf_ += "</svg>\n";
 }
 
 // ---- charts
