@@ -176,6 +176,37 @@ ladder::Band* last_band(ConnectionTrace& c) {
   return c.ladder.empty() ? nullptr : std::get_if<ladder::Band>(&c.ladder.back().what);
 }
 
+// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns.
+Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq) {
+  Place p;
+  p.kind = Place::Kind::Fpdu;
+  p.direction = fpdu.direction;
+  p.whole = {fpdu.start_seq, fpdu.wire_length};
+  p.first_frame = fpdu.first_frame;
+  p.last_frame = fpdu.last_frame;
+  p.highlights = fpdu_highlights(id, fpdu, finding_seq);
+  p.shown = shown_parts(p.whole, p.highlights);
+  p.caption = fmt::format(
+      "FPDU at seq {seq} (ULPDU_Length {length}, pad {pad}, {markers} marker{s}, CRC {crc})",
+      fmt::arg("seq", fpdu.header_seq.value()), fmt::arg("length", fpdu.ulpdu_length),
+      fmt::arg("pad", fpdu.pad_length), fmt::arg("markers", fpdu.markers.size()),
+      fmt::arg("s", fpdu.markers.size() == 1 ? "" : "s"),
+      fmt::arg("crc", to_string(fpdu.crc_status)));
+  return p;
+}
+
+// The marker strip of a direction: the first FPDUs from the first with a marker on, within
+// kStripOctets.
+void add_to_strip(std::vector<StripFpdu>& strip, const FpduEvent& fpdu) {
+  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
+      (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
+    strip.push_back({fpdu.start_seq.value(),
+                     fpdu.wire_length,
+                     fpdu.header_seq.value(),
+                     {fpdu.markers.begin(), fpdu.markers.end()}});
+  }
+}
+
 }  // namespace
 
 namespace ladder {
@@ -302,40 +333,31 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
     if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset)
       gap.after = span;
   }
-  std::vector<StripFpdu>& strip = c.strip[d];
-  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
-      (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
-    strip.push_back({fpdu.start_seq.value(),
-                     fpdu.wire_length,
-                     fpdu.header_seq.value(),
-                     {fpdu.markers.begin(), fpdu.markers.end()}});
-  }
-  // Findings about this FPDU (they arrive before it): where it is, and its fields.
+  add_to_strip(c.strip[d], fpdu);
+  ladder_fpdu(c, fpdu, place_waiting(c, fpdu));
+}
+
+// Findings about this FPDU (they arrive before it): where it is, and its fields. True if
+// any concerns it.
+bool HtmlTracer::place_waiting(ConnectionTrace& c, const FpduEvent& fpdu) {
+  if (c.waiting.empty()) return false;
   bool eventful = false;
-  if (!c.waiting.empty()) {
-    const std::uint64_t end = fpdu.end_offset();
-    std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
-      if (w.direction != fpdu.direction || w.offset >= end) return false;
-      if (w.offset >= fpdu.start_offset) {
-        Place p;
-        p.kind = Place::Kind::Fpdu;
-        p.direction = fpdu.direction;
-        p.whole = {fpdu.start_seq, fpdu.wire_length};
-        p.first_frame = fpdu.first_frame;
-        p.last_frame = fpdu.last_frame;
-        p.highlights = fpdu_highlights(w.id, fpdu, w.seq);
-        p.shown = shown_parts(p.whole, p.highlights);
-        p.caption = fmt::format("FPDU at seq {} (ULPDU_Length {}, pad {}, {} marker{}, CRC {})",
-                                fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.pad_length,
-                                fpdu.markers.size(), fpdu.markers.size() == 1 ? "" : "s",
-                                to_string(fpdu.crc_status));
-        c.places[w.index] = std::move(p);
-        ++trace_.places;
-        eventful = true;
-      }
-      return true;  // placed, or about octets before this FPDU (no FPDU of its own)
-    });
-  }
+  const std::uint64_t end = fpdu.end_offset();
+  std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+    if (w.direction != fpdu.direction || w.offset >= end) return false;
+    if (w.offset >= fpdu.start_offset) {
+      c.places[w.index] = fpdu_place(w.id, fpdu, w.seq);
+      ++trace_.places;
+      eventful = true;
+    }
+    return true;  // placed, or about octets before this FPDU (no FPDU of its own)
+  });
+  return eventful;
+}
+
+// The FPDU on the ladder: drawn on its own, or joining a band.
+void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful) {
+  const auto d = static_cast<std::size_t>(fpdu.direction);
   const bool pinned_before = !c.ladder.empty() &&
                              std::holds_alternative<ladder::Finding>(c.ladder.back().what) &&
                              c.ladder.back().frame == fpdu.last_frame;

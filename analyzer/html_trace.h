@@ -179,6 +179,8 @@ class HtmlTracer : public EventSink {
   ConnectionTrace& of(std::uint32_t library_id);
   void add(ConnectionTrace& c, LadderItem item);
   ladder::Band& band(ConnectionTrace& c, const FpduEvent& fpdu);
+  bool place_waiting(ConnectionTrace& c, const FpduEvent& fpdu);
+  void ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful);
 
   EventSink& next_;
   CaptureTrace& trace_;
