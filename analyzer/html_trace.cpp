@@ -50,7 +50,7 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
       }
       continue;
     }
-    out.push_back({whole.seq + from, to - from});
+    out.push_back(whole.sub(from, to - from));
     end = to;
   }
   return out;
@@ -67,21 +67,13 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
                                  f.crc_computed)});
       break;
     case DiagId::FpduPadNonzero: {
-      // The pad: the last pad_length octets before the CRC, markers not counted.
+      // (The grid through the FPDU's own markers: none, none in the way.)
       const MarkerGrid grid =
           f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
-      std::vector<SeqRange> runs;
-      for_each_ulpdu_run(grid, f.header_seq, f.ulpdu_size + f.pad_length, [&runs](SeqRange r) {
-        runs.push_back(r);
+      for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
+        out.push_back({run, fmt::format("pad ({} octets)", f.pad_length)});
         return true;
       });
-      std::uint32_t left = f.pad_length;
-      for (auto it = runs.rbegin(); it != runs.rend() && left > 0; ++it) {
-        const std::uint32_t n = std::min(left, it->length);
-        out.push_back(
-            {{it->seq + (it->length - n), n}, fmt::format("pad ({} octets)", f.pad_length)});
-        left -= n;
-      }
       break;
     }
     case DiagId::MarkerFpduptrMismatch:
@@ -93,9 +85,8 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
         out.push_back(
             {marker_field(m.seq), fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
                                               m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr)});
-        const TcpSeq target =
-            fpdu_ptr_target(m.seq, fpdu_ptr_for_calculation({m.reserved, m.fpdu_ptr}));
-        out.push_back({{target, 2}, fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
+        out.push_back({ulpdu_length_field(marker_target(m.seq, {m.reserved, m.fpdu_ptr})),
+                       fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
       }
       if (out.empty()) out.push_back({marker_field(finding_seq), "marker"});
       out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
@@ -167,16 +158,8 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format("MPA {} at seq {} (Rev {}, PD_Length {})", to_string(frame.kind),
                           at.value(), frame.revision, frame.pd_length);
-  // The octets as received: the parser keeps every one of them (key, flags, Rev, PD_Length,
-  // the vendor extension and the private data received), so no second read is needed.
-  std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
-  wire.push_back(frame.flags);
-  wire.push_back(frame.revision);
-  wire.push_back(static_cast<std::uint8_t>(frame.pd_length >> 8));
-  wire.push_back(static_cast<std::uint8_t>(frame.pd_length & 0xFF));
-  if (frame.has_vendor_extension)
-    wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
-  wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
+  // The octets as received: the parser keeps every one of them, so no second read is needed.
+  const std::vector<std::uint8_t> wire = startup_frame_octets(frame);
   for (const SeqRange& part : p.shown) {
     const std::uint32_t at_part = part.seq.distance_from(p.whole.seq);
     for (std::uint32_t k = 0; k < part.length; ++k) {
@@ -188,7 +171,59 @@ Place startup_place(DiagId id, Direction d, TcpSeq at, const StartupFrame& frame
   return p;
 }
 
+// The band at the end of the ladder, if it ends with one.
+ladder::Band* last_band(ConnectionTrace& c) {
+  return c.ladder.empty() ? nullptr : std::get_if<ladder::Band>(&c.ladder.back().what);
+}
+
+// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns.
+Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq) {
+  Place p;
+  p.kind = Place::Kind::Fpdu;
+  p.direction = fpdu.direction;
+  p.whole = {fpdu.start_seq, fpdu.wire_length};
+  p.first_frame = fpdu.first_frame;
+  p.last_frame = fpdu.last_frame;
+  p.highlights = fpdu_highlights(id, fpdu, finding_seq);
+  p.shown = shown_parts(p.whole, p.highlights);
+  p.caption = fmt::format(
+      "FPDU at seq {seq} (ULPDU_Length {length}, pad {pad}, {markers} marker{s}, CRC {crc})",
+      fmt::arg("seq", fpdu.header_seq.value()), fmt::arg("length", fpdu.ulpdu_length),
+      fmt::arg("pad", fpdu.pad_length), fmt::arg("markers", fpdu.markers.size()),
+      fmt::arg("s", fpdu.markers.size() == 1 ? "" : "s"),
+      fmt::arg("crc", to_string(fpdu.crc_status)));
+  return p;
+}
+
+// The marker strip of a direction: the first FPDUs from the first with a marker on, within
+// kStripOctets.
+void add_to_strip(std::vector<StripFpdu>& strip, const FpduEvent& fpdu) {
+  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
+      (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
+    strip.push_back({fpdu.start_seq.value(),
+                     fpdu.wire_length,
+                     fpdu.header_seq.value(),
+                     {fpdu.markers.begin(), fpdu.markers.end()}});
+  }
+}
+
 }  // namespace
+
+namespace ladder {
+
+std::string_view to_string(TcpFlag flag) {
+  switch (flag) {
+    case TcpFlag::Syn:
+      return "SYN";
+    case TcpFlag::Fin:
+      return "FIN";
+    case TcpFlag::Rst:
+      return "RST";
+  }
+  return "?";
+}
+
+}  // namespace ladder
 
 void TimeBins::add(std::uint64_t ns, std::uint64_t value) {
   if (ns < origin_ns) ns = origin_ns;
@@ -210,16 +245,10 @@ void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
 }
 
 // The band the next uneventful FPDU joins: the last ladder item if it is a band, else a new one.
-LadderItem& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
-  if (c.ladder.empty() || c.ladder.back().kind != LadderItem::Kind::Band) {
-    LadderItem b;
-    b.kind = LadderItem::Kind::Band;
-    b.direction = fpdu.direction;
-    b.frame = fpdu.last_frame;
-    b.ns = fpdu.timestamp_ns;
-    c.ladder.push_back(std::move(b));
-  }
-  return c.ladder.back();
+ladder::Band& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
+  if (ladder::Band* b = last_band(c)) return *b;
+  c.ladder.push_back({fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, ladder::Band{}});
+  return std::get<ladder::Band>(c.ladder.back().what);
 }
 
 void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
@@ -238,23 +267,15 @@ void HtmlTracer::on_finding(const Finding& f) {
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
   if (!c.ladder_full) {
-    LadderItem pin;
-    pin.kind = LadderItem::Kind::Finding;
-    pin.direction = f.direction;
-    pin.frame = f.frame;
-    pin.ns = f.timestamp_ns;
-    pin.finding = index;
-    add(c, std::move(pin));
-  } else if (!c.ladder.empty() && c.ladder.back().kind == LadderItem::Kind::Band) {
-    ++c.ladder.back().band_findings;
+    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}});
+  } else if (ladder::Band* b = last_band(c)) {
+    ++b->findings;
   } else {
-    LadderItem b;
-    b.kind = LadderItem::Kind::Band;
-    b.direction = f.direction;
-    b.frame = b.last_frame = f.frame;
-    b.ns = b.last_ns = f.timestamp_ns;
-    b.band_findings = 1;
-    c.ladder.push_back(std::move(b));
+    ladder::Band folded;
+    folded.last_frame = f.frame;
+    folded.last_ns = f.timestamp_ns;
+    folded.findings = 1;
+    c.ladder.push_back({f.direction, f.frame, f.timestamp_ns, folded});
   }
   if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
   const auto d = static_cast<std::size_t>(f.direction);
@@ -285,13 +306,7 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
   const auto d = static_cast<std::size_t>(direction);
   c.last_startup[d] = std::make_pair(seq, frame);
   c.last_startup_frame[d] = frame_number;
-  LadderItem item;
-  item.kind = LadderItem::Kind::Startup;
-  item.direction = direction;
-  item.frame = frame_number;
-  item.seq = seq.value();
-  item.startup = frame;
-  add(c, std::move(item));
+  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}});
   const StartupFrameFields fields = startup_frame_fields(seq, frame);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != direction || !contains(fields.whole, w.seq)) return false;
@@ -318,61 +333,45 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
     if (gap.direction == fpdu.direction && !gap.after && fpdu.start_offset >= gap.at.offset)
       gap.after = span;
   }
-  std::vector<StripFpdu>& strip = c.strip[d];
-  if ((!fpdu.markers.empty() || !strip.empty()) && strip.size() < kStripFpdus &&
-      (strip.empty() || fpdu.start_seq.distance_from(TcpSeq(strip.front().start)) < kStripOctets)) {
-    strip.push_back({fpdu.start_seq.value(),
-                     fpdu.wire_length,
-                     fpdu.header_seq.value(),
-                     {fpdu.markers.begin(), fpdu.markers.end()}});
-  }
-  // Findings about this FPDU (they arrive before it): where it is, and its fields.
+  add_to_strip(c.strip[d], fpdu);
+  ladder_fpdu(c, fpdu, place_waiting(c, fpdu));
+}
+
+// Findings about this FPDU (they arrive before it): where it is, and its fields. True if
+// any concerns it.
+bool HtmlTracer::place_waiting(ConnectionTrace& c, const FpduEvent& fpdu) {
+  if (c.waiting.empty()) return false;
   bool eventful = false;
-  if (!c.waiting.empty()) {
-    const std::uint64_t end = fpdu.start_offset + fpdu.wire_length;
-    std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
-      if (w.direction != fpdu.direction || w.offset >= end) return false;
-      if (w.offset >= fpdu.start_offset) {
-        Place p;
-        p.kind = Place::Kind::Fpdu;
-        p.direction = fpdu.direction;
-        p.whole = {fpdu.start_seq, fpdu.wire_length};
-        p.first_frame = fpdu.first_frame;
-        p.last_frame = fpdu.last_frame;
-        p.highlights = fpdu_highlights(w.id, fpdu, w.seq);
-        p.shown = shown_parts(p.whole, p.highlights);
-        p.caption = fmt::format("FPDU at seq {} (ULPDU_Length {}, pad {}, {} marker{}, CRC {})",
-                                fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.pad_length,
-                                fpdu.markers.size(), fpdu.markers.size() == 1 ? "" : "s",
-                                to_string(fpdu.crc_status));
-        c.places[w.index] = std::move(p);
-        ++trace_.places;
-        eventful = true;
-      }
-      return true;  // placed, or about octets before this FPDU (no FPDU of its own)
-    });
-  }
+  const std::uint64_t end = fpdu.end_offset();
+  std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+    if (w.direction != fpdu.direction || w.offset >= end) return false;
+    if (w.offset >= fpdu.start_offset) {
+      c.places[w.index] = fpdu_place(w.id, fpdu, w.seq);
+      ++trace_.places;
+      eventful = true;
+    }
+    return true;  // placed, or about octets before this FPDU (no FPDU of its own)
+  });
+  return eventful;
+}
+
+// The FPDU on the ladder: drawn on its own, or joining a band.
+void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful) {
+  const auto d = static_cast<std::size_t>(fpdu.direction);
   const bool pinned_before = !c.ladder.empty() &&
-                             c.ladder.back().kind == LadderItem::Kind::Finding &&
+                             std::holds_alternative<ladder::Finding>(c.ladder.back().what) &&
                              c.ladder.back().frame == fpdu.last_frame;
   if (!c.ladder_full &&
       (eventful || pinned_before || c.fpdus_drawn[d] < kLadderFpdusPerDirection)) {
     ++c.fpdus_drawn[d];
-    LadderItem item;
-    item.kind = LadderItem::Kind::Fpdu;
-    item.direction = fpdu.direction;
-    item.frame = fpdu.last_frame;
-    item.ns = fpdu.timestamp_ns;
-    item.seq = fpdu.header_seq.value();
-    item.ulpdu_length = fpdu.ulpdu_length;
-    item.crc = fpdu.crc_status;
-    if (auto ddp = decode_ddp(fpdu.ulpdu_head)) item.rdmap_opcode = ddp->opcode;
-    add(c, std::move(item));
+    ladder::Fpdu drawn{fpdu.header_seq.value(), fpdu.ulpdu_length, -1, fpdu.crc_status};
+    if (auto ddp = decode_ddp(fpdu.ulpdu_head)) drawn.rdmap_opcode = ddp->opcode;
+    add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn});
     return;
   }
-  LadderItem& b = band(c, fpdu);
-  ++b.band_fpdus[d];
-  b.band_octets += fpdu.ulpdu_length;
+  ladder::Band& b = band(c, fpdu);
+  ++b.fpdus[d];
+  b.octets += fpdu.ulpdu_length;
   b.last_frame = fpdu.last_frame;
   b.last_ns = fpdu.timestamp_ns;
 }
@@ -387,23 +386,20 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   c.waiting.shrink_to_fit();
   for (auto& s : c.last_startup) s.reset();
   for (LadderItem& item : c.ladder) {
-    if (item.kind != LadderItem::Kind::Startup || item.ns) continue;
-    item.ns = item.startup->kind == FrameKind::Reply ? summary.reply_ns : summary.request_ns;
+    const auto* startup = std::get_if<ladder::Startup>(&item.what);
+    if (!startup || item.ns) continue;
+    item.ns = startup->frame.kind == FrameKind::Reply ? summary.reply_ns : summary.request_ns;
   }
   // TCP control segments, by frame among the rest.
   for (Direction d : {Direction::Initiator, Direction::Responder}) {
     const TcpControlSeen& tcp = summary.direction(d).tcp;
-    const std::pair<const TcpFlagSeen*, const char*> flags[] = {
-        {&tcp.syn, "SYN"}, {&tcp.fin, "FIN"}, {&tcp.rst, "RST"}};
-    for (auto [seen, name] : flags) {
+    const std::pair<const TcpFlagSeen*, ladder::TcpFlag> flags[] = {
+        {&tcp.syn, ladder::TcpFlag::Syn},
+        {&tcp.fin, ladder::TcpFlag::Fin},
+        {&tcp.rst, ladder::TcpFlag::Rst}};
+    for (auto [seen, flag] : flags) {
       if (seen->frame == 0) continue;
-      LadderItem item;
-      item.kind = LadderItem::Kind::Tcp;
-      item.direction = d;
-      item.frame = seen->frame;
-      item.ns = seen->ns;
-      item.tcp_flag = name;
-      c.ladder.push_back(std::move(item));
+      c.ladder.push_back({d, seen->frame, seen->ns, ladder::Tcp{flag}});
     }
   }
   std::stable_sort(c.ladder.begin(), c.ladder.end(),

@@ -13,6 +13,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "mpa/analyzer.h"
@@ -52,23 +54,51 @@ struct Place {
   std::string caption;               // "FPDU at seq 123 (ULPDU_Length 34, 2 markers)"
 };
 
-struct LadderItem {
-  enum class Kind : std::uint8_t { Startup, Fpdu, Band, Finding, Tcp } kind = Kind::Fpdu;
-  Direction direction{};
-  std::uint64_t frame = 0;  // first frame (bands: of the first FPDU)
-  std::uint64_t ns = 0;
-  // Startup: the frame as parsed. Fpdu: opcode, length, CRC. Band: counts.
-  std::optional<StartupFrame> startup;
+// The ladder's items, one type per kind; LadderItem holds what they share.
+namespace ladder {
+
+// A TCP control segment.
+enum class TcpFlag : std::uint8_t { Syn, Fin, Rst };
+std::string_view to_string(TcpFlag flag);  // "SYN", "FIN", "RST"
+
+struct Tcp {
+  TcpFlag flag = TcpFlag::Syn;
+};
+
+// A startup frame as parsed, and where it starts.
+struct Startup {
+  StartupFrame frame;
   std::uint32_t seq = 0;
+};
+
+// An FPDU drawn on its own: opcode (-1: not RDMAP), length, CRC.
+struct Fpdu {
+  std::uint32_t seq = 0;  // of its header
   std::uint16_t ulpdu_length = 0;
   int rdmap_opcode = -1;
   CrcStatus crc = CrcStatus::NotChecked;
-  std::uint64_t band_fpdus[2] = {0, 0};  // by direction
-  std::uint64_t band_octets = 0;
+};
+
+// Uneventful FPDUs folded together (the item's frame and ns: of the first one).
+struct Band {
+  std::uint64_t fpdus[2] = {0, 0};  // by direction
+  std::uint64_t octets = 0;
   std::uint64_t last_frame = 0, last_ns = 0;
-  std::uint64_t band_findings = 0;  // findings folded into the band (beyond the pins)
-  std::size_t finding = 0;          // Finding: index into the connection's findings
-  std::string tcp_flag;             // Tcp: "SYN", "FIN", "RST"
+  std::uint64_t findings = 0;  // findings folded into the band (beyond the pins)
+};
+
+// A finding's pin.
+struct Finding {
+  std::size_t index = 0;  // into the connection's findings
+};
+
+}  // namespace ladder
+
+struct LadderItem {
+  Direction direction{};
+  std::uint64_t frame = 0;  // first frame (bands: of the first FPDU)
+  std::uint64_t ns = 0;
+  std::variant<ladder::Startup, ladder::Fpdu, ladder::Band, ladder::Finding, ladder::Tcp> what;
 };
 
 // Values binned over time, the bin width doubling as the connection goes on.
@@ -148,7 +178,9 @@ class HtmlTracer : public EventSink {
  private:
   ConnectionTrace& of(std::uint32_t library_id);
   void add(ConnectionTrace& c, LadderItem item);
-  LadderItem& band(ConnectionTrace& c, const FpduEvent& fpdu);
+  ladder::Band& band(ConnectionTrace& c, const FpduEvent& fpdu);
+  bool place_waiting(ConnectionTrace& c, const FpduEvent& fpdu);
+  void ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful);
 
   EventSink& next_;
   CaptureTrace& trace_;

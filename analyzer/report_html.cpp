@@ -12,10 +12,14 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 
+#include "html_assets.h"
 #include "html_escape.h"
 #include "html_trace.h"
 #include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -86,6 +90,10 @@ Verdict verdict_of(const ConnectionReport& c) {
   return v;
 }
 
+// Octets of private data shown as text in the negotiation table: as many as RFC 5044 7.1.1
+// allows.
+constexpr std::size_t kPrivateDataShown = kMaxPrivateData;
+
 std::string private_text(const std::vector<std::uint8_t>& pd, std::size_t limit) {
   const std::size_t n = std::min(pd.size(), limit);
   std::string raw(reinterpret_cast<const char*>(pd.data()), n);
@@ -95,8 +103,10 @@ std::string private_text(const std::vector<std::uint8_t>& pd, std::size_t limit)
 }
 
 std::string startup_words(const StartupFrame& f) {
-  std::string s = fmt::format("Rev {} M={} C={} R={} S={} PD_Length {}", f.revision, int(f.m()),
-                              int(f.c()), int(f.r()), int(f.s()), f.pd_length);
+  std::string s =
+      fmt::format("Rev {rev} M={m} C={c} R={r} S={s} PD_Length {pd}", fmt::arg("rev", f.revision),
+                  fmt::arg("m", int(f.m())), fmt::arg("c", int(f.c())), fmt::arg("r", int(f.r())),
+                  fmt::arg("s", int(f.s())), fmt::arg("pd", f.pd_length));
   if (f.enhanced) {
     s += fmt::format(", IRD {} ORD {}", f.enhanced->ird, f.enhanced->ord);
     if (f.enhanced->peer_to_peer) s += ", P2P";
@@ -137,81 +147,6 @@ std::string stacks(const ConnectionSummary& s) {
   return fmt::format("{} / {}", a.empty() ? "?" : a, b.empty() ? "?" : b);
 }
 
-const char* kStyle = R"CSS(
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 24px 40px;color:#1b1b1b;background:#fff}
-h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #ddd}
-h3{font-size:15px;margin:16px 0 6px}h4{margin:8px 0 4px;font-size:14px}
-table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f3f3f3;cursor:pointer;user-select:none}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.v{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-weight:600;font-size:12px}
-.v-errors,.v-fail,.v-unreadable{background:#c62828}.v-warnings{background:#e08600}.v-clean,.v-pass{background:#2e7d32}
-.sev{font-weight:600}.sev-error{color:#c62828}.sev-warning{color:#b06a00}.sev-note{color:#1565c0}
-tr.suppressed td{color:#777;text-decoration:line-through}
-details.conn{border:1px solid #ccc;border-radius:4px;margin:12px 0;padding:0 10px 10px;content-visibility:auto;contain-intrinsic-size:auto 1400px}
-details.conn>summary{font-weight:600;padding:8px 0;cursor:pointer}
-.bounds{color:#555;font-size:13px;max-width:1000px}
-.hex{font:12px/1.35 ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;background:#fafafa;border:1px solid #e3e3e3;padding:6px;overflow-x:auto;white-space:pre}
-.hex mark{background:#ffd54f;color:#000;outline:1px solid #c49000}.hex mark.target{background:#b3e5fc;outline-color:#0277bd}
-.hex .miss{color:#bbb}.hex .off{color:#888}.hex .skip{color:#888;font-style:italic}
-section.detail{border-left:4px solid #ccc;padding:2px 12px;margin:10px 0}section.detail.sev-error{border-color:#c62828}
-section.detail.sev-warning{border-color:#e08600}section.detail.sev-note{border-color:#1565c0}
-mark.target{background:#b3e5fc}section.detail:target{background:#fffbe6}dl.cat{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:4px 0}
-dl.cat dt{color:#555}dl.cat dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:10px}
-.chart{border:1px solid #eee;padding:4px}.chart .t{font-size:12px;color:#444}svg text{font-family:system-ui,sans-serif}
-#filter{padding:4px 8px;width:320px}.tools button{margin-left:8px}code{font-size:12px}
-)CSS";
-
-const char* kScript = R"JS(
-(function(){
-'use strict';
-function key(td){var v=td.getAttribute('data-v');if(v===null)v=td.textContent;var n=parseFloat(v);return isNaN(n)||String(n)!==String(v).trim()?v.toLowerCase():n;}
-document.querySelectorAll('table.sortable').forEach(function(t){
-  var heads=t.tHead?t.tHead.rows[0].cells:[];
-  Array.prototype.forEach.call(heads,function(th,i){
-    th.title='sort';
-    th.addEventListener('click',function(){
-      var dir=th.getAttribute('data-dir')==='asc'?'desc':'asc';
-      Array.prototype.forEach.call(heads,function(h){h.removeAttribute('data-dir');});
-      th.setAttribute('data-dir',dir);
-      var body=t.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
-      rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);if(x===y)return 0;var r=(typeof x===typeof y)?(x<y?-1:1):(typeof x==='number'?-1:1);return dir==='asc'?r:-r;});
-      rows.forEach(function(r){body.appendChild(r);});
-    });
-  });
-});
-var filter=document.getElementById('filter');
-if(filter){filter.addEventListener('input',function(){
-  var q=filter.value.toLowerCase();
-  document.querySelectorAll('tr.verdict-row').forEach(function(r){
-    var show=!q||r.textContent.toLowerCase().indexOf(q)>=0;
-    r.style.display=show?'':'none';
-    var sec=document.getElementById(r.getAttribute('data-section'));
-    if(sec)sec.style.display=show?'':'none';
-  });
-});}
-function openTo(id){var e=document.getElementById(id);while(e){if(e.tagName==='DETAILS')e.open=true;e=e.parentElement;}}
-window.addEventListener('hashchange',function(){openTo(location.hash.slice(1));});
-if(location.hash)openTo(location.hash.slice(1));
-var fold=document.getElementById('fold'),unfold=document.getElementById('unfold'),clean=document.getElementById('fold-clean');
-function setAll(open,only){document.querySelectorAll('details.conn').forEach(function(d){if(!only||d.getAttribute('data-verdict')===only)d.open=open;});}
-if(fold)fold.addEventListener('click',function(){setAll(false);});
-if(unfold)unfold.addEventListener('click',function(){setAll(true);});
-if(clean)clean.addEventListener('click',function(){setAll(false,'clean');});
-// #focus=ID shows one finding's detail or one connection alone (a link to share).
-if(location.hash.indexOf('#focus=')===0){
-  var el=document.getElementById(location.hash.slice(7));
-  if(el){
-    var box=document.createElement('div');box.id='focus-view';
-    var back=document.createElement('p');var a=document.createElement('a');
-    a.href=location.pathname;a.textContent='← the whole report';back.appendChild(a);box.appendChild(back);
-    Array.prototype.forEach.call(document.body.children,function(c){if(c.tagName!=='SCRIPT'&&c.id!=='defs')c.style.display='none';});
-    openTo(el.id);box.appendChild(el);document.body.insertBefore(box,document.body.firstChild);
-  }
-}
-document.documentElement.setAttribute('data-script','ran');
-})();
-)JS";
-
 class Page {
  public:
   Page(std::ostream& out, const std::vector<CaptureReport>& captures,
@@ -233,9 +168,15 @@ class Page {
     buf_.clear();
   }
   void header();
+  void totals_paragraph();
+  void bounds_paragraph();
   void overview(std::vector<Row>& rows);
+  void capture_row(std::size_t i);
+  void verdict_row(const Row& r);
   void connection(const Row& row, std::size_t ordinal);
+  void parameters_table(const ConnectionSummary& s);
   void ladder(const Row& row, const ConnectionTrace* trace);
+  void ladder_head(const Row& row, int height);
   void charts(const Row& row, const ConnectionTrace& trace);
   void histogram(const DirectionSummary& d, std::string_view title);
   void alignment(const DirectionSummary& d, std::string_view title);
@@ -243,9 +184,13 @@ class Page {
                   std::uint64_t width_ns, std::string_view title, std::string_view unit, bool rate);
   void marker_strip(const std::vector<StripFpdu>& strip, std::string_view title);
   void findings(const Row& row, const ConnectionTrace* trace);
+  void finding_row(const Row& row, std::size_t i, const ReportedFinding& rf);
   void detail(const Row& row, std::size_t index, const ReportedFinding& f, const Place* place,
               const CaptureTrace& trace);
   void dump(const Place& place, const ConnectionSummary& s, const CaptureTrace& trace);
+  void hex_row(const Place& p, const SeqRange& part, std::uint32_t part_at, std::uint32_t row,
+               std::size_t base);
+  void dump_legend(const Place& p);
   void gap_strip(const GapView& gap, std::string_view id);
   std::string anchor(const Row& row) const {
     return fmt::format("c{}-{}", row.capture, row.connection->summary.id);
@@ -262,57 +207,67 @@ class Page {
 };
 
 void Page::header() {
-  const Totals t = totals(captures_, options_.policy);
   buf_ += R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>mpa-check report</title><style>)";
-  buf_ += kStyle;
+  buf_ += html_asset::kReportCss;
   buf_ += "</style></head><body>\n";
   // Arrow heads shared by every ladder.
-  buf_ +=
-      R"(<svg id="defs" width="0" height="0" style="position:absolute" aria-hidden="true"><defs>)"
-      R"(<marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#333"/></marker>)"
-      R"(<marker id="ahg" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#888"/></marker>)"
-      R"(<marker id="ahb" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#1a5fb4"/></marker>)"
-      R"(<marker id="ahk" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#333"/></marker>)"
-      R"X(<pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#ef9a9a"/></pattern>)X"
-      "</defs></svg>\n";
+  buf_ += html_asset::kDefsSvg;
+  totals_paragraph();
+  bounds_paragraph();
+  buf_ += "</header>\n";
+}
+
+void Page::totals_paragraph() {
+  const Totals t = totals(captures_, options_.policy);
   buf_ += fmt::format(
-      "<header><h1>mpa-check report</h1><p id=\"totals\">{} capture{}, {} MPA connection{}: "
-      "<span class=\"sev sev-error\">{}</span>, <span class=\"sev sev-warning\">{}</span>, "
-      "<span class=\"sev sev-note\">{}</span>; {} failed (fail on {}). mpa-check {}.</p>\n",
-      captures_.size(), captures_.size() == 1 ? "" : "s", t.connections,
-      t.connections == 1 ? "" : "s", esc(count_of(t.active[Severity::Error], "error")),
-      esc(count_of(t.active[Severity::Warning], "warning")),
-      esc(count_of(t.active[Severity::Note], "note")), count_of(t.failed_captures, "capture"),
-      options_.policy.fail_on == Severity::Warning ? "warning" : "error", esc(options_.version));
+      "<header><h1>mpa-check report</h1><p id=\"totals\">{captures} capture{captures_s}, "
+      "{connections} MPA connection{connections_s}: "
+      "<span class=\"sev sev-error\">{errors}</span>, "
+      "<span class=\"sev sev-warning\">{warnings}</span>, "
+      "<span class=\"sev sev-note\">{notes}</span>; {failed} failed (fail on {fail_on}). "
+      "mpa-check {version}.</p>\n",
+      fmt::arg("captures", captures_.size()),
+      fmt::arg("captures_s", captures_.size() == 1 ? "" : "s"),
+      fmt::arg("connections", t.connections),
+      fmt::arg("connections_s", t.connections == 1 ? "" : "s"),
+      fmt::arg("errors", esc(count_of(t.active[Severity::Error], "error"))),
+      fmt::arg("warnings", esc(count_of(t.active[Severity::Warning], "warning"))),
+      fmt::arg("notes", esc(count_of(t.active[Severity::Note], "note"))),
+      fmt::arg("failed", count_of(t.failed_captures, "capture")),
+      fmt::arg("fail_on", options_.policy.fail_on == Severity::Warning ? "warning" : "error"),
+      fmt::arg("version", esc(options_.version)));
+}
+
+void Page::bounds_paragraph() {
   buf_ += fmt::format(
       "<p class=\"bounds\" id=\"bounds\">What this page shows and leaves out: findings as the JSON "
-      "report lists "
-      "them (at most {} per connection; beyond that they are counted). Ladders draw the startup "
-      "frames, the first "
-      "{} FPDUs per direction, every FPDU a finding concerns and the findings in order, at most {} "
-      "rows{}; "
-      "the FPDUs between them are collapsed into bands with their count, octets and duration. Hex "
-      "dumps for "
-      "the first {} findings of each connection (at most {} in a capture): an FPDU's octets read "
-      "back from "
-      "the capture file after the run, a startup frame's as the parser received them; the first {} "
-      "and last {} octets and the highlighted fields with "
-      "their surroundings. Throughput and findings over time in {} bins whose width doubles as a "
-      "connection "
-      "goes on. Findings listed per connection on this page: at most {}.{}</p>\n",
-      kMaxStoredFindings, kLadderFpdusPerDirection, kLadderMaxItems,
-      many_ ? fmt::format(" ({} in this run of more than {} connections)", kLadderRowsWhenMany,
-                          kManyConnections)
-            : std::string(),
-      kPlacedFindings, kPlacedFindingsPerCapture, 128, 64, kTimeBins, kFindingRowsPerConnection,
-      many_ ? fmt::format(" Charts for the {} connections with the worst verdicts only (of {}).",
-                          kChartedConnectionsWhenMany, connections_)
-            : std::string());
-  buf_ += "</header>\n";
+      "report lists them (at most {stored} per connection; beyond that they are counted). "
+      "Ladders draw the startup frames, the first {fpdus} FPDUs per direction, every FPDU a "
+      "finding concerns and the findings in order, at most {rows} rows{rows_many}; the FPDUs "
+      "between them are collapsed into bands with their count, octets and duration. Hex dumps "
+      "for the first {placed} findings of each connection (at most {placed_capture} in a "
+      "capture): an FPDU's octets read back from the capture file after the run, a startup "
+      "frame's as the parser received them; the first {head} and last {tail} octets and the "
+      "highlighted fields with their surroundings. Throughput and findings over time in {bins} "
+      "bins whose width doubles as a connection goes on. Findings listed per connection on this "
+      "page: at most {listed}.{charts_many}</p>\n",
+      fmt::arg("stored", kMaxStoredFindings), fmt::arg("fpdus", kLadderFpdusPerDirection),
+      fmt::arg("rows", kLadderMaxItems),
+      fmt::arg("rows_many", many_ ? fmt::format(" ({} in this run of more than {} connections)",
+                                                kLadderRowsWhenMany, kManyConnections)
+                                  : std::string()),
+      fmt::arg("placed", kPlacedFindings), fmt::arg("placed_capture", kPlacedFindingsPerCapture),
+      fmt::arg("head", 128), fmt::arg("tail", 64), fmt::arg("bins", kTimeBins),
+      fmt::arg("listed", kFindingRowsPerConnection),
+      fmt::arg("charts_many",
+               many_ ? fmt::format(" Charts for the {} connections with the worst verdicts only "
+                                   "(of {}).",
+                                   kChartedConnectionsWhenMany, connections_)
+                     : std::string()));
 }
 
 void Page::overview(std::vector<Row>& rows) {
@@ -322,38 +277,7 @@ void Page::overview(std::vector<Row>& rows) {
       "<th>Verdict</th><th>Capture</th><th>Frames</th><th>MPA "
       "connections</th><th>Errors</th><th>Warnings</th>"
       "<th>Notes</th><th>Suppressed</th></tr></thead><tbody>\n";
-  for (std::size_t i = 0; i < captures_.size(); ++i) {
-    const CaptureReport& c = captures_[i];
-    const std::string_view v = !c.result.ok                ? "unreadable"
-                               : fails(c, options_.policy) ? "fail"
-                                                           : "pass";
-    const std::uint64_t suppressed = c.suppressed[Severity::Error] +
-                                     c.suppressed[Severity::Warning] + c.suppressed[Severity::Note];
-    buf_ += fmt::format(
-        "<tr class=\"capture-row\" data-capture-index=\"{}\" data-file=\"{}\" data-verdict=\"{}\">"
-        "<td data-v=\"{}\"><span class=\"v v-{}\">{}</span></td><td>{}{}</td><td "
-        "class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
-        "class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td></tr>\n",
-        i, esc(c.file), v, v == "pass" ? 0 : 1, v, v, esc(c.file),
-        c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>",
-        c.result.stats.frames, c.mpa_connections, c.active[Severity::Error],
-        c.active[Severity::Warning], c.active[Severity::Note], suppressed);
-    if (!c.capture_findings.empty()) {
-      buf_ += fmt::format("<tr class=\"capture-findings\"><td></td><td colspan=\"7\">");
-      for (const ReportedFinding& f : c.capture_findings) {
-        const DiagnosticInfo& d = info(f.finding.id);
-        buf_ += fmt::format(
-            "<div class=\"finding capture-finding\" data-capture-index=\"{}\" data-id=\"{}\" "
-            "data-frame=\"{}\">"
-            "<span class=\"sev sev-{}\">{}</span> frame {}: {} <code>[{}]</code> ({})</div>",
-            i, d.name, f.finding.frame, to_string(d.severity), to_string(d.severity),
-            f.finding.frame, esc(f.finding.message), d.name, esc(d.rfc));
-      }
-      buf_ += "</td></tr>\n";
-    }
-  }
+  for (std::size_t i = 0; i < captures_.size(); ++i) capture_row(i);
   buf_ += "</tbody></table>\n";
   flush();
 
@@ -378,38 +302,246 @@ void Page::overview(std::vector<Row>& rows) {
       "<th>FPDUs</th><th>ULPDU "
       "octets</th><th>Errors</th><th>Warnings</th><th>Notes</th></tr></thead><tbody>\n";
   for (const Row& r : rows) {
-    const ConnectionSummary& s = r.connection->summary;
-    const DirectionSummary& a = s.direction(Direction::Initiator);
-    const DirectionSummary& b = s.direction(Direction::Responder);
-    buf_ += fmt::format(
-        "<tr class=\"verdict-row\" data-capture-index=\"{}\" data-connection=\"{}\" "
-        "data-verdict=\"{}\" "
-        "data-section=\"{}\"><td data-v=\"{}\"><a href=\"#{}\"><span class=\"v "
-        "v-{}\">{}</span></a></td>"
-        "<td>{}</td><td class=\"n\">{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"n\" data-v=\"{}\">{} / {}</td><td class=\"n\" data-v=\"{}\">{} / {}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-        r.capture, s.id, r.verdict.word(), anchor(r), 2 - r.verdict.rank(), anchor(r),
-        r.verdict.word(), r.verdict.word(), esc(captures_[r.capture].file), s.id,
-        esc(to_string(s.initiator)), esc(to_string(s.responder)), esc(stacks(s)),
-        esc(parameters(s, Direction::Initiator)), esc(parameters(s, Direction::Responder)),
-        a.fpdus + b.fpdus, thousands(a.fpdus), thousands(b.fpdus), a.ulpdu_bytes + b.ulpdu_bytes,
-        octets_text(a.ulpdu_bytes), octets_text(b.ulpdu_bytes), r.verdict.active[Severity::Error],
-        r.verdict.active[Severity::Warning], r.verdict.active[Severity::Note]);
+    verdict_row(r);
     if (buf_.size() > (1u << 16)) flush();
   }
   buf_ += "</tbody></table></section>\n";
   flush();
 }
 
+void Page::capture_row(std::size_t i) {
+  const CaptureReport& c = captures_[i];
+  const std::string_view v = !c.result.ok                ? "unreadable"
+                             : fails(c, options_.policy) ? "fail"
+                                                         : "pass";
+  const std::uint64_t suppressed = c.suppressed[Severity::Error] + c.suppressed[Severity::Warning] +
+                                   c.suppressed[Severity::Note];
+  buf_ += fmt::format(
+      "<tr class=\"capture-row\" data-capture-index=\"{i}\" data-file=\"{file}\" "
+      "data-verdict=\"{v}\"><td data-v=\"{rank}\"><span class=\"v v-{v}\">{v}</span></td>"
+      "<td>{file}{error}</td><td class=\"n\">{frames}</td><td class=\"n\">{mpa}</td>"
+      "<td class=\"n\">{errors}</td><td class=\"n\">{warnings}</td><td class=\"n\">{notes}</td>"
+      "<td class=\"n\">{suppressed}</td></tr>\n",
+      fmt::arg("i", i), fmt::arg("file", esc(c.file)), fmt::arg("v", v),
+      fmt::arg("rank", v == "pass" ? 0 : 1),
+      fmt::arg("error", c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>"),
+      fmt::arg("frames", c.result.stats.frames), fmt::arg("mpa", c.mpa_connections),
+      fmt::arg("errors", c.active[Severity::Error]),
+      fmt::arg("warnings", c.active[Severity::Warning]),
+      fmt::arg("notes", c.active[Severity::Note]), fmt::arg("suppressed", suppressed));
+  if (c.capture_findings.empty()) return;
+  buf_ += fmt::format("<tr class=\"capture-findings\"><td></td><td colspan=\"7\">");
+  for (const ReportedFinding& f : c.capture_findings) {
+    const DiagnosticInfo& d = info(f.finding.id);
+    buf_ += fmt::format(
+        "<div class=\"finding capture-finding\" data-capture-index=\"{i}\" data-id=\"{id}\" "
+        "data-frame=\"{frame}\"><span class=\"sev sev-{severity}\">{severity}</span> "
+        "frame {frame}: {message} <code>[{id}]</code> ({rfc})</div>",
+        fmt::arg("i", i), fmt::arg("id", d.name), fmt::arg("frame", f.finding.frame),
+        fmt::arg("severity", to_string(d.severity)), fmt::arg("message", esc(f.finding.message)),
+        fmt::arg("rfc", esc(d.rfc)));
+  }
+  buf_ += "</td></tr>\n";
+}
+
+void Page::verdict_row(const Row& r) {
+  const ConnectionSummary& s = r.connection->summary;
+  const DirectionSummary& a = s.direction(Direction::Initiator);
+  const DirectionSummary& b = s.direction(Direction::Responder);
+  buf_ += fmt::format(
+      "<tr class=\"verdict-row\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
+      "data-verdict=\"{word}\" data-section=\"{anchor}\"><td data-v=\"{rank}\">"
+      "<a href=\"#{anchor}\"><span class=\"v v-{word}\">{word}</span></a></td>"
+      "<td>{file}</td><td class=\"n\">{id}</td><td>{initiator} → {responder}</td>"
+      "<td>{stacks}</td><td>{sends_i}</td><td>{sends_r}</td>"
+      "<td class=\"n\" data-v=\"{fpdus}\">{fpdus_i} / {fpdus_r}</td>"
+      "<td class=\"n\" data-v=\"{octets}\">{octets_i} / {octets_r}</td>"
+      "<td class=\"n\">{errors}</td><td class=\"n\">{warnings}</td><td class=\"n\">{notes}</td>"
+      "</tr>\n",
+      fmt::arg("capture", r.capture), fmt::arg("id", s.id), fmt::arg("word", r.verdict.word()),
+      fmt::arg("anchor", anchor(r)), fmt::arg("rank", 2 - r.verdict.rank()),
+      fmt::arg("file", esc(captures_[r.capture].file)),
+      fmt::arg("initiator", esc(to_string(s.initiator))),
+      fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("stacks", esc(stacks(s))),
+      fmt::arg("sends_i", esc(parameters(s, Direction::Initiator))),
+      fmt::arg("sends_r", esc(parameters(s, Direction::Responder))),
+      fmt::arg("fpdus", a.fpdus + b.fpdus), fmt::arg("fpdus_i", thousands(a.fpdus)),
+      fmt::arg("fpdus_r", thousands(b.fpdus)), fmt::arg("octets", a.ulpdu_bytes + b.ulpdu_bytes),
+      fmt::arg("octets_i", octets_text(a.ulpdu_bytes)),
+      fmt::arg("octets_r", octets_text(b.ulpdu_bytes)),
+      fmt::arg("errors", r.verdict.active[Severity::Error]),
+      fmt::arg("warnings", r.verdict.active[Severity::Warning]),
+      fmt::arg("notes", r.verdict.active[Severity::Note]));
+}
+
 // ---- the ladder
 
 constexpr int kLadderWidth = 960;
 constexpr int kLaneI = 290, kLaneR = 740;
+constexpr int kLaneMid = (kLaneI + kLaneR) / 2;
 constexpr int kRow = 24;
+constexpr int kLadderTop = 56;
+
+// One connection's ladder, row by row: one function per kind of item.
+class LadderSvg {
+ public:
+  LadderSvg(std::string& out, const ConnectionReport& connection, std::string anchor)
+      : b_(out), c_(connection), s_(connection.summary), anchor_(std::move(anchor)) {}
+  void item(const LadderItem& item) {
+    std::visit([&](const auto& what) { draw(item, what); }, item.what);
+  }
+  int y() const { return y_; }
+
+ private:
+  void draw(const LadderItem& item, const ladder::Tcp& tcp);
+  void draw(const LadderItem& item, const ladder::Startup& startup);
+  void draw(const LadderItem& item, const ladder::Fpdu& fpdu);
+  void draw(const LadderItem& item, const ladder::Band& band);
+  void draw(const LadderItem& item, const ladder::Finding& pin);
+  std::string when(std::uint64_t ns) const {
+    return ns && s_.first_ns && ns >= s_.first_ns
+               ? fmt::format("+{}", duration_text(ns - s_.first_ns))
+               : std::string();
+  }
+  void left_label(const LadderItem& item, int at) {
+    b_ += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\" fill=\"#666\">{} {}</text>", at + 4,
+                      item.frame, when(item.ns));
+  }
+  void arrow(Direction d, int at, std::string_view colour, std::string_view marker, double width,
+             const std::string& label, std::string_view cls);
+
+  std::string& b_;
+  const ConnectionReport& c_;
+  const ConnectionSummary& s_;
+  std::string anchor_;
+  int y_ = kLadderTop;
+};
+
+void LadderSvg::arrow(Direction d, int at, std::string_view colour, std::string_view marker,
+                      double width, const std::string& label, std::string_view cls) {
+  b_ += fmt::format(
+      "<g class=\"{cls}\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" "
+      "stroke=\"{colour}\" stroke-width=\"{width}\" marker-end=\"url(#{marker})\"/>"
+      "<text x=\"{mid}\" y=\"{text_y}\" text-anchor=\"middle\" font-size=\"12\">{label}</text>"
+      "</g>\n",
+      fmt::arg("cls", cls), fmt::arg("x1", d == Direction::Initiator ? kLaneI : kLaneR),
+      fmt::arg("y1", at), fmt::arg("x2", d == Direction::Initiator ? kLaneR : kLaneI),
+      fmt::arg("y2", at + 8), fmt::arg("colour", colour), fmt::arg("width", width),
+      fmt::arg("marker", marker), fmt::arg("mid", kLaneMid), fmt::arg("text_y", at - 3),
+      fmt::arg("label", label));
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Tcp& tcp) {
+  left_label(item, y_);
+  std::string label(ladder::to_string(tcp.flag));
+  const auto& mss = s_.direction(item.direction).mss;
+  const TcpFlagSeen& peer_syn = s_.direction(other(item.direction)).tcp.syn;
+  const bool syn = tcp.flag == ladder::TcpFlag::Syn;
+  if (syn && peer_syn.frame && peer_syn.frame < item.frame) label = "SYN-ACK";
+  if (syn && mss) label += fmt::format(" (MSS {})", *mss);
+  arrow(item.direction, y_, "#888", "ahg", 1.2, esc(label), "tcp");
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Startup& startup) {
+  left_label(item, y_ + 8);
+  const StartupFrame& f = startup.frame;
+  std::string label = fmt::format("MPA {} · {}", to_string(f.kind), startup_words(f));
+  arrow(item.direction, y_ + 8, "#1a5fb4", "ahb", 2.5, esc(label), "startup");
+  std::string pd = f.private_data.empty()
+                       ? "no private data"
+                       : "private data “" + private_text(f.private_data, 40) + "”";
+  b_ += fmt::format(
+      "<text class=\"pd\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" "
+      "fill=\"#444\">{}</text>\n",
+      kLaneMid, y_ + 30, pd);
+  y_ += 2 * kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Fpdu& fpdu) {
+  left_label(item, y_);
+  std::string label =
+      fpdu.rdmap_opcode >= 0
+          ? std::string(rdmap_opcode_name(static_cast<std::size_t>(fpdu.rdmap_opcode)))
+          : std::string("FPDU");
+  label += fmt::format(", ULPDU {}", fpdu.ulpdu_length);
+  if (fpdu.crc == CrcStatus::Bad) label += ", CRC bad";
+  arrow(item.direction, y_, fpdu.crc == CrcStatus::Bad ? "#c62828" : "#333", "ahk", 1.2, esc(label),
+        "fpdu");
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Band& band) {
+  left_label(item, y_);
+  const std::uint64_t n = band.fpdus[0] + band.fpdus[1];
+  std::string label =
+      fmt::format("{} FPDU{}, {}, {}", thousands(n), n == 1 ? "" : "s", octets_text(band.octets),
+                  duration_text(band.last_ns > item.ns ? band.last_ns - item.ns : 0));
+  if (band.fpdus[0] && band.fpdus[1]) {
+    label += fmt::format(" (→ {}, ← {})", thousands(band.fpdus[0]), thousands(band.fpdus[1]));
+  }
+  if (band.findings)
+    label += fmt::format("; {} more finding{} (see the table)", band.findings,
+                         band.findings == 1 ? "" : "s");
+  b_ += fmt::format(
+      "<g class=\"band\" data-fpdus=\"{n}\"><rect x=\"{x}\" y=\"{y}\" width=\"{width}\" "
+      "height=\"{height}\" rx=\"3\" fill=\"#eceff1\" stroke=\"#b0bec5\" "
+      "stroke-dasharray=\"4 3\"/><text x=\"{mid}\" y=\"{text_y}\" text-anchor=\"middle\" "
+      "font-size=\"12\" fill=\"#37474f\">{label}</text></g>\n",
+      fmt::arg("n", n), fmt::arg("x", kLaneI - 6), fmt::arg("y", y_ - 10),
+      fmt::arg("width", kLaneR - kLaneI + 12), fmt::arg("height", kRow - 4),
+      fmt::arg("mid", kLaneMid), fmt::arg("text_y", y_ + 6), fmt::arg("label", esc(label)));
+  y_ += kRow;
+}
+
+void LadderSvg::draw(const LadderItem& item, const ladder::Finding& pin) {
+  if (pin.index >= c_.findings.size()) return;
+  const ReportedFinding& rf = c_.findings[pin.index];
+  const DiagnosticInfo& d = info(rf.finding.id);
+  left_label(item, y_);
+  const bool from_i = item.direction == Direction::Initiator;
+  const int x = from_i ? kLaneI : kLaneR;
+  const bool has_detail = pin.index < kPlacedFindings;
+  b_ += fmt::format(
+      "<a class=\"pin\" href=\"#{target}\" data-id=\"{id}\" data-frame=\"{frame}\">"
+      "<circle cx=\"{x}\" cy=\"{y}\" r=\"7\" fill=\"{colour}\" stroke=\"#fff\" "
+      "stroke-width=\"1.5\"/><text x=\"{text_x}\" y=\"{text_y}\" text-anchor=\"{anchor}\" "
+      "font-size=\"12\" fill=\"{colour}\" font-weight=\"600\">{id}{suppressed}</text>"
+      "<title>{message}</title></a>\n",
+      fmt::arg("target", fmt::format("{}{}-{}", has_detail ? "d-" : "f-", anchor_, pin.index)),
+      fmt::arg("id", d.name), fmt::arg("frame", rf.finding.frame), fmt::arg("x", x),
+      fmt::arg("y", y_), fmt::arg("colour", severity_colour(d.severity)),
+      fmt::arg("text_x", from_i ? x - 12 : x + 12), fmt::arg("text_y", y_ + 4),
+      fmt::arg("anchor", from_i ? "end" : "start"),
+      fmt::arg("suppressed", rf.suppressed_by ? " (suppressed)" : ""),
+      fmt::arg("message", esc(rf.finding.message)));
+  y_ += kRow;
+}
+
+void Page::ladder_head(const Row& row, int height) {
+  const ConnectionSummary& s = row.connection->summary;
+  buf_ += fmt::format(
+      "<svg class=\"ladder\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
+      "width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" "
+      "aria-label=\"ladder diagram of connection {id}\">\n",
+      fmt::arg("capture", row.capture), fmt::arg("id", s.id), fmt::arg("w", kLadderWidth),
+      fmt::arg("h", height));
+  buf_ += fmt::format(
+      "<text x=\"{xi}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Initiator</text>"
+      "<text x=\"{xi}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{initiator}</text>"
+      "<text x=\"{xr}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Responder</text>"
+      "<text x=\"{xr}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{responder}</text>"
+      "<text x=\"4\" y=\"34\" font-size=\"11\" fill=\"#666\">frame · time</text>"
+      "<line x1=\"{xi}\" y1=\"42\" x2=\"{xi}\" y2=\"{bottom}\" stroke=\"#999\" "
+      "stroke-width=\"2\"/>"
+      "<line x1=\"{xr}\" y1=\"42\" x2=\"{xr}\" y2=\"{bottom}\" stroke=\"#999\" "
+      "stroke-width=\"2\"/>\n",
+      fmt::arg("xi", kLaneI), fmt::arg("xr", kLaneR),
+      fmt::arg("initiator", esc(to_string(s.initiator))),
+      fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("bottom", height - 8));
+}
 
 void Page::ladder(const Row& row, const ConnectionTrace* trace) {
-  const ConnectionSummary& s = row.connection->summary;
   std::vector<const LadderItem*> items;
   if (trace) {
     for (const LadderItem& i : trace->ladder) items.push_back(&i);
@@ -421,139 +553,18 @@ void Page::ladder(const Row& row, const ConnectionTrace* trace) {
     items.resize(limit);
   }
   int rows = 0;
-  for (const LadderItem* i : items) rows += i->kind == LadderItem::Kind::Startup ? 2 : 1;
-  const int height = 56 + (rows + (cut ? 1 : 0)) * kRow + 16;
-  std::string& b = buf_;
-  b += fmt::format(
-      "<svg class=\"ladder\" data-capture-index=\"{}\" data-connection=\"{}\" width=\"{}\" "
-      "height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"ladder diagram of connection {}\">\n",
-      row.capture, s.id, kLadderWidth, height, kLadderWidth, height, s.id);
-  b += fmt::format(
-      "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Initiator</text>"
-      "<text x=\"{}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{}</text>"
-      "<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Responder</text>"
-      "<text x=\"{}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{}</text>"
-      "<text x=\"4\" y=\"34\" font-size=\"11\" fill=\"#666\">frame · time</text>"
-      "<line x1=\"{}\" y1=\"42\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"2\"/>"
-      "<line x1=\"{}\" y1=\"42\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"2\"/>\n",
-      kLaneI, kLaneI, esc(to_string(s.initiator)), kLaneR, kLaneR, esc(to_string(s.responder)),
-      kLaneI, kLaneI, height - 8, kLaneR, kLaneR, height - 8);
-  int y = 56;
-  const auto when = [&s](std::uint64_t ns) {
-    return ns && s.first_ns && ns >= s.first_ns ? fmt::format("+{}", duration_text(ns - s.first_ns))
-                                                : std::string();
-  };
-  const auto left_label = [&](std::uint64_t frame, std::uint64_t ns, int at) {
-    b += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\" fill=\"#666\">{} {}</text>", at + 4,
-                     frame, when(ns));
-  };
-  const auto arrow = [&](Direction d, int at, std::string_view colour, std::string_view marker,
-                         double width, const std::string& label, std::string_view cls) {
-    const int x1 = d == Direction::Initiator ? kLaneI : kLaneR;
-    const int x2 = d == Direction::Initiator ? kLaneR : kLaneI;
-    b += fmt::format(
-        "<g class=\"{}\"><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-        "stroke-width=\"{}\" "
-        "marker-end=\"url(#{})\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-        "font-size=\"12\">{}</text></g>\n",
-        cls, x1, at, x2, at + 8, colour, width, marker, (kLaneI + kLaneR) / 2, at - 3, label);
-  };
-  for (const LadderItem* i : items) {
-    switch (i->kind) {
-      case LadderItem::Kind::Tcp: {
-        left_label(i->frame, i->ns, y);
-        std::string label = i->tcp_flag;
-        const auto& mss = s.direction(i->direction).mss;
-        const TcpFlagSeen& peer_syn = s.direction(other(i->direction)).tcp.syn;
-        if (i->tcp_flag == "SYN" && peer_syn.frame && peer_syn.frame < i->frame) label = "SYN-ACK";
-        if (i->tcp_flag == "SYN" && mss) label += fmt::format(" (MSS {})", *mss);
-        arrow(i->direction, y, "#888", "ahg", 1.2, esc(label), "tcp");
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Startup: {
-        left_label(i->frame, i->ns, y + 8);
-        const StartupFrame& f = *i->startup;
-        std::string label = fmt::format("MPA {} · {}", to_string(f.kind), startup_words(f));
-        arrow(i->direction, y + 8, "#1a5fb4", "ahb", 2.5, esc(label), "startup");
-        std::string pd = f.private_data.empty()
-                             ? "no private data"
-                             : "private data “" + private_text(f.private_data, 40) + "”";
-        b += fmt::format(
-            "<text class=\"pd\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" "
-            "fill=\"#444\">{}</text>\n",
-            (kLaneI + kLaneR) / 2, y + 30, pd);
-        y += 2 * kRow;
-        break;
-      }
-      case LadderItem::Kind::Fpdu: {
-        left_label(i->frame, i->ns, y);
-        std::string label =
-            i->rdmap_opcode >= 0
-                ? std::string(rdmap_opcode_name(static_cast<std::size_t>(i->rdmap_opcode)))
-                : std::string("FPDU");
-        label += fmt::format(", ULPDU {}", i->ulpdu_length);
-        if (i->crc == CrcStatus::Bad) label += ", CRC bad";
-        arrow(i->direction, y, i->crc == CrcStatus::Bad ? "#c62828" : "#333", "ahk", 1.2,
-              esc(label), "fpdu");
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Band: {
-        left_label(i->frame, i->ns, y);
-        const std::uint64_t n = i->band_fpdus[0] + i->band_fpdus[1];
-        std::string label = fmt::format("{} FPDU{}, {}, {}", thousands(n), n == 1 ? "" : "s",
-                                        octets_text(i->band_octets),
-                                        duration_text(i->last_ns > i->ns ? i->last_ns - i->ns : 0));
-        if (i->band_fpdus[0] && i->band_fpdus[1]) {
-          label += fmt::format(" (→ {}, ← {})", thousands(i->band_fpdus[0]),
-                               thousands(i->band_fpdus[1]));
-        }
-        if (i->band_findings)
-          label += fmt::format("; {} more finding{} (see the table)", i->band_findings,
-                               i->band_findings == 1 ? "" : "s");
-        b += fmt::format(
-            "<g class=\"band\" data-fpdus=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
-            "height=\"{}\" rx=\"3\" "
-            "fill=\"#eceff1\" stroke=\"#b0bec5\" stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{}\" "
-            "text-anchor=\"middle\" font-size=\"12\" fill=\"#37474f\">{}</text></g>\n",
-            n, kLaneI - 6, y - 10, kLaneR - kLaneI + 12, kRow - 4, (kLaneI + kLaneR) / 2, y + 6,
-            esc(label));
-        y += kRow;
-        break;
-      }
-      case LadderItem::Kind::Finding: {
-        if (i->finding >= row.connection->findings.size()) break;
-        const ReportedFinding& rf = row.connection->findings[i->finding];
-        const DiagnosticInfo& d = info(rf.finding.id);
-        left_label(i->frame, i->ns, y);
-        const int x = i->direction == Direction::Initiator ? kLaneI : kLaneR;
-        const bool has_detail = i->finding < kPlacedFindings;
-        const std::string target =
-            fmt::format("{}{}-{}", has_detail ? "d-" : "f-", anchor(row), i->finding);
-        const int tx = i->direction == Direction::Initiator ? x - 12 : x + 12;
-        b += fmt::format(
-            "<a class=\"pin\" href=\"#{}\" data-id=\"{}\" data-frame=\"{}\"><circle cx=\"{}\" "
-            "cy=\"{}\" r=\"7\" "
-            "fill=\"{}\" stroke=\"#fff\" stroke-width=\"1.5\"/><text x=\"{}\" y=\"{}\" "
-            "text-anchor=\"{}\" "
-            "font-size=\"12\" fill=\"{}\" font-weight=\"600\">{}{}</text><title>{}</title></a>\n",
-            target, d.name, rf.finding.frame, x, y, severity_colour(d.severity), tx, y + 4,
-            i->direction == Direction::Initiator ? "end" : "start", severity_colour(d.severity),
-            d.name, rf.suppressed_by ? " (suppressed)" : "", esc(rf.finding.message));
-        y += kRow;
-        break;
-      }
-    }
-  }
+  for (const LadderItem* i : items)
+    rows += std::holds_alternative<ladder::Startup>(i->what) ? 2 : 1;
+  ladder_head(row, kLadderTop + (rows + (cut ? 1 : 0)) * kRow + 16);
+  LadderSvg svg(buf_, *row.connection, anchor(row));
+  for (const LadderItem* i : items) svg.item(*i);
   if (cut) {
-    b += fmt::format(
+    buf_ += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#666\">… {} more "
         "ladder rows not drawn (page bound); the findings table lists every finding</text>\n",
-        (kLaneI + kLaneR) / 2, y, cut);
+        kLaneMid, svg.y(), cut);
   }
-  b += "</svg>\n";
+  buf_ += "</svg>\n";
 }
 
 // ---- charts
@@ -572,11 +583,13 @@ void Page::histogram(const DirectionSummary& d, std::string_view title) {
     const int bh = static_cast<int>(std::lround(frac * (h - bottom - 14)));
     const int x = left + static_cast<int>(i) * bw;
     buf_ += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#5c6bc0\"><title>{}: "
-        "{}</title></rect>"
-        "<text x=\"{}\" y=\"{}\" font-size=\"8\" text-anchor=\"middle\">{}</text>",
-        x + 2, h - bottom - bh, bw - 4, bh, ulpdu_bucket_label(i), d.ulpdu_sizes[i], x + bw / 2,
-        h - bottom + 11, ulpdu_bucket_label(i));
+        "<rect x=\"{x}\" y=\"{y}\" width=\"{width}\" height=\"{height}\" fill=\"#5c6bc0\">"
+        "<title>{bucket}: {count}</title></rect>"
+        "<text x=\"{mid}\" y=\"{text_y}\" font-size=\"8\" text-anchor=\"middle\">{bucket}</text>",
+        fmt::arg("x", x + 2), fmt::arg("y", h - bottom - bh), fmt::arg("width", bw - 4),
+        fmt::arg("height", bh), fmt::arg("bucket", ulpdu_bucket_label(i)),
+        fmt::arg("count", d.ulpdu_sizes[i]), fmt::arg("mid", x + bw / 2),
+        fmt::arg("text_y", h - bottom + 11));
     if (d.ulpdu_sizes[i]) {
       buf_ +=
           fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>",
@@ -604,11 +617,12 @@ void Page::alignment(const DirectionSummary& d, std::string_view title) {
   int y = 6;
   for (const auto& [value, label] : bars) {
     buf_ += fmt::format(
-        "<rect x=\"4\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"#eee\"/><rect x=\"4\" y=\"{}\" "
-        "width=\"{}\" "
-        "height=\"14\" fill=\"#26a69a\"/><text x=\"6\" y=\"{}\" font-size=\"11\">{}</text>",
-        y + 14, w - 8, y + 14, static_cast<int>(std::lround(value / 100.0 * (w - 8))), y + 10,
-        esc(label));
+        "<rect x=\"4\" y=\"{y}\" width=\"{width}\" height=\"14\" fill=\"#eee\"/>"
+        "<rect x=\"4\" y=\"{y}\" width=\"{bar}\" height=\"14\" fill=\"#26a69a\"/>"
+        "<text x=\"6\" y=\"{text_y}\" font-size=\"11\">{label}</text>",
+        fmt::arg("y", y + 14), fmt::arg("width", w - 8),
+        fmt::arg("bar", static_cast<int>(std::lround(value / 100.0 * (w - 8)))),
+        fmt::arg("text_y", y + 10), fmt::arg("label", esc(label)));
     y += 34;
   }
   buf_ += "</svg></div>\n";
@@ -658,13 +672,14 @@ void Page::bins_chart(const std::array<std::uint64_t, kTimeBins>* values, std::s
       rate ? fmt::format("{}/s", octets_text(static_cast<std::uint64_t>(top)))
            : fmt::format("{}", max);
   buf_ += fmt::format(
-      "<text x=\"2\" y=\"{}\" font-size=\"10\">{}</text><text x=\"{}\" y=\"{}\" font-size=\"10\" "
-      "fill=\"#666\">0"
-      "</text><text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\" fill=\"#666\">{} ({} a "
-      "bar; {})</text>"
-      "</svg></div>\n",
-      h - bottom - plot + 8, top_label, left, h - bottom + 12, w - 4, h - bottom + 12,
-      duration_text(width_ns * used), duration_text(width_ns), unit);
+      "<text x=\"2\" y=\"{top_y}\" font-size=\"10\">{top}</text>"
+      "<text x=\"{left}\" y=\"{axis_y}\" font-size=\"10\" fill=\"#666\">0</text>"
+      "<text x=\"{right}\" y=\"{axis_y}\" font-size=\"10\" text-anchor=\"end\" fill=\"#666\">"
+      "{span} ({bar} a bar; {unit})</text></svg></div>\n",
+      fmt::arg("top_y", h - bottom - plot + 8), fmt::arg("top", top_label), fmt::arg("left", left),
+      fmt::arg("axis_y", h - bottom + 12), fmt::arg("right", w - 4),
+      fmt::arg("span", duration_text(width_ns * used)), fmt::arg("bar", duration_text(width_ns)),
+      fmt::arg("unit", unit));
 }
 
 void Page::marker_strip(const std::vector<StripFpdu>& strip, std::string_view title) {
@@ -692,17 +707,19 @@ void Page::marker_strip(const std::vector<StripFpdu>& strip, std::string_view ti
     for (const MarkerFact& m : f.markers) {
       if (m.seq.distance_from(origin) >= kStripOctets) continue;
       const double mx = x_of(m.seq);
-      const bool ok = (m.fpdu_ptr & ~0x3u) == m.expected_fpdu_ptr && m.reserved == 0;
-      const TcpSeq target = m.seq - static_cast<std::uint32_t>(m.fpdu_ptr & ~0x3u);
+      const Marker marker{m.reserved, m.fpdu_ptr};
+      const bool ok = marker_fits(marker, m.expected_fpdu_ptr);
+      const TcpSeq target = marker_target(m.seq, marker);
       const double tx = target.distance_from(origin) < kStripOctets ? x_of(target) : left;
       buf_ += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"34\" width=\"3\" height=\"34\" fill=\"{}\"><title>marker at seq "
-          "{}: FPDUPTR {} "
-          "(expected {})</title></rect><path d=\"M{:.1f},34 C{:.1f},8 {:.1f},8 {:.1f},38\" "
-          "fill=\"none\" "
-          "stroke=\"{}\" stroke-width=\"1.2\" marker-end=\"url(#ahk)\"/>",
-          mx, ok ? "#2e7d32" : "#c62828", m.seq.value(), m.fpdu_ptr, m.expected_fpdu_ptr, mx + 1.5,
-          mx, tx + 4, tx, ok ? "#2e7d32" : "#c62828");
+          "<rect x=\"{x:.1f}\" y=\"34\" width=\"3\" height=\"34\" fill=\"{colour}\">"
+          "<title>marker at seq {at}: FPDUPTR {ptr} (expected {expected})</title></rect>"
+          "<path d=\"M{from:.1f},34 C{x:.1f},8 {bend:.1f},8 {to:.1f},38\" fill=\"none\" "
+          "stroke=\"{colour}\" stroke-width=\"1.2\" marker-end=\"url(#ahk)\"/>",
+          fmt::arg("x", mx), fmt::arg("colour", ok ? "#2e7d32" : "#c62828"),
+          fmt::arg("at", m.seq.value()), fmt::arg("ptr", m.fpdu_ptr),
+          fmt::arg("expected", m.expected_fpdu_ptr), fmt::arg("from", mx + 1.5),
+          fmt::arg("bend", tx + 4), fmt::arg("to", tx));
     }
   }
   buf_ += fmt::format(
@@ -739,34 +756,34 @@ void Page::charts(const Row& row, const ConnectionTrace& t) {
 
 // ---- findings and their details
 
+// Which highlight of `p` holds seq (fields before targets), or -1.
+int field_at(const Place& p, TcpSeq seq) {
+  int best = -1;
+  for (std::size_t i = 0; i < p.highlights.size(); ++i) {
+    const Highlight& h = p.highlights[i];
+    if (seq.distance_from(h.range.seq) < h.range.length) {
+      if (best < 0 || (p.highlights[static_cast<std::size_t>(best)].target && !h.target))
+        best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
 void Page::dump(const Place& p, const ConnectionSummary& s, const CaptureTrace& trace) {
   const bool from_i = p.direction == Direction::Initiator;
   buf_ += fmt::format(
-      "<figure class=\"dump\" data-src=\"{}\" data-dst=\"{}\" data-whole-seq=\"{}\" "
-      "data-whole-length=\"{}\">"
-      "<figcaption>{}; {} → {}</figcaption>",
-      esc(to_string(from_i ? s.initiator : s.responder)),
-      esc(to_string(from_i ? s.responder : s.initiator)), p.whole.seq.value(), p.whole.length,
-      esc(p.caption), esc(to_string(from_i ? s.initiator : s.responder)),
-      esc(to_string(from_i ? s.responder : s.initiator)));
+      "<figure class=\"dump\" data-src=\"{src}\" data-dst=\"{dst}\" data-whole-seq=\"{seq}\" "
+      "data-whole-length=\"{length}\"><figcaption>{caption}; {src} → {dst}</figcaption>",
+      fmt::arg("src", esc(to_string(from_i ? s.initiator : s.responder))),
+      fmt::arg("dst", esc(to_string(from_i ? s.responder : s.initiator))),
+      fmt::arg("seq", p.whole.seq.value()), fmt::arg("length", p.whole.length),
+      fmt::arg("caption", esc(p.caption)));
   if (p.octets.empty()) {
     buf_ += fmt::format("<p class=\"nodump\">No octets: {}</p></figure>\n",
                         esc(trace.bytes_note.empty() ? "not read" : trace.bytes_note));
     return;
   }
   buf_ += "<div class=\"hex\">";
-  // Which highlight holds seq (fields before targets), or -1.
-  const auto field_at = [&p](TcpSeq seq) {
-    int best = -1;
-    for (std::size_t i = 0; i < p.highlights.size(); ++i) {
-      const Highlight& h = p.highlights[i];
-      if (seq.distance_from(h.range.seq) < h.range.length) {
-        if (best < 0 || (p.highlights[static_cast<std::size_t>(best)].target && !h.target))
-          best = static_cast<int>(i);
-      }
-    }
-    return best;
-  };
   std::size_t base = 0;
   std::uint32_t last_end = 0;
   for (const SeqRange& part : p.shown) {
@@ -774,37 +791,7 @@ void Page::dump(const Place& p, const ConnectionSummary& s, const CaptureTrace& 
     if (part_at > last_end)
       buf_ +=
           fmt::format("<span class=\"skip\">… {} octets not shown …</span>\n", part_at - last_end);
-    for (std::uint32_t row = 0; row < part.length; row += 16) {
-      const std::uint32_t n = std::min<std::uint32_t>(16, part.length - row);
-      buf_ += fmt::format("<span class=\"off\">{:5} {:10}</span>  ", part_at + row,
-                          (part.seq + row).value());
-      std::string ascii;
-      int open = -1;  // the highlight whose <mark> is open
-      for (std::uint32_t k = 0; k < n; ++k) {
-        const TcpSeq seq = part.seq + (row + k);
-        const int field = field_at(seq);
-        if (field != open && open >= 0) buf_ += "</mark>";
-        if (k) buf_ += k == 8 ? "  " : " ";
-        if (field != open && field >= 0) {
-          const Highlight& h = p.highlights[static_cast<std::size_t>(field)];
-          buf_ += fmt::format("<mark class=\"hl{}\" data-seq=\"{}\" title=\"{}\">",
-                              h.target ? " target" : "", seq.value(), esc(h.label));
-        }
-        open = field;
-        const std::size_t index = base + row + k;
-        if (p.present[index]) {
-          buf_ += fmt::format("{:02x}", p.octets[index]);
-          const char c = static_cast<char>(p.octets[index]);
-          ascii += (c >= 0x20 && c < 0x7F) ? esc(std::string_view(&c, 1)) : std::string(".");
-        } else {
-          buf_ += "<span class=\"miss\">··</span>";
-          ascii += ' ';
-        }
-      }
-      if (n < 16) buf_ += std::string((16 - n) * 3 + (n <= 8 ? 1 : 0), ' ');
-      if (open >= 0) buf_ += "</mark>";
-      buf_ += fmt::format("  <span class=\"asc\">{}</span>\n", ascii);
-    }
+    for (std::uint32_t row = 0; row < part.length; row += 16) hex_row(p, part, part_at, row, base);
     base += part.length;
     last_end = part_at + part.length;
   }
@@ -812,7 +799,47 @@ void Page::dump(const Place& p, const ConnectionSummary& s, const CaptureTrace& 
     buf_ += fmt::format("<span class=\"skip\">… {} octets not shown …</span>\n",
                         p.whole.length - last_end);
   }
-  buf_ += "</div><ul class=\"legend\">";
+  buf_ += "</div>";
+  dump_legend(p);
+}
+
+// One row of a dump: the octets of `part` from `row` on (up to 16), `base`: where the part's
+// octets begin in the place's.
+void Page::hex_row(const Place& p, const SeqRange& part, std::uint32_t part_at, std::uint32_t row,
+                   std::size_t base) {
+  const std::uint32_t n = std::min<std::uint32_t>(16, part.length - row);
+  buf_ +=
+      fmt::format("<span class=\"off\">{:5} {:10}</span>  ", part_at + row, part.at(row).value());
+  std::string ascii;
+  int open = -1;  // the highlight whose <mark> is open
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const TcpSeq seq = part.at(row + k);
+    const int field = field_at(p, seq);
+    if (field != open && open >= 0) buf_ += "</mark>";
+    if (k) buf_ += k == 8 ? "  " : " ";
+    if (field != open && field >= 0) {
+      const Highlight& h = p.highlights[static_cast<std::size_t>(field)];
+      buf_ += fmt::format("<mark class=\"hl{}\" data-seq=\"{}\" title=\"{}\">",
+                          h.target ? " target" : "", seq.value(), esc(h.label));
+    }
+    open = field;
+    const std::size_t index = base + row + k;
+    if (p.present[index]) {
+      buf_ += fmt::format("{:02x}", p.octets[index]);
+      const char c = static_cast<char>(p.octets[index]);
+      ascii += (c >= 0x20 && c < 0x7F) ? esc(std::string_view(&c, 1)) : std::string(".");
+    } else {
+      buf_ += "<span class=\"miss\">··</span>";
+      ascii += ' ';
+    }
+  }
+  if (n < 16) buf_ += std::string((16 - n) * 3 + (n <= 8 ? 1 : 0), ' ');
+  if (open >= 0) buf_ += "</mark>";
+  buf_ += fmt::format("  <span class=\"asc\">{}</span>\n", ascii);
+}
+
+void Page::dump_legend(const Place& p) {
+  buf_ += "<ul class=\"legend\">";
   for (const Highlight& h : p.highlights) {
     const bool inside = h.range.seq.distance_from(p.whole.seq) < p.whole.length;
     buf_ += fmt::format("<li><mark class=\"{}\">seq {}–{}</mark> {}{}</li>",
@@ -839,23 +866,24 @@ void Page::gap_strip(const GapView& g, std::string_view id) {
     const double x = x_of(span.offset);
     const double bw = std::max(static_cast<double>(span.length) * scale, 2.0);
     buf_ += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"30\" width=\"{:.1f}\" height=\"22\" fill=\"#64b5f6\" "
-        "stroke=\"#fff\"/>"
-        "<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"{}\">{} FPDU, seq {} ({} "
-        "octets)</text>",
-        x, bw, right ? x + bw : x, label_y, right ? "end" : "start", what, span.seq, span.length);
+        "<rect x=\"{x:.1f}\" y=\"30\" width=\"{width:.1f}\" height=\"22\" fill=\"#64b5f6\" "
+        "stroke=\"#fff\"/><text x=\"{text_x:.1f}\" y=\"{text_y}\" font-size=\"11\" "
+        "text-anchor=\"{anchor}\">{what} FPDU, seq {seq} ({length} octets)</text>",
+        fmt::arg("x", x), fmt::arg("width", bw), fmt::arg("text_x", right ? x + bw : x),
+        fmt::arg("text_y", label_y), fmt::arg("anchor", right ? "end" : "start"),
+        fmt::arg("what", what), fmt::arg("seq", span.seq), fmt::arg("length", span.length));
   };
   if (g.before) box(*g.before, "last", 24, false);
   const double gx = x_of(g.at.offset);
   const double gend = g.after ? x_of(g.after->offset) : w - left;
   buf_ += fmt::format(
-      "<rect class=\"missing\" x=\"{:.1f}\" y=\"30\" width=\"{:.1f}\" height=\"22\" "
-      "fill=\"url(#hatch)\" "
-      "stroke=\"#c62828\"/><text x=\"{:.1f}\" y=\"68\" font-size=\"11\" fill=\"#c62828\">missing "
-      "from seq {} (stream offset {}){}</text>",
-      gx, std::max(gend - gx, 2.0), gx, g.at.seq, g.at.offset,
-      g.after ? fmt::format("; framing again at seq {}", g.after->seq)
-              : std::string("; nothing framed after it"));
+      "<rect class=\"missing\" x=\"{x:.1f}\" y=\"30\" width=\"{width:.1f}\" height=\"22\" "
+      "fill=\"url(#hatch)\" stroke=\"#c62828\"/><text x=\"{x:.1f}\" y=\"68\" font-size=\"11\" "
+      "fill=\"#c62828\">missing from seq {seq} (stream offset {offset}){after}</text>",
+      fmt::arg("x", gx), fmt::arg("width", std::max(gend - gx, 2.0)), fmt::arg("seq", g.at.seq),
+      fmt::arg("offset", g.at.offset),
+      fmt::arg("after", g.after ? fmt::format("; framing again at seq {}", g.after->seq)
+                                : std::string("; nothing framed after it")));
   if (g.after) box(*g.after, "next", 12, true);
   buf_ += fmt::format(
       "<text x=\"{}\" y=\"86\" font-size=\"10\" fill=\"#666\">the stream of this direction, to "
@@ -868,26 +896,27 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
   const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   buf_ += fmt::format(
-      "<section class=\"detail sev-{}\" id=\"d-{}-{}\" data-id=\"{}\" data-frame=\"{}\"><h4><span "
-      "class=\"sev "
-      "sev-{}\">{}</span> <code>{}</code> at frame {} <a class=\"focus\" "
-      "href=\"#focus=d-{}-{}\">open alone</a></h4><dl "
-      "class=\"cat\"><dt>catalogue</dt><dd><code>{}</code>: "
-      "{}</dd><dt>severity</dt><dd>{}</dd><dt>RFC</dt><dd>{}</dd><dt>error "
-      "code</dt><dd>{}</dd><dt>message</dt>"
-      "<dd>{}</dd><dt>frame</dt><dd>{}</dd><dt>sequence</dt><dd>{} (stream offset {}), {} "
-      "data</dd>{}</dl>\n",
-      to_string(d.severity), anchor(row), index, d.name, f.frame, to_string(d.severity),
-      to_string(d.severity), d.name, f.frame, anchor(row), index, d.name, esc(d.summary),
-      to_string(d.severity), esc(d.rfc),
-      d.error_code != MpaError::None
-          ? fmt::format("{} ({})", number(d.error_code), esc(describe(d.error_code)))
-          : std::string("none"),
-      esc(f.message), f.frame, f.tcp_seq.value(), f.stream_offset, to_string(f.direction),
-      rf.suppressed_by
-          ? fmt::format("<dt>suppressed</dt><dd>{}:{}: {}</dd>", esc(rf.suppressed_by->file),
-                        rf.suppressed_by->line, esc(rf.suppressed_by->reason))
-          : std::string());
+      "<section class=\"detail sev-{sev}\" id=\"d-{anchor}-{index}\" data-id=\"{id}\" "
+      "data-frame=\"{frame}\"><h4><span class=\"sev sev-{sev}\">{sev}</span> <code>{id}</code> "
+      "at frame {frame} <a class=\"focus\" href=\"#focus=d-{anchor}-{index}\">open alone</a>"
+      "</h4><dl class=\"cat\"><dt>catalogue</dt><dd><code>{id}</code>: {summary}</dd>"
+      "<dt>severity</dt><dd>{sev}</dd><dt>RFC</dt><dd>{rfc}</dd><dt>error code</dt>"
+      "<dd>{code}</dd><dt>message</dt><dd>{message}</dd><dt>frame</dt><dd>{frame}</dd>"
+      "<dt>sequence</dt><dd>{seq} (stream offset {offset}), {direction} data</dd>"
+      "{suppressed}</dl>\n",
+      fmt::arg("sev", to_string(d.severity)), fmt::arg("anchor", anchor(row)),
+      fmt::arg("index", index), fmt::arg("id", d.name), fmt::arg("frame", f.frame),
+      fmt::arg("summary", esc(d.summary)), fmt::arg("rfc", esc(d.rfc)),
+      fmt::arg("code", d.error_code != MpaError::None ? fmt::format("{} ({})", number(d.error_code),
+                                                                    esc(describe(d.error_code)))
+                                                      : std::string("none")),
+      fmt::arg("message", esc(f.message)), fmt::arg("seq", f.tcp_seq.value()),
+      fmt::arg("offset", f.stream_offset), fmt::arg("direction", to_string(f.direction)),
+      fmt::arg("suppressed", rf.suppressed_by
+                                 ? fmt::format("<dt>suppressed</dt><dd>{}:{}: {}</dd>",
+                                               esc(rf.suppressed_by->file), rf.suppressed_by->line,
+                                               esc(rf.suppressed_by->reason))
+                                 : std::string()));
   const ConnectionTrace* ctrace = nullptr;
   if (auto it = trace.connections.find(row.connection->summary.id); it != trace.connections.end())
     ctrace = &it->second;
@@ -906,6 +935,33 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
   buf_ += "</section>\n";
 }
 
+void Page::finding_row(const Row& row, std::size_t i, const ReportedFinding& rf) {
+  const DiagnosticInfo& d = info(rf.finding.id);
+  buf_ += fmt::format(
+      "<tr class=\"finding sev-{sev}{suppressed_class}\" id=\"f-{anchor}-{i}\" "
+      "data-capture-index=\"{capture}\" data-connection=\"{connection}\" data-id=\"{id}\" "
+      "data-frame=\"{frame}\" data-seq=\"{seq}\" data-direction=\"{direction}\">"
+      "<td data-v=\"{rank}\" class=\"sev sev-{sev}\">{sev}</td>"
+      "<td><a href=\"#{kind}-{anchor}-{i}\"><code>{id}</code></a></td>"
+      "<td class=\"n\">{frame}</td><td>{direction}</td><td class=\"n\">{seq}</td>"
+      "<td>{message}{suppressed}</td><td>{rfc}</td><td>{code}</td></tr>\n",
+      fmt::arg("sev", to_string(d.severity)),
+      fmt::arg("suppressed_class", rf.suppressed_by ? " suppressed" : ""),
+      fmt::arg("anchor", anchor(row)), fmt::arg("i", i), fmt::arg("capture", row.capture),
+      fmt::arg("connection", row.connection->summary.id), fmt::arg("id", d.name),
+      fmt::arg("frame", rf.finding.frame), fmt::arg("seq", rf.finding.tcp_seq.value()),
+      fmt::arg("direction", to_string(rf.finding.direction)),
+      fmt::arg("rank", 2 - static_cast<int>(d.severity)),
+      fmt::arg("kind", i < kPlacedFindings ? "d" : "f"),
+      fmt::arg("message", esc(rf.finding.message)),
+      fmt::arg("suppressed", rf.suppressed_by ? fmt::format(" <em>(suppressed: {})</em>",
+                                                            esc(rf.suppressed_by->reason))
+                                              : ""),
+      fmt::arg("rfc", esc(d.rfc)),
+      fmt::arg("code", d.error_code != MpaError::None ? std::to_string(number(d.error_code))
+                                                      : std::string()));
+}
+
 void Page::findings(const Row& row, const ConnectionTrace* trace) {
   const ConnectionReport& c = *row.connection;
   if (c.findings.empty()) {
@@ -920,26 +976,7 @@ void Page::findings(const Row& row, const ConnectionTrace* trace) {
       c.findings_not_stored ? fmt::format(", {} more not listed", c.findings_not_stored) : "");
   const std::size_t listed = std::min(c.findings.size(), kFindingRowsPerConnection);
   for (std::size_t i = 0; i < listed; ++i) {
-    const ReportedFinding& rf = c.findings[i];
-    const DiagnosticInfo& d = info(rf.finding.id);
-    buf_ += fmt::format(
-        "<tr class=\"finding sev-{}{}\" id=\"f-{}-{}\" data-capture-index=\"{}\" "
-        "data-connection=\"{}\" "
-        "data-id=\"{}\" data-frame=\"{}\" data-seq=\"{}\" data-direction=\"{}\"><td data-v=\"{}\" "
-        "class=\"sev "
-        "sev-{}\">{}</td><td><a href=\"#{}-{}-{}\"><code>{}</code></a></td><td "
-        "class=\"n\">{}</td><td>{}</td>"
-        "<td class=\"n\">{}</td><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
-        to_string(d.severity), rf.suppressed_by ? " suppressed" : "", anchor(row), i, row.capture,
-        c.summary.id, d.name, rf.finding.frame, rf.finding.tcp_seq.value(),
-        to_string(rf.finding.direction), 2 - static_cast<int>(d.severity), to_string(d.severity),
-        to_string(d.severity), i < kPlacedFindings ? "d" : "f", anchor(row), i, d.name,
-        rf.finding.frame, to_string(rf.finding.direction), rf.finding.tcp_seq.value(),
-        esc(rf.finding.message),
-        rf.suppressed_by ? fmt::format(" <em>(suppressed: {})</em>", esc(rf.suppressed_by->reason))
-                         : "",
-        esc(d.rfc),
-        d.error_code != MpaError::None ? std::to_string(number(d.error_code)) : std::string());
+    finding_row(row, i, c.findings[i]);
   }
   buf_ += "</tbody></table>\n";
   if (listed < c.findings.size()) {
@@ -966,13 +1003,30 @@ void Page::connection(const Row& row, std::size_t ordinal) {
   auto it = ct.connections.find(s.id);
   const ConnectionTrace* trace = it == ct.connections.end() ? nullptr : &it->second;
   buf_ += fmt::format(
-      "<details class=\"conn\" open id=\"{}\" data-capture-index=\"{}\" data-connection=\"{}\" "
-      "data-verdict=\"{}\">"
-      "<summary><span class=\"v v-{}\">{}</span> {} · connection {} · {} → {}{}</summary>\n",
-      anchor(row), row.capture, s.id, row.verdict.word(), row.verdict.word(), row.verdict.word(),
-      esc(captures_[row.capture].file), s.id, esc(to_string(s.initiator)),
-      esc(to_string(s.responder)), stacks(s).empty() ? "" : " · " + esc(stacks(s)));
-  // Parameters and counts per direction.
+      "<details class=\"conn\" open id=\"{anchor}\" data-capture-index=\"{capture}\" "
+      "data-connection=\"{id}\" data-verdict=\"{word}\"><summary><span class=\"v v-{word}\">"
+      "{word}</span> {file} · connection {id} · {initiator} → {responder}{stacks}</summary>\n",
+      fmt::arg("anchor", anchor(row)), fmt::arg("capture", row.capture), fmt::arg("id", s.id),
+      fmt::arg("word", row.verdict.word()), fmt::arg("file", esc(captures_[row.capture].file)),
+      fmt::arg("initiator", esc(to_string(s.initiator))),
+      fmt::arg("responder", esc(to_string(s.responder))),
+      fmt::arg("stacks", stacks(s).empty() ? "" : " · " + esc(stacks(s))));
+  parameters_table(s);
+  buf_ += "<h3>Ladder</h3>\n";
+  ladder(row, trace);
+  flush();
+  if (trace && (!many_ || ordinal < kChartedConnectionsWhenMany)) {
+    buf_ += "<h3>Charts</h3>\n";
+    charts(row, *trace);
+    ++charted_;
+  }
+  findings(row, trace);
+  buf_ += "</details>\n";
+  flush();
+}
+
+// Parameters and counts per direction, and the connection's frames and times.
+void Page::parameters_table(const ConnectionSummary& s) {
   buf_ +=
       "<table class=\"params\"><thead><tr><th></th><th>Initiator → Responder</th><th>Responder → "
       "Initiator"
@@ -984,8 +1038,8 @@ void Page::connection(const Row& row, std::size_t ordinal) {
   };
   line("startup frame", s.request ? esc("Request " + startup_words(*s.request)) : "not seen",
        s.reply ? esc("Reply " + startup_words(*s.reply)) : "not seen");
-  line("private data", s.request ? private_text(s.request->private_data, 512) : "",
-       s.reply ? private_text(s.reply->private_data, 512) : "");
+  line("private data", s.request ? private_text(s.request->private_data, kPrivateDataShown) : "",
+       s.reply ? private_text(s.reply->private_data, kPrivateDataShown) : "");
   line("sends with", esc(parameters(s, Direction::Initiator)),
        esc(parameters(s, Direction::Responder)));
   line("stack", esc(a.stack), esc(b.stack));
@@ -1002,17 +1056,6 @@ void Page::connection(const Row& row, std::size_t ordinal) {
       s.reply_ns && s.first_fpdu_ns && s.first_fpdu_ns >= s.reply_ns
           ? fmt::format("; Reply → first FPDU {}", duration_text(s.first_fpdu_ns - s.reply_ns))
           : "");
-  buf_ += "<h3>Ladder</h3>\n";
-  ladder(row, trace);
-  flush();
-  if (trace && (!many_ || ordinal < kChartedConnectionsWhenMany)) {
-    buf_ += "<h3>Charts</h3>\n";
-    charts(row, *trace);
-    ++charted_;
-  }
-  findings(row, trace);
-  buf_ += "</details>\n";
-  flush();
 }
 
 void Page::write() {
@@ -1028,7 +1071,7 @@ void Page::write() {
   buf_ += "</section>\n<footer class=\"bounds\">Made by mpa-check";
   if (!options_.command.empty()) buf_ += ": <code>" + esc(options_.command) + "</code>";
   buf_ += "</footer>\n<script>";
-  buf_ += kScript;
+  buf_ += html_asset::kReportJs;
   buf_ += "</script>\n</body></html>\n";
   flush();
 }

@@ -235,7 +235,7 @@ FrameCache::render_fpdus(const FrameRecord &r)
             const mpa::TcpSeq seq(m.seq);
             rendered_markers_.push_back(
                 { m.seq, m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr,
-                  mpa::fpdu_ptr_target(seq, m.fpdu_ptr).value(),
+                  mpa::marker_target(seq, { m.reserved, m.fpdu_ptr }).value(),
                   here ? window->locate(mpa::marker_field(seq)) : mpa_range{} });
         }
         if (here && (f.bits & FpduRecord::kUlpduInFrame)) {

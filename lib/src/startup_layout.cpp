@@ -22,4 +22,18 @@ StartupFrameFields startup_frame_fields(TcpSeq at, const StartupFrame& frame) {
   return f;
 }
 
+std::vector<std::uint8_t> startup_frame_octets(const StartupFrame& frame) {
+  std::vector<std::uint8_t> wire(frame.key.begin(), frame.key.end());
+  wire.resize(kStartupHeaderSize);
+  wire[kStartupFlagsOffset] = frame.flags;
+  wire[kStartupRevisionOffset] = frame.revision;
+  wire[kStartupPdLengthOffset] = static_cast<std::uint8_t>(frame.pd_length >> 8);
+  wire[kStartupPdLengthOffset + 1] = static_cast<std::uint8_t>(frame.pd_length & 0xFF);
+  if (frame.has_vendor_extension) {
+    wire.insert(wire.end(), frame.vendor_extension.begin(), frame.vendor_extension.end());
+  }
+  wire.insert(wire.end(), frame.private_data.begin(), frame.private_data.end());
+  return wire;
+}
+
 }  // namespace mpa

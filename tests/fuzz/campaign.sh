@@ -10,8 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 target=$1 minutes=${2:-30} work=${3:-/tmp/mpa-fuzz}
 binary="$here/../../build-fuzz/tests/fuzz/fuzz_$target"
 [ -x "$binary" ] || { echo "campaign: $binary missing (cmake --preset fuzz && cmake --build --preset fuzz)"; exit 2; }
-declare -A max_len=([startup_frame]=2048 [fpdu_reader]=20000 [connection]=32768 [capture]=65536
-                    [escape]=4096 [suppressions]=4096)
+max_len=$(awk -v t="$target" '$1 == t { print $2 }' "$here/targets.txt")
+[ -n "$max_len" ] || { echo "campaign: $target is not in $here/targets.txt"; exit 2; }
 mkdir -p "$work/$target/new"
 log="$work/$target/campaign.log"
 start=$(date +%s)
@@ -20,7 +20,7 @@ seeds=("$here/corpus/$target")
 [ -d "$here/regressions/$target" ] && seeds+=("$here/regressions/$target")
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   "$binary" "$work/$target/new" "${seeds[@]}" \
-  -dict="$here/mpa.dict" -max_len="${max_len[$target]:-4096}" -rss_limit_mb=2048 -timeout=10 \
+  -dict="$here/mpa.dict" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
   -max_total_time=$((minutes * 60)) -runs=10000000 -print_final_stats=1 \
   -artifact_prefix="$work/$target/" >"$log" 2>&1 || status=$?
 elapsed=$(($(date +%s) - start))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# layout_grep.sh: the plugin is translation only (DESIGN.md principle 1, issue 11). Fails
+# layout_grep.sh: the plugin is translation only (one library under every face). Fails
 # when a source file of plugin/ names an RFC 5044 layout constant or the marker interval,
 # or does sequence arithmetic on FPDU fields: that logic belongs in lib/ (fpdu_layout.h,
 # startup_layout.h, marker_grid.h), which the plugin calls. Comments are not searched.
@@ -14,7 +14,7 @@ CONSTANTS='\bk(MarkerSize|MarkerInterval|CrcSize|UlpduLengthSize|StartupKeySize|
 LITERALS='(^|[^0-9A-Za-z_.])(512|0x200)([^0-9A-Za-z_]|$)'
 # Sequence arithmetic on FPDU fields: a sequence number or position moved by an offset,
 # FPDU lengths and pointers added or subtracted, offsets from the library's constants.
-SEQ_ARITHMETIC='\b[A-Za-z_]*(seq|pos)\b *(\+|-|\+=|-=) *[^-+=> ]|(\+|-) *(mpa::)?k[A-Z]|\b(wire_length|ulpdu_length|pad_length|fpdu_ptr|header_seq|start_seq) *(\+|-)[^>+-]|(\+|-) *[A-Za-z_.()]*\b(wire_length|ulpdu_length|pad_length|fpdu_ptr)\b'
+SEQ_ARITHMETIC='\b[A-Za-z_]*(seq|pos)\b *(\+|-|\+=|-=) *[^-+=> ]|(\+|-) *(mpa::)?k(Marker|Crc|UlpduLength|Startup|VendorExtension|EnhancedBlock|FpduPtr)[A-Za-z]*\b|\b(wire_length|ulpdu_length|pad_length|fpdu_ptr|header_seq|start_seq) *(\+|-)[^>+-]|(\+|-) *[A-Za-z_.()]*\b(wire_length|ulpdu_length|pad_length|fpdu_ptr)\b'
 
 # Prints FILE:LINE:code with comments blanked (C and C++ comments; line numbers kept) and
 # "->" written "." (so that a minus sign is only ever a minus sign).
@@ -48,7 +48,7 @@ check() {
     pattern=${what#*:}
     hits=$(printf '%s\n' "$code" | grep -E -- "^[^:]*:[0-9]+:.*($pattern)" || true)
     if [ -n "$hits" ]; then
-      printf '%s\n' "$hits" | sed "s/^/layout_grep: $name in plugin code: /" >&2
+      printf '%s\n' "$hits" | sed "s/^/layout_grep: $name in a face (plugin, analyzer): /" >&2
       found=1
     fi
   done
@@ -132,8 +132,8 @@ if [ -z "$files" ]; then
 fi
 # shellcheck disable=SC2086
 if check $files; then
-  echo "layout_grep: $(printf '%s\n' "$files" | wc -l) plugin files name no layout constant and do no sequence arithmetic"
+  echo "layout_grep: $(printf '%s\n' "$files" | wc -l) files name no layout constant and do no sequence arithmetic"
 else
-  echo "layout_grep: the plugin must call the library (fpdu_layout.h, startup_layout.h, marker_grid.h) instead" >&2
+  echo "layout_grep: the plugin and the analyzer's reports must call the library (fpdu_layout.h, startup_layout.h, marker_grid.h) instead" >&2
   exit 1
 fi

@@ -309,7 +309,7 @@ void add_tcp_variants(std::vector<Scenario>& out) {
                       [](Scenario& s) { s.initiator.tcp.mss = s.responder.tcp.mss = 65495; }));
 }
 
-// Non-MPA traffic carrying MPA's keys (issue 13): HTTP downloads whose bodies hold
+// Non-MPA traffic carrying MPA's keys: HTTP downloads whose bodies hold
 // "MPA ID Req Frame" after the HTTP header. No peer answers with a startup frame of its own,
 // so no connection is MPA: no finding at all.
 // RFC 5044 section 7.1.1 as published (Figure 8 and the Key field).

@@ -158,7 +158,7 @@ void no_negotiation_not_echoed(Scenario& s) {
   set_ird_ord(s, 16, kNoNegotiation, 5, 16);
 }
 
-// Issue 13: a Request whose PD_Length overstates its private data, answered all the same.
+// A Request whose PD_Length overstates its private data, answered all the same.
 void pd_length_overstated_answered(Scenario& s) {
   s.initiator.frame.private_data_length = 8;
   s.initiator.frame.pd_length_field = 16;

@@ -352,7 +352,7 @@ TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
-// ---- issue 13
+// ---- startup frames answered or sent that should not have been
 
 std::vector<std::string> errors_and_warnings(const Recorder& r) {
   std::vector<std::string> out;
@@ -364,9 +364,9 @@ std::vector<std::string> errors_and_warnings(const Recorder& r) {
 }
 
 // Each new recipe gives exactly its intended errors and warnings, whatever the segmentation.
-class Issue13SplitInvariance : public ::testing::TestWithParam<const char*> {};
+class StartupRecipeSplitInvariance : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(Issue13SplitInvariance, EverySegmentationGivesTheIntendedFindings) {
+TEST_P(StartupRecipeSplitInvariance, EverySegmentationGivesTheIntendedFindings) {
   synth::Scenario reference = with_fault(GetParam());
   std::vector<std::string> intended = reference.expected.findings;
   std::sort(intended.begin(), intended.end());
@@ -384,7 +384,7 @@ TEST_P(Issue13SplitInvariance, EverySegmentationGivesTheIntendedFindings) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Recipes, Issue13SplitInvariance,
+INSTANTIATE_TEST_SUITE_P(Recipes, StartupRecipeSplitInvariance,
                          ::testing::Values("startup.pd-length-mismatch--overstated-answered",
                                            "startup.invalid-request-answered",
                                            "startup.insufficient-ird--ord-3fff",

@@ -203,6 +203,34 @@ TEST(FpduLayout, AMisplacedMarkerInsideUlpduLengthIsSkipped) {
   EXPECT_EQ(ulpdu_runs(grid, TcpSeq(510), 10), (std::vector<SeqRange>{{TcpSeq(516), 10}}));
 }
 
+TEST(FpduLayout, ThePadFollowsTheUlpduAcrossAMarker) {
+  // ULPDU_Length at 500 (ULPDU 502-512 as content), 11 octets of ULPDU: 502-511 and, after
+  // the marker at 512, 516; the pad's one octet is 517.
+  const MarkerGrid grid(TcpSeq(0));
+  std::vector<SeqRange> pad;
+  const auto collect = [&pad](SeqRange r) {
+    pad.push_back(r);
+    return true;
+  };
+  EXPECT_TRUE(for_each_pad_run(grid, TcpSeq(500), 11, 1, collect));
+  EXPECT_EQ(pad, (std::vector<SeqRange>{{TcpSeq(517), 1}}));
+  // A pad the marker splits: ULPDU 502-509, pad 510-511 and 516.
+  pad.clear();
+  for_each_pad_run(grid, TcpSeq(500), 8, 3, collect);
+  EXPECT_EQ(pad, (std::vector<SeqRange>{{TcpSeq(510), 2}, {TcpSeq(516), 1}}));
+  pad.clear();
+  for_each_pad_run(MarkerGrid(), TcpSeq(0), 8, 0, collect);
+  EXPECT_TRUE(pad.empty());
+}
+
+TEST(FpduLayout, AMarkerPointsWhereAReceiverCalculates) {
+  // RFC 5044 4.2: FPDUPTR's two low bits are taken as zero.
+  EXPECT_EQ(marker_target(TcpSeq(1024), Marker{0, 100}), TcpSeq(924));
+  EXPECT_EQ(marker_target(TcpSeq(1024), Marker{0, 103}), TcpSeq(924));
+  EXPECT_EQ(marker_target(TcpSeq(4), Marker{0, 8}), TcpSeq(0xFFFFFFFCu));
+  EXPECT_EQ(marker_target(TcpSeq(512), Marker{0, 0}), TcpSeq(512));  // the header follows it
+}
+
 TEST(FpduLayout, UlpduRunsStopWhenTheCallerSaysSo) {
   const MarkerGrid grid(TcpSeq(0));
   int calls = 0;

@@ -110,7 +110,7 @@ TEST(StartupExchange, TheStackFingerprintComesLast) {
   EXPECT_EQ(info(v.issues.back().id).name, "interop.stack-fingerprint");
 }
 
-// Issue 13: a Request with PD_Length 16 and 8 octets of private data, answered by a Reply.
+// A Request with PD_Length 16 and 8 octets of private data, answered by a Reply.
 TEST(StartupExchange, ARequestCutShortByTheReplyIsItsPdLengthMismatch) {
   StartupFrameParser parser;
   const Bytes whole = startup_frame({kReq, kC, 1, Bytes(8, 0xAB), std::uint16_t{16}});

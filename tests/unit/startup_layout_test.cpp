@@ -104,6 +104,16 @@ TEST(StartupLayout, PrivateDataIsWhatArrivedWholeIsWhatPdLengthAnnounces) {
   EXPECT_EQ(fields.private_data.length, 10u);
 }
 
+TEST(StartupLayout, AFramesOctetsAreThoseItWasParsedFrom) {
+  const Bytes extension = {1, 2, 3, 4, 5, 6, 7, 8};
+  for (const Bytes& bytes : {frame_bytes(kRequestKey, 0xC0, 1, {}, {0xAA, 0xBB, 0xCC}, 3),
+                             frame_bytes(kReplyKey, 0x10, 2, {}, {0x80, 0x10, 0x40, 0x08, 0x77}, 5),
+                             frame_bytes(kRequestKey, 0x40, kVendorRevision, extension, {0x55}, 1),
+                             frame_bytes(kRequestKey, 0x00, 1, {}, Bytes(10, 0x11), 600)}) {
+    EXPECT_EQ(startup_frame_octets(parse(bytes)), bytes);
+  }
+}
+
 TEST(StartupLayout, AStartupKeyIsRecognisedExactOrSlightlyDamaged) {
   const Bytes request(kRequestKey.begin(), kRequestKey.end());
   Bytes damaged = request;

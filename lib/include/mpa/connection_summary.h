@@ -57,7 +57,6 @@ struct ConnectionSummary {
   Endpoint initiator;  // sender of the MPA Request; else the TCP client (SYN sender / first seen)
   Endpoint responder;
   bool startup_seen = false;
-  bool is_mpa = false;  // startup frames seen or FPDUs recognised
   std::optional<StartupFrame> request;
   std::optional<StartupFrame> reply;
   DirectionSummary directions[2];  // indexed by Direction

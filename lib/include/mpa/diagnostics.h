@@ -132,7 +132,7 @@ enum class DiagId : std::uint16_t {
   FpduMarkersMissing,
   FpduUlpduLengthMiscounted,
   FpduFramingUnverifiable,
-  // Startup misjudgements of issue 13 (RFC 5044 7.1.2; RFC 6581 9.1).
+  // Startup frames answered or sent that should not have been (RFC 5044 7.1.2; RFC 6581 9.1).
   StartupInvalidRequestAnswered,
   StartupNoNegotiationUnsolicited,
   kCount,

@@ -85,6 +85,8 @@ struct FpduEvent {
 
   // Stream offset of the ULPDU_Length field (after the leading marker, if any).
   std::uint64_t header_offset() const { return start_offset + header_seq.distance_from(start_seq); }
+  // Stream offset of the octet after its last (the CRC field's last octet, markers counted).
+  std::uint64_t end_offset() const { return start_offset + wire_length; }
 };
 
 class FpduSink {

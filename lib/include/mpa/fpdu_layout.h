@@ -62,6 +62,11 @@ constexpr bool marker_fits(Marker m, std::uint16_t expected) {
 constexpr TcpSeq fpdu_ptr_target(TcpSeq marker_seq, std::uint16_t fpdu_ptr) {
   return marker_seq - fpdu_ptr;
 }
+// Where a marker at `marker_seq` points as a receiver calculates it (its FPDUPTR with the two
+// low bits taken as zero, RFC 5044 4.2).
+constexpr TcpSeq marker_target(TcpSeq marker_seq, Marker m) {
+  return fpdu_ptr_target(marker_seq, fpdu_ptr_for_calculation(m));
+}
 // The octets of a marker at `marker_seq`.
 constexpr SeqRange marker_field(TcpSeq marker_seq) { return {marker_seq, kMarkerSize}; }
 
@@ -113,6 +118,24 @@ constexpr bool for_each_ulpdu_run(const MarkerGrid& grid, TcpSeq header_seq,
     left -= piece.length;
   }
   return true;
+}
+
+// The runs of sequence space that hold the pad of an FPDU (RFC 5044 4.1: after its ULPDU of
+// `ulpdu_size` octets, before the CRC; markers are not part of it), in order, as
+// for_each_ulpdu_run.
+template <typename Run>
+constexpr bool for_each_pad_run(const MarkerGrid& grid, TcpSeq header_seq, std::uint32_t ulpdu_size,
+                                std::uint32_t pad_length, Run&& run) {
+  std::uint32_t skip = ulpdu_size;
+  return for_each_ulpdu_run(grid, header_seq, ulpdu_size + pad_length, [&](SeqRange piece) {
+    if (skip >= piece.length) {
+      skip -= piece.length;
+      return true;
+    }
+    const SeqRange pad = piece.sub(skip, piece.length - skip);
+    skip = 0;
+    return run(pad);
+  });
 }
 
 }  // namespace mpa

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mpa/tcp_seq.h"
 
@@ -39,5 +40,9 @@ struct StartupFrameFields {
 
 // The fields of `frame` (as parsed) whose first octet is at `at`.
 StartupFrameFields startup_frame_fields(TcpSeq at, const StartupFrame& frame);
+
+// The octets of `frame` as they were received, in the order of its fields: the parser keeps
+// every one (key, flags, Rev, PD_Length, the vendor extension, the private data received).
+std::vector<std::uint8_t> startup_frame_octets(const StartupFrame& frame);
 
 }  // namespace mpa

@@ -40,6 +40,9 @@ struct SeqRange {
   std::uint32_t length = 0;
 
   constexpr TcpSeq end() const { return seq + length; }
+  // The octet `i` octets in, and the `n` octets from there.
+  constexpr TcpSeq at(std::uint32_t i) const { return seq + i; }
+  constexpr SeqRange sub(std::uint32_t i, std::uint32_t n) const { return {seq + i, n}; }
   friend constexpr bool operator==(SeqRange a, SeqRange b) = default;
 };
 
