@@ -71,23 +71,6 @@ void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   ulpdu_.clear();
 }
 
-void FpduGrammar::read_marker() {
-  // pos_ already points just past the marker.
-  const Marker marker = marker_from_wire(marker_.data());
-  MarkerFact fact;
-  fact.seq = pos_ - kMarkerSize;
-  fact.reserved = marker.reserved;
-  fact.fpdu_ptr = marker.fpdu_ptr;
-  last_marker_leading_ = state_ == State::Header && header_got_ == 0;
-  if (last_marker_leading_) {
-    current_.leading_marker = true;
-    fact.expected_fpdu_ptr = kFpduPtrBeforeHeader;
-  } else {
-    fact.expected_fpdu_ptr = expected_fpdu_ptr(fact.seq, current_.header_seq);
-  }
-  markers_.push_back(fact);
-}
-
 void FpduGrammar::complete(std::uint64_t frame) {
   current_.last_frame = frame;
   current_.ulpdu_size = ulpdu_size_;

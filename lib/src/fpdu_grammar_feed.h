@@ -13,6 +13,24 @@
 
 namespace mpa {
 
+[[gnu::always_inline]] inline bool FpduGrammar::read_marker() {
+  // pos_ already points just past the marker.
+  const Marker marker = marker_from_wire(marker_.data());
+  MarkerFact fact;
+  fact.seq = pos_ - kMarkerSize;
+  fact.reserved = marker.reserved;
+  fact.fpdu_ptr = marker.fpdu_ptr;
+  last_marker_leading_ = state_ == State::Header && header_got_ == 0;
+  if (last_marker_leading_) {
+    current_.leading_marker = true;
+    fact.expected_fpdu_ptr = kFpduPtrBeforeHeader;
+  } else {
+    fact.expected_fpdu_ptr = expected_fpdu_ptr(fact.seq, current_.header_seq);
+  }
+  markers_.push_back(fact);
+  return marker_exact(marker, fact.expected_fpdu_ptr);
+}
+
 [[gnu::always_inline]] inline FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p,
                                                                     std::size_t left,
                                                                     std::uint64_t frame,
@@ -59,8 +77,8 @@ namespace mpa {
       left -= take;
       if (marker_got_ < kMarkerSize) continue;
       marker_got_ = 0;
-      read_marker();
-      return done(Step::Marker);
+      if (!read_marker()) return done(Step::Marker);
+      continue;  // (exact: recorded, nothing to say)
     }
     const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
     Step event = Step::NeedMore;  // (none)

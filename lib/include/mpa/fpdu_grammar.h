@@ -28,7 +28,7 @@ class FpduGrammar {
 
   enum class Step : std::uint8_t {
     NeedMore,     // every octet given was taken
-    Marker,       // a marker was read: last_marker()
+    Marker,       // a marker not exact where the grammar reads it (marker_exact): last_marker()
     ShortUlpdu,   // ULPDU_Length read; the ULPDU has no room for a DDP header: judge the boundary
     UlpduBegins,  // the ULPDU's first two octets are in (ulpdu_head()): check them
     Complete,     // the FPDU is complete: event()
@@ -86,7 +86,7 @@ class FpduGrammar {
   enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
 
   void begin(std::uint64_t frame, bool segment_start, bool judged);
-  void read_marker();
+  bool read_marker();  // the marker just read, recorded; whether it is exact
   void complete(std::uint64_t frame);
   void after_ulpdu() {
     if (current_.pad_length > 0) {

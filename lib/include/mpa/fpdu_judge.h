@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mpa/events.h"
+#include "mpa/fpdu_layout.h"
 
 namespace mpa {
 
@@ -33,8 +34,7 @@ class FpduJudge {
   void marker(const MarkerFact& fact, bool leading, std::uint64_t offset, TcpSeq header_seq,
               std::uint64_t frame, FpduSink& sink) {
     // (Inline: a marker as a conformant sender writes it, the common case, costs no call.)
-    if (fact.reserved != 0 || (fact.fpdu_ptr & 3u) != 0 ||
-        fact.fpdu_ptr != fact.expected_fpdu_ptr) {
+    if (!marker_exact(Marker{fact.reserved, fact.fpdu_ptr}, fact.expected_fpdu_ptr)) {
       judge_marker(fact, leading, offset, header_seq, frame, sink);
     }
   }

@@ -56,6 +56,11 @@ constexpr bool marker_points_at(Marker m, std::uint16_t expected) {
 constexpr bool marker_fits(Marker m, std::uint16_t expected) {
   return marker_reserved_is_zero(m) && marker_points_at(m, expected);
 }
+// Every rule of RFC 5044 4.2, 4.3 kept: reserved zero, FPDUPTR exactly `expected`, low bits
+// zero. Nothing about such a marker is worth saying (the FPDU reader's fast path).
+constexpr bool marker_exact(Marker m, std::uint16_t expected) {
+  return m.reserved == 0 && (m.fpdu_ptr & 0x3u) == 0 && m.fpdu_ptr == expected;
+}
 // The sequence number a marker at `marker_seq` with `fpdu_ptr` points to (RFC 5044 4.3:
 // the marker's position minus FPDUPTR, modulo 2^32): the ULPDU_Length field of the FPDU
 // holding it, or the marker itself for FPDUPTR 0 (the header follows it).
