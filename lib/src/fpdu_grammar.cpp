@@ -17,18 +17,6 @@ FpduGrammar::FpduGrammar(TcpSeq start, std::uint64_t offset, MarkerGrid grid, bo
   current_.direction = direction;
 }
 
-void FpduGrammar::reset(TcpSeq seq, std::uint64_t offset) {
-  // (No CRC run is open at the end of an FPDU: the CRC field folds it, and only a framing
-  // without CRCs sends no CRC field.)
-  pos_ = seq;
-  offset_ = offset;
-  state_ = State::Header;
-  header_got_ = 0;
-  marker_got_ = 0;
-  seen_any_octet_ = false;
-  crc_run_ = nullptr;
-}
-
 std::uint32_t FpduGrammar::bytes_needed() const {
   if (state_ == State::Header) {
     // The rest of ULPDU_Length, the rest of a marker being read, and the markers in between.
@@ -43,14 +31,6 @@ std::uint32_t FpduGrammar::bytes_needed() const {
   const std::uint32_t wire =
       fpdu_wire_length(grid_, current_.start_seq, framing_, current_.ulpdu_length);
   return wire - static_cast<std::uint32_t>(offset_ - current_.start_offset);
-}
-
-bool FpduGrammar::begin_push(std::uint64_t frame, bool segment_start, bool nonempty) {
-  const bool within = current_.within_one_segment;
-  if (seen_any_octet_ && nonempty && (segment_start || frame != current_.first_frame)) {
-    current_.within_one_segment = false;  // another segment carries part of this FPDU
-  }
-  return within;
 }
 
 void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {

@@ -31,10 +31,12 @@ namespace mpa {
   return marker_exact(marker, fact.expected_fpdu_ptr);
 }
 
+template <typename OrdinaryStart>
 [[gnu::always_inline]] inline FpduGrammar::Result FpduGrammar::feed(const std::uint8_t* p,
                                                                     std::size_t left,
                                                                     std::uint64_t frame,
-                                                                    bool push_start, bool judged) {
+                                                                    bool push_start, bool judged,
+                                                                    const OrdinaryStart& ordinary) {
   const std::uint8_t* const from = p;
   // RFC 5044 4.4: the CRC covers the FPDU from its first octet (the leading marker, if any)
   // through the pad, markers included: one contiguous run. Covered octets are folded into
@@ -48,11 +50,12 @@ namespace mpa {
     crc_run_ = nullptr;
   };
   const auto done = [&](Step step) { return Result{step, static_cast<std::size_t>(p - from)}; };
+  const auto completed = [&] { return state_ == State::Crc && remaining_ == 0; };
+  if (completed()) {  // (left so when the last call returned another step)
+    complete(frame);
+    return done(Step::Complete);
+  }
   for (;;) {
-    if (state_ == State::Crc && remaining_ == 0) {
-      complete(frame);
-      return done(Step::Complete);
-    }
     if (left == 0) {
       fold(p);
       return done(Step::NeedMore);
@@ -117,7 +120,7 @@ namespace mpa {
         remaining_ -= take;
         const std::uint32_t got = ulpdu_got_;
         ulpdu_got_ += take;
-        if (got < 2 && got + take >= 2) event = Step::UlpduBegins;
+        if (got < 2 && got + take >= 2 && !ordinary(*this)) event = Step::UlpduBegins;
         if (remaining_ == 0) after_ulpdu();
         break;
       }
@@ -146,6 +149,10 @@ namespace mpa {
     p += take;
     left -= take;
     if (event != Step::NeedMore) return done(event);
+    if (completed()) {  // (a marker leaves the state as it was)
+      complete(frame);
+      return done(Step::Complete);
+    }
   }
 }
 

@@ -51,7 +51,11 @@ std::uint32_t FpduReader::bytes_needed() const {
 
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
                       FpduSink& sink) {
-  run(step(data, frame, segment_start, sink), sink);
+  // (Reading, the common case, goes straight to read(): no mode dispatch, no optional moved.)
+  std::optional<Resume> resume = std::holds_alternative<Reading>(mode_)
+                                     ? read(data, frame, segment_start, sink)
+                                     : step(data, frame, segment_start, sink);
+  while (resume) resume = replay(std::move(*resume), sink);
 }
 
 std::optional<FpduReader::Resume> FpduReader::step(std::span<const std::uint8_t> data,
@@ -90,9 +94,8 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   return next;
 }
 
-std::optional<FpduReader::Resume> FpduReader::read(std::span<const std::uint8_t> data,
-                                                   std::uint64_t frame, bool segment_start,
-                                                   FpduSink& sink) {
+[[gnu::always_inline]] inline std::optional<FpduReader::Resume> FpduReader::read(
+    std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start, FpduSink& sink) {
   if (!said_unverifiable_ && !config_.crc && !grammar_.grid().enabled() &&
       config_.check_sender_framing && judge_.judging() && !data.empty()) {
     said_unverifiable_ = true;
@@ -109,9 +112,15 @@ std::optional<FpduReader::Resume> FpduReader::read(std::span<const std::uint8_t>
   std::size_t left = data.size();
   std::optional<Trigger> trigger;
   std::optional<TcpSeq> crc_resume;
+  // A ULPDU that begins like DDP, of a sensible size, and is not of an exempt run needs no look.
+  const auto ordinary = [this](const FpduGrammar& grammar) {
+    const std::uint8_t* head = grammar.ulpdu_head();
+    return ulpdu_header_plausible(grammar.ulpdu_size(), head[0], head[1]) && !exempt_empty_run_ &&
+           grammar.event().ulpdu_length <= kLargestMulpdu;
+  };
   while (!trigger) {
-    const FpduGrammar::Result r =
-        grammar_.feed(p, left, frame, segment_start && p == data.data(), judge_.judging());
+    const FpduGrammar::Result r = grammar_.feed(p, left, frame, segment_start && p == data.data(),
+                                                judge_.judging(), ordinary);
     p += r.consumed;
     left -= r.consumed;
     switch (r.step) {
@@ -124,15 +133,9 @@ std::optional<FpduReader::Resume> FpduReader::read(std::span<const std::uint8_t>
       case FpduGrammar::Step::ShortUlpdu:
         trigger = check_start(nullptr, sink);  // too short for a DDP header: judged now
         break;
-      case FpduGrammar::Step::UlpduBegins: {
-        // (The common case, a plausible header of a sensible size, costs no call.)
-        const std::uint8_t* head = grammar_.ulpdu_head();
-        if (!ulpdu_header_plausible(grammar_.ulpdu_size(), head[0], head[1]) || exempt_empty_run_ ||
-            grammar_.event().ulpdu_length > kLargestMulpdu) {
-          trigger = check_start(head, sink);
-        }
+      case FpduGrammar::Step::UlpduBegins:
+        trigger = check_start(grammar_.ulpdu_head(), sink);
         break;
-      }
       case FpduGrammar::Step::Complete:
         crc_resume = complete(frame, data, push_seq, push_within, sink);
         if (crc_resume) trigger = Trigger::Crc;
@@ -184,8 +187,9 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   return std::nullopt;
 }
 
-std::optional<TcpSeq> FpduReader::complete(std::uint64_t frame, std::span<const std::uint8_t> data,
-                                           TcpSeq push_seq, bool push_within, FpduSink& sink) {
+[[gnu::always_inline]] inline std::optional<TcpSeq> FpduReader::complete(
+    std::uint64_t frame, std::span<const std::uint8_t> data, TcpSeq push_seq, bool push_within,
+    FpduSink& sink) {
   FpduEvent& fpdu = grammar_.event();
   if (config_.now_ns != nullptr) fpdu.timestamp_ns = *config_.now_ns;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)

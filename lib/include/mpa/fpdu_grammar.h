@@ -30,7 +30,7 @@ class FpduGrammar {
     NeedMore,     // every octet given was taken
     Marker,       // a marker not exact where the grammar reads it (marker_exact): last_marker()
     ShortUlpdu,   // ULPDU_Length read; the ULPDU has no room for a DDP header: judge the boundary
-    UlpduBegins,  // the ULPDU's first two octets are in (ulpdu_head()): check them
+    UlpduBegins,  // the ULPDU's first two octets are in (ulpdu_head()), not `ordinary`
     Complete,     // the FPDU is complete: event()
   };
   struct Result {
@@ -43,14 +43,33 @@ class FpduGrammar {
 
   // A push from `frame` begins; the FPDU in progress no longer lies within one segment when it
   // brings octets and starts a segment or comes in another frame. Returns whether it did.
-  bool begin_push(std::uint64_t frame, bool segment_start, bool nonempty);
+  bool begin_push(std::uint64_t frame, bool segment_start, bool nonempty) {
+    const bool within = current_.within_one_segment;
+    if (seen_any_octet_ && nonempty && (segment_start || frame != current_.first_frame)) {
+      current_.within_one_segment = false;  // another segment carries part of this FPDU
+    }
+    return within;
+  }
   // Takes octets from `p` (the continuation of the previous call within one push) until
   // something happens. `push_start`: p is the push's first octet and it starts a segment.
-  // `judged`: whether an FPDU that begins here is judged (FpduEvent::judged).
+  // `judged`: whether an FPDU that begins here is judged (FpduEvent::judged). `ordinary`, asked
+  // of the grammar once a ULPDU's first two octets are in: true when its caller needs no
+  // UlpduBegins for it (the common case then costs no return).
+  template <typename OrdinaryStart>
   Result feed(const std::uint8_t* p, std::size_t left, std::uint64_t frame, bool push_start,
-              bool judged);
+              bool judged, const OrdinaryStart& ordinary);
   // The one reset of the FPDU in progress: the next octet, at `seq`, begins an FPDU.
-  void reset(TcpSeq seq, std::uint64_t offset);
+  void reset(TcpSeq seq, std::uint64_t offset) {
+    // (No CRC run is open at the end of an FPDU: the CRC field folds it, and only a framing
+    // without CRCs sends no CRC field.)
+    pos_ = seq;
+    offset_ = offset;
+    state_ = State::Header;
+    header_got_ = 0;
+    marker_got_ = 0;
+    seen_any_octet_ = false;
+    crc_run_ = nullptr;
+  }
   void reframe(SenderFraming framing, MarkerGrid grid) {
     framing_ = framing;
     grid_ = grid;
