@@ -129,6 +129,7 @@ class FpduReader {
   std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, Octets data, TcpSeq push_seq,
                                         bool push_within, FpduSink& sink);
   void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);
+  void emit(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);  // inline
   void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset, Octets data,
                   std::uint64_t frame, bool segment_start);
   std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
