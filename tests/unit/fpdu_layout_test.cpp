@@ -135,6 +135,12 @@ TEST(FpduLayout, MarkerFieldsAreJudgedAsRfc5044Section4_2Says) {
   EXPECT_EQ(fpdu_ptr_for_calculation(low_bits), 300u);
   EXPECT_TRUE(marker_points_at(low_bits, 300));
   EXPECT_TRUE(marker_fits(low_bits, 300));
+  // Exact (the FPDU reader's fast path, nothing to say): every rule kept, FPDUPTR as expected.
+  EXPECT_TRUE(marker_exact(good, 300));
+  EXPECT_FALSE(marker_exact(good, 304));
+  EXPECT_FALSE(marker_exact(reserved, 300));
+  EXPECT_FALSE(marker_exact(low_bits, 300));
+  EXPECT_FALSE(marker_exact(low_bits, 302));
   // What the plugin shows: the target of FPDUPTR as received.
   EXPECT_EQ(fpdu_ptr_target(TcpSeq(1000), low_bits.fpdu_ptr), TcpSeq(1000 - 302));
 }
