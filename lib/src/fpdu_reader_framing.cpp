@@ -140,8 +140,7 @@ bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
   // change is kept).
   const std::size_t needed = config_.crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
   for (Candidate& c : candidates_) {
-    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid)
-      continue;
+    if (c.test.settled()) continue;
     const MarkerGrid grid = c.hypothesis.markers ? grid_ : MarkerGrid();
     c.test = test_framing(lost_buffer_, lost_seq_, c.start, grid, config_.crc, c.hypothesis,
                           c.exempt, needed);
@@ -150,9 +149,7 @@ bool FpduReader::decide(bool final, std::uint64_t frame, FpduSink& sink) {
   // however many have arrived since: how the stream was cut must not matter.
   std::vector<std::size_t> points;
   for (const Candidate& c : candidates_) {
-    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) {
-      points.push_back(c.test.decided_at);
-    }
+    if (c.test.settled()) points.push_back(c.test.decided_at);
   }
   std::sort(points.begin(), points.end());
   for (const std::size_t held : points) {
@@ -180,9 +177,7 @@ std::optional<FpduReader::Verdict> FpduReader::verdict_with(std::size_t held) co
   bool waiting = false;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Candidate& c = candidates_[i];
-    const bool settled =
-        (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
-        c.test.decided_at <= held;
+    const bool settled = c.test.settled() && c.test.decided_at <= held;
     if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
     if (settled) continue;
     if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > held) {
