@@ -19,8 +19,6 @@ constexpr std::uint32_t kDumpHead = 128;    // octets shown from an FPDU's start
 constexpr std::uint32_t kDumpTail = 64;     // and before its end
 constexpr std::uint32_t kDumpContext = 32;  // around a highlighted field
 
-bool contains(SeqRange r, TcpSeq seq) { return seq.distance_from(r.seq) < r.length; }
-
 // The parts of `whole` a dump shows: its head, its tail and the highlighted fields with
 // some context, merged, in stream order.
 std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& highlights) {
@@ -287,7 +285,7 @@ void HtmlTracer::on_finding(const Finding& f) {
   }
   if (const auto& last = c.last_startup[d]) {
     const StartupFrameFields fields = startup_frame_fields(last->first, last->second);
-    if (contains(fields.whole, f.tcp_seq)) {
+    if (fields.whole.contains(f.tcp_seq)) {
       c.places[index] =
           startup_place(f.id, f.direction, last->first, last->second, 0, c.last_startup_frame[d]);
       ++trace_.places;
@@ -309,7 +307,7 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
   add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}});
   const StartupFrameFields fields = startup_frame_fields(seq, frame);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
-    if (w.direction != direction || !contains(fields.whole, w.seq)) return false;
+    if (w.direction != direction || !fields.whole.contains(w.seq)) return false;
     c.places[w.index] = startup_place(w.id, direction, seq, frame, 0, frame_number);
     ++trace_.places;
     return true;

@@ -761,7 +761,7 @@ int field_at(const Place& p, TcpSeq seq) {
   int best = -1;
   for (std::size_t i = 0; i < p.highlights.size(); ++i) {
     const Highlight& h = p.highlights[i];
-    if (seq.distance_from(h.range.seq) < h.range.length) {
+    if (h.range.contains(seq)) {
       if (best < 0 || (p.highlights[static_cast<std::size_t>(best)].target && !h.target))
         best = static_cast<int>(i);
     }
@@ -841,7 +841,7 @@ void Page::hex_row(const Place& p, const SeqRange& part, std::uint32_t part_at, 
 void Page::dump_legend(const Place& p) {
   buf_ += "<ul class=\"legend\">";
   for (const Highlight& h : p.highlights) {
-    const bool inside = h.range.seq.distance_from(p.whole.seq) < p.whole.length;
+    const bool inside = p.whole.contains(h.range.seq);
     buf_ += fmt::format("<li><mark class=\"{}\">seq {}–{}</mark> {}{}</li>",
                         h.target ? "target" : "", h.range.seq.value(), (h.range.end() - 1).value(),
                         esc(h.label), inside ? "" : " (outside this FPDU)");

@@ -181,8 +181,7 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   const std::size_t needed = crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
   const bool vouched = crc || grid_now.enabled();
   for (Candidate& c : candidates) {
-    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid)
-      continue;
+    if (c.test.settled()) continue;
     const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
     c.test =
         test_framing(held.bytes(), held.seq(), c.start, grid, crc, c.hypothesis, c.exempt, needed);
@@ -191,9 +190,7 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   // however many have arrived since: how the stream was cut must not matter.
   std::vector<std::size_t> points;
   for (const Candidate& c : candidates) {
-    if (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) {
-      points.push_back(c.test.decided_at);
-    }
+    if (c.test.settled()) points.push_back(c.test.decided_at);
   }
   std::sort(points.begin(), points.end());
   for (const std::size_t at : points) {
@@ -220,9 +217,7 @@ std::optional<Verdict> Testing::verdict_with(std::size_t at, bool vouched) const
   bool waiting = false;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
-    const bool settled =
-        (c.test.stop == FramingTest::Stop::Enough || c.test.stop == FramingTest::Stop::Invalid) &&
-        c.test.decided_at <= at;
+    const bool settled = c.test.settled() && c.test.decided_at <= at;
     if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
     if (settled) continue;
     if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > at) {

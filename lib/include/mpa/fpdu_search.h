@@ -70,6 +70,8 @@ struct FramingTest {
   std::size_t decided_at = 0;
   // The octets up to the end of the first FPDU counted (none counted: the largest size_t).
   std::size_t first_counted_at = static_cast<std::size_t>(-1);
+  // Enough or Invalid: the verdict more octets cannot change.
+  bool settled() const { return stop == Stop::Enough || stop == Stop::Invalid; }
 };
 
 // Reads `buffer` (its first octet at `buffer_seq`) from `start` as `hypothesis` frames it,

@@ -43,6 +43,8 @@ struct SeqRange {
   // The octet `i` octets in, and the `n` octets from there.
   constexpr TcpSeq at(std::uint32_t i) const { return seq + i; }
   constexpr SeqRange sub(std::uint32_t i, std::uint32_t n) const { return {seq + i, n}; }
+  // Whether `s` is one of its octets (modulo 2^32).
+  constexpr bool contains(TcpSeq s) const { return s.distance_from(seq) < length; }
   friend constexpr bool operator==(SeqRange a, SeqRange b) = default;
 };
 
