@@ -13,7 +13,8 @@
 //
 // The reader must produce the same FPDUs and findings whether the stream arrives whole
 // between gaps, cut at the split points, one octet at a time, or exactly bytes_needed()
-// octets at a time (split invariance); and every FPDU must agree with the marker grid.
+// octets at a time (split invariance), up to and including the stream's end (finish); and
+// every FPDU must agree with the marker grid.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -266,6 +267,8 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       pushes_in_fpdu = 0;
     }
   }
+  // The stream's end (a framing test still open is decided on what it holds).
+  reader.finish(frame, recorder);
   recorder.settle();
   MPA_FUZZ_CHECK(reader.ulpdu_bytes() <= stream.size(), "more ULPDU octets than stream octets");
   return recorder.log;
