@@ -233,8 +233,8 @@ void TimeBins::add(std::uint64_t ns, std::uint64_t value) {
   values[(ns - origin_ns) / width_ns] += value;
 }
 
-ConnectionTrace& HtmlTracer::of(std::uint32_t library_id) {
-  return trace_.connections[open_.at(library_id)];
+ConnectionTrace& HtmlTracer::of(std::uint32_t connection) {
+  return trace_.connections.at(connection);
 }
 
 void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
@@ -251,16 +251,15 @@ ladder::Band& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
 
 void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
   next_.on_connection_start(summary);
-  const std::uint32_t n = numbering_.on_start(summary.id);
-  open_[summary.id] = n;
-  ConnectionTrace& c = trace_.connections[n];
+  open_.insert(summary.id);
+  ConnectionTrace& c = trace_.connections[summary.id];
   for (TimeBins& b : c.throughput) b.origin_ns = summary.first_ns;
   for (TimeBins& b : c.findings_over_time) b.origin_ns = summary.first_ns;
 }
 
 void HtmlTracer::on_finding(const Finding& f) {
   next_.on_finding(f);
-  if (f.connection == UINT32_MAX || !open_.contains(f.connection)) return;
+  if (!open_.contains(f.connection)) return;  // (kCaptureFinding is never open)
   ConnectionTrace& c = of(f.connection);
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
@@ -317,10 +316,9 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
 void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   next_.on_fpdu(fpdu);
   if (fpdu.connection != last_id_) {
-    auto it = open_.find(fpdu.connection);
-    if (it == open_.end()) return;
+    if (!open_.contains(fpdu.connection)) return;
     last_id_ = fpdu.connection;
-    last_ = &trace_.connections[it->second];
+    last_ = &of(fpdu.connection);
   }
   ConnectionTrace& c = *last_;
   const auto d = static_cast<std::size_t>(fpdu.direction);
@@ -377,9 +375,8 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
 void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   next_.on_connection_end(summary);
   if (summary.id == last_id_) last_id_ = UINT32_MAX;
-  auto it = open_.find(summary.id);
-  if (it == open_.end()) return;
-  ConnectionTrace& c = trace_.connections[it->second];
+  if (!open_.contains(summary.id)) return;
+  ConnectionTrace& c = of(summary.id);
   c.waiting.clear();
   c.waiting.shrink_to_fit();
   for (auto& s : c.last_startup) s.reset();
@@ -402,7 +399,7 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   }
   std::stable_sort(c.ladder.begin(), c.ladder.end(),
                    [](const LadderItem& a, const LadderItem& b) { return a.frame < b.frame; });
-  open_.erase(it);
+  open_.erase(summary.id);
 }
 
 }  // namespace mpa::report

@@ -12,13 +12,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "mpa/analyzer.h"
-#include "mpa/connection_numbering.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_seq.h"
 
@@ -184,9 +184,8 @@ class HtmlTracer : public EventSink {
 
   EventSink& next_;
   CaptureTrace& trace_;
-  ConnectionNumbering numbering_;
-  std::map<std::uint32_t, std::uint32_t> open_;  // library id -> report number
-  std::uint32_t last_id_ = UINT32_MAX;           // the connection of the last FPDU (a cache)
+  std::set<std::uint32_t> open_;        // the connections started and not yet ended
+  std::uint32_t last_id_ = UINT32_MAX;  // the connection of the last FPDU (a cache)
   ConnectionTrace* last_ = nullptr;
 };
 

@@ -24,7 +24,8 @@ void Collector::count(const ReportedFinding& f, std::uint32_t connection) {
 ReportedFinding Collector::judge(const Finding& finding, bool stored) {
   ReportedFinding f{finding, nullptr, true};
   if (!suppressions_ || suppressions_->empty()) return f;
-  if (stored && finding.connection != UINT32_MAX && suppressions_->needs_connection(finding.id)) {
+  if (stored && finding.connection != kCaptureFinding &&
+      suppressions_->needs_connection(finding.id)) {
     f.decided = false;
     return f;
   }
@@ -33,9 +34,9 @@ ReportedFinding Collector::judge(const Finding& finding, bool stored) {
 }
 
 void Collector::on_finding(const Finding& finding) {
-  if (finding.connection == UINT32_MAX) {
+  if (finding.connection == kCaptureFinding) {
     ReportedFinding f = judge(finding, false);
-    count(f, UINT32_MAX);
+    count(f, kCaptureFinding);
     if (report_.capture_findings.size() < kMaxStoredFindings)
       report_.capture_findings.push_back(std::move(f));
     return;
@@ -44,7 +45,7 @@ void Collector::on_finding(const Finding& finding) {
   const bool stored =
       c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
   ReportedFinding f = judge(finding, stored);
-  if (f.decided) count(f, numbering_.number(finding.connection));
+  if (f.decided) count(f, finding.connection);
   if (stored) {
     c.findings.push_back(std::move(f));
     ++stored_;
@@ -73,7 +74,7 @@ std::string_view to_string(CrcStatus status) {
 }
 
 void Collector::on_connection_start(const ConnectionSummary& summary) {
-  numbering_.on_start(summary.id);
+  (void)summary;
   ++report_.mpa_connections;
 }
 
@@ -84,25 +85,15 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
     if (f.decided) continue;
     f.suppressed_by = suppressions_->match(report_.file, f.finding, &c.summary);
     f.decided = true;
-    count(f, numbering_.number(summary.id));
+    count(f, summary.id);
   }
-  if (observer_) {
-    ConnectionReport numbered = c;
-    numbered.summary.id = numbering_.number(summary.id);
-    observer_->on_connection_end(numbered);
-  }
+  if (observer_) observer_->on_connection_end(c);
   if (keep_connections_) report_.connections.push_back(std::move(c));
   open_.erase(summary.id);
 }
 
 void Collector::finish() {
-  // Ids in reports count MPA connections of this capture from 0, in the order they were
-  // recognised as MPA.
-  for (ConnectionReport& c : report_.connections) {
-    const std::uint32_t n = numbering_.number(c.summary.id);
-    c.summary.id = n;
-    for (ReportedFinding& f : c.findings) f.finding.connection = n;
-  }
+  // By number: in the order the connections became MPA (they end in another order).
   std::sort(report_.connections.begin(), report_.connections.end(),
             [](const ConnectionReport& a, const ConnectionReport& b) {
               return a.summary.id < b.summary.id;

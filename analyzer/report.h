@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "mpa/analyzer.h"
-#include "mpa/connection_numbering.h"
 #include "mpa/pipeline.h"
 #include "suppressions.h"
 
@@ -87,7 +86,7 @@ inline constexpr std::size_t kMaxStoredFindingsPerCapture = 200000;  // bounds m
 class FindingObserver {
  public:
   virtual ~FindingObserver() = default;
-  // `connection`: the finding's connection number in reports (UINT32_MAX: none).
+  // `connection`: the finding's connection number (kCaptureFinding: none).
   virtual void on_decided(const ReportedFinding& finding, std::uint32_t connection) = 0;
   virtual void on_connection_end(const ConnectionReport& connection) = 0;
 };
@@ -119,11 +118,8 @@ class Collector : public EventSink {
   const Suppressions* suppressions_ = nullptr;
   FindingObserver* observer_ = nullptr;
   bool keep_connections_ = true;
-  std::size_t stored_ = 0;  // findings stored for this capture
-  std::map<std::uint32_t, ConnectionReport> open_;
-  // Connections are numbered in the order they became MPA connections, as the plugin
-  // numbers them (connection_numbering.h).
-  ConnectionNumbering numbering_;
+  std::size_t stored_ = 0;                          // findings stored for this capture
+  std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
 };
 
 struct TextOptions {

@@ -5,7 +5,7 @@ namespace mpa::report {
 
 void StreamingText::on_decided(const ReportedFinding& f, std::uint32_t connection) {
   if (!options_.notes && info(f.finding.id).severity == Severity::Note) return;
-  if (connection == UINT32_MAX) {
+  if (connection == kCaptureFinding) {
     out_ << finding_line(file_, f, nullptr, options_.color) << std::flush;
     return;
   }

@@ -15,7 +15,6 @@
 
 #include "frame_cache.h"
 #include "mpa/analyzer.h"
-#include "mpa/connection_numbering.h"
 #include "mpa/diagnostics.h"
 #include "mpa/events.h"
 #include "mpa/frame_feeder.h"
@@ -97,15 +96,9 @@ struct mpa_bridge final : mpa::EventSink {
 
     // ---- EventSink: file what the library reports, by frame, under mpa-check's numbers.
     void
-    on_connection_start(const mpa::ConnectionSummary &s) override
-    {
-        numbering.on_start(s.id);
-    }
-
-    void
     on_finding(const mpa::Finding &f) override
     {
-        const mpa_finding_view v{ catalogue_views().index(f.id), numbering.number(f.connection),
+        const mpa_finding_view v{ catalogue_views().index(f.id), f.connection,
                                   direction_view(f.direction), f.tcp_seq.value(),
                                   cache.keep(f.message) };
         cache.add_finding(f.frame, v);
@@ -116,7 +109,7 @@ struct mpa_bridge final : mpa::EventSink {
                      std::uint64_t frame_number, mpa::TcpSeq seq) override
     {
         mpa_startup_view v{};
-        v.connection = numbering.number(connection);
+        v.connection = connection;
         v.direction = direction_view(dir);
         v.kind = frame_kind(f.kind);
         v.description = cache.keep(mpa::describe(f));
@@ -160,14 +153,14 @@ struct mpa_bridge final : mpa::EventSink {
     void
     on_fpdu(const mpa::FpduEvent &e) override
     {
-        cache.add_fpdu(e, numbering.number(e.connection));
+        cache.add_fpdu(e, e.connection);
     }
 
     void
     on_connection_end(const mpa::ConnectionSummary &s) override
     {
         mpa_connection_view &v = connections.emplace_back();
-        v.id = numbering.number(s.id);
+        v.id = s.id;
         v.initiator = cache.keep(mpa::to_string(s.initiator));
         v.responder = cache.keep(mpa::to_string(s.responder));
         v.startup_seen = s.startup_seen;
@@ -184,7 +177,6 @@ struct mpa_bridge final : mpa::EventSink {
         v.last_frame = s.last_frame;
         v.reported_frame = cache.current_frame();
         cache.add_ended(cache.current_frame(), &v);
-        numbering.forget(s.id);
     }
 
     // ---- Feeding (first pass).
@@ -229,7 +221,6 @@ struct mpa_bridge final : mpa::EventSink {
 
     mpa::Analyzer analyzer;
     mpa::FrameFeeder feeder;
-    mpa::ConnectionNumbering numbering;
     mpa_plugin::FrameCache cache;
     std::deque<mpa_connection_view> connections;
     std::uint64_t last_frame = 0;

@@ -18,7 +18,6 @@ struct Analyzer::Impl {
 
   AnalysisContext context;
   FlowTable<MpaConnection> table;
-  std::uint32_t next_id = 0;
   std::uint64_t tcp_connections = 0;
 
   void finish(MpaConnection& c, const FlowKey& key, std::uint64_t frame) {
@@ -47,7 +46,7 @@ struct Analyzer::Impl {
       if (table.size() >= context.options.max_connections) {
         if (MpaConnection* oldest = table.least_recent()) evict(*oldest, seg.frame);
       }
-      c = &table.insert(key, std::make_unique<MpaConnection>(context, next_id++, seg));
+      c = &table.insert(key, std::make_unique<MpaConnection>(context, seg));
       ++tcp_connections;
     }
     c->on_segment(seg);
@@ -68,7 +67,7 @@ void Analyzer::on_segment(const TcpSegment& segment) { impl_->on_segment(segment
 
 void Analyzer::on_ip_fragment(std::uint64_t frame, const std::string& detail) {
   Finding f = make_finding(DiagId::CaptureIpFragment, frame, TcpSeq(), 0, detail);
-  f.connection = UINT32_MAX;
+  f.connection = kCaptureFinding;
   f.timestamp_ns = impl_->context.ns;
   impl_->context.sink.on_finding(f);
 }

@@ -12,9 +12,8 @@ constexpr std::size_t kPendingFindingsLimit = 256;
 
 }  // namespace
 
-MpaConnection::MpaConnection(AnalysisContext& context, std::uint32_t id, const TcpSegment& first)
+MpaConnection::MpaConnection(AnalysisContext& context, const TcpSegment& first)
     : context_(context),
-      id_(id),
       key_(FlowKey::of(first.source, first.destination)),
       senders_{Sender(*this, context.options.reassembly),
                Sender(*this, context.options.reassembly)},
@@ -26,7 +25,6 @@ MpaConnection::MpaConnection(AnalysisContext& context, std::uint32_t id, const T
   senders_[1].endpoint = from_server ? first.source : first.destination;
   senders_[0].peer = &senders_[1];
   senders_[1].peer = &senders_[0];
-  summary_.id = id;
   summary_.first_frame = first.frame;
   summary_.first_ns = first.timestamp_ns;
 }
@@ -65,7 +63,7 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
 // ---- the finding gate
 
 void MpaConnection::report(Sender& s, Finding&& f) {
-  f.connection = id_;
+  f.connection = number_;
   if (f.timestamp_ns == 0) f.timestamp_ns = context_.ns;
   if (!is_mpa_) {
     if (pending_.size() < kPendingFindingsLimit) pending_.emplace_back(&s, std::move(f));
@@ -82,14 +80,16 @@ void MpaConnection::report(Sender& s, Finding&& f) {
 void MpaConnection::become_mpa() {
   if (is_mpa_) return;
   is_mpa_ = true;
-  ++context_.mpa_connections;
+  number_ = static_cast<std::uint32_t>(context_.mpa_connections++);
+  summary_.id = number_;
   summary_.initiator = initiator().endpoint;
   summary_.responder = initiator().peer->endpoint;
   context_.sink.on_connection_start(summary_);
   auto startups = std::move(pending_startup_);
   pending_startup_.clear();
   for (PendingStartup& p : startups) {
-    context_.sink.on_startup_frame(id_, direction_of(*p.sender), p.frame, p.frame_number, p.seq);
+    context_.sink.on_startup_frame(number_, direction_of(*p.sender), p.frame, p.frame_number,
+                                   p.seq);
   }
   auto pending = std::move(pending_);
   pending_.clear();

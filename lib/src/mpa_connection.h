@@ -148,11 +148,10 @@ struct Chunk {
 class MpaConnection {
  public:
   // `first`: the segment that opened the connection (it settles which side is the client).
-  MpaConnection(AnalysisContext& context, std::uint32_t id, const TcpSegment& first);
+  MpaConnection(AnalysisContext& context, const TcpSegment& first);
   MpaConnection(const MpaConnection&) = delete;
   MpaConnection& operator=(const MpaConnection&) = delete;
 
-  std::uint32_t id() const { return id_; }
   const FlowKey& key() const { return key_; }
   // A pure SYN on these ports that opens a new connection (this one's stream has begun).
   bool reopened_by(const TcpSegment& syn) const;
@@ -224,7 +223,7 @@ class MpaConnection {
   void interop_hints(std::uint64_t frame);
 
   AnalysisContext& context_;
-  std::uint32_t id_;
+  std::uint32_t number_ = 0;  // ConnectionSummary::id, from become_mpa()
   FlowKey key_;
   Sender senders_[2];  // [0]: the TCP client (SYN sender, or first sender seen)
   Sender* initiator_;  // sender of the MPA Request (the client until one is seen)

@@ -88,7 +88,7 @@ void MpaConnection::await_answer(Sender& peer, std::uint64_t frame, bool prefixe
 void MpaConnection::startup_event(Sender& s, const StartupFrame& f, std::uint64_t frame,
                                   TcpSeq at) {
   if (is_mpa_) {
-    context_.sink.on_startup_frame(id_, direction_of(s), f, frame, at);
+    context_.sink.on_startup_frame(number_, direction_of(s), f, frame, at);
   } else {
     pending_startup_.push_back({&s, f, frame, at});
   }
@@ -194,7 +194,7 @@ void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t of
                                          bool crc, bool inferred, std::optional<TcpSeq> grid_origin,
                                          bool unjudged) {
   FpduReaderConfig config;
-  config.connection = id_;
+  config.connection = number_;  // full operation follows become_mpa()
   config.direction = direction_of(s);
   config.start_seq = seq;
   config.start_offset = offset;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <tuple>
@@ -519,6 +521,82 @@ TEST(Analyzer, FpdusAndFindingsCarryTheTimeOfTheSegmentThatCompletedThem) {
     EXPECT_GE(f.timestamp_ns, c.first_ns) << info(f.id).name;
     EXPECT_LE(f.timestamp_ns, c.last_ns) << info(f.id).name;
   }
+}
+
+// The frames of `s` with the Initiator's TCP port moved to `port`: another connection between
+// the same hosts (IPv4 over Ethernet, as synth writes it; the decoder reads no checksum).
+std::vector<synth::CapturedFrame> frames_on_port(const synth::Scenario& s, std::uint16_t port) {
+  std::vector<synth::CapturedFrame> frames = synth::generate_frames(s);
+  const auto tcp_at = [](const synth::Bytes& b) { return 14u + 4u * (b[14] & 0x0fu); };
+  const auto port_of = [](const synth::Bytes& b, std::size_t at) {
+    return static_cast<std::uint16_t>(b[at] << 8 | b[at + 1]);
+  };
+  const std::uint16_t initiator = port_of(frames.front().bytes, tcp_at(frames.front().bytes));
+  for (synth::CapturedFrame& f : frames) {
+    const std::size_t tcp = tcp_at(f.bytes);
+    for (std::size_t at : {tcp, tcp + 2}) {
+      if (port_of(f.bytes, at) != initiator) continue;
+      f.bytes[at] = static_cast<std::uint8_t>(port >> 8);
+      f.bytes[at + 1] = static_cast<std::uint8_t>(port);
+    }
+  }
+  return frames;
+}
+
+// Every event names a connection by the number all faces show: MPA connections from 0 in the
+// order they became MPA, not the order TCP opened them; a TCP connection without MPA takes none.
+TEST(Analyzer, ConnectionsAreNumberedInTheOrderTheyBecameMpa) {
+  struct Numbers : EventSink {
+    std::vector<std::uint32_t> started;
+    std::map<std::uint32_t, std::uint16_t> initiator_port;  // at the end, by number
+    std::map<std::uint32_t, std::uint64_t> fpdus, startup_frames, findings;
+    void on_finding(const Finding& f) override { ++findings[f.connection]; }
+    void on_fpdu(const FpduEvent& e) override { ++fpdus[e.connection]; }
+    void on_startup_frame(std::uint32_t connection, Direction, const StartupFrame&, std::uint64_t,
+                          TcpSeq) override {
+      ++startup_frames[connection];
+    }
+    void on_connection_start(const ConnectionSummary& c) override { started.push_back(c.id); }
+    void on_connection_end(const ConnectionSummary& c) override {
+      initiator_port[c.id] = c.initiator.port;
+      EXPECT_EQ(c.direction(Direction::Initiator).fpdus + c.direction(Direction::Responder).fpdus,
+                fpdus[c.id]);
+      EXPECT_EQ(std::accumulate(c.findings.values.begin(), c.findings.values.end(), 0ull),
+                findings[c.id]);
+    }
+  };
+  synth::Scenario faulty = conversation(false, true, 1);
+  faulty.initiator.messages[2].tweaks.corrupt_crc = true;
+  const auto not_mpa = frames_on_port(http_download_of(synth::base_scenario("inner")), 2000);
+  const auto opened_second = frames_on_port(faulty, 3000);
+  const auto opened_first = frames_on_port(conversation(true, true, 2), 4000);
+  // TCP opens 2000, then 4000 (its handshake only), then 3000, which becomes MPA first.
+  std::vector<const synth::CapturedFrame*> order;
+  for (const auto& f : not_mpa) order.push_back(&f);
+  for (std::size_t i = 0; i < 3; ++i) order.push_back(&opened_first[i]);
+  for (const auto& f : opened_second) order.push_back(&f);
+  for (std::size_t i = 3; i < opened_first.size(); ++i) order.push_back(&opened_first[i]);
+
+  Numbers numbers;
+  Analyzer analyzer({}, numbers);
+  std::uint64_t number = 0;
+  for (const synth::CapturedFrame* frame : order) {
+    ++number;
+    const DecodeResult decoded =
+        decode_frame(link_type::kEthernet, frame->bytes,
+                     static_cast<std::uint32_t>(frame->bytes.size()), number, number * 1000);
+    ASSERT_EQ(decoded.status, DecodeStatus::Tcp);
+    analyzer.on_segment(decoded.segment);
+  }
+  analyzer.finish(number);
+  EXPECT_EQ(analyzer.tcp_connections(), 3u);
+  EXPECT_EQ(numbers.started, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(numbers.initiator_port, (std::map<std::uint32_t, std::uint16_t>{{0, 3000}, {1, 4000}}));
+  EXPECT_EQ(numbers.startup_frames, (std::map<std::uint32_t, std::uint64_t>{{0, 2}, {1, 2}}));
+  EXPECT_GT(numbers.fpdus[0], 0u);
+  EXPECT_GT(numbers.fpdus[1], 0u);
+  EXPECT_EQ(numbers.fpdus.size(), 2u);
+  EXPECT_GT(numbers.findings[0], 0u);  // the corrupted CRC
 }
 
 }  // namespace

@@ -53,6 +53,10 @@ struct DirectionSummary {
 };
 
 struct ConnectionSummary {
+  // The connection's number, as every face shows it (`connection N`, `mpa.connection`): the
+  // MPA connections of one analysis from 0, in the order they became MPA
+  // (EventSink::on_connection_start), batch or live. TCP connections that never carry MPA
+  // take no number.
   std::uint32_t id = 0;
   Endpoint initiator;  // sender of the MPA Request; else the TCP client (SYN sender / first seen)
   Endpoint responder;

@@ -20,8 +20,12 @@ constexpr Direction other(Direction direction) {
   return direction == Direction::Initiator ? Direction::Responder : Direction::Initiator;
 }
 
+// The connection of a finding about the capture rather than a connection (IP fragments).
+constexpr std::uint32_t kCaptureFinding = UINT32_MAX;
+
 struct Finding {
   DiagId id{};
+  // The connection's number (ConnectionSummary::id), or kCaptureFinding.
   std::uint32_t connection = 0;
   Direction direction{};    // whose data the finding is about
   std::uint64_t frame = 0;  // record at which it became certain
@@ -58,7 +62,7 @@ enum class CrcStatus : std::uint8_t {
 };
 
 struct FpduEvent {
-  std::uint32_t connection = 0;
+  std::uint32_t connection = 0;  // the connection's number (ConnectionSummary::id)
   Direction direction{};
   TcpSeq start_seq;  // first octet (the leading marker, if any)
   std::uint64_t start_offset = 0;
