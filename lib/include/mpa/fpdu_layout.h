@@ -77,11 +77,8 @@ constexpr SeqRange marker_field(TcpSeq marker_seq) { return {marker_seq, kMarker
 
 // ---- The FPDU's fields in sequence space.
 
-// The ULPDU_Length field of an FPDU whose first octet is at `start`: after a leading marker
-// when the grid puts one there (RFC 5044 4.3).
-constexpr TcpSeq header_seq_of(const MarkerGrid& grid, TcpSeq start) {
-  return grid.is_marker_at(start) ? start + kMarkerSize : start;
-}
+// The ULPDU_Length field (after a leading marker when the grid puts one at the FPDU's start,
+// RFC 5044 4.3: FpduEvent::header_seq).
 constexpr SeqRange ulpdu_length_field(TcpSeq header_seq) { return {header_seq, kUlpduLengthSize}; }
 
 // RFC 5044 4.1, 4.4: the CRC field closes the FPDU: its last four octets on the wire
