@@ -180,6 +180,9 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "Reply IRD 0x3FFF (no negotiation) although the Initiator's ORD was not 0x3FFF: 0x3FFF only "
      "answers "
      "0x3FFF"},
+    {CaptureStartupFrameCut, "capture.startup-frame-cut", Note, Sequence, "RFC 5044 7.1",
+     MpaError::None,
+     "The capture ends inside a startup frame; the rest of it could not be checked"},
 }};
 
 constexpr bool ids_in_enum_order() {

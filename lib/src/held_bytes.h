@@ -23,9 +23,10 @@ struct HeldBytes {
   HeldBytes() = default;
   HeldBytes(TcpSeq at, std::uint64_t at_offset) : seq(at), offset(at_offset) {}
 
+  // (Octets of the frame that delivered the last ones continue its segment: one chunk.)
   void append(std::span<const std::uint8_t> data, std::uint64_t frame) {
     if (data.empty()) return;
-    chunks.emplace_back(bytes.size(), frame);
+    if (chunks.empty() || chunks.back().second != frame) chunks.emplace_back(bytes.size(), frame);
     bytes.insert(bytes.end(), data.begin(), data.end());
   }
   // The frame that delivered the first octet (`otherwise` when nothing is held).

@@ -98,6 +98,22 @@ void MpaConnection::become_mpa() {
 
 // ---- the end
 
+// The capture (not the connection: no FIN or RST came) ends inside a startup frame: the
+// connection is listed with what was seen of it.
+void MpaConnection::startup_frame_cut(Sender& s, std::uint64_t frame) {
+  const auto* p = std::get_if<phase::Startup>(&s.phase);
+  if (!p || s.ended || p->parser.consumed() == 0) return;
+  const bool request = !request_done_;
+  if (request) initiator_ = &s;  // roles follow the Request
+  become_mpa();
+  summary_.startup_seen = true;
+  report(s, DiagId::CaptureStartupFrameCut, frame, p->seq, p->offset,
+         fmt::format("the capture ends inside the MPA {} at seq {}: {} octets of it seen, at "
+                     "least {} more were due",
+                     request ? "Request" : "Reply", p->seq.value(), p->parser.consumed(),
+                     p->parser.bytes_needed()));
+}
+
 // Hints that predict interop failures without being RFC violations.
 void MpaConnection::interop_hints(std::uint64_t frame) {
   if (!summary_.request || summary_.request->revision != 2) return;
@@ -117,6 +133,8 @@ void MpaConnection::finish(std::uint64_t frame) {
   if (finished_) return;
   finished_ = true;
   for (Sender& s : senders_) s.reassembler.finish(frame, s);
+  for (Sender& s : senders_) open_early(s);  // a stream that ended inside its first 16 octets
+  for (Sender& s : senders_) startup_frame_cut(s, frame);
   for (Sender& s : senders_) {
     if (FpduReader* r = s.reader()) r->finish(frame, s);  // a framing test still open
   }

@@ -50,6 +50,10 @@ namespace phase {
 struct Streaming {
   std::vector<std::uint8_t> tail;  // the last octets, to find a key split over segments
   std::uint64_t octets = 0;        // streaming-mode octets so far
+  // The stream's first octets, held until there are enough to tell a startup key from FPDUs
+  // (a capture that starts at the Request may bring them in segments shorter than the key).
+  HeldBytes opening;
+  bool opened = false;  // decided: what the stream opens with is known
 };
 struct Startup {
   StartupFrameParser parser;
@@ -183,6 +187,11 @@ class MpaConnection {
 
   // Per-phase handlers of in-order octets; each returns the octets it consumed.
   std::size_t feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool segment_start);
+  // Decides what the stream opens with on the octets held (`final`: no more will come before
+  // a gap or the end) and replays them in the phase chosen.
+  void open_stream(Sender& s);
+  // The same before the stream's first 16 octets have come: a gap or the end cuts them short.
+  void open_early(Sender& s);
   std::size_t feed(Sender& s, phase::Startup& p, const Chunk& chunk, bool segment_start);
   std::size_t feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool segment_start);
   std::size_t feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool segment_start);
@@ -221,6 +230,7 @@ class MpaConnection {
   void finish_probe(Sender& s, bool final);
   void try_inference(Sender& s, std::uint64_t frame, bool final);
   void interop_hints(std::uint64_t frame);
+  void startup_frame_cut(Sender& s, std::uint64_t frame);
 
   AnalysisContext& context_;
   std::uint32_t number_ = 0;  // ConnectionSummary::id, from become_mpa()

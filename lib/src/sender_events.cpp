@@ -36,24 +36,46 @@ void MpaConnection::on_data(Sender& s, Chunk chunk) {
 }
 
 // Streaming mode: everything before a startup frame.
-std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
-  const std::span<const std::uint8_t> data = chunk.data;
-  if (p.octets == 0 && chunk.offset == 0) {
-    const bool starts_with_key = data.size() >= kKeyPrefixSize &&
-                                 std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
-    if (!starts_with_key && data.size() >= kStartupKeySize && looks_like_damaged_key(data)) {
-      start_frame(s, chunk.offset, chunk.seq, chunk.frame,
-                  0);  // a startup frame with a damaged key
-      return 0;
-    }
-    // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
-    // opens with a startup frame.
-    const bool no_syn = !senders_[0].syn_seen && !senders_[1].syn_seen;
-    if (!starts_with_key && !request_done_ && (no_syn || context_.options.infer_with_syn)) {
-      s.phase.emplace<phase::Inferring>(phase::Inferring{HeldBytes(chunk.seq, chunk.offset)});
-      return 0;
-    }
+// The stream's first 16 octets decide what it opens with: a startup key (also a damaged
+// one), FPDUs of a capture that starts after the SYN, or streaming-mode octets. They are held
+// until all 16 have come (however the segments cut them), then replayed.
+void MpaConnection::open_stream(Sender& s) {
+  auto& p = std::get<phase::Streaming>(s.phase);
+  p.opened = true;
+  const HeldBytes opening = std::move(p.opening);
+  const std::span<const std::uint8_t> data = opening.bytes;
+  const bool starts_with_key = data.size() >= kKeyPrefixSize &&
+                               std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
+  // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
+  // opens with a startup frame.
+  const bool no_syn = !senders_[0].syn_seen && !senders_[1].syn_seen;
+  if (!starts_with_key && data.size() >= kStartupKeySize && looks_like_damaged_key(data)) {
+    start_frame(s, opening.offset, opening.seq, opening.first_frame(0), 0);  // a damaged key
+  } else if (!starts_with_key && !request_done_ && (no_syn || context_.options.infer_with_syn)) {
+    s.phase.emplace<phase::Inferring>(phase::Inferring{HeldBytes(opening.seq, opening.offset)});
   }
+  opening.replay([&](std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> octets,
+                     std::uint64_t frame) {
+    on_data(s, Chunk{offset, seq, octets, frame});
+  });
+}
+
+std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
+  if (!p.opened) {
+    const bool at_start = p.opening.bytes.empty()
+                              ? chunk.offset == 0 && p.octets == 0
+                              : chunk.offset == p.opening.offset + p.opening.bytes.size();
+    if (at_start) {
+      if (p.opening.bytes.empty()) p.opening = HeldBytes(chunk.seq, chunk.offset);
+      const std::size_t take =
+          std::min(chunk.data.size(), kStartupKeySize - p.opening.bytes.size());
+      p.opening.append(chunk.data.first(take), chunk.frame);
+      if (p.opening.bytes.size() == kStartupKeySize) open_stream(s);
+      return take;
+    }
+    p.opened = true;  // the stream's start was not seen
+  }
+  const std::span<const std::uint8_t> data = chunk.data;
   // Look for "MPA ID Re" across the previous chunk's tail and this chunk.
   if (!p.tail.empty()) {
     std::vector<std::uint8_t> joined(p.tail);
@@ -96,6 +118,9 @@ std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chu
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk, bool) {
+  // A frame awaited before its sender's first segment was seen (a capture that starts after
+  // the SYN-ACK) learns its sequence number from its first octet.
+  if (chunk.offset == p.offset) p.seq = chunk.seq;
   const std::size_t used = p.parser.push(chunk.data);
   if (p.parser.complete()) startup_complete(s, chunk.frame, used < chunk.data.size());
   return used;
@@ -152,6 +177,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, 
 
 void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length,
                            GapCause cause, std::uint64_t frame) {
+  open_early(s);  // (the gap's finding follows what the octets before it showed)
   const bool truncated = cause == GapCause::Truncated;
   report(s, truncated ? DiagId::CaptureTruncated : DiagId::CaptureGap, frame, seq, offset,
          fmt::format("{} octets at seq {} {}", length, seq.value(),
@@ -189,8 +215,14 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
              s.phase);
 }
 
+void MpaConnection::open_early(Sender& s) {
+  const auto* p = std::get_if<phase::Streaming>(&s.phase);
+  if (p && !p->opened && !p->opening.bytes.empty()) open_stream(s);
+}
+
 void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   if (s.ended) return;
+  open_early(s);
   s.ended = true;
   // Which side reset: a RST ends both directions, and the note of each names the sender.
   const Sender* resetter = reset_by_ ? reset_by_ : &s;

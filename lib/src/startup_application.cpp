@@ -271,7 +271,7 @@ void MpaConnection::try_inference(Sender& s, std::uint64_t frame, bool final) {
       // Not recognisable as MPA: treat the octets as streaming mode (a startup frame may
       // still come).
       HeldBytes held = std::move(p.held);
-      s.phase.emplace<phase::Streaming>(phase::Streaming{{}, 1});  // not at the stream's start
+      s.phase.emplace<phase::Streaming>().octets = 1;  // not at the stream's start
       if (!final) replay(s, held);
     }
     return;

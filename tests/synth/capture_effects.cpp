@@ -65,6 +65,40 @@ void reorder(std::vector<Tagged>& packets, std::size_t serial) {
   throw std::invalid_argument("reordered segment is its sender's last");
 }
 
+// The first packet that is `edge` (the capture's start) or one of the startup frame's segments.
+bool is_edge(const TcpPacket& p, CaptureEdge edge) {
+  const bool syn_ack = (p.flags & tcp_flag::kSyn) && (p.flags & tcp_flag::kAck);
+  switch (edge) {
+    case CaptureEdge::SynAck:
+      return syn_ack;
+    case CaptureEdge::FinalAck:
+      return p.phase == Phase::Handshake && !(p.flags & tcp_flag::kSyn) && p.dir == Dir::Initiator;
+    case CaptureEdge::Request:
+      return p.phase == Phase::Startup && p.dir == Dir::Initiator && !p.payload.empty();
+    case CaptureEdge::Reply:
+      return p.phase == Phase::Startup && p.dir == Dir::Responder && !p.payload.empty();
+  }
+  return false;
+}
+
+std::size_t edge_position(const std::vector<Tagged>& packets, CaptureEdge edge) {
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    if (is_edge(packets[i].packet, edge)) return i;
+  }
+  throw std::invalid_argument("the conversation has no such packet at its opening");
+}
+
+// Keeps the packets up to the `inside.segments`-th segment of the startup frame.
+void end_inside(std::vector<Tagged>& packets, const EndInside& inside) {
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    if (!is_edge(packets[i].packet, inside.frame) || ++seen < inside.segments) continue;
+    packets.erase(packets.begin() + static_cast<std::ptrdiff_t>(i + 1), packets.end());
+    return;
+  }
+  throw std::invalid_argument("the startup frame has fewer segments than the capture keeps");
+}
+
 void erase_serial(std::vector<Tagged>& packets, std::size_t serial) {
   packets.erase(packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, serial)));
 }
@@ -107,6 +141,11 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
   if (cut_start) {
     packets.erase(packets.begin(),
                   packets.begin() + static_cast<std::ptrdiff_t>(position_of(packets, start)));
+  }
+  if (effects.end_inside) end_inside(packets, *effects.end_inside);
+  if (effects.start_at_edge) {
+    packets.erase(packets.begin(), packets.begin() + static_cast<std::ptrdiff_t>(edge_position(
+                                                         packets, *effects.start_at_edge)));
   }
   in.clear();
   for (Tagged& t : packets) in.push_back(std::move(t.packet));

@@ -1,6 +1,7 @@
 // Effects between the wire and the capture file, applied to a conversation's packets:
 // reordering, identical and differing retransmissions, capture loss, IPv4 fragmentation,
-// and a capture that starts in the middle of the connection.
+// a capture that starts in the middle of the connection or at a packet of its opening, and one
+// that ends inside a startup frame.
 #pragma once
 
 #include <vector>

@@ -305,6 +305,10 @@ void starts_mid_connection(Scenario& s) {
   s.effects.start_at = SegmentRef{Dir::Initiator, 3};
   s.expected.notes = {"capture.startup-not-seen", "capture.parameters-inferred"};
 }
+void startup_frame_cut(Scenario& s) {
+  s.segmentation = *SegmentationPolicy::parse("middlebox:7");
+  s.effects.end_inside = EndInside{CaptureEdge::Request, 2};  // 14 octets: inside the key
+}
 void ip_fragment(Scenario& s) {
   s.ipv6 = false;
   s.effects.fragment = {{Dir::Initiator, 3}};  // a 1000-octet Send
@@ -552,6 +556,9 @@ constexpr FaultRecipe kRecipes[] = {
      "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on)",
      starts_mid_connection},
     {"capture.ip-fragment", "one IPv4 data segment sent as two IP fragments", ip_fragment},
+    {"capture.startup-frame-cut",
+     "the capture ends 14 octets into the MPA Request (segments of 7 octets), inside its key",
+     startup_frame_cut},
     {"capture.resynchronised", "a long marker-bearing stream loses one segment in the middle",
      resynchronised},
     {"ddp.version-mismatch",

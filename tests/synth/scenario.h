@@ -41,15 +41,31 @@ struct SegmentRef {
   std::size_t index = 0;
 };
 
+// Packets of the connection's opening where a capture can start or end.
+enum class CaptureEdge : std::uint8_t {
+  SynAck,    // the Responder's SYN-ACK (the SYN is not captured)
+  FinalAck,  // the Initiator's ACK that completes the handshake
+  Request,   // the first segment of the MPA Request
+  Reply,     // the first segment of the MPA Reply
+};
+
+// The capture ends inside a startup frame: after the first `segments` segments of it.
+struct EndInside {
+  CaptureEdge frame = CaptureEdge::Request;  // Request or Reply
+  std::size_t segments = 1;
+};
+
 // What happens between the wire and the capture file (or to the segments on the wire).
 struct CaptureEffects {
-  std::vector<SegmentRef> reorder;     // swapped with the next data segment of its sender
-  std::vector<SegmentRef> duplicate;   // retransmitted identically a little later
-  std::vector<SegmentRef> mismatch;    // retransmitted with one octet changed
-  std::vector<SegmentRef> drop;        // missing from the capture (the peer still ACKs it)
-  std::vector<SegmentRef> fragment;    // sent as two IPv4 fragments
-  std::optional<SegmentRef> start_at;  // the capture starts with this segment
-  bool duplicate_rst = false;          // the RST is captured twice (resent, or a tap's copy)
+  std::vector<SegmentRef> reorder;           // swapped with the next data segment of its sender
+  std::vector<SegmentRef> duplicate;         // retransmitted identically a little later
+  std::vector<SegmentRef> mismatch;          // retransmitted with one octet changed
+  std::vector<SegmentRef> drop;              // missing from the capture (the peer still ACKs it)
+  std::vector<SegmentRef> fragment;          // sent as two IPv4 fragments
+  std::optional<SegmentRef> start_at;        // the capture starts with this segment
+  std::optional<CaptureEdge> start_at_edge;  // ... or with this packet of the opening
+  std::optional<EndInside> end_inside;       // the capture ends inside a startup frame
+  bool duplicate_rst = false;                // the RST is captured twice (resent, or a tap's copy)
 };
 
 enum class Ending : std::uint8_t { None, Fin, Rst };

@@ -66,6 +66,7 @@ constexpr Required kRequired[] = {
     {"fpdu.framing-unverifiable", Note, 0},
     {"startup.invalid-request-answered", Error, 0},
     {"startup.no-negotiation-unsolicited", Warning, 0},
+    {"capture.startup-frame-cut", Note, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -135,6 +135,8 @@ enum class DiagId : std::uint16_t {
   // Startup frames answered or sent that should not have been (RFC 5044 7.1.2; RFC 6581 9.1).
   StartupInvalidRequestAnswered,
   StartupNoNegotiationUnsolicited,
+  // The capture's edges (its end inside a startup frame).
+  CaptureStartupFrameCut,
   kCount,
 };
 
