@@ -87,6 +87,9 @@ struct Ended {
   // first octets after that answer are reported too.
   bool answered_invalid = false;
   bool said_data = false;
+  // An Initiator whose Request was improperly formatted: what it sends is held (up to the
+  // early-octets limit) in case the Responder accepts the Request all the same.
+  bool holding = false;
 };
 }  // namespace phase
 using Phase = std::variant<phase::Streaming, phase::Startup, phase::AwaitReply, phase::Probing,

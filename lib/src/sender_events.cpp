@@ -163,6 +163,10 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
+  if (p.holding) {
+    const std::size_t room = kEarlyBufferLimit - std::min(kEarlyBufferLimit, p.held.bytes.size());
+    p.held.append(chunk.data.first(std::min(room, chunk.data.size())), chunk.frame);
+  }
   if (p.answered_invalid && !p.said_data) {
     p.said_data = true;
     report(

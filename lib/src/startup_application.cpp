@@ -71,6 +71,19 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
   }
   StartupIssue issue = judge_answer_to_invalid_request(f);
   report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  if (f.kind == FrameKind::Reply && !f.r() && summary_.request) {
+    // Accepted all the same: the error is said, then both sides are read and judged as they
+    // send, framed with the parameters their frames declare (markers X->Y iff Y asked).
+    const StartupFrame& request = *summary_.request;
+    const bool crc = request.c() || f.c();
+    Sender& init = initiator();
+    HeldBytes early = take_early_octets(init);
+    start_full_operation(init, early.seq, early.offset, f.m(), crc, false);
+    start_full_operation(s, at + static_cast<std::uint32_t>(f.wire_length()),
+                         at_offset + f.wire_length(), request.m(), crc, false);
+    if (init.reader()) replay(init, early);
+    return;
+  }
   phase::Ended& ended = s.phase.emplace<phase::Ended>();
   ended.answered_invalid = true;
 }
@@ -129,7 +142,10 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
       // An improperly formatted Request: the Responder MUST close (RFC 5044 7.1.2 rule 2);
       // whatever it sends instead is its answer.
       invalid_request_ = true;
-      s.phase.emplace<phase::Ended>();
+      // (Its octets are held: if the Responder accepts it all the same, they are its FPDUs.)
+      phase::Ended& ended = s.phase.emplace<phase::Ended>();
+      ended.held = HeldBytes(after, after_offset);
+      ended.holding = true;
       await_answer(*s.peer, frame, prefix > 0);
       return;
     }

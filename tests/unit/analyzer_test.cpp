@@ -349,11 +349,35 @@ TEST(Analyzer, AReplyToARequestWithOverstatedPdLengthBlamesTheRequest) {
       EXPECT_EQ(f.direction, Direction::Responder);
     }
   }
-  // The Reply, then the Responder's FPDUs: one finding each.
+  // The Reply is the one finding on the Responder; the FPDUs that follow are read as sent.
   EXPECT_EQ(
       std::count_if(r.findings.begin(), r.findings.end(),
                     [](const Finding& f) { return f.id == DiagId::StartupInvalidRequestAnswered; }),
-      2);
+      1);
+}
+
+// A Responder that accepts an improperly formatted Request: the error is said once, then both
+// sides' FPDUs are framed with the parameters the frames declare, counted and judged.
+TEST(Analyzer, FpdusAfterAnAcceptedInvalidRequestAreReadAndJudgedAsSent) {
+  for (const bool markers : {false, true}) {
+    SCOPED_TRACE(markers ? "markers" : "no markers");
+    synth::Scenario s = with_fault("startup.invalid-request-answered");
+    s.initiator.frame.m = s.responder.frame.m = markers;
+    s.responder.messages[1].tweaks.corrupt_crc = true;  // a real fault after the answer
+    const Recorder r = analyze(s);
+    ASSERT_EQ(r.connections.size(), 1u);
+    const ConnectionSummary& c = r.connections.front();
+    EXPECT_GE(c.direction(Direction::Initiator).fpdus, s.initiator.messages.size());
+    EXPECT_GE(c.direction(Direction::Responder).fpdus, s.responder.messages.size());
+    EXPECT_EQ(c.direction(Direction::Responder).markers, markers);
+    std::vector<std::pair<std::string, Direction>> expected = {
+        {"connection.closed", Direction::Initiator},  // (the Responder's close is not judged)
+        {"fpdu.crc-mismatch", Direction::Responder},
+        {"fpdu.not-judged-after-error", Direction::Responder},
+        {"startup.invalid-request-answered", Direction::Responder},
+        {"startup.revision-unsupported", Direction::Initiator}};
+    EXPECT_EQ(r.ids(true), expected);
+  }
 }
 
 TEST(Analyzer, AResponderThatClosesOnAnInvalidRequestIsNotBlamed) {

@@ -59,15 +59,14 @@ TEST_P(CaptureStartsAtTheOpening, StartupFramesAreRecognisedAndJudged) {
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors.front().first);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Edges, CaptureStartsAtTheOpening,
-    ::testing::Values(EdgeCase{synth::CaptureEdge::SynAck, "one"},
-                      EdgeCase{synth::CaptureEdge::FinalAck, "one"},
-                      EdgeCase{synth::CaptureEdge::Request, "one"},
-                      EdgeCase{synth::CaptureEdge::Request, "bytes"},
-                      EdgeCase{synth::CaptureEdge::Request, "middlebox:7"},
-                      EdgeCase{synth::CaptureEdge::SynAck, "middlebox:7"}),
-    edge_case_name);
+INSTANTIATE_TEST_SUITE_P(Edges, CaptureStartsAtTheOpening,
+                         ::testing::Values(EdgeCase{synth::CaptureEdge::SynAck, "one"},
+                                           EdgeCase{synth::CaptureEdge::FinalAck, "one"},
+                                           EdgeCase{synth::CaptureEdge::Request, "one"},
+                                           EdgeCase{synth::CaptureEdge::Request, "bytes"},
+                                           EdgeCase{synth::CaptureEdge::Request, "middlebox:7"},
+                                           EdgeCase{synth::CaptureEdge::SynAck, "middlebox:7"}),
+                         edge_case_name);
 
 class CaptureEndsInsideAStartupFrame : public ::testing::TestWithParam<EdgeCase> {};
 
