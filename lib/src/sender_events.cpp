@@ -146,7 +146,21 @@ std::size_t MpaConnection::feed(Sender& s, phase::Probing& p, const Chunk& chunk
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chunk, bool) {
+  const std::size_t before = p.held.bytes.size();
   p.held.append(chunk.data, chunk.frame);
+  // --infer-all on a connection whose SYN was captured: a startup key after streaming-mode
+  // octets (delayed startup, RFC 5044 7.1.3) means the stream is read for its startup frames
+  // as without --infer-all; inference only adds connections that have none.
+  if (senders_[0].syn_seen || senders_[1].syn_seen) {
+    const std::size_t from = before - std::min(before, kKeyPrefixSize - 1);
+    const std::span<const std::uint8_t> fresh = std::span(p.held.bytes).subspan(from);
+    if (memmem(fresh.data(), fresh.size(), kRequestKey.data(), kKeyPrefixSize) != nullptr) {
+      const HeldBytes held = std::move(p.held);
+      s.phase.emplace<phase::Streaming>().opened = true;
+      replay(s, held);
+      return chunk.data.size();
+    }
+  }
   try_inference(s, chunk.frame, false);
   return chunk.data.size();
 }

@@ -492,6 +492,25 @@ TEST(Analyzer, FpdusAndFindingsCarryTheTimeOfTheSegmentThatCompletedThem) {
   }
 }
 
+// --infer-all adds connections without startup frames; it never changes what is found on a
+// connection whose startup frames are in the capture, also after streaming-mode octets
+// (RFC 5044 7.1.3 delayed startup).
+TEST(Analyzer, InferAllLeavesAConnectionWithStartupFramesAsItIs) {
+  for (const std::size_t prefix : {0u, 100u, 3000u}) {
+    SCOPED_TRACE(prefix);
+    synth::Scenario s = conversation(true, true, 1);
+    s.streaming_prefix = prefix;
+    s.initiator.messages[2].tweaks.corrupt_crc = true;
+    AnalyzerOptions infer_all;
+    infer_all.infer_with_syn = true;
+    const Recorder plain = analyze(s);
+    const Recorder inferred = analyze(s, infer_all);
+    EXPECT_TRUE(plain.has(DiagId::FpduCrcMismatch));
+    EXPECT_EQ(inferred.ids(), plain.ids());
+    EXPECT_EQ(inferred.fpdus, plain.fpdus);
+  }
+}
+
 // The frames of `s` with the Initiator's TCP port moved to `port`: another connection between
 // the same hosts (IPv4 over Ethernet, as synth writes it; the decoder reads no checksum).
 std::vector<synth::CapturedFrame> frames_on_port(const synth::Scenario& s, std::uint16_t port) {
