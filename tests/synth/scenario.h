@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "encapsulation.h"
 #include "fpdu_framer.h"
 #include "segmentation.h"
 #include "startup_frame_builder.h"
@@ -50,6 +51,7 @@ struct CaptureEffects {
   std::vector<SegmentRef> fragment;    // sent as two IPv4 fragments
   std::optional<SegmentRef> start_at;  // the capture starts with this segment
   bool duplicate_rst = false;          // the RST is captured twice (resent, or a tap's copy)
+  std::optional<Encapsulation> wrap;   // every frame wrapped (a tunnel, a mirror, MPLS...)
 };
 
 enum class Ending : std::uint8_t { None, Fin, Rst };
