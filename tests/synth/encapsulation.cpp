@@ -108,7 +108,7 @@ Bytes vlan_tags(const Bytes& frame, std::initializer_list<std::uint16_t> tpids, 
 
 Bytes mpls_labels(const Encapsulation& e) {
   Bytes out;
-  put_be32(out, (e.id << 12) | 64);               // label, TC 0, S 0, TTL 64
+  put_be32(out, (e.id << 12) | 64);                // label, TC 0, S 0, TTL 64
   put_be32(out, ((e.id + 1) << 12) | 0x100 | 64);  // bottom of stack
   return out;
 }
@@ -125,9 +125,9 @@ Bytes erspan3_header(const Encapsulation& e) {
   Bytes out;
   put_be16(out, 0x2000);  // version 2, VLAN 0
   put_be16(out, static_cast<std::uint16_t>(e.id & 0x3ff));
-  put_be32(out, 0x01020304);  // timestamp
-  put_be16(out, 0);            // SGT
-  put_be16(out, e.platform_subheader ? 1 : 0);  // P 0, FT 0 (Ethernet), ..., O
+  put_be32(out, 0x01020304);                                       // timestamp
+  put_be16(out, 0);                                                // SGT
+  put_be16(out, e.platform_subheader ? 1 : 0);                     // P 0, FT 0 (Ethernet), ..., O
   if (e.platform_subheader) put_be64(out, 0x0800000000000000ull);  // platform id 1
   return out;
 }
@@ -144,7 +144,8 @@ Bytes geneve(const Encapsulation& e, std::uint16_t type, const Bytes& payload) {
     put_be16(out, 0x0103);
     put_u8(out, 0x01);
     put_u8(out, static_cast<std::uint8_t>(data));
-    for (std::size_t i = 0; i < data; ++i) put_be32(out, 0xabcd0000u + static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < data; ++i)
+      put_be32(out, 0xabcd0000u + static_cast<std::uint32_t>(i));
     words -= data + 1;
   }
   append(out, payload);
@@ -223,21 +224,24 @@ std::vector<std::pair<std::string, Encapsulation>> named_encapsulations() {
       {"mpls-pw", with(Wrapper::MplsPw, plain)},
       {"gre", with(Wrapper::Gre, [](Encapsulation& e) { e.gre_key = false; })},
       {"gre-key", with(Wrapper::Gre, plain)},
-      {"gre-key-seq-csum", with(Wrapper::Gre,
-                                [](Encapsulation& e) { e.gre_sequence = e.gre_checksum = true; })},
-      {"gre-csum", with(Wrapper::Gre, [](Encapsulation& e) {
-         e.gre_key = false;
-         e.gre_checksum = true;
-       })},
+      {"gre-key-seq-csum",
+       with(Wrapper::Gre, [](Encapsulation& e) { e.gre_sequence = e.gre_checksum = true; })},
+      {"gre-csum", with(Wrapper::Gre,
+                        [](Encapsulation& e) {
+                          e.gre_key = false;
+                          e.gre_checksum = true;
+                        })},
       {"gre-eth", with(Wrapper::GreEthernet, plain)},
       {"ipip", with(Wrapper::IpInIp, plain)},
       {"erspan-i", with(Wrapper::ErspanI, plain)},
       {"erspan-ii", with(Wrapper::ErspanII, plain)},
       {"erspan-iii", with(Wrapper::ErspanIII, plain)},
-      {"erspan-iii-sub", with(Wrapper::ErspanIII, [](Encapsulation& e) { e.platform_subheader = true; })},
+      {"erspan-iii-sub",
+       with(Wrapper::ErspanIII, [](Encapsulation& e) { e.platform_subheader = true; })},
       {"vxlan", with(Wrapper::Vxlan, plain)},
       {"geneve", with(Wrapper::Geneve, plain)},
-      {"geneve-options", with(Wrapper::Geneve, [](Encapsulation& e) { e.geneve_option_words = 6; })},
+      {"geneve-options",
+       with(Wrapper::Geneve, [](Encapsulation& e) { e.geneve_option_words = 6; })},
       {"geneve-ip", with(Wrapper::GeneveIp, [](Encapsulation& e) { e.geneve_option_words = 2; })},
   };
 }
