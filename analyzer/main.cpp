@@ -365,10 +365,12 @@ int main(int argc, char** argv) {
                  "Connections tracked at once (default 16384)");
   app.add_option("--vxlan-port", settings.vxlan_ports,
                  "Also decode UDP port N as VXLAN (besides 4789; repeatable or N,M)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_option("--geneve-port", settings.geneve_ports,
                  "Also decode UDP port N as Geneve (besides 6081; repeatable or N,M)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_flag("--list-fpdus", settings.list_fpdus,
                "Also list every FPDU (frame completing it, frame where it starts, direction, seq, "
                "ULPDU_Length, CRC, markers)");

@@ -2,6 +2,8 @@
 // VLAN stack (tests/synth/encapsulation.h) gives exactly the findings of the same capture
 // taken plain, through the FrameFeeder both faces use. And the tunnel is part of the flow:
 // two tunnels carrying the same inner connection are two connections.
+#include "encapsulation.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <tuple>
 #include <vector>
 
-#include "encapsulation.h"
 #include "faults.h"
 #include "generator.h"
 #include "mpa/analyzer.h"
@@ -149,8 +150,8 @@ TEST(Encapsulation, FramesNotDecodedAreCountedByReason) {
   EXPECT_EQ(known_port.stats.tunnelled_segments, known_port.stats.frames);
 
   // GRE carrying a payload type it does not decode: counted as unreached.
-  std::vector<synth::CapturedFrame> frames =
-      synth::generate_frames(with_wrap(synth::base_scenario("x"), *synth::encapsulation_named("gre")));
+  std::vector<synth::CapturedFrame> frames = synth::generate_frames(
+      with_wrap(synth::base_scenario("x"), *synth::encapsulation_named("gre")));
   for (auto& f : frames) {  // the GRE protocol type: PPP
     f.bytes[14 + 20 + 2] = 0x88;
     f.bytes[14 + 20 + 3] = 0x0b;
