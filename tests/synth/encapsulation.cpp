@@ -47,7 +47,8 @@ Bytes outer_ethernet(Dir dir, std::uint16_t type) {
   return out;
 }
 
-// Outer Ethernet + IPv4 (10.99.host.1 <-> 10.99.host.2) carrying `payload` as `protocol`.
+// Outer Ethernet + IPv4 (198.51.100.2h-1 <-> 198.51.100.2h for outer_host h) carrying `payload` as
+// `protocol`.
 Bytes outer_ipv4(const Encapsulation& e, Dir dir, std::uint8_t protocol, const Bytes& payload) {
   Bytes out = outer_ethernet(dir, kIpv4);
   const std::size_t ip = out.size();
@@ -60,11 +61,11 @@ Bytes outer_ipv4(const Encapsulation& e, Dir dir, std::uint8_t protocol, const B
   put_u8(out, 64);
   put_u8(out, protocol);
   put_be16(out, 0);
-  for (std::uint8_t host : {src, dst}) {
-    put_u8(out, 10);
-    put_u8(out, 99);
-    put_u8(out, e.outer_host);
-    put_u8(out, host);
+  for (std::uint8_t host : {src, dst}) {  // documentation range (RFC 5737 TEST-NET-2)
+    put_u8(out, 198);
+    put_u8(out, 51);
+    put_u8(out, 100);
+    put_u8(out, static_cast<std::uint8_t>(2 * e.outer_host - 2 + host));
   }
   set_be16(out, ip + 10, checksum(Bytes(out.begin() + static_cast<long>(ip), out.end())));
   append(out, payload);
@@ -182,17 +183,18 @@ Bytes encapsulate(const Bytes& frame, const Encapsulation& e, Dir dir) {
                         gre(e, e.gre_key, e.gre_sequence, e.gre_checksum, 0x6558, frame));
     case Wrapper::IpInIp:
       return outer_ipv4(e, dir, inner.type == kIpv4 ? 4 : 41, inner.ip);
+    // A mirror session sends both directions' frames from the switch to the collector.
     case Wrapper::ErspanI:
-      return outer_ipv4(e, dir, 47, gre(e, false, false, false, 0x88be, frame));
+      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, false, false, 0x88be, frame));
     case Wrapper::ErspanII: {
       Bytes payload = erspan2_header(e);
       append(payload, frame);
-      return outer_ipv4(e, dir, 47, gre(e, false, true, false, 0x88be, payload));
+      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, true, false, 0x88be, payload));
     }
     case Wrapper::ErspanIII: {
       Bytes payload = erspan3_header(e);
       append(payload, frame);
-      return outer_ipv4(e, dir, 47, gre(e, false, true, false, 0x22eb, payload));
+      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, true, false, 0x22eb, payload));
     }
     case Wrapper::Vxlan: {
       Bytes payload = {0x08, 0, 0, 0};  // I flag

@@ -40,7 +40,7 @@ struct Encapsulation {
   bool platform_subheader = false;      // ERSPAN III
   std::size_t geneve_option_words = 0;  // Geneve: options length in 4-octet units (0..63)
   std::uint16_t udp_port = 0;           // VXLAN/Geneve destination port (0: IANA's)
-  std::uint8_t outer_host = 1;          // outer IPv4 addresses 10.99.<host>.1 and .2
+  std::uint8_t outer_host = 1;          // outer IPv4 198.51.100.<2h-1> and .<2h> (1..127)
 };
 
 // Wraps one Ethernet frame sent by `dir` (the outer addresses follow the direction, as a

@@ -528,13 +528,13 @@ TEST(PacketDecoder, NamesTheTunnelTheSameInBothDirectionsAndApartByItsId) {
 TEST(PacketDecoder, DescribesTheTunnelPathOutermostFirst) {
   const auto vxlan = *synth::encapsulation_named("vxlan:42");
   EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(vxlan)).tunnels),
-            "vxlan vni 42 10.99.1.1->10.99.1.2");
+            "vxlan vni 42 198.51.100.1->198.51.100.2");
   const auto erspan = *synth::encapsulation_named("erspan-ii:5");
   EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(erspan)).tunnels),
-            "gre 10.99.1.1->10.99.1.2 / erspan-ii session 5");
+            "gre 198.51.100.1->198.51.100.2 / erspan-ii session 5");
   const auto gre = *synth::encapsulation_named("gre-key-seq-csum:9");
   EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(gre)).tunnels),
-            "gre key 9 10.99.1.1->10.99.1.2");
+            "gre key 9 198.51.100.1->198.51.100.2");
 }
 
 // Where each header sits in the wrapped frame, and what a capture cut inside it is called.
