@@ -200,7 +200,10 @@ std::string unreached_warning(const CaptureStats& stats) {
   append_count(why, stats.tunnel_payload, "tunnel payload not decoded");
   append_count(why, stats.too_deep, "nested too deep");
   append_count(why, stats.unsupported_link_type, "unsupported link type");
-  return fmt::format("{} may carry TCP that was not analysed ({})", count_of(n, "frame"), why);
+  return fmt::format(
+      "{} may carry TCP that was not analysed ({}; first: frame {}{})", count_of(n, "frame"), why,
+      stats.first_unreached_frame,
+      stats.first_unreached_detail.empty() ? "" : ", " + stats.first_unreached_detail);
 }
 
 }  // namespace mpa::report

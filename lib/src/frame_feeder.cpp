@@ -30,17 +30,17 @@ DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
       break;
     default:
       ++stats_.other_frames;
-      count_not_tcp(decoded.reason);
+      count_not_tcp(frame, decoded);
       break;
   }
   return decoded;
 }
 
-void FrameFeeder::count_not_tcp(NotTcpReason reason) {
-  switch (reason) {
+void FrameFeeder::count_not_tcp(const CapturedFrame& frame, const DecodeResult& decoded) {
+  switch (decoded.reason) {
     case NotTcpReason::OtherEtherType:
       ++stats_.other_ethertype;
-      break;
+      return;
     case NotTcpReason::TunnelPayload:
       ++stats_.tunnel_payload;
       break;
@@ -52,7 +52,11 @@ void FrameFeeder::count_not_tcp(NotTcpReason reason) {
       break;
     default:
       ++stats_.other_ip_protocol;
-      break;
+      return;
+  }
+  if (stats_.first_unreached_frame == 0) {
+    stats_.first_unreached_frame = frame.number;
+    stats_.first_unreached_detail = decoded.detail;
   }
 }
 

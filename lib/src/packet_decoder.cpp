@@ -147,6 +147,7 @@ class FrameDecoder {
   void udp(std::size_t offset, std::uint64_t end);
   void vxlan(std::size_t offset, std::uint64_t end);
   void geneve(std::size_t offset, std::uint64_t end);
+  bool looks_like_vxlan(std::size_t offset, std::uint64_t end) const;
   // Notes a tunnel layer (outer addresses from the IP header decoded last); false when the
   // path is full, the frame then given up.
   bool enter_tunnel(TunnelKind kind, std::optional<std::uint32_t> id, bool has_outer);
@@ -436,7 +437,25 @@ void FrameDecoder::udp(std::size_t offset, std::uint64_t end) {
       }
     }
   }
+  if (looks_like_vxlan(offset + kUdpHeader, end)) {
+    return tunnel_payload("VXLAN on UDP port {}? (not decoded: --vxlan-port {})", destination,
+                          destination);
+  }
   not_tcp(NotTcpReason::OtherIpProtocol);
+}
+
+// A VXLAN header on a port nobody named (Linux's old default 8472, a vendor's choice): the
+// I flag alone, reserved octets zero, then an Ethernet header announcing IP or a VLAN tag.
+// Random UDP payloads match by chance once in 2^60; a match is only counted, not decoded.
+bool FrameDecoder::looks_like_vxlan(std::size_t offset, std::uint64_t end) const {
+  if (!captured(offset, kVxlanHeader + kEthernetHeader) ||
+      offset + kVxlanHeader + kEthernetHeader > end) {
+    return false;
+  }
+  const std::uint8_t* h = at(offset);
+  if (h[0] != 0x08 || h[1] != 0 || h[2] != 0 || h[3] != 0 || h[7] != 0) return false;
+  const std::uint16_t type = load_be16(h + kVxlanHeader + 12);
+  return type == kEtherTypeIpv4 || type == kEtherTypeIpv6 || type == kEtherTypeVlan;
 }
 
 // RFC 7348 5: flags (I bit 0x08), 24 reserved bits, the 24-bit VNI, 8 reserved bits.

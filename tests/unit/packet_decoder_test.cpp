@@ -647,9 +647,16 @@ TEST(PacketDecoder, DecodesUdpTunnelsOnTheConfiguredPortsOnly) {
   auto vxlan = *synth::encapsulation_named("vxlan");
   vxlan.udp_port = 8472;  // Linux's pre-IANA VXLAN port
   const Bytes frame = wrapped(vxlan);
+  // Not decoded, but not passed over either: it looks like VXLAN.
   const auto plain = decode_with(frame, DecodeOptions{});
   EXPECT_EQ(plain.status, DecodeStatus::NotTcp);
-  EXPECT_EQ(plain.reason, NotTcpReason::OtherIpProtocol);
+  EXPECT_EQ(plain.reason, NotTcpReason::TunnelPayload);
+  EXPECT_NE(plain.detail.find("--vxlan-port 8472"), std::string::npos) << plain.detail;
+  // Geneve on an unknown port is only UDP.
+  auto geneve_elsewhere = *synth::encapsulation_named("geneve");
+  geneve_elsewhere.udp_port = 7000;
+  EXPECT_EQ(decode_with(wrapped(geneve_elsewhere), DecodeOptions{}).reason,
+            NotTcpReason::OtherIpProtocol);
   DecodeOptions options;
   options.vxlan_ports.push_back(8472);
   expect_tcp_with_payload(decode_with(frame, options));

@@ -31,6 +31,8 @@ struct CaptureStats {
   std::uint64_t unsupported_link_type = 0;
   // Frames that may have carried TCP the analysis never saw: a report warns of them.
   std::uint64_t unreached() const { return tunnel_payload + too_deep + unsupported_link_type; }
+  std::uint64_t first_unreached_frame = 0;  // the first of them, and why (the decoder's detail)
+  std::string first_unreached_detail;
 };
 
 // Tunnel descriptions by Endpoint::tunnel ("vxlan vni 42 10.0.0.1->10.0.0.2"), for reports.
@@ -75,7 +77,7 @@ class FrameFeeder {
 
  private:
   DecodeResult decode(const CapturedFrame& frame);
-  void count_not_tcp(NotTcpReason reason);
+  void count_not_tcp(const CapturedFrame& frame, const DecodeResult& decoded);
   void note_tunnel(const DecodeResult& decoded);
   void deliver(const CapturedFrame& frame, const DecodeResult& decoded);
 
