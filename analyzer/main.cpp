@@ -176,7 +176,7 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::report::name_tunnels(report);
   report.tcp_connections = analyzer.tcp_connections();
   if (trace && settings.interface.empty())
-    mpa::report::read_places(path, report.connections, *trace);
+    mpa::report::read_places(path, report.connections, *trace, options.decode);
   if (!report.result.ok) unreadable = true;
   return report;
 }
