@@ -74,6 +74,11 @@ constexpr std::uint8_t kTcpOptionEnd = 0;
 constexpr std::uint8_t kTcpOptionNop = 1;
 constexpr std::uint8_t kTcpOptionMss = 2;
 
+// IP protocols that carry a tunnel whatever their ports (UDP tunnels need the first fragment).
+constexpr bool is_ip_tunnel(std::uint8_t protocol) {
+  return protocol == kProtoIpv4 || protocol == kProtoIpv6 || protocol == kProtoGre;
+}
+
 // BSD address families as they appear in NULL/LOOP headers. AF_INET6 differs between the
 // BSDs (NetBSD/OpenBSD 24, FreeBSD 28, Darwin 30), and captures travel between systems.
 constexpr bool is_bsd_inet(std::uint32_t family) { return family == 2; }
@@ -534,7 +539,11 @@ void FrameDecoder::decode_ipv4(std::size_t offset, std::uint64_t end) {
   const std::size_t fragment_offset = std::size_t{fragment_field & 0x1fffu} * 8;
   if (more_fragments || fragment_offset != 0) {
     // Fragments of other protocols are none of our business; TCP ones are reported because
-    // their bytes cannot be checked without reassembly.
+    // their bytes cannot be checked without reassembly, a tunnel's because TCP may be inside.
+    if (is_ip_tunnel(protocol)) {
+      return tunnel_payload("IPv4 fragment of a tunnel packet (protocol {}) not reassembled",
+                            protocol);
+    }
     if (protocol != kProtoTcp) return not_tcp(NotTcpReason::OtherIpProtocol);
     if (fragment_offset == 0) fill_ports_if_captured(offset + header_length);
     return fragment("IPv4 fragment (id 0x{:04x}, offset {}, {} bytes{})", load_be16(ip + 4),
@@ -632,6 +641,10 @@ void FrameDecoder::decode_ipv6(std::size_t offset, std::uint64_t outer_end) {
       if (fragment_offset != 0 || more_fragments) {
         // The unfragmentable part ends here; what follows is TCP (or headers that may
         // precede it) only in the first fragment, but `inner` names it in every fragment.
+        if (is_ip_tunnel(inner)) {
+          return tunnel_payload("IPv6 fragment of a tunnel packet (next header {}) not reassembled",
+                                inner);
+        }
         if (inner != kProtoTcp && inner != kProtoDestOptions && inner != kProtoRouting &&
             inner != kProtoAh) {
           return not_tcp(NotTcpReason::OtherIpProtocol);

@@ -2,6 +2,8 @@
 // the RFC or the vendor's format gives, around the frame or its IP packet.
 #include "encapsulation.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace mpa::synth {

@@ -643,6 +643,19 @@ TEST(PacketDecoder, CountsTunnelPayloadsItDoesNotDecodeApart) {
   EXPECT_EQ(decode(link_type::kEthernet, mpls).reason, NotTcpReason::TunnelPayload);
 }
 
+TEST(PacketDecoder, CountsFragmentsOfTunnelPacketsAsUnreached) {
+  Ipv4Spec outer;
+  outer.protocol = 47;
+  outer.fragment_field = 0x2000;  // more fragments
+  const auto v4 = decode(link_type::kRaw, ipv4(outer, Bytes(40, 0)));
+  EXPECT_EQ(v4.status, DecodeStatus::NotTcp);
+  EXPECT_EQ(v4.reason, NotTcpReason::TunnelPayload);
+  EXPECT_NE(v4.detail.find("not reassembled"), std::string::npos) << v4.detail;
+  const auto v6 =
+      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(4, 8, false), Bytes(40, 0))));
+  EXPECT_EQ(v6.reason, NotTcpReason::TunnelPayload) << v6.detail;
+}
+
 TEST(PacketDecoder, DecodesUdpTunnelsOnTheConfiguredPortsOnly) {
   auto vxlan = *synth::encapsulation_named("vxlan");
   vxlan.udp_port = 8472;  // Linux's pre-IANA VXLAN port
