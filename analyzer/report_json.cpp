@@ -156,6 +156,8 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
                        {"ip_fragments", st.ip_fragments}};
     const std::string warning = unreached_warning(st);
     head["unreached_frames"] = st.unreached();
+    head["first_unreached_frame"] =
+        st.first_unreached_frame ? ordered_json(st.first_unreached_frame) : ordered_json(nullptr);
     head["capture_warning"] = warning.empty() ? ordered_json(nullptr) : ordered_json(warning);
     head["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
     head["counts"] = counts_json(cap.active);

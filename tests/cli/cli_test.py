@@ -510,7 +510,8 @@ def check_tunnels(a):
     cap = report["captures"][0]
     expect(cap["not_tcp"] == {"other_ethertype": 1, "other_ip_protocol": 1, "tunnel_payload": 2, "too_deep": 0,
                               "unsupported_link_type": 0, "malformed": 0, "ip_fragments": 0}, str(cap["not_tcp"]))
-    expect(cap["unreached_frames"] == 2 and "may carry TCP" in cap["capture_warning"], str(cap))
+    expect(cap["unreached_frames"] == 2 and cap["first_unreached_frame"] == 2
+           and "may carry TCP" in cap["capture_warning"], str(cap))
     html = os.path.join(a.work, "report.html")
     run(a.mpa_check, "--html", html, hidden, vxlan)
     with open(html, encoding="utf-8") as f:
