@@ -643,6 +643,22 @@ TEST(PacketDecoder, CountsTunnelPayloadsItDoesNotDecodeApart) {
   EXPECT_EQ(decode(link_type::kEthernet, mpls).reason, NotTcpReason::TunnelPayload);
 }
 
+TEST(PacketDecoder, DecodesTunnelsWhoseOuterHeaderIsIpv6) {
+  // IPv6 in IPv6, IPv4 in IPv6 (RFC 2473), and GRE over IPv6 behind a destination options header.
+  const auto six_in_six = decode(link_type::kRaw, ipv6(41, ipv6(kTcp, tcp(kPayload))));
+  expect_tcp_with_payload(six_in_six);
+  EXPECT_EQ(to_string(six_in_six.tunnels), "ip-in-ip 2001:db8::1->2001:db8::2");
+  const auto four_in_six = decode(link_type::kRaw, ipv6(4, ipv4(tcp(kPayload))));
+  expect_tcp_with_payload(four_in_six);
+  EXPECT_EQ(four_in_six.segment.source.address.family, 4);
+  const Bytes gre = {0x20, 0x00, 0x08, 0x00, 0, 0, 0, 9};  // K bit, IPv4, key 9
+  const auto gre6 =
+      decode(link_type::kRaw,
+             ipv6(60, concat(ipv6_options_header(47, 0), concat(gre, ipv4(tcp(kPayload))))));
+  expect_tcp_with_payload(gre6);
+  EXPECT_EQ(to_string(gre6.tunnels), "gre key 9 2001:db8::1->2001:db8::2");
+}
+
 TEST(PacketDecoder, CountsFragmentsOfTunnelPacketsAsUnreached) {
   Ipv4Spec outer;
   outer.protocol = 47;
