@@ -425,7 +425,7 @@ void FrameDecoder::erspan3(std::size_t offset, std::uint64_t end) {
 // UDP tunnels by port (either port, as Wireshark's udp.port): VXLAN, Geneve.
 void FrameDecoder::udp(std::size_t offset, std::uint64_t end) {
   if (!captured(offset, kUdpHeader) || offset + kUdpHeader > end) {
-    return not_tcp(NotTcpReason::OtherIpProtocol);  // not ours to judge
+    return malformed("UDP header truncated at offset {}", offset);
   }
   const std::uint16_t source = load_be16(at(offset));
   const std::uint16_t destination = load_be16(at(offset + 2));

@@ -822,7 +822,7 @@ TEST(PacketDecoder, NeverReadsOutsideTheFrameWhateverTheBytesSay) {
   TcpSpec spec;
   spec.mss = 1400;
   spec.extra_options = {1, 3, 3, 7};
-  const std::vector<std::pair<std::uint32_t, Bytes>> frames = {
+  std::vector<std::pair<std::uint32_t, Bytes>> frames = {
       {link_type::kEthernet, ethernet(ipv4(tcp(spec, kPayload)), 0x0800, {0x8100, 0x8100})},
       {link_type::kLinuxSll,
        sll(ipv6(0, concat(concat(ipv6_options_header(44, 1), ipv6_fragment_header(51, 0, false)),
@@ -831,6 +831,12 @@ TEST(PacketDecoder, NeverReadsOutsideTheFrameWhateverTheBytesSay) {
       {link_type::kLinuxSll2, sll2(ipv4(tcp(spec, kPayload)), 0x0800)},
       {link_type::kNull, loopback(ipv6(kTcp, tcp(spec, kPayload)), 30, true)},
   };
+  // Every encapsulation too: its lengths, flags and option counts are hostile input as well.
+  for (const auto& named : synth::named_encapsulations()) {
+    frames.emplace_back(link_type::kEthernet,
+                        synth::encapsulate(ethernet(ipv6(kTcp, tcp(spec, kPayload)), 0x86dd),
+                                           named.second, synth::Dir::Responder));
+  }
   std::mt19937 random(12345);
   for (const auto& [link, frame] : frames) {
     ASSERT_EQ(decode(link, frame).status, DecodeStatus::Tcp) << decode(link, frame).detail;
