@@ -96,17 +96,12 @@ inline std::uint32_t load_le32(const std::uint8_t* p) {
 class FrameDecoder {
  public:
   FrameDecoder(std::span<const std::uint8_t> data, std::uint32_t original_length,
-               DecodeResult& result)
+               const DecodeOptions& options, DecodeResult& result)
       : data_(data),
         captured_(data.size()),
         wire_(std::max<std::uint64_t>(original_length, data.size())),
-        result_(result) {}
-
-  FrameDecoder(std::span<const std::uint8_t> data, std::uint32_t original_length,
-               const DecodeOptions& options, DecodeResult& result)
-      : FrameDecoder(data, original_length, result) {
-    options_ = &options;
-  }
+        result_(result),
+        options_(options) {}
 
   void decode(std::uint32_t link_type);
 
@@ -192,7 +187,7 @@ class FrameDecoder {
   std::size_t captured_;
   std::uint64_t wire_;
   DecodeResult& result_;
-  const DecodeOptions* options_ = nullptr;
+  const DecodeOptions& options_;
   std::size_t layers_ = 0;
   bool gre_sequenced_ = false;  // the GRE header just read had its S bit (ERSPAN I or II)
 };
@@ -434,7 +429,7 @@ void FrameDecoder::udp(std::size_t offset, std::uint64_t end) {
   if (length >= kUdpHeader && offset + length <= end) end = offset + length;
   for (const Row& row : kRows) {
     if (row.key != Key::UdpPort) continue;
-    const std::vector<std::uint16_t>& ports = options_->*row.ports;
+    const std::vector<std::uint16_t>& ports = options_.*row.ports;
     for (const std::uint16_t port : ports) {
       if (port == destination || port == source) {
         if (++layers_ > kMaxLayers) return not_tcp(NotTcpReason::TooDeep);
