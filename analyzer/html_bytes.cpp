@@ -51,7 +51,7 @@ void copy_overlap(const TcpSegment& seg, Place& place) {
 }  // namespace
 
 void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
-                 CaptureTrace& trace) {
+                 CaptureTrace& trace, const DecodeOptions& decode) {
   std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>> wants;  // (source, destination)
   std::uint64_t min_frame = UINT64_MAX, max_frame = 0;
   for (const ConnectionReport& c : connections) {
@@ -116,7 +116,7 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
     }
     if (!wanted) continue;
     // Each record by its own interface's link type, as the pipeline decoded it.
-    const DecodeResult decoded = decode_captured(captured_frame(record));
+    const DecodeResult decoded = decode_captured(captured_frame(record), decode);
     if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
     auto it = wants.find({decoded.segment.source, decoded.segment.destination});
     if (it == wants.end()) continue;

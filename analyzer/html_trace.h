@@ -191,9 +191,10 @@ class HtmlTracer : public EventSink {
 
 // Reads the octets of every Place of `trace` back from the capture file `path` (a second,
 // bounded pass: only the frames that hold them are decoded; it stops after the last).
-// `connections`: the capture's connections as reported (numbered as the trace is).
+// `connections`: the capture's connections as reported (numbered as the trace is);
+// `decode`: the tunnel ports the first pass decoded with.
 struct ConnectionReport;
 void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
-                 CaptureTrace& trace);
+                 CaptureTrace& trace, const DecodeOptions& decode);
 
 }  // namespace mpa::report

@@ -62,6 +62,8 @@ struct Settings {
   double duration = 0;
   std::size_t max_buffer = 4u << 20;
   std::size_t max_connections = 16384;
+  std::vector<std::uint16_t> vxlan_ports;   // in addition to 4789
+  std::vector<std::uint16_t> geneve_ports;  // in addition to 6081
 };
 
 std::optional<bool> on_off(const std::string& value) {
@@ -151,6 +153,10 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   options.markers = on_off(settings.markers);
   options.crc = on_off(settings.crc);
   options.infer_with_syn = settings.infer_all;
+  for (const std::uint16_t port : settings.vxlan_ports) options.decode.vxlan_ports.push_back(port);
+  for (const std::uint16_t port : settings.geneve_ports) {
+    options.decode.geneve_ports.push_back(port);
+  }
   mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
   // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
   if (stream) {
@@ -167,9 +173,10 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
       *reader, analyzer, [&progress](const mpa::CaptureReader& r) { progress.update(r); });
   g_reader = nullptr;
   collector.finish();
+  mpa::report::name_tunnels(report);
   report.tcp_connections = analyzer.tcp_connections();
   if (trace && settings.interface.empty())
-    mpa::report::read_places(path, report.connections, *trace);
+    mpa::report::read_places(path, report.connections, *trace, options.decode);
   if (!report.result.ok) unreadable = true;
   return report;
 }
@@ -356,6 +363,14 @@ int main(int argc, char** argv) {
                  "Ceiling on buffered out-of-order octets per direction (default 4 MiB)");
   app.add_option("--max-connections", settings.max_connections,
                  "Connections tracked at once (default 16384)");
+  app.add_option("--vxlan-port", settings.vxlan_ports,
+                 "Also decode UDP port N as VXLAN (besides 4789; repeatable or N,M)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--geneve-port", settings.geneve_ports,
+                 "Also decode UDP port N as Geneve (besides 6081; repeatable or N,M)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_flag("--list-fpdus", settings.list_fpdus,
                "Also list every FPDU (frame completing it, frame where it starts, direction, seq, "
                "ULPDU_Length, CRC, markers)");

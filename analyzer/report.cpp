@@ -164,4 +164,46 @@ std::string describe_endpoints(const ConnectionSummary& summary) {
   return fmt::format("{} -> {}", to_string(summary.initiator), to_string(summary.responder));
 }
 
+void name_tunnels(CaptureReport& capture) {
+  for (ConnectionReport& c : capture.connections) {
+    const std::uint64_t id = c.summary.initiator.tunnel;
+    if (id == 0) continue;
+    const auto it = capture.result.tunnel_names.find(id);
+    c.tunnel =
+        it != capture.result.tunnel_names.end() ? it->second : fmt::format("tunnel {:016x}", id);
+  }
+}
+
+namespace {
+void append_count(std::string& text, std::uint64_t n, std::string_view what) {
+  if (n == 0) return;
+  text += fmt::format("{}{} {}", text.empty() ? "" : ", ", what, n);
+}
+}  // namespace
+
+std::string not_tcp_counts(const CaptureStats& stats) {
+  std::string text;
+  append_count(text, stats.other_ethertype, "other EtherType");
+  append_count(text, stats.other_ip_protocol, "other IP protocol");
+  append_count(text, stats.tunnel_payload, "tunnel payload not decoded");
+  append_count(text, stats.too_deep, "nested too deep");
+  append_count(text, stats.unsupported_link_type, "unsupported link type");
+  append_count(text, stats.malformed_frames, "malformed");
+  append_count(text, stats.ip_fragments, "IP fragment");
+  return text;
+}
+
+std::string unreached_warning(const CaptureStats& stats) {
+  const std::uint64_t n = stats.unreached();
+  if (n == 0) return {};
+  std::string why;
+  append_count(why, stats.tunnel_payload, "tunnel payload not decoded");
+  append_count(why, stats.too_deep, "nested too deep");
+  append_count(why, stats.unsupported_link_type, "unsupported link type");
+  return fmt::format(
+      "{} may carry TCP that was not analysed ({}; first: frame {}{})", count_of(n, "frame"), why,
+      stats.first_unreached_frame,
+      stats.first_unreached_detail.empty() ? "" : ", " + stats.first_unreached_detail);
+}
+
 }  // namespace mpa::report

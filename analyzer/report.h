@@ -35,6 +35,7 @@ struct ReportedFinding {
 
 struct ConnectionReport {
   ConnectionSummary summary;
+  std::string tunnel;                     // the tunnels it travelled in, outermost first ("": none)
   std::vector<FpduRecord> fpdus;          // only with --list-fpdus
   std::vector<ReportedFinding> findings;  // in the order found (at most kMaxStoredFindings)
   std::uint64_t findings_not_stored = 0;
@@ -159,5 +160,12 @@ double percent(std::uint64_t a, std::uint64_t b);
 
 // "10.0.0.1:4000 -> 10.0.0.2:20049"
 std::string describe_endpoints(const ConnectionSummary& summary);
+// Names each connection's tunnel (ConnectionReport::tunnel) from the pipeline's names.
+void name_tunnels(CaptureReport& capture);
+// The frames not decoded to TCP by reason ("other IP protocol 3, malformed 1"); "" for none.
+std::string not_tcp_counts(const CaptureStats& stats);
+// The warning a capture earns when frames may have carried TCP that was not analysed
+// (a tunnel payload not decoded, nesting too deep, a link type not supported); "" if none.
+std::string unreached_warning(const CaptureStats& stats);
 
 }  // namespace mpa::report

@@ -309,6 +309,18 @@ void Page::overview(std::vector<Row>& rows) {
   flush();
 }
 
+// The frames not decoded to TCP, by reason, and the warning when they may hide TCP.
+static std::string not_tcp_html(const CaptureStats& stats) {
+  std::string html;
+  const std::string counts = not_tcp_counts(stats);
+  if (!counts.empty()) html += "<br><small class=\"not-tcp\">not TCP: " + esc(counts) + "</small>";
+  const std::string warning = unreached_warning(stats);
+  if (!warning.empty()) {
+    html += "<br><span class=\"capture-warning\">warning: " + esc(warning) + "</span>";
+  }
+  return html;
+}
+
 void Page::capture_row(std::size_t i) {
   const CaptureReport& c = captures_[i];
   const std::string_view v = !c.result.ok                ? "unreadable"
@@ -324,7 +336,8 @@ void Page::capture_row(std::size_t i) {
       "<td class=\"n\">{suppressed}</td></tr>\n",
       fmt::arg("i", i), fmt::arg("file", esc(c.file)), fmt::arg("v", v),
       fmt::arg("rank", v == "pass" ? 0 : 1),
-      fmt::arg("error", c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>"),
+      fmt::arg("error", (c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>") +
+                            not_tcp_html(c.result.stats)),
       fmt::arg("frames", c.result.stats.frames), fmt::arg("mpa", c.mpa_connections),
       fmt::arg("errors", c.active[Severity::Error]),
       fmt::arg("warnings", c.active[Severity::Warning]),
@@ -1010,7 +1023,10 @@ void Page::connection(const Row& row, std::size_t ordinal) {
       fmt::arg("word", row.verdict.word()), fmt::arg("file", esc(captures_[row.capture].file)),
       fmt::arg("initiator", esc(to_string(s.initiator))),
       fmt::arg("responder", esc(to_string(s.responder))),
-      fmt::arg("stacks", stacks(s).empty() ? "" : " · " + esc(stacks(s))));
+      fmt::arg("stacks",
+               (stacks(s).empty() ? "" : " · " + esc(stacks(s))) +
+                   (row.connection->tunnel.empty() ? std::string()
+                                                   : " · in " + esc(row.connection->tunnel))));
   parameters_table(s);
   buf_ += "<h3>Ladder</h3>\n";
   ladder(row, trace);

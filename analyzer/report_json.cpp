@@ -94,6 +94,7 @@ ordered_json connection_json(const ConnectionReport& c) {
   j["id"] = s.id;
   j["initiator"] = to_string(s.initiator);
   j["responder"] = to_string(s.responder);
+  j["tunnel"] = c.tunnel.empty() ? ordered_json(nullptr) : ordered_json(c.tunnel);
   j["revision"] = s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
   j["startup_seen"] = s.startup_seen;
   if (s.request) j["request"] = startup_json(*s.request);
@@ -143,6 +144,21 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
     head["complete"] = cap.result.ok;
     if (!cap.result.ok) head["error"] = cap.result.error;
     head["tcp_connections"] = cap.tcp_connections;
+    const CaptureStats& st = cap.result.stats;
+    head["tcp_segments"] = st.tcp_segments;
+    head["tunnelled_segments"] = st.tunnelled_segments;
+    head["not_tcp"] = {{"other_ethertype", st.other_ethertype},
+                       {"other_ip_protocol", st.other_ip_protocol},
+                       {"tunnel_payload", st.tunnel_payload},
+                       {"too_deep", st.too_deep},
+                       {"unsupported_link_type", st.unsupported_link_type},
+                       {"malformed", st.malformed_frames},
+                       {"ip_fragments", st.ip_fragments}};
+    const std::string warning = unreached_warning(st);
+    head["unreached_frames"] = st.unreached();
+    head["first_unreached_frame"] =
+        st.first_unreached_frame ? ordered_json(st.first_unreached_frame) : ordered_json(nullptr);
+    head["capture_warning"] = warning.empty() ? ordered_json(nullptr) : ordered_json(warning);
     head["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
     head["counts"] = counts_json(cap.active);
     head["suppressed"] = counts_json(cap.suppressed);

@@ -69,6 +69,19 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
              count_of(cap.active[Severity::Warning], "warning"),
              count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
+  // Frames that may hide TCP are never passed over in silence.
+  const std::string not_tcp = not_tcp_counts(cap.result.stats);
+  if (!not_tcp.empty()) {
+    const std::uint64_t tunnelled = cap.result.stats.tunnelled_segments;
+    fmt::print(out, "{}:   {} TCP segments{}; not TCP: {}\n", cap.file,
+               cap.result.stats.tcp_segments,
+               tunnelled ? fmt::format(" ({} in tunnels)", tunnelled) : std::string(), not_tcp);
+  }
+  const std::string warning = unreached_warning(cap.result.stats);
+  if (!warning.empty()) {
+    fmt::print(out, "{}: {}: {}\n", cap.file,
+               options.color ? "\033[1;35mwarning\033[0m" : "warning", warning);
+  }
 }
 
 }  // namespace
@@ -80,8 +93,9 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
     startup = describe(*s.request);
     if (s.reply) startup += "; " + describe(*s.reply);
   }
-  fmt::print(out, "  connection {}: {} (initiator -> responder), frames {}-{}\n", s.id,
-             describe_endpoints(s), s.first_frame, s.last_frame);
+  fmt::print(out, "  connection {}: {} (initiator -> responder){}, frames {}-{}\n", s.id,
+             describe_endpoints(s), c.tunnel.empty() ? std::string() : " in " + c.tunnel,
+             s.first_frame, s.last_frame);
   fmt::print(out, "    startup   {}\n", startup);
   if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
     fmt::print(out, "    latency   Request->Reply {} us{}\n", (s.reply_ns - s.request_ns) / 1000,

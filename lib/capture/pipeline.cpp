@@ -45,6 +45,7 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
   result.stats = feeder.stats();
+  result.tunnel_names = feeder.tunnel_names();
   analyzer.finish(result.stats.frames);
   return result;
 }

@@ -78,5 +78,6 @@ void Analyzer::finish(std::uint64_t last_frame) {
 
 std::uint64_t Analyzer::tcp_connections() const { return impl_->tcp_connections; }
 std::uint64_t Analyzer::mpa_connections() const { return impl_->context.mpa_connections; }
+const AnalyzerOptions& Analyzer::options() const { return impl_->context.options; }
 
 }  // namespace mpa

@@ -1,6 +1,7 @@
 // Link, IP and TCP header decoding: Ethernet with IEEE 802.1Q/802.1ad tags, Linux SLL/SLL2,
 // BSD NULL/LOOP loopback, raw IP; RFC 791 IPv4 (options, fragments), RFC 8200 IPv6
-// (extension headers, fragments), RFC 793 TCP (data offset, RFC 879 MSS option).
+// (extension headers, fragments), RFC 793 TCP (data offset, RFC 879 MSS option); and the
+// encapsulations Wireshark decodes by default, one row each in FrameDecoder::kRows.
 //
 // Every field that carries a length is treated as hostile: each offset is checked against
 // both the captured bytes and the length the enclosing header declares before it is read.
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "byte_order.h"
@@ -24,6 +26,11 @@ constexpr std::uint16_t kEtherTypeIpv6 = 0x86dd;
 constexpr std::uint16_t kEtherTypeVlan = 0x8100;     // IEEE 802.1Q C-tag
 constexpr std::uint16_t kEtherTypeQinQ = 0x88a8;     // IEEE 802.1ad S-tag
 constexpr std::uint16_t kEtherTypeQinQOld = 0x9100;  // pre-standard QinQ
+constexpr std::uint16_t kEtherTypeMpls = 0x8847;     // RFC 3032 unicast
+constexpr std::uint16_t kEtherTypeMplsMulticast = 0x8848;
+constexpr std::uint16_t kEtherTypeTeb = 0x6558;     // transparent Ethernet bridging (GRE, Geneve)
+constexpr std::uint16_t kEtherTypeErspan = 0x88be;  // ERSPAN types I and II
+constexpr std::uint16_t kEtherTypeErspan3 = 0x22eb;
 
 constexpr std::size_t kEthernetHeader = 14;
 constexpr std::size_t kVlanTag = 4;
@@ -38,7 +45,11 @@ constexpr std::size_t kIpv6Header = 40;
 constexpr std::size_t kTcpMinHeader = 20;
 
 constexpr std::uint8_t kProtoHopByHop = 0;
+constexpr std::uint8_t kProtoIpv4 = 4;  // RFC 2003 IP in IP
 constexpr std::uint8_t kProtoTcp = 6;
+constexpr std::uint8_t kProtoUdp = 17;
+constexpr std::uint8_t kProtoIpv6 = 41;  // RFC 4213 IPv6 in IP
+constexpr std::uint8_t kProtoGre = 47;
 constexpr std::uint8_t kProtoRouting = 43;
 constexpr std::uint8_t kProtoFragment = 44;
 constexpr std::uint8_t kProtoEsp = 50;
@@ -46,9 +57,27 @@ constexpr std::uint8_t kProtoAh = 51;
 constexpr std::uint8_t kProtoNoNext = 59;
 constexpr std::uint8_t kProtoDestOptions = 60;
 
+constexpr std::size_t kMplsEntry = 4;
+constexpr std::size_t kPwControlWord = 4;  // RFC 4385 3
+constexpr std::size_t kGreHeader = 4;
+constexpr std::size_t kErspan2Header = 8;
+constexpr std::size_t kErspan3Header = 12;
+constexpr std::size_t kErspan3PlatformHeader = 8;
+constexpr std::size_t kUdpHeader = 8;
+constexpr std::size_t kVxlanHeader = 8;
+constexpr std::size_t kGeneveHeader = 8;
+// Header layers (tunnels, IP, Ethernet, ...) one frame may cross: bounds the recursion even
+// where each layer is tiny (Ethernet pseudowire in MPLS in Ethernet in ...).
+constexpr std::size_t kMaxLayers = 6 * kMaxTunnelDepth;
+
 constexpr std::uint8_t kTcpOptionEnd = 0;
 constexpr std::uint8_t kTcpOptionNop = 1;
 constexpr std::uint8_t kTcpOptionMss = 2;
+
+// IP protocols that carry a tunnel whatever their ports (UDP tunnels need the first fragment).
+constexpr bool is_ip_tunnel(std::uint8_t protocol) {
+  return protocol == kProtoIpv4 || protocol == kProtoIpv6 || protocol == kProtoGre;
+}
 
 // BSD address families as they appear in NULL/LOOP headers. AF_INET6 differs between the
 // BSDs (NetBSD/OpenBSD 24, FreeBSD 28, Darwin 30), and captures travel between systems.
@@ -67,11 +96,12 @@ inline std::uint32_t load_le32(const std::uint8_t* p) {
 class FrameDecoder {
  public:
   FrameDecoder(std::span<const std::uint8_t> data, std::uint32_t original_length,
-               DecodeResult& result)
+               const DecodeOptions& options, DecodeResult& result)
       : data_(data),
         captured_(data.size()),
         wire_(std::max<std::uint64_t>(original_length, data.size())),
-        result_(result) {}
+        result_(result),
+        options_(options) {}
 
   void decode(std::uint32_t link_type);
 
@@ -79,17 +109,64 @@ class FrameDecoder {
   // What the link layer says the network layer is.
   enum class Network : std::uint8_t { Ipv4, Ipv6, Any };
 
+  // One row per encapsulation: what selects it and the member that decodes its header.
+  // A handler gets where its header starts and where the enclosing packet ends.
+  using Handler = void (FrameDecoder::*)(std::size_t offset, std::uint64_t end);
+  enum class Key : std::uint8_t { EtherType, IpProtocol, UdpPort };
+  struct Row {
+    Key key;
+    std::uint16_t value;                               // EtherType or IP protocol number
+    std::vector<std::uint16_t> DecodeOptions::*ports;  // UdpPort: the configured ports
+    Handler handler;
+  };
+  static const Row kRows[];
+
+  // The row for (key, value) decodes what follows; none: the frame is not TCP for `reason`.
+  void dispatch(Key key, std::uint16_t value, std::size_t offset, std::uint64_t end,
+                NotTcpReason reason);
   void decode_ethertype(std::size_t type_offset, std::size_t payload_offset);
-  void decode_ip(std::size_t offset, Network expected);
-  void decode_ipv4(std::size_t offset);
-  void decode_ipv6(std::size_t offset);
+  void decode_ip(std::size_t offset, Network expected, std::uint64_t end);
+  void decode_ipv4(std::size_t offset, std::uint64_t end);
+  void decode_ipv6(std::size_t offset, std::uint64_t end);
+  void after_ip(std::uint8_t protocol, std::size_t offset, std::uint64_t end);
+  // Row handlers.
+  void ethernet(std::size_t offset, std::uint64_t end);
+  void vlan(std::size_t offset, std::uint64_t end);
+  void mpls(std::size_t offset, std::uint64_t end);
+  void ipv4_by_type(std::size_t offset, std::uint64_t end) {
+    decode_ip(offset, Network::Ipv4, end);
+  }
+  void ipv6_by_type(std::size_t offset, std::uint64_t end) {
+    decode_ip(offset, Network::Ipv6, end);
+  }
+  void ipv4_in_ip(std::size_t offset, std::uint64_t end);
+  void ipv6_in_ip(std::size_t offset, std::uint64_t end);
+  void gre(std::size_t offset, std::uint64_t end);
+  void erspan(std::size_t offset, std::uint64_t end);
+  void erspan3(std::size_t offset, std::uint64_t end);
+  void udp(std::size_t offset, std::uint64_t end);
+  void vxlan(std::size_t offset, std::uint64_t end);
+  void geneve(std::size_t offset, std::uint64_t end);
+  bool looks_like_vxlan(std::size_t offset, std::uint64_t end) const;
+  // Notes a tunnel layer (outer addresses from the IP header decoded last); false when the
+  // path is full, the frame then given up.
+  bool enter_tunnel(TunnelKind kind, std::optional<std::uint32_t> id, bool has_outer);
+  std::optional<std::uint64_t> jumbo_length(std::size_t offset, std::uint64_t end);
   // `end` is where the IP header says the segment ends; it may lie beyond the captured bytes
   // (snaplen) but never beyond the wire length.
   void decode_tcp(std::size_t offset, std::uint64_t end);
   void parse_tcp_options(std::size_t begin, std::size_t end);
   void fill_ports_if_captured(std::size_t offset);
 
-  void not_tcp() { result_.status = DecodeStatus::NotTcp; }
+  void not_tcp(NotTcpReason reason) {
+    result_.status = DecodeStatus::NotTcp;
+    result_.reason = reason;
+  }
+  template <typename... Args>
+  void tunnel_payload(fmt::format_string<Args...> format, Args&&... args) {
+    not_tcp(NotTcpReason::TunnelPayload);
+    result_.detail = fmt::format(format, std::forward<Args>(args)...);
+  }
   template <typename... Args>
   void malformed(fmt::format_string<Args...> format, Args&&... args) {
     result_.status = DecodeStatus::Malformed;
@@ -110,7 +187,65 @@ class FrameDecoder {
   std::size_t captured_;
   std::uint64_t wire_;
   DecodeResult& result_;
+  const DecodeOptions& options_;
+  std::size_t layers_ = 0;
+  bool gre_sequenced_ = false;  // the GRE header just read had its S bit (ERSPAN I or II)
 };
+
+// Most frames are Ethernet, IPv4, TCP: IPv4 comes first; TCP never reaches the table.
+const FrameDecoder::Row FrameDecoder::kRows[] = {
+    {Key::EtherType, kEtherTypeIpv4, nullptr, &FrameDecoder::ipv4_by_type},
+    {Key::EtherType, kEtherTypeIpv6, nullptr, &FrameDecoder::ipv6_by_type},
+    {Key::EtherType, kEtherTypeVlan, nullptr, &FrameDecoder::vlan},
+    {Key::EtherType, kEtherTypeQinQ, nullptr, &FrameDecoder::vlan},
+    {Key::EtherType, kEtherTypeQinQOld, nullptr, &FrameDecoder::vlan},
+    {Key::EtherType, kEtherTypeMpls, nullptr, &FrameDecoder::mpls},
+    {Key::EtherType, kEtherTypeMplsMulticast, nullptr, &FrameDecoder::mpls},
+    {Key::EtherType, kEtherTypeTeb, nullptr, &FrameDecoder::ethernet},
+    {Key::EtherType, kEtherTypeErspan, nullptr, &FrameDecoder::erspan},
+    {Key::EtherType, kEtherTypeErspan3, nullptr, &FrameDecoder::erspan3},
+    {Key::IpProtocol, kProtoUdp, nullptr, &FrameDecoder::udp},
+    {Key::IpProtocol, kProtoGre, nullptr, &FrameDecoder::gre},
+    {Key::IpProtocol, kProtoIpv4, nullptr, &FrameDecoder::ipv4_in_ip},
+    {Key::IpProtocol, kProtoIpv6, nullptr, &FrameDecoder::ipv6_in_ip},
+    {Key::UdpPort, 0, &DecodeOptions::vxlan_ports, &FrameDecoder::vxlan},
+    {Key::UdpPort, 0, &DecodeOptions::geneve_ports, &FrameDecoder::geneve},
+};
+
+void FrameDecoder::dispatch(Key key, std::uint16_t value, std::size_t offset, std::uint64_t end,
+                            NotTcpReason reason) {
+  if (++layers_ > kMaxLayers) {
+    not_tcp(NotTcpReason::TooDeep);
+    result_.detail = fmt::format("more than {} header layers", kMaxLayers);
+    return;
+  }
+  for (const Row& row : kRows) {
+    if (row.key == key && row.value == value) return (this->*row.handler)(offset, end);
+  }
+  not_tcp(reason);
+  if (reason == NotTcpReason::TunnelPayload) {
+    result_.detail = fmt::format("tunnel payload type 0x{:04x} not decoded", value);
+  }
+}
+
+bool FrameDecoder::enter_tunnel(TunnelKind kind, std::optional<std::uint32_t> id, bool has_outer) {
+  TunnelPath& path = result_.tunnels;
+  if (path.depth == kMaxTunnelDepth) {
+    not_tcp(NotTcpReason::TooDeep);
+    result_.detail = fmt::format("tunnels nested deeper than {}", kMaxTunnelDepth);
+    return false;
+  }
+  TunnelLayer& layer = path.layers[path.depth++];
+  layer.kind = kind;
+  layer.has_id = id.has_value();
+  layer.id = id.value_or(0);
+  layer.has_outer = has_outer;
+  if (has_outer) {
+    layer.outer_source = result_.segment.source.address;
+    layer.outer_destination = result_.segment.destination.address;
+  }
+  return true;
+}
 
 void FrameDecoder::decode(std::uint32_t link_type) {
   switch (link_type) {
@@ -138,54 +273,230 @@ void FrameDecoder::decode(std::uint32_t link_type) {
       // LOOP is always network order. The accepted values cannot be confused across orders.
       const std::uint32_t be = load_be32(at(0));
       const std::uint32_t le = link_type == link_type::kNull ? load_le32(at(0)) : be;
-      if (is_bsd_inet(be) || is_bsd_inet(le)) return decode_ip(kLoopbackHeader, Network::Ipv4);
-      if (is_bsd_inet6(be) || is_bsd_inet6(le)) {
-        return decode_ip(kLoopbackHeader, Network::Ipv6);
+      if (is_bsd_inet(be) || is_bsd_inet(le)) {
+        return decode_ip(kLoopbackHeader, Network::Ipv4, wire_);
       }
-      return not_tcp();
+      if (is_bsd_inet6(be) || is_bsd_inet6(le)) {
+        return decode_ip(kLoopbackHeader, Network::Ipv6, wire_);
+      }
+      return not_tcp(NotTcpReason::OtherEtherType);
     }
     case link_type::kRaw:
-      return decode_ip(0, Network::Any);
+      return decode_ip(0, Network::Any, wire_);
     case link_type::kIpv4:
-      return decode_ip(0, Network::Ipv4);
+      return decode_ip(0, Network::Ipv4, wire_);
     case link_type::kIpv6:
-      return decode_ip(0, Network::Ipv6);
+      return decode_ip(0, Network::Ipv6, wire_);
     default:
       result_.status = DecodeStatus::UnsupportedLinkType;
+      result_.reason = NotTcpReason::LinkType;
       result_.detail = fmt::format("unsupported link type {}", link_type);
       return;
   }
 }
 
-// `type_offset` holds the EtherType; the payload starts at `payload_offset`. A VLAN tag
-// occupies the first four payload bytes (TCI, then the inner EtherType), so each tag moves
-// both forward: for Ethernet the inner type sits right after the TCI, for SLL2 as well.
+// `type_offset` holds the EtherType; the payload starts at `payload_offset` (VLAN tags
+// included: for Ethernet and SLL2 alike the tag's inner type sits right after its TCI).
 void FrameDecoder::decode_ethertype(std::size_t type_offset, std::size_t payload_offset) {
-  std::uint16_t type = load_be16(at(type_offset));
-  while (type == kEtherTypeVlan || type == kEtherTypeQinQ || type == kEtherTypeQinQOld) {
-    if (!captured(payload_offset, kVlanTag)) {
-      return malformed("VLAN tag truncated at offset {}", payload_offset);
-    }
-    type = load_be16(at(payload_offset + 2));
-    payload_offset += kVlanTag;
-  }
-  if (type == kEtherTypeIpv4) return decode_ip(payload_offset, Network::Ipv4);
-  if (type == kEtherTypeIpv6) return decode_ip(payload_offset, Network::Ipv6);
-  // ARP, LLC (a type below 0x0600 is an 802.3 length), MPLS, ...: not ours.
-  return not_tcp();
+  dispatch(Key::EtherType, load_be16(at(type_offset)), payload_offset, wire_,
+           NotTcpReason::OtherEtherType);
 }
 
-void FrameDecoder::decode_ip(std::size_t offset, Network expected) {
+// Any number of IEEE 802.1Q / 802.1ad tags (TCI, then the next EtherType), read in a loop.
+void FrameDecoder::vlan(std::size_t offset, std::uint64_t end) {
+  std::uint16_t type = 0;
+  do {
+    if (!captured(offset, kVlanTag)) return malformed("VLAN tag truncated at offset {}", offset);
+    type = load_be16(at(offset + 2));
+    offset += kVlanTag;
+  } while (type == kEtherTypeVlan || type == kEtherTypeQinQ || type == kEtherTypeQinQOld);
+  dispatch(Key::EtherType, type, offset, end, NotTcpReason::OtherEtherType);
+}
+
+// An Ethernet header inside a tunnel (GRE 0x6558, VXLAN, Geneve, ERSPAN, a pseudowire).
+void FrameDecoder::ethernet(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kEthernetHeader)) {
+    return malformed("inner Ethernet header truncated at offset {}", offset);
+  }
+  dispatch(Key::EtherType, load_be16(at(offset + 12)), offset + kEthernetHeader, end,
+           NotTcpReason::OtherEtherType);
+}
+
+// RFC 3032 label stack entries up to the one with the bottom-of-stack bit. MPLS does not
+// name its payload; like Wireshark, the first nibble does: 4 or 6 is IP, 0 an RFC 4448
+// Ethernet pseudowire behind its RFC 4385 control word.
+void FrameDecoder::mpls(std::size_t offset, std::uint64_t end) {
+  bool bottom = false;
+  while (!bottom) {
+    if (!captured(offset, kMplsEntry)) {
+      return malformed("MPLS label stack truncated at offset {}", offset);
+    }
+    bottom = (data_[offset + 2] & 0x01) != 0;
+    offset += kMplsEntry;
+  }
+  if (!captured(offset, 1)) return malformed("MPLS payload missing at offset {}", offset);
+  switch (data_[offset] >> 4) {
+    case 4:
+      return decode_ip(offset, Network::Ipv4, end);
+    case 6:
+      return decode_ip(offset, Network::Ipv6, end);
+    case 0:
+      return ethernet(offset + kPwControlWord, end);
+    default:
+      return tunnel_payload("MPLS payload with first nibble {} not decoded", data_[offset] >> 4);
+  }
+}
+
+void FrameDecoder::ipv4_in_ip(std::size_t offset, std::uint64_t end) {
+  if (enter_tunnel(TunnelKind::IpInIp, std::nullopt, true)) decode_ip(offset, Network::Ipv4, end);
+}
+void FrameDecoder::ipv6_in_ip(std::size_t offset, std::uint64_t end) {
+  if (enter_tunnel(TunnelKind::IpInIp, std::nullopt, true)) decode_ip(offset, Network::Ipv6, end);
+}
+
+// RFC 2784 with RFC 2890's key and sequence number: flags C (checksum), K, S, version 0.
+// Routing (RFC 1701's R bit) and version 1 (PPTP) are not decoded.
+void FrameDecoder::gre(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kGreHeader) || offset + kGreHeader > end) {
+    return malformed("GRE header truncated at offset {}", offset);
+  }
+  const std::uint16_t flags = load_be16(at(offset));
+  const bool checksum = (flags & 0x8000) != 0;
+  const bool key = (flags & 0x2000) != 0;
+  const bool sequence = (flags & 0x1000) != 0;
+  if ((flags & 0x4000) != 0 || (flags & 0x7) != 0) {
+    return tunnel_payload("GRE version {}{} not decoded", flags & 0x7,
+                          (flags & 0x4000) ? " with routing" : "");
+  }
+  const std::size_t length = kGreHeader + (checksum ? 4 : 0) + (key ? 4 : 0) + (sequence ? 4 : 0);
+  if (!captured(offset, length) || offset + length > end) {
+    return malformed("GRE header of {} bytes truncated at offset {}", length, offset);
+  }
+  std::optional<std::uint32_t> id;
+  if (key) id = load_be32(at(offset + kGreHeader + (checksum ? 4 : 0)));
+  if (!enter_tunnel(TunnelKind::Gre, id, true)) return;
+  gre_sequenced_ = sequence;
+  dispatch(Key::EtherType, load_be16(at(offset + 2)), offset + length, end,
+           NotTcpReason::TunnelPayload);
+}
+
+// ERSPAN type II: GRE 0x88BE with a sequence number, an 8-octet header (version 1, session
+// id in the low 10 bits of octets 2-3), then the mirrored Ethernet frame. Type I: the same
+// GRE type without a sequence number carries the frame with no header.
+void FrameDecoder::erspan(std::size_t offset, std::uint64_t end) {
+  if (!gre_sequenced_) {
+    if (enter_tunnel(TunnelKind::ErspanI, std::nullopt, false)) ethernet(offset, end);
+    return;
+  }
+  if (!captured(offset, kErspan2Header)) {
+    return malformed("ERSPAN type II header truncated at offset {}", offset);
+  }
+  const std::uint32_t session = load_be16(at(offset + 2)) & 0x3ffu;
+  if (enter_tunnel(TunnelKind::ErspanII, session, false)) ethernet(offset + kErspan2Header, end);
+}
+
+// ERSPAN type III: GRE 0x22EB, a 12-octet header (session id as in type II; frame type FT
+// in bits 14-10 and the O bit in bit 0 of octets 10-11), the 8-octet platform-specific
+// subheader when O is set, then the mirrored frame (FT 0: Ethernet).
+void FrameDecoder::erspan3(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kErspan3Header)) {
+    return malformed("ERSPAN type III header truncated at offset {}", offset);
+  }
+  const std::uint32_t session = load_be16(at(offset + 2)) & 0x3ffu;
+  const std::uint16_t word = load_be16(at(offset + 10));
+  const unsigned frame_type = (word >> 10) & 0x1fu;
+  std::size_t length = kErspan3Header;
+  if ((word & 1) != 0) {
+    length += kErspan3PlatformHeader;
+    if (!captured(offset, length)) {
+      return malformed("ERSPAN type III platform subheader truncated at offset {}", offset);
+    }
+  }
+  if (frame_type != 0)
+    return tunnel_payload("ERSPAN type III frame type {} not decoded", frame_type);
+  if (enter_tunnel(TunnelKind::ErspanIII, session, false)) ethernet(offset + length, end);
+}
+
+// UDP tunnels by port (either port, as Wireshark's udp.port): VXLAN, Geneve.
+void FrameDecoder::udp(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kUdpHeader) || offset + kUdpHeader > end) {
+    return malformed("UDP header truncated at offset {}", offset);
+  }
+  const std::uint16_t source = load_be16(at(offset));
+  const std::uint16_t destination = load_be16(at(offset + 2));
+  const std::size_t length = load_be16(at(offset + 4));
+  // A length of 0 (jumbogram) or beyond the IP payload leaves the IP bound in force.
+  if (length >= kUdpHeader && offset + length <= end) end = offset + length;
+  for (const Row& row : kRows) {
+    if (row.key != Key::UdpPort) continue;
+    const std::vector<std::uint16_t>& ports = options_.*row.ports;
+    for (const std::uint16_t port : ports) {
+      if (port == destination || port == source) {
+        if (++layers_ > kMaxLayers) return not_tcp(NotTcpReason::TooDeep);
+        return (this->*row.handler)(offset + kUdpHeader, end);
+      }
+    }
+  }
+  if (looks_like_vxlan(offset + kUdpHeader, end)) {
+    return tunnel_payload("VXLAN on UDP port {}? (not decoded: --vxlan-port {})", destination,
+                          destination);
+  }
+  not_tcp(NotTcpReason::OtherIpProtocol);
+}
+
+// A VXLAN header on a port nobody named (Linux's old default 8472, a vendor's choice): the
+// I flag alone, reserved octets zero, then an Ethernet header announcing IP or a VLAN tag.
+// Random UDP payloads match by chance once in 2^60; a match is only counted, not decoded.
+bool FrameDecoder::looks_like_vxlan(std::size_t offset, std::uint64_t end) const {
+  if (!captured(offset, kVxlanHeader + kEthernetHeader) ||
+      offset + kVxlanHeader + kEthernetHeader > end) {
+    return false;
+  }
+  const std::uint8_t* h = at(offset);
+  if (h[0] != 0x08 || h[1] != 0 || h[2] != 0 || h[3] != 0 || h[7] != 0) return false;
+  const std::uint16_t type = load_be16(h + kVxlanHeader + 12);
+  return type == kEtherTypeIpv4 || type == kEtherTypeIpv6 || type == kEtherTypeVlan;
+}
+
+// RFC 7348 5: flags (I bit 0x08), 24 reserved bits, the 24-bit VNI, 8 reserved bits.
+void FrameDecoder::vxlan(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kVxlanHeader)) {
+    return malformed("VXLAN header truncated at offset {}", offset);
+  }
+  const std::uint32_t vni = load_be32(at(offset + 4)) >> 8;
+  if (enter_tunnel(TunnelKind::Vxlan, vni, true)) ethernet(offset + kVxlanHeader, end);
+}
+
+// RFC 8926 3.4: version (2 bits, 0), options length in 4-octet units (6 bits), flags,
+// protocol type (an EtherType), the 24-bit VNI, then the options.
+void FrameDecoder::geneve(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, kGeneveHeader)) {
+    return malformed("Geneve header truncated at offset {}", offset);
+  }
+  const std::uint8_t first = data_[offset];
+  if ((first >> 6) != 0) return tunnel_payload("Geneve version {} not decoded", first >> 6);
+  const std::size_t length = kGeneveHeader + std::size_t{first & 0x3fu} * 4;
+  if (!captured(offset, length)) {
+    return malformed("Geneve options ({} bytes) truncated at offset {}", length - kGeneveHeader,
+                     offset);
+  }
+  const std::uint32_t vni = load_be32(at(offset + 4)) >> 8;
+  if (!enter_tunnel(TunnelKind::Geneve, vni, true)) return;
+  dispatch(Key::EtherType, load_be16(at(offset + 2)), offset + length, end,
+           NotTcpReason::TunnelPayload);
+}
+
+void FrameDecoder::decode_ip(std::size_t offset, Network expected, std::uint64_t end) {
   if (!captured(offset, 1)) return malformed("IP header missing (frame ends at {})", captured_);
   const unsigned version = data_[offset] >> 4;
-  if (version == 4 && expected != Network::Ipv6) return decode_ipv4(offset);
-  if (version == 6 && expected != Network::Ipv4) return decode_ipv6(offset);
+  if (version == 4 && expected != Network::Ipv6) return decode_ipv4(offset, end);
+  if (version == 6 && expected != Network::Ipv4) return decode_ipv6(offset, end);
   if (expected == Network::Any) return malformed("IP version {} in a raw IP frame", version);
   return malformed("IP version {} where the link layer announced IPv{}", version,
                    expected == Network::Ipv4 ? 4 : 6);
 }
 
-void FrameDecoder::decode_ipv4(std::size_t offset) {
+void FrameDecoder::decode_ipv4(std::size_t offset, std::uint64_t end) {
   if (!captured(offset, kIpv4MinHeader)) {
     return malformed("IPv4 header truncated ({} of {} bytes)", captured_ - offset, kIpv4MinHeader);
   }
@@ -198,14 +509,17 @@ void FrameDecoder::decode_ipv4(std::size_t offset) {
     return malformed("IPv4 header length {} exceeds the {} bytes captured", header_length,
                      captured_ - offset);
   }
-  const std::size_t total_length = load_be16(ip + 2);
+  std::uint64_t total_length = load_be16(ip + 2);
+  // A TSO/GSO super-segment captured on the sending host, before the NIC cut it, says 0:
+  // it is as long as the frame (Wireshark's ip.tso_support).
+  if (total_length == 0) total_length = end - offset;
   if (total_length < header_length) {
     return malformed("IPv4 total length {} below the header length {}", total_length,
                      header_length);
   }
-  if (offset + total_length > wire_) {
+  if (offset + total_length > end) {
     return malformed("IPv4 total length {} exceeds the {} bytes of the frame", total_length,
-                     wire_ - offset);
+                     end - offset);
   }
 
   TcpSegment& segment = result_.segment;
@@ -220,32 +534,66 @@ void FrameDecoder::decode_ipv4(std::size_t offset) {
   const std::size_t fragment_offset = std::size_t{fragment_field & 0x1fffu} * 8;
   if (more_fragments || fragment_offset != 0) {
     // Fragments of other protocols are none of our business; TCP ones are reported because
-    // their bytes cannot be checked without reassembly.
-    if (protocol != kProtoTcp) return not_tcp();
+    // their bytes cannot be checked without reassembly, a tunnel's because TCP may be inside.
+    if (is_ip_tunnel(protocol)) {
+      return tunnel_payload("IPv4 fragment of a tunnel packet (protocol {}) not reassembled",
+                            protocol);
+    }
+    if (protocol != kProtoTcp) return not_tcp(NotTcpReason::OtherIpProtocol);
     if (fragment_offset == 0) fill_ports_if_captured(offset + header_length);
     return fragment("IPv4 fragment (id 0x{:04x}, offset {}, {} bytes{})", load_be16(ip + 4),
                     fragment_offset, total_length - header_length,
                     more_fragments ? ", more fragments" : ", last fragment");
   }
-  if (protocol != kProtoTcp) return not_tcp();
-  decode_tcp(offset + header_length, std::uint64_t{offset} + total_length);
+  after_ip(protocol, offset + header_length, std::uint64_t{offset} + total_length);
 }
 
-void FrameDecoder::decode_ipv6(std::size_t offset) {
-  if (!captured(offset, kIpv6Header)) {
+void FrameDecoder::after_ip(std::uint8_t protocol, std::size_t offset, std::uint64_t end) {
+  if (protocol == kProtoTcp) return decode_tcp(offset, end);
+  dispatch(Key::IpProtocol, protocol, offset, end, NotTcpReason::OtherIpProtocol);
+}
+
+// RFC 2675: a payload length of 0 with a hop-by-hop header holding the Jumbo Payload option
+// (type 0xC2, 4 octets of length). nullopt when there is none.
+std::optional<std::uint64_t> FrameDecoder::jumbo_length(std::size_t offset, std::uint64_t end) {
+  if (!captured(offset, 8) || offset + 8 > end) return std::nullopt;
+  const std::size_t header_end = offset + (std::size_t{data_[offset + 1]} + 1) * 8;
+  if (!captured(offset, header_end - offset)) return std::nullopt;
+  std::size_t position = offset + 2;
+  while (position < header_end) {
+    const std::uint8_t type = data_[position];
+    if (type == 0) {  // Pad1
+      ++position;
+      continue;
+    }
+    if (position + 2 > header_end) return std::nullopt;
+    const std::size_t length = data_[position + 1];
+    if (position + 2 + length > header_end) return std::nullopt;
+    if (type == 0xc2 && length == 4) return load_be32(at(position + 2));
+    position += 2 + length;
+  }
+  return std::nullopt;
+}
+
+void FrameDecoder::decode_ipv6(std::size_t offset, std::uint64_t outer_end) {
+  if (!captured(offset, kIpv6Header) || offset + kIpv6Header > outer_end) {
     return malformed("IPv6 header truncated ({} of {} bytes)", captured_ - offset, kIpv6Header);
   }
   const std::uint8_t* ip = at(offset);
-  const std::size_t payload_length = load_be16(ip + 4);
+  std::uint64_t payload_length = load_be16(ip + 4);
   std::uint8_t next = ip[6];
-  const std::uint64_t end = std::uint64_t{offset} + kIpv6Header + payload_length;
-  if (end > wire_) {
-    return malformed("IPv6 payload length {} exceeds the {} bytes of the frame", payload_length,
-                     wire_ - offset - kIpv6Header);
-  }
   if (payload_length == 0 && next != kProtoNoNext) {
-    // RFC 2675 jumbograms (or offloaded super-segments) carry their length elsewhere.
-    return malformed("IPv6 payload length 0 (jumbogram) not supported");
+    // RFC 2675 jumbogram: the length is in the hop-by-hop Jumbo Payload option. Without
+    // one, a GSO super-segment captured on the sending host (Linux BIG TCP drops the
+    // option): as long as the frame, as for IPv4.
+    const auto jumbo =
+        next == kProtoHopByHop ? jumbo_length(offset + kIpv6Header, outer_end) : std::nullopt;
+    payload_length = jumbo.value_or(outer_end - offset - kIpv6Header);
+  }
+  const std::uint64_t end = std::uint64_t{offset} + kIpv6Header + payload_length;
+  if (end > outer_end) {
+    return malformed("IPv6 payload length {} exceeds the {} bytes of the frame", payload_length,
+                     outer_end - offset - kIpv6Header);
   }
 
   TcpSegment& segment = result_.segment;
@@ -267,9 +615,9 @@ void FrameDecoder::decode_ipv6(std::size_t offset) {
       case kProtoAh:
         break;
       case kProtoEsp:  // encrypted: nothing readable behind it
-        return not_tcp();
-      default:  // no next header (59), UDP, ICMPv6, ...
-        return not_tcp();
+        return not_tcp(NotTcpReason::OtherIpProtocol);
+      default:  // no next header (59), UDP and tunnels, ICMPv6, ...
+        return after_ip(next, position, end);
     }
     // Every extension header handled here is at least 8 bytes and starts with
     // (next header, length).
@@ -288,9 +636,13 @@ void FrameDecoder::decode_ipv6(std::size_t offset) {
       if (fragment_offset != 0 || more_fragments) {
         // The unfragmentable part ends here; what follows is TCP (or headers that may
         // precede it) only in the first fragment, but `inner` names it in every fragment.
+        if (is_ip_tunnel(inner)) {
+          return tunnel_payload("IPv6 fragment of a tunnel packet (next header {}) not reassembled",
+                                inner);
+        }
         if (inner != kProtoTcp && inner != kProtoDestOptions && inner != kProtoRouting &&
             inner != kProtoAh) {
-          return not_tcp();
+          return not_tcp(NotTcpReason::OtherIpProtocol);
         }
         if (fragment_offset == 0 && inner == kProtoTcp) fill_ports_if_captured(position + 8);
         return fragment("IPv6 fragment (id 0x{:08x}, offset {}, {} bytes{})", load_be32(header + 4),
@@ -344,6 +696,9 @@ void FrameDecoder::decode_tcp(std::size_t offset, std::uint64_t end) {
   }
 
   TcpSegment& segment = result_.segment;
+  if (result_.tunnels.depth != 0) {
+    segment.source.tunnel = segment.destination.tunnel = result_.tunnels.id();
+  }
   segment.source.port = load_be16(tcp);
   segment.destination.port = load_be16(tcp + 2);
   segment.seq = TcpSeq(load_be32(tcp + 4));
@@ -404,12 +759,117 @@ bool is_supported_link_type(std::uint32_t link_type) {
 
 DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
                           std::uint32_t original_length, std::uint64_t frame,
-                          std::uint64_t timestamp_ns) {
+                          std::uint64_t timestamp_ns, const DecodeOptions& options) {
   DecodeResult result;
   result.segment.frame = frame;
   result.segment.timestamp_ns = timestamp_ns;
-  FrameDecoder(data, original_length, result).decode(link_type);
+  FrameDecoder(data, original_length, options, result).decode(link_type);
   return result;
+}
+
+DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
+                          std::uint32_t original_length, std::uint64_t frame,
+                          std::uint64_t timestamp_ns) {
+  static const DecodeOptions defaults;
+  return decode_frame(link_type, data, original_length, frame, timestamp_ns, defaults);
+}
+
+std::string_view to_string(NotTcpReason reason) {
+  switch (reason) {
+    case NotTcpReason::None:
+      return "none";
+    case NotTcpReason::OtherEtherType:
+      return "other EtherType";
+    case NotTcpReason::OtherIpProtocol:
+      return "other IP protocol";
+    case NotTcpReason::TunnelPayload:
+      return "tunnel payload not decoded";
+    case NotTcpReason::TooDeep:
+      return "nested too deep";
+    case NotTcpReason::LinkType:
+      return "unsupported link type";
+  }
+  return "?";
+}
+
+std::string_view to_string(TunnelKind kind) {
+  switch (kind) {
+    case TunnelKind::IpInIp:
+      return "ip-in-ip";
+    case TunnelKind::Gre:
+      return "gre";
+    case TunnelKind::ErspanI:
+      return "erspan-i";
+    case TunnelKind::ErspanII:
+      return "erspan-ii";
+    case TunnelKind::ErspanIII:
+      return "erspan-iii";
+    case TunnelKind::Vxlan:
+      return "vxlan";
+    case TunnelKind::Geneve:
+      return "geneve";
+  }
+  return "?";
+}
+
+namespace {
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 31);
+}
+std::uint64_t address_hash(const IpAddress& a) {
+  std::uint64_t h = a.family;
+  for (std::size_t i = 0; i < a.bytes.size(); i += 8) {
+    std::uint64_t word = 0;
+    for (std::size_t k = 0; k < 8; ++k) word = word << 8 | a.bytes[i + k];
+    h = mix(h, word);
+  }
+  return h;
+}
+std::string_view id_name(TunnelKind kind) {
+  switch (kind) {
+    case TunnelKind::Gre:
+      return "key";
+    case TunnelKind::ErspanI:
+    case TunnelKind::ErspanII:
+    case TunnelKind::ErspanIII:
+      return "session";
+    default:
+      return "vni";
+  }
+}
+}  // namespace
+
+std::uint64_t TunnelPath::id() const {
+  if (depth == 0) return 0;
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (std::size_t i = 0; i < depth; ++i) {
+    const TunnelLayer& layer = layers[i];
+    h = mix(h, std::uint64_t{static_cast<std::uint8_t>(layer.kind)} << 40 |
+                   std::uint64_t{layer.has_id} << 32 | layer.id);
+    if (layer.has_outer) {
+      // The reverse direction swaps the outer addresses: take them as an unordered pair.
+      const std::uint64_t a = address_hash(layer.outer_source);
+      const std::uint64_t b = address_hash(layer.outer_destination);
+      h = mix(mix(h, std::min(a, b)), std::max(a, b));
+    }
+  }
+  return h == 0 ? 1 : h;
+}
+
+std::string to_string(const TunnelPath& path) {
+  std::string text;
+  for (std::size_t i = 0; i < path.depth; ++i) {
+    const TunnelLayer& layer = path.layers[i];
+    if (i != 0) text += " / ";
+    text += to_string(layer.kind);
+    if (layer.has_id) text += fmt::format(" {} {}", id_name(layer.kind), layer.id);
+    if (layer.has_outer) {
+      text +=
+          fmt::format(" {}->{}", to_string(layer.outer_source), to_string(layer.outer_destination));
+    }
+  }
+  return text;
 }
 
 }  // namespace mpa

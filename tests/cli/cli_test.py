@@ -472,7 +472,59 @@ def check_pcapng_as_pcap(a):
         os.remove(converted)
 
 
-CHECKS = {"pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def write_pcap(path, frames):
+    """A classic Ethernet pcap of `frames` (bytes each), microsecond timestamps."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, frame in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000, i, len(frame), len(frame)))
+            f.write(frame)
+
+
+def check_tunnels(a):
+    """A tunnel is named with its connection; frames not decoded are counted by reason in the
+    capture line, the JSON and the HTML report, and a warning says when they may hide TCP."""
+    vxlan = os.path.join(a.captures, "fault-fpdu.crc-mismatch--vxlan.pcap")
+    code, out, _ = run(a.mpa_check, "-v", "--color", "never", vxlan)
+    expect(code == 1 and "in vxlan vni 42 198.51.100.1->198.51.100.2, frames" in out, out)
+    expect("may carry TCP" not in out, out)
+    _, report = json_report(a.mpa_check, vxlan)
+    cap = report["captures"][0]
+    expect(cap["connections"][0]["tunnel"] == "vxlan vni 42 198.51.100.1->198.51.100.2", cap["connections"][0]["tunnel"])
+    expect(cap["tunnelled_segments"] == cap["tcp_segments"] == cap["frames"], str(cap))
+    # GRE carrying PPP (not decoded), one ARP frame, one UDP datagram.
+    eth = bytes(12)
+    ip = lambda proto, payload: struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0x4000, 64, proto, 0,
+                                            bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + payload
+    gre_ppp = eth + b"\x08\x00" + ip(47, b"\x00\x00\x88\x0b" + bytes(40))
+    arp = eth + b"\x08\x06" + bytes(46)
+    udp = eth + b"\x08\x00" + ip(17, struct.pack(">HHHH", 5000, 53, 16, 0) + bytes(8))
+    hidden = os.path.join(a.work, "gre-ppp.pcap")
+    write_pcap(hidden, [arp, gre_ppp, udp, gre_ppp])
+    code, out, _ = run(a.mpa_check, "--color", "never", hidden)
+    expect(code == 0, out)
+    expect("0 TCP segments; not TCP: other EtherType 1, other IP protocol 1, tunnel payload not decoded 2" in out, out)
+    expect(f"{hidden}: warning: 2 frames may carry TCP that was not analysed (tunnel payload not decoded 2; "
+           "first: frame 2, tunnel payload type 0x880b not decoded)" in out, out)
+    _, report = json_report(a.mpa_check, hidden)
+    cap = report["captures"][0]
+    expect(cap["not_tcp"] == {"other_ethertype": 1, "other_ip_protocol": 1, "tunnel_payload": 2, "too_deep": 0,
+                              "unsupported_link_type": 0, "malformed": 0, "ip_fragments": 0}, str(cap["not_tcp"]))
+    expect(cap["unreached_frames"] == 2 and cap["first_unreached_frame"] == 2
+           and "may carry TCP" in cap["capture_warning"], str(cap))
+    html = os.path.join(a.work, "report.html")
+    run(a.mpa_check, "--html", html, hidden, vxlan)
+    with open(html, encoding="utf-8") as f:
+        page = f.read()
+    expect("warning: 2 frames may carry TCP" in page and "in vxlan vni 42" in page, "HTML report")
+    # A plain capture says nothing of tunnels.
+    _, report = json_report(a.mpa_check, os.path.join(a.captures, "valid-vlan.pcap"))
+    cap = report["captures"][0]
+    expect(cap["unreached_frames"] == 0 and cap["capture_warning"] is None, str(cap))
+    expect(cap["connections"][0]["tunnel"] is None, str(cap["connections"][0]))
+
+
+CHECKS = {"tunnels": check_tunnels, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 

@@ -32,7 +32,7 @@ def fail(msg):
     print("FAIL:", msg)
 
 
-# ---- the capture's own octets (classic pcap, Ethernet, VLAN, IPv4/IPv6, TCP)
+# ---- the capture's own octets (classic pcap, Ethernet, VLAN, VXLAN, GRE/ERSPAN, IPv4/IPv6, TCP)
 
 def endpoint(addr, port):
     a = ipaddress.ip_address(addr)
@@ -65,6 +65,22 @@ def tcp_segments(path):
         while etype in (0x8100, 0x88A8):
             etype = struct.unpack(">H", pkt[off + 2:off + 4])[0]
             off += 4
+        # The bundled tunnels: IPv4 carrying VXLAN (UDP 4789) or GRE (ERSPAN II, Ethernet).
+        while etype == 0x0800 and pkt[off + 9] in (17, 47):
+            ihl = (pkt[off] & 0xF) * 4
+            if pkt[off + 9] == 17 and struct.unpack(">H", pkt[off + ihl + 2:off + ihl + 4])[0] == 4789:
+                off += ihl + 8 + 8  # UDP, VXLAN, then an Ethernet frame
+            elif pkt[off + 9] == 47:
+                flags, proto = struct.unpack(">HH", pkt[off + ihl:off + ihl + 4])
+                off += ihl + 4 + 4 * bin(flags & 0xB000).count("1")
+                if proto == 0x88BE:
+                    off += 8 if flags & 0x1000 else 0  # ERSPAN II header; type I has none
+                elif proto != 0x6558:
+                    break
+            else:
+                break
+            etype = struct.unpack(">H", pkt[off + 12:off + 14])[0]
+            off += 14
         if etype == 0x0800:
             ihl = (pkt[off] & 0xF) * 4
             total = struct.unpack(">H", pkt[off + 2:off + 4])[0]

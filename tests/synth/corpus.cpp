@@ -586,6 +586,29 @@ std::vector<std::string> implied_notes(const Scenario& s) {
   return notes;
 }
 
+// A fault as captured in the field: inside an overlay tunnel or a mirror session. The
+// findings are the plain capture's (tests/unit/encapsulation_test.cpp holds every wrapper
+// to that); these show it to a user.
+std::vector<CorpusEntry> wrapped_entries() {
+  std::vector<CorpusEntry> out;
+  const FaultRecipe& crc = *find_fault("fpdu.crc-mismatch");
+  const struct {
+    const char* wrapper;
+    const char* summary;
+  } wraps[] = {
+      {"vxlan", "inside VXLAN (VNI 42, UDP 4789) between 198.51.100.1 and 198.51.100.2"},
+      {"erspan-ii", "as mirrored by ERSPAN type II (GRE, session 42) to 198.51.100.2"},
+  };
+  for (const auto& w : wraps) {
+    Scenario s = base_scenario(fmt::format("fault-fpdu.crc-mismatch--{}", w.wrapper));
+    apply_fault(s, crc);
+    s.summary = fmt::format("{}, {}", crc.summary, w.summary);
+    s.effects.wrap = encapsulation_named(w.wrapper);
+    out.push_back(entry_of(s));
+  }
+  return out;
+}
+
 std::vector<CorpusEntry> corpus_entries() {
   std::vector<CorpusEntry> out;
   for (const Scenario& s : valid_scenarios()) out.push_back(entry_of(s));
@@ -596,6 +619,7 @@ std::vector<CorpusEntry> corpus_entries() {
     apply_fault(s, r);
     out.push_back(entry_of(s));
   }
+  for (const CorpusEntry& e : wrapped_entries()) out.push_back(e);
   out.push_back(rev2_retry_entry());
   out.push_back(non_mpa_entry());
   return out;

@@ -25,6 +25,7 @@ std::vector<CapturedFrame> render(const std::vector<TcpPacket>& packets, const S
   for (const TcpPacket& p : packets) {
     now += p.gap_us;
     for (Bytes& bytes : build_frames(p, link, ip_id[index_of(p.dir)]++)) {
+      if (s.effects.wrap) bytes = encapsulate(bytes, *s.effects.wrap, p.dir);
       frames.push_back({now, std::move(bytes)});
       now += 1;
     }

@@ -34,6 +34,8 @@ struct Options {
   std::optional<std::uint32_t> wrap_after;
   bool ipv6 = false;
   std::optional<std::uint16_t> vlan;
+  std::string wrap;  // an encapsulation name (encapsulation.h)
+  std::uint16_t tunnel_port = 0;
   std::string close = "fin", closer = "initiator";
   std::uint32_t snaplen = 262144;
   std::optional<std::uint64_t> seed;
@@ -115,6 +117,14 @@ void add_tcp_options(CLI::App& app, Options& o) {
       ->delimiter(',');
   app.add_flag("--ipv6", o.ipv6, "IPv6 instead of IPv4");
   app.add_option("--vlan", o.vlan, "802.1Q VLAN id")->check(CLI::Range(0, 4095));
+  std::string wrappers;
+  for (const auto& [name, e] : named_encapsulations())
+    wrappers += (wrappers.empty() ? "" : ", ") + name;
+  app.add_option(
+      "--wrap", o.wrap,
+      "Wrap every frame: NAME or NAME:ID (VNI, key, session, label), NAME one of " + wrappers);
+  app.add_option("--tunnel-port", o.tunnel_port,
+                 "UDP port of --wrap vxlan/geneve (default IANA's)");
   app.add_option("--close", o.close, "fin (graceful), rst (abrupt) or none")
       ->check(CLI::IsMember({"fin", "rst", "none"}));
   app.add_option("--closer", o.closer, "initiator or responder")
@@ -244,6 +254,12 @@ Scenario scenario_from_options(const Options& o) {
     if (!recipe)
       throw CLI::ValidationError("--fault", "unknown fault '" + o.fault + "' (see --list-faults)");
     apply_fault(s, *recipe);
+  }
+  if (!o.wrap.empty()) {
+    s.effects.wrap = encapsulation_named(o.wrap);
+    if (!s.effects.wrap)
+      throw CLI::ValidationError("--wrap", "unknown encapsulation '" + o.wrap + "'");
+    s.effects.wrap->udp_port = o.tunnel_port;
   }
   return s;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "encapsulation.h"
 #include "fpdu_framer.h"
 #include "segmentation.h"
 #include "startup_frame_builder.h"
@@ -66,6 +67,7 @@ struct CaptureEffects {
   std::optional<CaptureEdge> start_at_edge;  // ... or with this packet of the opening
   std::optional<EndInside> end_inside;       // the capture ends inside a startup frame
   bool duplicate_rst = false;                // the RST is captured twice (resent, or a tap's copy)
+  std::optional<Encapsulation> wrap;         // every frame wrapped (a tunnel, a mirror, MPLS...)
 };
 
 enum class Ending : std::uint8_t { None, Fin, Rst };

@@ -135,5 +135,49 @@ TEST(FrameFeeder, CountsFramesByWhatTheyHeld) {
   EXPECT_EQ(log.lines[0].rfind("finding ", 0), 0u);
 }
 
+TEST(FrameFeeder, CountsFramesNotTcpByReasonAndNamesTheFirstThatMayHideTcp) {
+  Log log;
+  Analyzer analyzer({}, log);
+  FrameFeeder feeder(analyzer);
+  const Bytes udp_frame = ipv4(17, Bytes(8, 0));
+  const Bytes gre_ppp = ipv4(47, Bytes{0, 0, 0x88, 0x0b, 0xff, 0x03});  // GRE carrying PPP
+  Bytes deep = ipv4(6, tcp(1, Bytes(10, 0)));
+  for (std::size_t i = 0; i <= kMaxTunnelDepth; ++i) deep = ipv4(4, deep);  // IP in IP, 9 deep
+  feeder.feed(raw(1, udp_frame));
+  feeder.feed(raw(2, gre_ppp));
+  feeder.feed(raw(3, deep));
+  feeder.feed(raw(4, gre_ppp));
+  feeder.feed({5, 147, udp_frame, static_cast<std::uint32_t>(udp_frame.size()), 0});
+  feeder.feed({6, link_type::kEthernet, Bytes(60, 0), 60, 0});  // EtherType 0: an 802.3 length
+
+  const CaptureStats& stats = feeder.stats();
+  EXPECT_EQ(stats.other_frames, 6u);
+  EXPECT_EQ(stats.other_ip_protocol, 1u);
+  EXPECT_EQ(stats.tunnel_payload, 2u);
+  EXPECT_EQ(stats.too_deep, 1u);
+  EXPECT_EQ(stats.unsupported_link_type, 1u);
+  EXPECT_EQ(stats.other_ethertype, 1u);
+  EXPECT_EQ(stats.unreached(), 4u);
+  EXPECT_EQ(stats.first_unreached_frame, 2u);
+  EXPECT_NE(stats.first_unreached_detail.find("0x880b"), std::string::npos)
+      << stats.first_unreached_detail;
+  EXPECT_TRUE(feeder.tunnel_names().empty());
+}
+
+TEST(FrameFeeder, NamesEachTunnelOnce) {
+  Log log;
+  Analyzer analyzer({}, log);
+  FrameFeeder feeder(analyzer);
+  const Bytes tunnelled = ipv4(4, ipv4(6, tcp(1, Bytes(10, 0))));
+  std::uint64_t tunnel = 0;
+  for (std::uint64_t n = 1; n <= 3; ++n) {
+    feeder.feed(raw(n, tunnelled), [&](const TcpSegment& s) { tunnel = s.source.tunnel; });
+  }
+  EXPECT_EQ(feeder.stats().tunnelled_segments, 3u);
+  ASSERT_EQ(feeder.tunnel_names().size(), 1u);
+  EXPECT_NE(tunnel, 0u);
+  EXPECT_EQ(feeder.tunnel_names().at(tunnel).rfind("ip-in-ip ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace mpa

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "encapsulation.h"  // tests/synth: the same wrappers the invariant tests use
+
 namespace mpa {
 namespace {
 
@@ -116,6 +118,13 @@ Bytes ipv6(std::uint8_t next, const Bytes& payload,
   return out;
 }
 
+// RFC 2675: a hop-by-hop header holding the Jumbo Payload option (PadN, then C2 04 length).
+Bytes jumbo_header(std::uint8_t next, std::uint32_t length) {
+  Bytes out = {next, 0, 0xc2, 4};
+  put32(out, length);
+  return out;
+}
+
 // Hop-by-hop / routing / destination options header of (units + 1) * 8 bytes, padded with PadN.
 Bytes ipv6_options_header(std::uint8_t next, std::uint8_t units) {
   Bytes out{next, units};
@@ -213,6 +222,12 @@ void expect_tcp_with_payload(const DecodeResult& result, const Bytes& payload = 
   EXPECT_EQ(result.segment.payload_missing, 0u);
   EXPECT_EQ(result.segment.source.port, 4000);
   EXPECT_EQ(result.segment.destination.port, 5000);
+}
+
+void expect_malformed(const DecodeResult& result, std::string_view mentions) {
+  EXPECT_EQ(result.status, DecodeStatus::Malformed);
+  EXPECT_FALSE(result.detail.empty());
+  EXPECT_NE(result.detail.find(mentions), std::string::npos) << result.detail;
 }
 
 // ---- link layers
@@ -455,13 +470,274 @@ TEST(PacketDecoder, ReportsPayloadCutBySnaplenAsMissing) {
   EXPECT_EQ(result6.segment.payload_missing, 1000u);
 }
 
-// ---- hostile input
+// ---- encapsulations (every layout built by tests/synth/encapsulation.cpp)
 
-void expect_malformed(const DecodeResult& result, std::string_view mentions) {
-  EXPECT_EQ(result.status, DecodeStatus::Malformed);
-  EXPECT_FALSE(result.detail.empty());
-  EXPECT_NE(result.detail.find(mentions), std::string::npos) << result.detail;
+DecodeResult decode_with(const Bytes& frame, const DecodeOptions& options) {
+  return decode_frame(link_type::kEthernet, frame, static_cast<std::uint32_t>(frame.size()), 7, 1,
+                      options);
 }
+
+Bytes wrapped(const synth::Encapsulation& e, synth::Dir dir = synth::Dir::Initiator,
+              bool v6 = false) {
+  const Bytes inner =
+      v6 ? ethernet(ipv6(kTcp, tcp(kPayload)), 0x86dd) : ethernet(ipv4(tcp(kPayload)), 0x0800);
+  return synth::encapsulate(inner, e, dir);
+}
+
+bool is_tunnel(synth::Wrapper w) {
+  return w != synth::Wrapper::VlanStack && w != synth::Wrapper::QinQ && w != synth::Wrapper::Mpls &&
+         w != synth::Wrapper::MplsPw;
+}
+
+TEST(PacketDecoder, DecodesTcpInEveryEncapsulationOverIpv4AndIpv6) {
+  for (const auto& [name, e] : synth::named_encapsulations()) {
+    for (const bool v6 : {false, true}) {
+      SCOPED_TRACE(name + (v6 ? " IPv6" : " IPv4"));
+      const DecodeResult result =
+          decode(link_type::kEthernet, wrapped(e, synth::Dir::Initiator, v6));
+      expect_tcp_with_payload(result);
+      EXPECT_EQ(result.segment.source.address.family, v6 ? 6 : 4);
+      EXPECT_EQ(result.segment.source.tunnel != 0, is_tunnel(e.wrapper));
+      EXPECT_EQ(result.segment.source.tunnel, result.segment.destination.tunnel);
+    }
+  }
+}
+
+TEST(PacketDecoder, NamesTheTunnelTheSameInBothDirectionsAndApartByItsId) {
+  for (const auto& [name, e] : synth::named_encapsulations()) {
+    if (!is_tunnel(e.wrapper)) continue;
+    SCOPED_TRACE(name);
+    const auto there = decode(link_type::kEthernet, wrapped(e, synth::Dir::Initiator));
+    const auto back = decode(link_type::kEthernet, wrapped(e, synth::Dir::Responder));
+    EXPECT_EQ(there.segment.source.tunnel, back.segment.source.tunnel);
+    synth::Encapsulation other = e;
+    other.outer_host = 7;  // another pair of tunnel endpoints
+    EXPECT_NE(decode(link_type::kEthernet, wrapped(other)).segment.source.tunnel,
+              there.segment.source.tunnel);
+    const bool has_id = e.wrapper != synth::Wrapper::IpInIp &&
+                        e.wrapper != synth::Wrapper::ErspanI &&
+                        !(e.wrapper == synth::Wrapper::Gre && !e.gre_key);
+    if (!has_id) continue;
+    other = e;
+    other.id = 43;
+    EXPECT_NE(decode(link_type::kEthernet, wrapped(other)).segment.source.tunnel,
+              there.segment.source.tunnel);
+  }
+}
+
+TEST(PacketDecoder, DescribesTheTunnelPathOutermostFirst) {
+  const auto vxlan = *synth::encapsulation_named("vxlan:42");
+  EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(vxlan)).tunnels),
+            "vxlan vni 42 198.51.100.1->198.51.100.2");
+  const auto erspan = *synth::encapsulation_named("erspan-ii:5");
+  EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(erspan)).tunnels),
+            "gre 198.51.100.1->198.51.100.2 / erspan-ii session 5");
+  const auto gre = *synth::encapsulation_named("gre-key-seq-csum:9");
+  EXPECT_EQ(to_string(decode(link_type::kEthernet, wrapped(gre)).tunnels),
+            "gre key 9 198.51.100.1->198.51.100.2");
+}
+
+// Where each header sits in the wrapped frame, and what a capture cut inside it is called.
+TEST(PacketDecoder, RejectsEncapsulationHeadersCutByTheCaptureAsMalformed) {
+  struct Cut {
+    const char* wrapper;
+    std::size_t at;
+    const char* mentions;
+  };
+  // Outer Ethernet 14 + IPv4 20: GRE or UDP at 34; VXLAN/Geneve at 42; GRE with a sequence
+  // number is 8 octets, so ERSPAN II/III headers start at 42.
+  const Cut cuts[] = {
+      {"mpls", 16, "MPLS label stack truncated"},
+      {"mpls", 22, "MPLS payload missing"},
+      {"mpls-pw", 30, "inner Ethernet header truncated"},
+      {"qinq", 15, "VLAN tag truncated"},
+      {"gre", 36, "GRE header truncated"},
+      {"gre-key-seq-csum", 44, "GRE header of 16 bytes"},
+      {"vxlan", 46, "VXLAN header truncated"},
+      {"vxlan", 55, "inner Ethernet header truncated"},
+      {"geneve", 45, "Geneve header truncated"},
+      {"geneve-options", 54, "Geneve options"},
+      {"erspan-ii", 45, "ERSPAN type II header truncated"},
+      {"erspan-iii", 50, "ERSPAN type III header truncated"},
+      {"erspan-iii-sub", 58, "platform subheader truncated"},
+  };
+  for (const Cut& cut : cuts) {
+    SCOPED_TRACE(cut.wrapper);
+    const Bytes frame = wrapped(*synth::encapsulation_named(cut.wrapper));
+    const Bytes captured(frame.begin(), frame.begin() + static_cast<long>(cut.at));
+    expect_malformed(
+        decode(link_type::kEthernet, captured, static_cast<std::uint32_t>(frame.size())),
+        cut.mentions);
+  }
+}
+
+TEST(PacketDecoder, NeverMistakesATruncatedEncapsulationForTcp) {
+  for (const auto& [name, e] : synth::named_encapsulations()) {
+    SCOPED_TRACE(name);
+    const Bytes frame = wrapped(e);
+    const std::size_t headers = frame.size() - kPayload.size() - 20;  // up to the inner TCP
+    for (std::size_t cut = 0; cut < headers; ++cut) {
+      const Bytes captured(frame.begin(), frame.begin() + static_cast<long>(cut));
+      const auto result =
+          decode(link_type::kEthernet, captured, static_cast<std::uint32_t>(frame.size()));
+      EXPECT_NE(result.status, DecodeStatus::Tcp) << cut;
+      if (result.status == DecodeStatus::Malformed) {
+        EXPECT_FALSE(result.detail.empty()) << cut;
+      }
+    }
+  }
+}
+
+TEST(PacketDecoder, GivesUpTunnelsNestedDeeperThanTheBound) {
+  Bytes packet = ipv4(tcp(kPayload));
+  Ipv4Spec outer;
+  outer.protocol = 4;  // IP in IP
+  for (std::size_t depth = 1; depth <= kMaxTunnelDepth; ++depth) packet = ipv4(outer, packet);
+  expect_tcp_with_payload(decode(link_type::kRaw, packet));
+  EXPECT_EQ(decode(link_type::kRaw, packet).tunnels.depth, kMaxTunnelDepth);
+  const auto too_deep = decode(link_type::kRaw, ipv4(outer, packet));
+  EXPECT_EQ(too_deep.status, DecodeStatus::NotTcp);
+  EXPECT_EQ(too_deep.reason, NotTcpReason::TooDeep);
+  EXPECT_NE(too_deep.detail.find("deeper than 8"), std::string::npos) << too_deep.detail;
+}
+
+TEST(PacketDecoder, GivesUpEthernetPseudowiresNestedWithoutEnd) {
+  // MPLS pseudowire in Ethernet in MPLS ...: no tunnel layer, but a bounded recursion.
+  Bytes frame = ethernet(ipv4(tcp(kPayload)), 0x0800);
+  for (int i = 0; i < 100; ++i) {
+    Bytes pw = {0, 0, 0x11, 0x40};  // a label, bottom of stack
+    put32(pw, 0);                   // control word
+    frame = ethernet(concat(pw, frame), 0x8847);
+  }
+  const auto result = decode(link_type::kEthernet, frame);
+  EXPECT_EQ(result.status, DecodeStatus::NotTcp);
+  EXPECT_EQ(result.reason, NotTcpReason::TooDeep);
+}
+
+TEST(PacketDecoder, CountsTunnelPayloadsItDoesNotDecodeApart) {
+  // GRE carrying PPP (0x880B), GRE version 1 (PPTP), GRE with RFC 1701 routing, ERSPAN III
+  // carrying IP (frame type 2), Geneve version 1.
+  auto gre = [](std::uint16_t flags, std::uint16_t type) {
+    Bytes header;
+    put16(header, flags);
+    put16(header, type);
+    Ipv4Spec outer;
+    outer.protocol = 47;
+    return ipv4(outer, concat(header, ipv4(tcp(kPayload))));
+  };
+  for (const Bytes& packet : {gre(0, 0x880b), gre(1, 0x880b), gre(0x4000, 0x0800)}) {
+    const auto result = decode(link_type::kRaw, packet);
+    EXPECT_EQ(result.status, DecodeStatus::NotTcp);
+    EXPECT_EQ(result.reason, NotTcpReason::TunnelPayload);
+    EXPECT_FALSE(result.detail.empty());
+  }
+  Bytes erspan = wrapped(*synth::encapsulation_named("erspan-iii"));
+  erspan[42 + 10] = 0x08;  // FT 2
+  EXPECT_EQ(decode(link_type::kEthernet, erspan).reason, NotTcpReason::TunnelPayload);
+  Bytes geneve = wrapped(*synth::encapsulation_named("geneve"));
+  geneve[42] = 0x40;
+  EXPECT_EQ(decode(link_type::kEthernet, geneve).reason, NotTcpReason::TunnelPayload);
+  // An MPLS payload that is neither IP nor a pseudowire.
+  Bytes mpls = wrapped(*synth::encapsulation_named("mpls"));
+  mpls[22] = 0x50;
+  EXPECT_EQ(decode(link_type::kEthernet, mpls).reason, NotTcpReason::TunnelPayload);
+}
+
+TEST(PacketDecoder, DecodesTunnelsWhoseOuterHeaderIsIpv6) {
+  // IPv6 in IPv6, IPv4 in IPv6 (RFC 2473), and GRE over IPv6 behind a destination options header.
+  const auto six_in_six = decode(link_type::kRaw, ipv6(41, ipv6(kTcp, tcp(kPayload))));
+  expect_tcp_with_payload(six_in_six);
+  EXPECT_EQ(to_string(six_in_six.tunnels), "ip-in-ip 2001:db8::1->2001:db8::2");
+  const auto four_in_six = decode(link_type::kRaw, ipv6(4, ipv4(tcp(kPayload))));
+  expect_tcp_with_payload(four_in_six);
+  EXPECT_EQ(four_in_six.segment.source.address.family, 4);
+  const Bytes gre = {0x20, 0x00, 0x08, 0x00, 0, 0, 0, 9};  // K bit, IPv4, key 9
+  const auto gre6 =
+      decode(link_type::kRaw,
+             ipv6(60, concat(ipv6_options_header(47, 0), concat(gre, ipv4(tcp(kPayload))))));
+  expect_tcp_with_payload(gre6);
+  EXPECT_EQ(to_string(gre6.tunnels), "gre key 9 2001:db8::1->2001:db8::2");
+}
+
+TEST(PacketDecoder, CountsFragmentsOfTunnelPacketsAsUnreached) {
+  Ipv4Spec outer;
+  outer.protocol = 47;
+  outer.fragment_field = 0x2000;  // more fragments
+  const auto v4 = decode(link_type::kRaw, ipv4(outer, Bytes(40, 0)));
+  EXPECT_EQ(v4.status, DecodeStatus::NotTcp);
+  EXPECT_EQ(v4.reason, NotTcpReason::TunnelPayload);
+  EXPECT_NE(v4.detail.find("not reassembled"), std::string::npos) << v4.detail;
+  const auto v6 =
+      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(4, 8, false), Bytes(40, 0))));
+  EXPECT_EQ(v6.reason, NotTcpReason::TunnelPayload) << v6.detail;
+}
+
+TEST(PacketDecoder, DecodesUdpTunnelsOnTheConfiguredPortsOnly) {
+  auto vxlan = *synth::encapsulation_named("vxlan");
+  vxlan.udp_port = 8472;  // Linux's pre-IANA VXLAN port
+  const Bytes frame = wrapped(vxlan);
+  // Not decoded, but not passed over either: it looks like VXLAN.
+  const auto plain = decode_with(frame, DecodeOptions{});
+  EXPECT_EQ(plain.status, DecodeStatus::NotTcp);
+  EXPECT_EQ(plain.reason, NotTcpReason::TunnelPayload);
+  EXPECT_NE(plain.detail.find("--vxlan-port 8472"), std::string::npos) << plain.detail;
+  // Geneve on an unknown port is only UDP.
+  auto geneve_elsewhere = *synth::encapsulation_named("geneve");
+  geneve_elsewhere.udp_port = 7000;
+  EXPECT_EQ(decode_with(wrapped(geneve_elsewhere), DecodeOptions{}).reason,
+            NotTcpReason::OtherIpProtocol);
+  DecodeOptions options;
+  options.vxlan_ports.push_back(8472);
+  expect_tcp_with_payload(decode_with(frame, options));
+  auto geneve = *synth::encapsulation_named("geneve");
+  geneve.udp_port = 7000;
+  options.geneve_ports = {7000};
+  expect_tcp_with_payload(decode_with(wrapped(geneve), options));
+}
+
+TEST(PacketDecoder, SaysWhyAFrameIsNotTcp) {
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(Bytes(28, 0), 0x0806)).reason,
+            NotTcpReason::OtherEtherType);
+  Ipv4Spec udp;
+  udp.protocol = kUdp;
+  EXPECT_EQ(decode(link_type::kRaw, ipv4(udp, Bytes(16, 0))).reason, NotTcpReason::OtherIpProtocol);
+  EXPECT_EQ(decode(147, Bytes(40, 0)).reason, NotTcpReason::LinkType);
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0800)).reason,
+            NotTcpReason::None);
+}
+
+// ---- captures on the sending host (TSO/GSO super-segments)
+
+TEST(PacketDecoder, TakesTheFrameLengthForAnIpv4TotalLengthOfZero) {
+  // Wireshark's ip.tso_support: a super-segment of 200 KiB, before the NIC cut it.
+  const Bytes big(200u << 10, 0x5a);
+  Ipv4Spec spec;
+  spec.total_length = 0;
+  expect_tcp_with_payload(decode(link_type::kEthernet, ethernet(ipv4(spec, tcp(big)), 0x0800)),
+                          big);
+  // Still too short for its own header: malformed.
+  expect_malformed(decode(link_type::kRaw, Bytes{0x45, 0, 0, 0, 0, 0, 0, 0, 64, 6}),
+                   "IPv4 header truncated");
+}
+
+TEST(PacketDecoder, ReadsTheIpv6JumboPayloadOption) {
+  const Bytes big(256u << 10, 0x5b);
+  const Bytes segment = tcp(big);
+  const Bytes frame = ipv6(
+      0, concat(jumbo_header(kTcp, static_cast<std::uint32_t>(8 + segment.size())), segment), 0);
+  expect_tcp_with_payload(decode(link_type::kRaw, frame), big);
+  // Ethernet padding after a jumbogram is not payload.
+  expect_tcp_with_payload(
+      decode(link_type::kEthernet, ethernet(concat(frame, Bytes(6, 0)), 0x86dd)), big);
+}
+
+TEST(PacketDecoder, TakesTheFrameLengthForAnIpv6PayloadLengthOfZeroWithoutJumboOption) {
+  // Linux BIG TCP removes the option before the capture sees the packet.
+  const Bytes big(70000, 0x5c);
+  expect_tcp_with_payload(decode(link_type::kRaw, ipv6(kTcp, tcp(big), 0)), big);
+}
+
+// ---- hostile input
 
 TEST(PacketDecoder, RejectsTruncatedLinkHeadersAsMalformed) {
   const Bytes frame = ethernet(ipv4(tcp(kPayload)), 0x0800, {0x8100});
@@ -490,8 +766,6 @@ TEST(PacketDecoder, RejectsIpv4TotalLengthsThatLie) {
   Ipv4Spec spec;
   spec.total_length = 19;
   expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "total length 19");
-  spec.total_length = 0;
-  expect_malformed(decode(link_type::kRaw, ipv4(spec, tcp(kPayload))), "total length 0");
   spec.total_length = 1500;
   expect_malformed(decode(link_type::kEthernet, ethernet(ipv4(spec, tcp(kPayload)), 0x0800)),
                    "total length 1500");
@@ -523,9 +797,9 @@ TEST(PacketDecoder, RejectsTcpHeadersCutBySnaplen) {
 
 TEST(PacketDecoder, RejectsIpv6LengthsThatLie) {
   expect_malformed(decode(link_type::kRaw, ipv6(kTcp, tcp(kPayload), 500)), "payload length 500");
-  expect_malformed(
-      decode(link_type::kRaw, ipv6(0, concat(ipv6_options_header(kTcp, 0), tcp({})), 0)),
-      "jumbogram");
+  // A Jumbo Payload option longer than the frame.
+  expect_malformed(decode(link_type::kRaw, ipv6(0, concat(jumbo_header(kTcp, 70000), tcp({})), 0)),
+                   "payload length 70000");
   // A destination options header claiming 8 * 256 bytes.
   expect_malformed(
       decode(link_type::kRaw, ipv6(60, concat(ipv6_options_header(kTcp, 255), tcp(kPayload)),
@@ -548,7 +822,7 @@ TEST(PacketDecoder, NeverReadsOutsideTheFrameWhateverTheBytesSay) {
   TcpSpec spec;
   spec.mss = 1400;
   spec.extra_options = {1, 3, 3, 7};
-  const std::vector<std::pair<std::uint32_t, Bytes>> frames = {
+  std::vector<std::pair<std::uint32_t, Bytes>> frames = {
       {link_type::kEthernet, ethernet(ipv4(tcp(spec, kPayload)), 0x0800, {0x8100, 0x8100})},
       {link_type::kLinuxSll,
        sll(ipv6(0, concat(concat(ipv6_options_header(44, 1), ipv6_fragment_header(51, 0, false)),
@@ -557,6 +831,12 @@ TEST(PacketDecoder, NeverReadsOutsideTheFrameWhateverTheBytesSay) {
       {link_type::kLinuxSll2, sll2(ipv4(tcp(spec, kPayload)), 0x0800)},
       {link_type::kNull, loopback(ipv6(kTcp, tcp(spec, kPayload)), 30, true)},
   };
+  // Every encapsulation too: its lengths, flags and option counts are hostile input as well.
+  for (const auto& named : synth::named_encapsulations()) {
+    frames.emplace_back(link_type::kEthernet,
+                        synth::encapsulate(ethernet(ipv6(kTcp, tcp(spec, kPayload)), 0x86dd),
+                                           named.second, synth::Dir::Responder));
+  }
   std::mt19937 random(12345);
   for (const auto& [link, frame] : frames) {
     ASSERT_EQ(decode(link, frame).status, DecodeStatus::Tcp) << decode(link, frame).detail;

@@ -17,6 +17,7 @@
 #include "mpa/connection_summary.h"
 #include "mpa/events.h"
 #include "mpa/packet.h"
+#include "mpa/packet_decoder.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
 
@@ -37,6 +38,8 @@ struct AnalyzerOptions {
   std::size_t inference_window = 64u << 10;
   // Hand each whole ULPDU (markers removed) to EventSink::on_fpdu (FpduEvent::ulpdu).
   bool keep_ulpdu = false;
+  // How the frames fed to it are decoded (FrameFeeder): the UDP tunnel ports.
+  DecodeOptions decode;
 };
 
 class EventSink {
@@ -70,6 +73,7 @@ class Analyzer {
 
   std::uint64_t tcp_connections() const;
   std::uint64_t mpa_connections() const;
+  const AnalyzerOptions& options() const;
 
  private:
   struct Impl;

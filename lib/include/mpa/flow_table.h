@@ -41,6 +41,7 @@ struct FlowKeyHash {
       mix(words[1]);
       mix(static_cast<std::uint64_t>(e->port) << 8 | e->address.family);
     }
+    mix(key.low.tunnel);  // both ends share it
     return static_cast<std::size_t>(h);
   }
 };

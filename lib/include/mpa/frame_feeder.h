@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <unordered_map>
 
 #include "mpa/analyzer.h"
 #include "mpa/packet_decoder.h"
@@ -17,10 +19,25 @@ struct CaptureStats {
   std::uint64_t frames = 0;
   std::uint64_t bytes = 0;  // captured octets of all records
   std::uint64_t tcp_segments = 0;
-  std::uint64_t other_frames = 0;  // not TCP
+  std::uint64_t other_frames = 0;  // not TCP: the sum of the reasons below
   std::uint64_t malformed_frames = 0;
   std::uint64_t ip_fragments = 0;
+  std::uint64_t tunnelled_segments = 0;  // of tcp_segments, those found inside a tunnel
+  // other_frames by reason (NotTcpReason).
+  std::uint64_t other_ethertype = 0;
+  std::uint64_t other_ip_protocol = 0;
+  std::uint64_t tunnel_payload = 0;  // a tunnel whose payload is not decoded
+  std::uint64_t too_deep = 0;        // encapsulations nested too deep
+  std::uint64_t unsupported_link_type = 0;
+  // Frames that may have carried TCP the analysis never saw: a report warns of them.
+  std::uint64_t unreached() const { return tunnel_payload + too_deep + unsupported_link_type; }
+  std::uint64_t first_unreached_frame = 0;  // the first of them, and why (the decoder's detail)
+  std::string first_unreached_detail;
 };
+
+// Tunnel descriptions by Endpoint::tunnel ("vxlan vni 42 10.0.0.1->10.0.0.2"), for reports.
+using TunnelNames = std::unordered_map<std::uint64_t, std::string>;
+inline constexpr std::size_t kMaxTunnelNames = 4096;  // beyond: shown by number
 
 struct CapturedFrame {
   std::uint64_t number = 0;            // frame number (from 1, in capture order)
@@ -32,10 +49,12 @@ struct CapturedFrame {
 
 // Decodes `frame` by its own link type, as FrameFeeder does before it feeds the analyzer (a
 // second pass over a capture, such as the HTML report's octets, decodes the same way).
+DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& options);
 DecodeResult decode_captured(const CapturedFrame& frame);
 
 class FrameFeeder {
  public:
+  // Decodes as analyzer.options().decode says (the UDP tunnel ports).
   explicit FrameFeeder(Analyzer& analyzer) : analyzer_(analyzer) {}
 
   // Decodes `frame` and feeds the analyzer what it holds; returns what it held.
@@ -53,13 +72,18 @@ class FrameFeeder {
   }
 
   const CaptureStats& stats() const { return stats_; }
+  // The tunnels TCP segments came through (at most kMaxTunnelNames).
+  const TunnelNames& tunnel_names() const { return tunnel_names_; }
 
  private:
   DecodeResult decode(const CapturedFrame& frame);
+  void count_not_tcp(const CapturedFrame& frame, const DecodeResult& decoded);
+  void note_tunnel(const DecodeResult& decoded);
   void deliver(const CapturedFrame& frame, const DecodeResult& decoded);
 
   Analyzer& analyzer_;
   CaptureStats stats_;
+  TunnelNames tunnel_names_;
 };
 
 }  // namespace mpa

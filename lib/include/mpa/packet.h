@@ -22,6 +22,12 @@ struct IpAddress {
 struct Endpoint {
   IpAddress address;
   std::uint16_t port = 0;
+  // The tunnels the packet travelled in (VXLAN VNI, GRE key, ERSPAN session, outer
+  // addresses), hashed by the decoder; 0 when it was not tunnelled. An address is only
+  // unique within its tunnel: 10.0.0.1 in VNI 42 and in VNI 43 are two hosts, so the
+  // tunnel is part of the endpoint and thus of the flow key. Both directions of a flow
+  // share it (see TunnelPath::id).
+  std::uint64_t tunnel = 0;
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
   friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
 };

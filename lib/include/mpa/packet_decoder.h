@@ -1,11 +1,17 @@
 // Link, IP and TCP header decoding (IEEE 802.3/802.1Q, Linux SLL/SLL2, BSD loopback,
-// RFC 791 IPv4 with options, RFC 8200 IPv6 with extension headers, RFC 793 TCP).
+// RFC 791 IPv4 with options, RFC 8200 IPv6 with extension headers, RFC 793 TCP), and the
+// encapsulations Wireshark decodes by default: VLAN stacks, MPLS (RFC 3032, RFC 4448
+// Ethernet pseudowires), IP in IP (RFC 2003, RFC 4213), GRE (RFC 2784, RFC 2890), ERSPAN
+// types I, II and III, VXLAN (RFC 7348) and Geneve (RFC 8926).
 // Pure: bytes in, a TcpSegment (or why not) out.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "mpa/packet.h"
 
@@ -27,21 +33,73 @@ bool is_supported_link_type(std::uint32_t link_type);
 
 enum class DecodeStatus : std::uint8_t {
   Tcp,         // `segment` is filled
-  NotTcp,      // a valid frame of something else (ARP, UDP, ...)
+  NotTcp,      // a valid frame of something else (ARP, UDP, ...); `reason` says what
   IpFragment,  // an IP fragment (not reassembled); `segment` endpoints filled when known
   Malformed,   // headers inconsistent or cut short; `detail` says how
   UnsupportedLinkType,
 };
 
+// Why a frame was not decoded to TCP. The last three may hide TCP the checker did not see:
+// the report warns of them, so that "0 connections with MPA" never hides traffic.
+enum class NotTcpReason : std::uint8_t {
+  None,
+  OtherEtherType,   // ARP, LLDP, an 802.3 length, ...: no IP in it
+  OtherIpProtocol,  // UDP on no tunnel port, ICMP, ESP, ...
+  TunnelPayload,    // a tunnel whose payload (or variant) is not decoded
+  TooDeep,          // encapsulations nested beyond kMaxTunnelDepth
+  LinkType,         // an unsupported link type
+};
+inline constexpr std::size_t kNotTcpReasons = 6;
+std::string_view to_string(NotTcpReason reason);
+
+// Where the UDP tunnels listen (either port of a datagram matches, as in Wireshark).
+struct DecodeOptions {
+  std::vector<std::uint16_t> vxlan_ports{4789};   // IANA, RFC 7348 5
+  std::vector<std::uint16_t> geneve_ports{6081};  // IANA, RFC 8926 3.3
+};
+
+// Tunnels deeper than this are given up (hostile input cannot make the decoder loop).
+inline constexpr std::size_t kMaxTunnelDepth = 8;
+
+enum class TunnelKind : std::uint8_t { IpInIp, Gre, ErspanI, ErspanII, ErspanIII, Vxlan, Geneve };
+std::string_view to_string(TunnelKind kind);
+
+// The tunnels a packet travelled in, outermost first: fixed size, so decoding allocates
+// nothing. VLAN tags and MPLS labels are left out: they often differ per direction (each
+// hop swaps labels) and Wireshark does not split TCP conversations by them.
+struct TunnelLayer {
+  TunnelKind kind{};
+  bool has_id = false;     // GRE without a key has none
+  std::uint32_t id = 0;    // VNI, GRE key or ERSPAN session
+  IpAddress outer_source;  // the IP header that carried the tunnel (unset for ERSPAN: its GRE)
+  IpAddress outer_destination;
+  bool has_outer = false;
+};
+struct TunnelPath {
+  std::array<TunnelLayer, kMaxTunnelDepth> layers{};
+  std::size_t depth = 0;
+  // A hash of every layer, the same in both directions (outer addresses taken as an
+  // unordered pair); 0 for no tunnel.
+  std::uint64_t id() const;
+};
+// "vxlan vni 42 10.0.0.1->10.0.0.2", layers joined by " / ".
+std::string to_string(const TunnelPath& path);
+
 struct DecodeResult {
   DecodeStatus status = DecodeStatus::NotTcp;
-  TcpSegment segment;  // payload points into the frame bytes passed in
-  std::string detail;  // for Malformed / IpFragment
+  NotTcpReason reason = NotTcpReason::None;  // for NotTcp and UnsupportedLinkType
+  TcpSegment segment;                        // payload points into the frame bytes passed in
+  std::string detail;                        // for Malformed / IpFragment
+  TunnelPath tunnels;                        // those crossed on the way to where decoding stopped
 };
 
 // `data` holds the captured bytes (caplen), `original_length` the length on the wire.
 // Bytes between caplen and original_length that belong to the TCP payload are reported in
 // segment.payload_missing.
+DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
+                          std::uint32_t original_length, std::uint64_t frame,
+                          std::uint64_t timestamp_ns, const DecodeOptions& options);
+// The same with the default tunnel ports.
 DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
                           std::uint32_t original_length, std::uint64_t frame,
                           std::uint64_t timestamp_ns);

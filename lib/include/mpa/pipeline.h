@@ -17,6 +17,7 @@ struct PipelineResult {
   bool ok = true;     // false: the file could not be read to its end (see error)
   std::string error;  // names the file and the record
   CaptureStats stats;
+  TunnelNames tunnel_names;  // the tunnels of the connections (Endpoint::tunnel)
 };
 
 // A record as the pipeline feeds it: a frame of its own interface's link type (a pcapng file

@@ -1,0 +1,167 @@
+// The encapsulation invariant: a capture taken inside a tunnel, a mirror session, MPLS or a
+// VLAN stack (tests/synth/encapsulation.h) gives exactly the findings of the same capture
+// taken plain, through the FrameFeeder both faces use. And the tunnel is part of the flow:
+// two tunnels carrying the same inner connection are two connections.
+#include "encapsulation.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "faults.h"
+#include "generator.h"
+#include "mpa/analyzer.h"
+#include "mpa/frame_feeder.h"
+#include "scenario.h"
+
+namespace mpa {
+namespace {
+
+// What a finding says, where: the invariant's unit.
+using Fact = std::tuple<std::string, Direction, std::uint64_t, std::uint32_t>;
+
+struct Facts : EventSink {
+  std::vector<Fact> findings;
+  std::vector<ConnectionSummary> connections;
+  void on_finding(const Finding& f) override {
+    findings.emplace_back(std::string(info(f.id).name), f.direction, f.frame, f.connection);
+  }
+  void on_connection_end(const ConnectionSummary& s) override { connections.push_back(s); }
+};
+
+struct Outcome {
+  Facts facts;
+  CaptureStats stats;
+};
+
+Outcome run(const std::vector<synth::CapturedFrame>& frames, AnalyzerOptions options = {}) {
+  Outcome out;
+  Analyzer analyzer(options, out.facts);
+  FrameFeeder feeder(analyzer);
+  std::uint64_t number = 0;
+  for (const synth::CapturedFrame& f : frames) {
+    feeder.feed({++number, link_type::kEthernet, f.bytes,
+                 static_cast<std::uint32_t>(f.bytes.size()), f.time_us * 1000});
+  }
+  analyzer.finish(number);
+  out.stats = feeder.stats();
+  return out;
+}
+
+synth::Scenario with_wrap(synth::Scenario s, std::optional<synth::Encapsulation> wrap) {
+  s.effects.wrap = wrap;
+  return s;
+}
+
+// Valid and faulty conversations, markers on and off, IPv4 and IPv6.
+std::vector<std::pair<std::string, synth::Scenario>> scenarios() {
+  std::vector<std::pair<std::string, synth::Scenario>> out;
+  synth::Scenario valid = synth::base_scenario("encapsulation-valid");
+  out.emplace_back("valid", valid);
+  synth::Scenario crc = valid;
+  crc.initiator.messages[2].tweaks.corrupt_crc = true;
+  out.emplace_back("crc-fault", crc);
+  synth::Scenario markers = crc;
+  markers.initiator.frame.m = markers.responder.frame.m = true;
+  out.emplace_back("markers-crc-fault", markers);
+  synth::Scenario v6 = crc;
+  v6.ipv6 = true;
+  out.emplace_back("ipv6-crc-fault", v6);
+  for (const char* fault : {"fpdu.pad-nonzero", "startup.pd-length-mismatch"}) {
+    synth::Scenario s = valid;
+    const synth::FaultRecipe* recipe = synth::find_fault(fault);
+    if (!recipe) continue;
+    synth::apply_fault(s, *recipe);
+    out.emplace_back(fault, s);
+  }
+  return out;
+}
+
+TEST(Encapsulation, EveryWrapperGivesTheFindingsOfThePlainCapture) {
+  for (const auto& [scenario_name, scenario] : scenarios()) {
+    const Outcome plain = run(synth::generate_frames(scenario));
+    ASSERT_FALSE(plain.facts.connections.empty()) << scenario_name;
+    if (scenario_name != "valid") {
+      EXPECT_FALSE(plain.facts.findings.empty()) << scenario_name;
+    }
+    for (const auto& [wrap_name, wrap] : synth::named_encapsulations()) {
+      SCOPED_TRACE(scenario_name + " in " + wrap_name);
+      const Outcome wrapped = run(synth::generate_frames(with_wrap(scenario, wrap)));
+      EXPECT_EQ(wrapped.facts.findings, plain.facts.findings);
+      EXPECT_EQ(wrapped.facts.connections.size(), plain.facts.connections.size());
+      EXPECT_EQ(wrapped.stats.tcp_segments, plain.stats.tcp_segments);
+      EXPECT_EQ(wrapped.stats.unreached(), 0u);
+    }
+  }
+}
+
+// The same inner connection (same seed: same addresses, ports and ISNs) in two tunnels,
+// their frames interleaved: without the tunnel in the flow key they would be one mangled
+// connection.
+std::vector<synth::CapturedFrame> interleaved(const synth::Scenario& a, const synth::Scenario& b) {
+  const auto one = synth::generate_frames(a), two = synth::generate_frames(b);
+  std::vector<synth::CapturedFrame> out;
+  for (std::size_t i = 0; i < std::max(one.size(), two.size()); ++i) {
+    if (i < one.size()) out.push_back(one[i]);
+    if (i < two.size()) out.push_back(two[i]);
+  }
+  return out;
+}
+
+TEST(Encapsulation, TwoTunnelsWithTheSameInnerConnectionAreTwoConnections) {
+  synth::Scenario faulty = synth::base_scenario("encapsulation-two-tunnels");
+  faulty.initiator.messages[2].tweaks.corrupt_crc = true;
+  const synth::Scenario valid = synth::base_scenario("encapsulation-two-tunnels");
+  for (const char* pair : {"vxlan", "gre-key", "erspan-ii", "geneve"}) {
+    SCOPED_TRACE(pair);
+    synth::Encapsulation a = *synth::encapsulation_named(pair), b = a;
+    b.id = a.id + 1;
+    const Outcome both = run(interleaved(with_wrap(faulty, a), with_wrap(valid, b)));
+    ASSERT_EQ(both.facts.connections.size(), 2u);
+    EXPECT_NE(both.facts.connections[0].initiator.tunnel,
+              both.facts.connections[1].initiator.tunnel);
+    // Only the faulty tunnel's connection has the CRC error, once.
+    const auto crc_errors =
+        std::count_if(both.facts.findings.begin(), both.facts.findings.end(),
+                      [](const Fact& f) { return std::get<0>(f) == "fpdu.crc-mismatch"; });
+    EXPECT_EQ(crc_errors, 1);
+  }
+  // Outer addresses alone (IP in IP has no id) tell tunnels apart too.
+  synth::Encapsulation a = *synth::encapsulation_named("ipip"), b = a;
+  b.outer_host = 2;
+  EXPECT_EQ(run(interleaved(with_wrap(faulty, a), with_wrap(valid, b))).facts.connections.size(),
+            2u);
+}
+
+TEST(Encapsulation, FramesNotDecodedAreCountedByReason) {
+  synth::Encapsulation vxlan = *synth::encapsulation_named("vxlan");
+  vxlan.udp_port = 8472;
+  const synth::Scenario s = with_wrap(synth::base_scenario("encapsulation-port"), vxlan);
+  const Outcome unknown_port = run(synth::generate_frames(s));
+  EXPECT_TRUE(unknown_port.facts.connections.empty());
+  // It looks like VXLAN: counted as a tunnel payload not decoded, which the report warns of.
+  EXPECT_EQ(unknown_port.stats.tunnel_payload, unknown_port.stats.frames);
+  EXPECT_EQ(unknown_port.stats.unreached(), unknown_port.stats.frames);
+  AnalyzerOptions options;
+  options.decode.vxlan_ports.push_back(8472);
+  const Outcome known_port = run(synth::generate_frames(s), options);
+  EXPECT_EQ(known_port.facts.connections.size(), 1u);
+  EXPECT_EQ(known_port.stats.tunnelled_segments, known_port.stats.frames);
+
+  // GRE carrying a payload type it does not decode: counted as unreached.
+  std::vector<synth::CapturedFrame> frames = synth::generate_frames(
+      with_wrap(synth::base_scenario("x"), *synth::encapsulation_named("gre")));
+  for (auto& f : frames) {  // the GRE protocol type: PPP
+    f.bytes[14 + 20 + 2] = 0x88;
+    f.bytes[14 + 20 + 3] = 0x0b;
+  }
+  const Outcome ppp = run(frames);
+  EXPECT_EQ(ppp.stats.tunnel_payload, ppp.stats.frames);
+  EXPECT_EQ(ppp.stats.unreached(), ppp.stats.frames);
+}
+
+}  // namespace
+}  // namespace mpa
