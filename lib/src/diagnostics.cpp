@@ -183,6 +183,11 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {CaptureStartupFrameCut, "capture.startup-frame-cut", Note, Sequence, "RFC 5044 7.1",
      MpaError::None,
      "The capture ends inside a startup frame; the rest of it could not be checked"},
+    // ---- retransmissions, added later
+    {TcpRetransmissionCheckStopped, "tcp.retransmission-check-stopped", Note, Sequence,
+     "RFC 793 3.3", MpaError::None,
+     "The peer's acknowledgements lag further behind than retransmissions are compared; older "
+     "octets, which TCP may still resend, are no longer compared with those first sent"},
 }};
 
 constexpr bool ids_in_enum_order() {

@@ -53,6 +53,8 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
   s.stats.on_payload(seg.payload.size() + seg.payload_missing);
   if ((seg.flags & tcp_flags::kRst) && !reset_by_)
     reset_by_ = &s;  // before the stream's end is told
+  // The ACK field is the peer's: how far back its retransmissions are compared.
+  if (seg.flags & tcp_flags::kAck) s.peer->reassembler.on_peer_ack(seg.ack);
   s.reassembler.on_segment(seg, s);
   if (seg.flags & tcp_flags::kRst) {
     // A reset ends both directions.
@@ -178,11 +180,26 @@ void Sender::on_stream_end(std::uint64_t, TcpSeq, StreamEnd how, std::uint64_t f
   connection.on_end(*this, frame, how);
 }
 void Sender::on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                        std::uint64_t frame) {
+                                        MismatchEvidence evidence, std::uint64_t frame) {
   connection.report(
       *this, DiagId::TcpRetransmissionMismatch, frame, seq, offset,
-      fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
-                  seq.value(), length));
+      evidence == MismatchEvidence::Octets
+          ? fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
+                        seq.value(), length)
+          : fmt::format("retransmitted octets among the {} at seq {} differ from those first "
+                        "sent (by their CRC32c digest: the octets first sent have left the "
+                        "{} kept octet by octet)",
+                        length, seq.value(), reassembler.options().retransmission_window));
+}
+void Sender::on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
+                                             std::uint64_t frame) {
+  const std::size_t reach = reassembler.options().retransmission_reach;
+  connection.report(
+      *this, DiagId::TcpRetransmissionCheckStopped, frame, seq, offset,
+      fmt::format("the peer's acknowledgements seen lag more than {} octets behind: "
+                  "retransmissions of octets before seq {} are no longer compared with those "
+                  "first sent (digests are kept for {} MiB per direction)",
+                  reach, seq.value(), reach >> 20));
 }
 void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
 void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }

@@ -139,7 +139,9 @@ struct Sender final : StreamSink, FpduSink {
                      std::uint64_t frame) override;
   void on_stream_end(std::uint64_t offset, TcpSeq seq, StreamEnd how, std::uint64_t frame) override;
   void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                  std::uint64_t frame) override;
+                                  MismatchEvidence evidence, std::uint64_t frame) override;
+  void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
+                                       std::uint64_t frame) override;
   void on_fpdu(const FpduEvent& fpdu) override;
   void on_finding(Finding&& finding) override;
 };

@@ -26,10 +26,12 @@
 //     then split at the in-order position:
 //     a. The old part (below next_offset) was already delivered or reported as a gap.
 //        Its captured bytes are compared with the history ring, which holds the last
-//        `retransmission_window` delivered bytes; older bytes and bytes inside reported
-//        gaps cannot be compared and pass silently. The first difference is reported
-//        once per segment (offset of the first differing byte, length of the compared
-//        region from there).
+//        `retransmission_window` delivered bytes, and, further back, with the digests of
+//        octets the peer has not acknowledged (below, "Digests"); bytes inside reported
+//        gaps, and older bytes nothing is kept for, cannot be compared and pass silently.
+//        The first difference is reported once per segment (offset of the first
+//        differing byte, length of the compared region from there; for a digest, the
+//        unit that differs).
 //     b. If the new part starts exactly at next_offset it is delivered at once, straight
 //        from the caller's buffer (the only copy is into the history ring); its missing
 //        bytes become a Truncated gap. Then buffered pieces that have become contiguous
@@ -50,6 +52,24 @@
 // buffered data after it; a FIN recorded but not reached is then honoured (after a final
 // NotCaptured gap up to it).
 //
+// Digests: TCP may retransmit any octet the peer has not acknowledged, however long ago it
+// was first sent (a window of several MiB is common). Octets are kept only for the recent
+// window; an octet that leaves the ring while still unacknowledged (the peer's cumulative
+// ACK, fed by on_peer_ack from the other direction's segments) leaves a CRC32c digest of
+// its unit behind. Units tile the delivered stream: a unit ends at every multiple of
+// 1 KiB, at each delivered segment's start (unless that would leave a unit shorter than
+// 256 octets) and before a gap. So a retransmission that repeats the original segments
+// (what stacks do) covers whole units, and one cut differently, or a piece of a large
+// (TSO/GRO) segment, still covers the whole 1 KiB units inside it; only units a
+// retransmission covers entirely are compared, a part of one cannot be (its octets are
+// gone). A digest is dropped once the peer acknowledges its unit: a retransmission of
+// acknowledged octets is compared only while they are in the ring. Memory is bounded by
+// `retransmission_reach`: digests more than that far behind the newest octet are dropped
+// and the sink is told once (the check stopped short of the peer's acknowledgement).
+// Digests are computed only for octets that leave the ring unacknowledged, so a peer that
+// acknowledges within the window costs nothing. Without any acknowledgement seen (a capture
+// of one direction) nothing is digested: it is not known what TCP could still resend.
+//
 // Invariant: every stream offset below next_offset was reported exactly once, either in
 // on_stream_data or inside on_stream_gap; nothing is dropped silently.
 #include "mpa/tcp_reassembly.h"
@@ -60,6 +80,8 @@
 #include <limits>
 #include <utility>
 
+#include "mpa/crc32c.h"
+
 namespace mpa {
 
 namespace {
@@ -67,6 +89,11 @@ namespace {
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
 // The history ring starts this small and doubles, so short connections stay cheap.
 constexpr std::size_t kMinHistory = 4096;
+// Digest units: never across a multiple of kUnitGrid; a segment's start ends the unit
+// before it only if that unit has kMinUnit octets (so tiny segments cost no more memory
+// than 1 KiB / kMinUnit digests per KiB).
+constexpr std::uint64_t kUnitGrid = 1024;
+constexpr std::uint64_t kMinUnit = 256;
 
 // Copies `len` bytes (len <= ring.size()) into the ring at the position of `offset`.
 void ring_write(std::vector<std::uint8_t>& ring, std::uint64_t offset, const std::uint8_t* src,
@@ -128,6 +155,29 @@ std::uint64_t TcpReassembler::end_limit() const {
   if (ended_) return next_offset_;
   if (fin_seen_) return fin_offset_;
   return kNoLimit;
+}
+
+void TcpReassembler::take_peer_ack(TcpSeq ack) {
+  if (!started_) return;  // no origin yet to place it
+  last_ack_ = ack;
+  if (!acks_seen_) {
+    acks_seen_ = true;
+    digesting_ = options_.retransmission_window >= kMinHistory &&
+                 options_.retransmission_reach > options_.retransmission_window;
+    if (digesting_) cuts_.resize(options_.retransmission_window / kMinUnit + 2);
+  }
+  const std::int64_t at =
+      static_cast<std::int64_t>(next_offset_) + ack.signed_distance_from(next_seq());
+  // Not beyond what the sender was seen to send (and its FIN): a wild ACK would otherwise
+  // switch the comparison off for data still to come.
+  const std::uint64_t sent = std::max(next_offset_, highest_end_) + 1;
+  const std::uint64_t offset =
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max<std::int64_t>(at, 0)), sent);
+  if (offset <= acked_offset_) return;
+  acked_offset_ = offset;
+  while (!digests_.empty() && digests_.front().start + digests_.front().length <= acked_offset_) {
+    digests_.pop_front();
+  }
 }
 
 SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink& sink) {
@@ -303,18 +353,23 @@ bool TcpReassembler::buffer_out_of_order(std::uint64_t base, std::span<const std
 void TcpReassembler::deliver(std::span<const std::uint8_t> data, std::uint64_t frame, Call& call) {
   if (data.empty()) return;
   call.sink.on_stream_data(next_offset_, next_seq(), data, frame);
-  remember(data);
+  remember(data, call);
   next_offset_ += data.size();
 }
 
 void TcpReassembler::emit_gap(std::uint64_t length, GapCause cause, std::uint64_t frame,
                               Call& call) {
   if (length == 0) return;
+  // The ring is given up below (it holds no bytes for the gap): what it holds that the peer
+  // may still have resent is digested first, its last unit ending where the gap starts.
+  if (digesting()) digest_units_before(next_offset_, {});
   call.sink.on_stream_gap(next_offset_, next_seq(), length, cause, frame);
   next_offset_ += length;
   // The ring holds no bytes for the gap; nothing before it can be compared reliably
   // without tracking holes in the history, so comparisons restart here.
   history_begin_ = next_offset_;
+  digest_cursor_ = next_offset_;
+  cuts_count_ = 0;
 }
 
 void TcpReassembler::drain(Call& call) {
@@ -370,7 +425,12 @@ void TcpReassembler::trim_pending_to(std::uint64_t limit) {
 
 void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data,
                                           Call& call) {
-  if (call.mismatch_reported || history_.empty()) return;
+  if (call.mismatch_reported) return;
+  if (!digests_.empty() && offset < digests_.back().start + digests_.back().length &&
+      check_digests(offset, data, call)) {
+    return;
+  }
+  if (history_.empty()) return;
   const std::uint64_t size = history_.size();
   const std::uint64_t valid_from =
       std::max(history_begin_, next_offset_ > size ? next_offset_ - size : 0);
@@ -392,17 +452,99 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
   }
 }
 
-void TcpReassembler::report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call) {
+// Compares the units `data` (at `offset`) covers entirely with their digests; true when one
+// differs (reported). Units partly covered are skipped: their octets are gone.
+bool TcpReassembler::check_digests(std::uint64_t offset, std::span<const std::uint8_t> data,
+                                   Call& call) {
+  const std::uint64_t end = std::min(offset + data.size(), next_offset_);
+  auto it = std::lower_bound(digests_.begin(), digests_.end(), offset,
+                             [](const Digest& d, std::uint64_t at) { return d.start < at; });
+  for (; it != digests_.end() && it->start + it->length <= end; ++it) {
+    if (crc32c(data.subspan(it->start - offset, it->length)) != it->crc) {
+      report_mismatch(it->start, it->length, call, MismatchEvidence::Digest);
+      return true;
+    }
+  }
+  return false;
+}
+
+void TcpReassembler::report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call,
+                                     MismatchEvidence evidence) {
   if (call.mismatch_reported) return;
   call.mismatch_reported = true;
   const auto len32 = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(length, std::numeric_limits<std::uint32_t>::max()));
-  call.sink.on_retransmission_mismatch(offset, seq_at(offset), len32, call.frame);
+  call.sink.on_retransmission_mismatch(offset, seq_at(offset), len32, evidence, call.frame);
+}
+
+// CRC32c of the delivered octets [from, to): those below next_offset_ from the ring (which
+// must hold them), the rest from `incoming` (the octets at next_offset_ being delivered).
+std::uint32_t TcpReassembler::ring_crc(std::uint64_t from, std::uint64_t to,
+                                       std::span<const std::uint8_t> incoming) const {
+  std::uint32_t state = kCrc32cInit;
+  const std::uint64_t size = history_.size();
+  for (std::uint64_t cur = from; cur < std::min(to, next_offset_);) {
+    const std::size_t pos = static_cast<std::size_t>(cur % size);
+    const std::size_t len = static_cast<std::size_t>(
+        std::min<std::uint64_t>(std::min(to, next_offset_) - cur, size - pos));
+    state = crc32c_update(state, std::span(history_).subspan(pos, len));
+    cur += len;
+  }
+  if (to > next_offset_) {
+    const std::uint64_t lo = std::max(from, next_offset_);
+    state = crc32c_update(state, incoming.subspan(static_cast<std::size_t>(lo - next_offset_),
+                                                  static_cast<std::size_t>(to - lo)));
+  }
+  return crc32c_finish(state);
+}
+
+// Cuts the octets from the digest cursor up to `limit` (which are about to leave the ring)
+// into units and keeps a digest of each unit the peer has not acknowledged entirely. The
+// last unit may end past `limit`, within the ring or `incoming`.
+void TcpReassembler::digest_units_before(std::uint64_t limit,
+                                         std::span<const std::uint8_t> incoming) {
+  if (history_.empty()) return;
+  const std::uint64_t size = history_.size();
+  std::uint64_t cur =
+      std::max({digest_cursor_, history_begin_, next_offset_ > size ? next_offset_ - size : 0});
+  if (acked_offset_ >= limit) {  // all acknowledged: nothing to keep
+    cur = std::max(cur, limit);
+  }
+  const std::uint64_t available = next_offset_ + incoming.size();
+  while (cur < limit) {
+    pop_cuts_up_to(cur);
+    std::uint64_t end = std::min(cur - cur % kUnitGrid + kUnitGrid, available);
+    if (has_cut()) end = std::min(end, first_cut());
+    if (end > acked_offset_) {
+      digests_.push_back(
+          {cur, static_cast<std::uint32_t>(end - cur), ring_crc(cur, end, incoming)});
+    }
+    cur = end;
+  }
+  pop_cuts_up_to(cur);
+  digest_cursor_ = std::max(digest_cursor_, cur);
+}
+
+// Keeps digests within `retransmission_reach` of `newest`; the first one dropped (it was
+// unacknowledged) is told to the sink, once.
+void TcpReassembler::drop_digests_beyond_reach(std::uint64_t newest, Call& call) {
+  const std::uint64_t reach = options_.retransmission_reach;
+  if (newest <= reach) return;
+  const std::uint64_t floor = newest - reach;
+  std::uint64_t dropped_to = 0;
+  while (!digests_.empty() && digests_.front().start < floor) {
+    dropped_to = digests_.front().start + digests_.front().length;
+    digests_.pop_front();
+  }
+  if (dropped_to == 0 || reach_exceeded_) return;
+  reach_exceeded_ = true;
+  call.sink.on_retransmission_check_stopped(dropped_to, seq_at(dropped_to), call.frame);
 }
 
 // Appends delivered bytes (at next_offset_) to the history ring, growing it lazily up to
-// the retransmission window. Called before next_offset_ advances.
-void TcpReassembler::remember(std::span<const std::uint8_t> data) {
+// the retransmission window; octets it overwrites (or that never fit) are digested first
+// while unacknowledged. Called before next_offset_ advances.
+void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
   const std::size_t window = options_.retransmission_window;
   if (window == 0) return;
   std::size_t size = history_.size();
@@ -423,6 +565,25 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data) {
     history_.swap(grown);
     size = grown_size;
     history_begin_ = next_offset_ - valid;  // the new slots before that were never written
+  }
+  if (digesting()) {
+    // This segment's start ends the unit before it, unless that unit would be too short.
+    // (The unit would start at the latest of the last cut, the grid line and the cursor.)
+    const std::uint64_t at = next_offset_;
+    if (at % kUnitGrid >= kMinUnit && at - last_cut_ >= kMinUnit && at >= digest_cursor_ + kMinUnit)
+      push_cut(at);
+    // What the ring holds after the write starts here; octets before it leave.
+    const std::uint64_t end = next_offset_ + data.size();
+    const std::uint64_t kept_from = std::max(history_begin_, end > size ? end - size : 0);
+    if (kept_from > digest_cursor_) {
+      if (acked_offset_ >= kept_from) {  // all acknowledged (the usual case): nothing to keep
+        digest_cursor_ = kept_from;
+        pop_cuts_up_to(kept_from);
+      } else {
+        digest_units_before(kept_from, data);
+      }
+    }
+    if (!digests_.empty()) drop_digests_beyond_reach(end, call);
   }
   if (data.size() >= size) {
     ring_write(history_, next_offset_ + data.size() - size, data.data() + data.size() - size, size);

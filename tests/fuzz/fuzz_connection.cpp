@@ -63,10 +63,16 @@ class ContractSink : public mpa::StreamSink {
     ended_ = true;
   }
   void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                  std::uint64_t) override {
+                                  mpa::MismatchEvidence, std::uint64_t) override {
     MPA_FUZZ_CHECK(length > 0, "empty mismatch");
     MPA_FUZZ_CHECK(offset < next_ + (std::uint64_t{1} << 31), "mismatch far beyond the stream");
     check_seq(offset, seq);
+  }
+  void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq, std::uint64_t) override {
+    MPA_FUZZ_CHECK(!stopped_, "the retransmission check stopped twice");
+    MPA_FUZZ_CHECK(offset <= next_, "the check stopped beyond the stream");
+    check_seq(offset, seq);
+    stopped_ = true;
   }
   std::uint64_t next() const { return next_; }
   bool ended() const { return ended_; }
@@ -85,6 +91,7 @@ class ContractSink : public mpa::StreamSink {
   }
   std::uint64_t next_ = 0;
   bool ended_ = false;
+  bool stopped_ = false;
   std::optional<std::uint32_t> origin_;
 };
 
@@ -139,6 +146,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     auto& reassembler = reassemblers[conn][dir];
     if (!reassembler) reassembler = std::make_unique<mpa::TcpReassembler>(options.reassembly);
+    // The ACK field is the peer's, as MpaConnection feeds it.
+    if ((segment.flags & mpa::tcp_flags::kAck) && reassemblers[conn][1 - dir])
+      reassemblers[conn][1 - dir]->on_peer_ack(segment.ack);
     reassembler->on_segment(segment, contracts[conn][dir]);
     MPA_FUZZ_CHECK(reassembler->buffered_bytes() <= options.reassembly.max_buffered_bytes,
                    "buffered beyond the ceiling");

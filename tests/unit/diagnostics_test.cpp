@@ -67,6 +67,7 @@ constexpr Required kRequired[] = {
     {"startup.invalid-request-answered", Error, 0},
     {"startup.no-negotiation-unsolicited", Warning, 0},
     {"capture.startup-frame-cut", Note, 0},
+    {"tcp.retransmission-check-stopped", Note, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -16,7 +16,7 @@ namespace mpa {
 namespace {
 
 struct Event {
-  enum Kind { Data, Gap, End, Mismatch };
+  enum Kind { Data, Gap, End, Mismatch, Stopped };
   Kind kind = Data;
   std::uint64_t offset = 0;
   std::uint32_t seq = 0;
@@ -24,6 +24,7 @@ struct Event {
   std::uint64_t length = 0;  // Data, Gap, Mismatch
   GapCause cause = GapCause::NotCaptured;
   StreamEnd how = StreamEnd::Fin;
+  MismatchEvidence evidence = MismatchEvidence::Octets;  // Mismatch
   std::uint64_t frame = 0;
 };
 
@@ -62,12 +63,22 @@ class RecordingSink : public StreamSink {
     events.push_back(e);
   }
   void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                  std::uint64_t frame) override {
+                                  MismatchEvidence evidence, std::uint64_t frame) override {
     Event e;
     e.kind = Event::Mismatch;
     e.offset = offset;
     e.seq = seq.value();
     e.length = length;
+    e.evidence = evidence;
+    e.frame = frame;
+    events.push_back(e);
+  }
+  void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
+                                       std::uint64_t frame) override {
+    Event e;
+    e.kind = Event::Stopped;
+    e.offset = offset;
+    e.seq = seq.value();
     e.frame = frame;
     events.push_back(e);
   }
@@ -112,6 +123,8 @@ class Harness {
     return reassembler.on_segment(segment, sink);
   }
   void finish() { reassembler.finish(++frame, sink); }
+  // The peer's segment acknowledging everything before `seq`.
+  void ack(std::uint32_t seq) { reassembler.on_peer_ack(TcpSeq(seq)); }
 
   TcpReassembler reassembler;
   RecordingSink sink;
@@ -259,12 +272,15 @@ class CountingSink : public StreamSink {
     ++gaps;
   }
   void on_stream_end(std::uint64_t, TcpSeq, StreamEnd, std::uint64_t) override {}
-  void on_retransmission_mismatch(std::uint64_t, TcpSeq, std::uint32_t, std::uint64_t) override {
+  void on_retransmission_mismatch(std::uint64_t, TcpSeq, std::uint32_t, MismatchEvidence,
+                                  std::uint64_t) override {
     ++mismatches;
   }
+  void on_retransmission_check_stopped(std::uint64_t, TcpSeq, std::uint64_t) override { ++stopped; }
   std::uint64_t delivered = 0;
   int gaps = 0;
   int mismatches = 0;
+  int stopped = 0;
 };
 
 TEST(TcpReassembler, KeepsCountingOffsetsPastFourGibibytes) {
@@ -664,6 +680,238 @@ TEST(TcpReassembler, TilesARandomlyCutReorderedAndDuplicatedStreamExactlyOnce) {
                        SegmentOutcome::Retransmission, SegmentOutcome::DroppedOverLimit}) {
     EXPECT_GT(outcomes[outcome], 0) << static_cast<int>(outcome);
   }
+}
+
+// ---- retransmissions as far back as TCP allows (digests beyond the window)
+
+// `length` octets that differ from one KiB to the next.
+std::string patterned(std::size_t length) {
+  std::string out(length, '\0');
+  for (std::size_t i = 0; i < length; ++i) {
+    out[i] = static_cast<char>((i * 131 + i / 1000 * 7 + 3) & 0xFF);
+  }
+  return out;
+}
+
+// Sends `stream` from offset `from` on (ISN 0, so offset + 1 is the sequence number) in
+// segments of `mss`.
+void send_stream(Harness& h, const std::string& stream, std::size_t from = 0,
+                 std::size_t mss = 1448) {
+  for (std::size_t at = from; at < stream.size(); at += mss) {
+    const std::size_t n = std::min(mss, stream.size() - at);
+    ASSERT_EQ(h.send(1 + static_cast<std::uint32_t>(at), std::string_view(stream).substr(at, n)),
+              SegmentOutcome::Delivered);
+  }
+}
+
+constexpr std::size_t kFarBack = 300u << 10;
+
+TEST(TcpReassembler, ComparesAnUnacknowledgedRetransmissionFarBehindTheWindow) {
+  Harness h;
+  h.syn(0);
+  h.ack(1);  // the SYN-ACK: the peer acknowledges the SYN, nothing more
+  const std::string stream = patterned(400u << 10);
+  send_stream(h, stream);
+  EXPECT_GT(h.reassembler.digests(), 0u);
+  // The original segment at 100 KiB (69 * 1448 = 99912), 300 KiB behind the newest octet.
+  const std::size_t at = 69 * 1448;
+  ASSERT_GT(stream.size() - at, kFarBack);
+  std::string resent = stream.substr(at, 1448);
+  EXPECT_EQ(h.send(1 + at, resent), SegmentOutcome::Retransmission);  // identical: silent
+  resent[724] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + at, resent), SegmentOutcome::RetransmissionMismatch);
+  ASSERT_EQ(h.sink.count(Event::Mismatch), 1u);
+  const Event& e = h.sink.events.back();
+  EXPECT_EQ(e.evidence, MismatchEvidence::Digest);
+  EXPECT_LE(e.offset, at + 724);
+  EXPECT_GT(e.offset + e.length, at + 724);
+  EXPECT_LE(e.length, 1024u);
+  EXPECT_EQ(e.seq, static_cast<std::uint32_t>(e.offset + 1));
+  EXPECT_EQ(h.sink.count(Event::Stopped), 0u);
+  // A retransmission cut differently still covers whole units (1 KiB blocks) inside it.
+  std::string recut = stream.substr(at + 500, 3000);
+  recut[1700] ^= 0x01;
+  EXPECT_EQ(h.send(1 + at + 500, recut), SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 2u);
+  // Every octet delivered exactly once, nothing else reported.
+  EXPECT_EQ(h.sink.stream(), stream);
+}
+
+TEST(TcpReassembler, StopsComparingOctetsOnceThePeerAcknowledgedThem) {
+  Harness h;
+  h.syn(0);
+  h.ack(1);
+  const std::string stream = patterned(400u << 10);
+  send_stream(h, stream);
+  const std::size_t at = 69 * 1448;
+  const std::size_t before = h.reassembler.digests();
+  ASSERT_GT(before, 0u);
+  // The peer acknowledges up to 200 KiB: the digests below are dropped...
+  h.ack(1 + (200u << 10));
+  EXPECT_LT(h.reassembler.digests(), before);
+  EXPECT_GE(h.reassembler.digests_from() + 1024, std::uint64_t{200u << 10});
+  EXPECT_EQ(h.reassembler.peer_acked_offset(), std::uint64_t{200u << 10});
+  // ... and a differing copy of acknowledged octets is not compared: no finding, nothing
+  // delivered again, no other event.
+  const std::size_t events = h.sink.events.size();
+  std::string resent = stream.substr(at, 1448);
+  resent[724] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + at, resent), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.sink.events.size(), events);
+  // Unacknowledged octets further on are still compared.
+  const std::size_t later = 180 * 1448;  // 260640: unacknowledged, 150 KiB back
+  std::string unacked = stream.substr(later, 1448);
+  unacked[100] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + later, unacked), SegmentOutcome::RetransmissionMismatch);
+  // An acknowledgement of everything (and of a FIN-like octet beyond) leaves no digest.
+  h.ack(1 + static_cast<std::uint32_t>(stream.size()) + 1);
+  EXPECT_EQ(h.reassembler.digests(), 0u);
+  EXPECT_EQ(h.send(1 + later, unacked), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 1u);
+  EXPECT_EQ(h.sink.count(Event::Stopped), 0u);
+  // Within the window, acknowledged octets are compared as before.
+  std::string recent = stream.substr(stream.size() - 1000, 1000);
+  recent[10] ^= 0x01;
+  EXPECT_EQ(h.send(1 + static_cast<std::uint32_t>(stream.size() - 1000), recent),
+            SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.events.back().evidence, MismatchEvidence::Octets);
+}
+
+TEST(TcpReassembler, KeepsOnlyTheWindowWhenNoAcknowledgementIsSeen) {
+  Harness h;  // a capture of one direction: the peer's ACKs are not in it
+  h.syn(0);
+  const std::string stream = patterned(400u << 10);
+  send_stream(h, stream);
+  EXPECT_FALSE(h.reassembler.peer_acks_seen());
+  EXPECT_EQ(h.reassembler.digests(), 0u);
+  std::string resent = stream.substr(69 * 1448, 1448);
+  resent[724] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + 69 * 1448, resent), SegmentOutcome::Retransmission);
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+  EXPECT_EQ(h.sink.count(Event::Stopped), 0u);
+}
+
+TEST(TcpReassembler, SaysOnceThatTheCheckStoppedPastItsReach) {
+  ReassemblyOptions options;
+  options.retransmission_reach = 256u << 10;
+  Harness h(options);
+  h.syn(0);
+  h.ack(1);  // and never again: the peer's ACKs are lost, or it never acknowledges
+  const std::string stream = patterned(1u << 20);
+  send_stream(h, stream);
+  ASSERT_EQ(h.sink.count(Event::Stopped), 1u);
+  const auto stopped = std::find_if(h.sink.events.begin(), h.sink.events.end(),
+                                    [](const Event& e) { return e.kind == Event::Stopped; });
+  // Told when the first unacknowledged digest had to go: 256 KiB behind the newest octet
+  // then, and the octets before it are no longer compared.
+  EXPECT_GT(stopped->offset, 0u);
+  EXPECT_LE(stopped->offset, std::uint64_t{(256u << 10) + 64 * 1024 + 2048});
+  EXPECT_EQ(stopped->seq, static_cast<std::uint32_t>(stopped->offset + 1));
+  // Memory stays bounded: digests cover at most the reach.
+  EXPECT_GE(h.reassembler.digests_from() + (256u << 10), stream.size());
+  EXPECT_LE(h.reassembler.digests(), (256u << 10) / 256 + (256u << 10) / 1024 + 2);
+  // Within the reach: compared; beyond it: silent.
+  std::string inside = stream.substr(stream.size() - (200u << 10), 1448);
+  inside[700] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + static_cast<std::uint32_t>(stream.size() - (200u << 10)), inside),
+            SegmentOutcome::RetransmissionMismatch);
+  std::string beyond = stream.substr(100u << 10, 1448);
+  beyond[700] ^= 0x5A;
+  EXPECT_EQ(h.send(1 + (100u << 10), beyond), SegmentOutcome::Retransmission);
+  // More data past the bound: still once.
+  send_stream(h, stream + patterned(300u << 10), stream.size());
+  EXPECT_EQ(h.sink.count(Event::Stopped), 1u);
+}
+
+TEST(TcpReassembler, KeepsDigestsOfTheOctetsBeforeAGap) {
+  ReassemblyOptions options;
+  options.max_buffered_bytes = 0;  // out of order: a BufferLimit gap at once
+  Harness h(options);
+  h.syn(0);
+  h.ack(1);
+  const std::string stream = patterned(100u << 10);
+  send_stream(h, stream.substr(0, 40000));
+  // 2000 octets never seen, then the rest: the ring starts again after the gap.
+  const std::string tail = stream.substr(42000);
+  EXPECT_EQ(h.send(42001, tail.substr(0, 1448)), SegmentOutcome::DroppedOverLimit);
+  for (std::size_t at = 1448; at < tail.size(); at += 1448) {
+    h.send(42001 + static_cast<std::uint32_t>(at),
+           std::string_view(tail).substr(at, std::min<std::size_t>(1448, tail.size() - at)));
+  }
+  ASSERT_EQ(h.sink.count(Event::Gap), 1u);
+  // The last segment before the gap (its units end where the gap starts) and one well
+  // before it are compared by digest.
+  for (const std::size_t at : {std::size_t{27 * 1448}, std::size_t{5 * 1448}}) {
+    std::string resent = stream.substr(at, std::min<std::size_t>(1448, 40000 - at));
+    resent[resent.size() - 1] ^= 0x01;
+    EXPECT_EQ(h.send(1 + static_cast<std::uint32_t>(at), resent),
+              SegmentOutcome::RetransmissionMismatch)
+        << at;
+    EXPECT_EQ(h.sink.events.back().evidence, MismatchEvidence::Digest);
+  }
+}
+
+// Property: identical retransmissions, however they are cut, are never reported, whatever
+// the peer acknowledged; a differing one is reported (if at all) over a range that holds
+// the differing octet; digests stay within the reach.
+TEST(TcpReassembler, NeverReportsAnIdenticalRetransmissionFromDigests) {
+  std::mt19937_64 rng(20261126);
+  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {  // inclusive
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
+  int found_by_digest = 0;
+  for (int round = 0; round < 12; ++round) {
+    ReassemblyOptions options;
+    options.retransmission_window = 4096u << uniform(0, 2);
+    options.retransmission_reach = options.retransmission_window * uniform(2, 40);
+    Harness h(options);
+    const auto isn = static_cast<std::uint32_t>(uniform(0, 0xFFFFFFFFu));
+    h.syn(isn);
+    h.ack(isn + 1);
+    std::string stream(uniform(100000, 400000), '\0');
+    for (auto& c : stream) c = static_cast<char>(uniform(0, 255));
+    std::uint64_t acked = 0;
+    for (std::size_t at = 0; at < stream.size();) {
+      const std::size_t n = std::min<std::size_t>(stream.size() - at, uniform(1, 3000));
+      h.send(isn + 1 + static_cast<std::uint32_t>(at), std::string_view(stream).substr(at, n));
+      at += n;
+      if (uniform(0, 7) == 0) {  // the peer acknowledges, lagging behind
+        acked =
+            std::max<std::uint64_t>(acked, at - std::min<std::uint64_t>(at, uniform(0, 200000)));
+        h.ack(isn + 1 + static_cast<std::uint32_t>(acked));
+      }
+      if (uniform(0, 5) == 0 && at > 1) {  // a retransmission of something sent
+        const std::size_t from = uniform(0, at - 1);
+        const std::size_t len = std::min<std::size_t>(at - from, uniform(1, 4000));
+        std::string resent = stream.substr(from, len);
+        const bool differ = uniform(0, 1) == 1;
+        const std::size_t flip = uniform(0, len - 1);
+        if (differ) resent[flip] ^= 0x20;
+        const std::size_t mismatches = h.sink.count(Event::Mismatch);
+        h.send(isn + 1 + static_cast<std::uint32_t>(from), resent);
+        if (!differ) {
+          ASSERT_EQ(h.sink.count(Event::Mismatch), mismatches) << "round " << round;
+        } else if (h.sink.count(Event::Mismatch) > mismatches) {
+          const Event& e = h.sink.events.back();
+          ASSERT_LE(e.offset, from + flip);
+          ASSERT_GT(e.offset + e.length, from + flip);
+          if (e.evidence == MismatchEvidence::Octets) {
+            ASSERT_EQ(e.offset, from + flip);
+          }
+          found_by_digest += e.evidence == MismatchEvidence::Digest;
+        }
+      }
+      const std::uint64_t reach = options.retransmission_reach;
+      ASSERT_LE(h.reassembler.digests(), reach / 256 + reach / 1024 + 2);
+      if (h.reassembler.digests() > 0) {
+        ASSERT_GE(h.reassembler.digests_from() + reach, h.reassembler.next_offset());
+        ASSERT_GT(h.reassembler.digests_from() + 1024, acked);
+      }
+    }
+    EXPECT_EQ(h.sink.stream(), stream);
+    EXPECT_LE(h.sink.count(Event::Stopped), 1u);
+  }
+  EXPECT_GT(found_by_digest, 0);
 }
 
 }  // namespace

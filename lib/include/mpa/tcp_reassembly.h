@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <span>
 #include <vector>
@@ -27,6 +28,13 @@ enum class GapCause : std::uint8_t {
 
 enum class StreamEnd : std::uint8_t { Fin, Rst };
 
+// How a differing retransmission was found.
+enum class MismatchEvidence : std::uint8_t {
+  Octets,  // compared octet by octet: `offset` is the first differing octet
+  Digest,  // the octets first sent were no longer held: the CRC32c of the `length` octets at
+           // `offset` (a unit of the original, see tcp_reassembly.cpp) differs
+};
+
 class StreamSink {
  public:
   virtual ~StreamSink() = default;
@@ -41,7 +49,12 @@ class StreamSink {
                              std::uint64_t frame) = 0;
   // A retransmission carried bytes different from those first seen at `offset`.
   virtual void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                          std::uint64_t frame) = 0;
+                                          MismatchEvidence evidence, std::uint64_t frame) = 0;
+  // Once per direction: the peer's acknowledgements lag more than `retransmission_reach`
+  // behind, so retransmissions of octets before `offset` are no longer compared although
+  // TCP could still send them.
+  virtual void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
+                                               std::uint64_t frame) = 0;
 };
 
 struct ReassemblyOptions {
@@ -49,6 +62,12 @@ struct ReassemblyOptions {
   std::size_t max_buffered_bytes = 4u << 20;
   // How many recently delivered bytes are kept to compare retransmissions against.
   std::size_t retransmission_window = 64u << 10;
+  // How far behind the newest delivered octet retransmissions are still compared while the
+  // peer has not acknowledged the octets (tracked with on_peer_ack): beyond the window, by
+  // a CRC32c digest per unit of at most 1 KiB (a few octets of memory per KiB). Past it the
+  // check stops and says so once. Needs a window of at least 4 KiB and a reach beyond it;
+  // otherwise, and while no acknowledgement was seen, only the window is compared.
+  std::size_t retransmission_reach = 16u << 20;
 };
 
 enum class SegmentOutcome : std::uint8_t {
@@ -67,6 +86,11 @@ class TcpReassembler {
   explicit TcpReassembler(ReassemblyOptions options = {});
 
   SegmentOutcome on_segment(const TcpSegment& segment, StreamSink& sink);
+  // The peer acknowledged everything before `ack` (the ACK field of a segment it sent with
+  // the ACK flag). Octets it acknowledged are compared only while still in the window.
+  void on_peer_ack(TcpSeq ack) {
+    if (!acks_seen_ || ack != last_ack_) take_peer_ack(ack);  // most segments repeat the last
+  }
   // End of capture: every hole still open becomes a gap; buffered data after it is
   // delivered; a FIN seen but not yet reached is honoured.
   void finish(std::uint64_t frame, StreamSink& sink);
@@ -76,6 +100,17 @@ class TcpReassembler {
   std::uint64_t next_offset() const { return next_offset_; }
   TcpSeq next_seq() const { return origin_ + static_cast<std::uint32_t>(next_offset_); }
   std::size_t buffered_bytes() const { return buffered_bytes_; }
+  const ReassemblyOptions& options() const { return options_; }
+  // Whether an acknowledgement from the peer was seen (on_peer_ack after the stream began).
+  bool peer_acks_seen() const { return acks_seen_; }
+  // Offset of the peer's cumulative acknowledgement (0 before any).
+  std::uint64_t peer_acked_offset() const { return acked_offset_; }
+  // Digests held for octets that left the window unacknowledged, and the oldest offset a
+  // digest covers (next_offset() when none).
+  std::size_t digests() const { return digests_.size(); }
+  std::uint64_t digests_from() const {
+    return digests_.empty() ? next_offset_ : digests_.front().start;
+  }
 
  private:
   // Implementation detail; see tcp_reassembly.cpp.
@@ -86,6 +121,12 @@ class TcpReassembler {
     std::uint64_t length() const { return data.size() + truncated; }
   };
   struct Call;  // per-segment context: frame, sink, whether a mismatch was reported
+  // CRC32c of one unit of delivered octets that left the window unacknowledged.
+  struct Digest {
+    std::uint64_t start = 0;
+    std::uint32_t length = 0;
+    std::uint32_t crc = 0;
+  };
 
   TcpSeq seq_at(std::uint64_t offset) const { return origin_ + static_cast<std::uint32_t>(offset); }
   std::uint64_t end_limit() const;
@@ -100,8 +141,33 @@ class TcpReassembler {
   void maybe_end_at_fin(Call& call);
   void trim_pending_to(std::uint64_t limit);
   void check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data, Call& call);
-  void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call);
-  void remember(std::span<const std::uint8_t> data);
+  bool check_digests(std::uint64_t offset, std::span<const std::uint8_t> data, Call& call);
+  void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call,
+                       MismatchEvidence evidence = MismatchEvidence::Octets);
+  void remember(std::span<const std::uint8_t> data, Call& call);
+  bool digesting() const { return digesting_; }
+  // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
+  // the window, so it never holds more than window / 256 + 1 of them).
+  bool has_cut() const { return cuts_count_ != 0; }
+  std::uint64_t first_cut() const { return cuts_[cuts_head_]; }
+  void pop_cuts_up_to(std::uint64_t offset) {
+    while (cuts_count_ != 0 && cuts_[cuts_head_] <= offset) {
+      cuts_head_ = cuts_head_ + 1 == cuts_.size() ? 0 : cuts_head_ + 1;
+      --cuts_count_;
+    }
+  }
+  void push_cut(std::uint64_t offset) {
+    if (cuts_count_ == cuts_.size()) return;  // cannot happen (see above); units just grow
+    const std::size_t at = cuts_head_ + cuts_count_;
+    cuts_[at < cuts_.size() ? at : at - cuts_.size()] = offset;
+    ++cuts_count_;
+    last_cut_ = offset;
+  }
+  void take_peer_ack(TcpSeq ack);
+  std::uint32_t ring_crc(std::uint64_t from, std::uint64_t to,
+                         std::span<const std::uint8_t> incoming) const;
+  void digest_units_before(std::uint64_t limit, std::span<const std::uint8_t> incoming);
+  void drop_digests_beyond_reach(std::uint64_t newest, Call& call);
 
   ReassemblyOptions options_;
   bool started_ = false;
@@ -113,6 +179,18 @@ class TcpReassembler {
   std::vector<std::uint8_t> history_;  // ring of the last delivered bytes, indexed offset % size
   std::uint64_t history_begin_ = 0;    // no valid history below this offset (gaps, growth)
   std::uint64_t highest_end_ = 0;      // end of the furthest payload seen (keep-alive test)
+  // Retransmissions beyond the window (see tcp_reassembly.cpp, "Digests").
+  bool acks_seen_ = false;
+  bool digesting_ = false;           // acks_seen_, and the options allow digests
+  TcpSeq last_ack_;                  // the last ACK field seen (most segments repeat it)
+  std::uint64_t acked_offset_ = 0;   // the peer's cumulative acknowledgement
+  std::uint64_t digest_cursor_ = 0;  // first octet not yet cut into a unit
+  std::vector<std::uint64_t> cuts_;  // ring of segment starts that end units
+  std::size_t cuts_head_ = 0;
+  std::size_t cuts_count_ = 0;
+  std::uint64_t last_cut_ = 0;   // the latest cut (or 0)
+  std::deque<Digest> digests_;   // by start, disjoint, all end beyond acked_offset_
+  bool reach_exceeded_ = false;  // on_retransmission_check_stopped was called
   bool fin_seen_ = false;
   std::uint64_t fin_offset_ = 0;
   std::uint64_t fin_frame_ = 0;
