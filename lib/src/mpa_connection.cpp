@@ -187,19 +187,19 @@ void Sender::on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::u
           ? fmt::format("retransmitted octets at seq {} ({} octets) differ from those first sent",
                         seq.value(), length)
           : fmt::format("retransmitted octets among the {} at seq {} differ from those first "
-                        "sent (by their CRC32c digest: the octets first sent have left the "
-                        "{} kept octet by octet)",
+                        "sent (found by their CRC32c digest: the octets first sent are older "
+                        "than the last {} kept octet by octet, and not acknowledged)",
                         length, seq.value(), reassembler.options().retransmission_window));
 }
 void Sender::on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
                                              std::uint64_t frame) {
   const std::size_t reach = reassembler.options().retransmission_reach;
-  connection.report(
-      *this, DiagId::TcpRetransmissionCheckStopped, frame, seq, offset,
-      fmt::format("the peer's acknowledgements seen lag more than {} octets behind: "
-                  "retransmissions of octets before seq {} are no longer compared with those "
-                  "first sent (digests are kept for {} MiB per direction)",
-                  reach, seq.value(), reach >> 20));
+  connection.report(*this, DiagId::TcpRetransmissionCheckStopped, frame, seq, offset,
+                    fmt::format("no acknowledgement from the peer (as captured) covers the last "
+                                "{} octets sent, the bound of the check: retransmissions of "
+                                "octets before seq {} are no longer compared with those first "
+                                "sent",
+                                reach, seq.value()));
 }
 void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
 void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }

@@ -4,7 +4,9 @@
   golden.py check  MPA_CHECK CAPTURE EXPECTED   one capture (a ctest test each)
   golden.py update MPA_CHECK CAPTURE EXPECTED   rewrite an expectation (review the diff!)
   golden.py coverage EXPECTED_DIR...            every wire-reachable catalogue id is expected
-                                                 somewhere (needs MPA_CHECK for the catalogue)
+                                                 somewhere (needs MPA_CHECK for the catalogue;
+                                                 or is checked by a test that generates a
+                                                 capture too large to bundle)
   golden.py check-all MPA_CHECK CAPTURE_DIR EXPECTED_DIR [CAPTURE_DIR EXPECTED_DIR ...]
                                                 every capture with an expectation, in one test
                                                 (tests/crc32c_forced.sh runs it under each CRC32c
@@ -19,6 +21,13 @@ import sys
 
 # Catalogue ids that no capture can show (none today); every other id needs a capture.
 UNREACHABLE_FROM_WIRE = set()
+
+# Catalogue ids whose capture is too large to bundle, and the test that makes and checks one.
+SHOWN_BY_GENERATED_CAPTURES = {
+    "tcp.retransmission-check-stopped":
+        "tests/hostile AcknowledgementsLaggingBeyondTheReachStopTheRetransmissionCheckOnce "
+        "(mpa-synth --fault tcp.retransmission-check-stopped, 19 MB)",
+}
 
 
 def findings_of(mpa_check, capture):
@@ -138,9 +147,12 @@ def coverage(mpa_check, dirs):
             if name.endswith(".expected.json"):
                 with open(os.path.join(d, name)) as f:
                     seen.update(r["id"] for r in json.load(f)["findings"])
-    missing = sorted(e["id"] for e in catalogue if e["id"] not in seen and e["id"] not in UNREACHABLE_FROM_WIRE)
+    missing = sorted(e["id"] for e in catalogue if e["id"] not in seen and e["id"] not in UNREACHABLE_FROM_WIRE
+                     and e["id"] not in SHOWN_BY_GENERATED_CAPTURES)
     if missing:
         sys.exit("catalogue ids with no capture showing them: " + ", ".join(missing))
+    for name, test in SHOWN_BY_GENERATED_CAPTURES.items():
+        print(f"{name}: shown by {test}")
     print(f"all {len(catalogue)} catalogue ids are shown by some capture")
 
 

@@ -2,6 +2,7 @@
 #include "capture_effects.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -48,6 +49,37 @@ void retransmit(std::vector<Tagged>& packets, std::size_t serial, bool change_an
   copy.serial = packets.size() + 1000000;
   if (change_an_octet) copy.packet.payload[copy.packet.payload.size() / 2] ^= 0x5A;
   const std::size_t at = std::min(pos + 4, packets.size());
+  packets.insert(packets.begin() + static_cast<std::ptrdiff_t>(at), std::move(copy));
+}
+
+// The segment, lost downstream, resent after its sender sent `late.after_octets` more; the
+// peer's ACKs in between stop at its first octet.
+void retransmit_late(std::vector<Tagged>& packets, std::size_t serial,
+                     const LateRetransmission& late) {
+  const std::size_t pos = position_of(packets, serial);
+  const TcpPacket& original = packets[pos].packet;
+  std::size_t sent = 0;
+  std::size_t at = pos + 1;
+  for (; at < packets.size() && sent < late.after_octets; ++at) {
+    const TcpPacket& p = packets[at].packet;
+    if (p.dir == original.dir && !p.retransmission) sent += p.payload.size();
+  }
+  if (sent < late.after_octets) {
+    throw std::invalid_argument("the sender sends only " + std::to_string(sent) +
+                                " octets after the late segment");
+  }
+  const std::uint32_t hole = original.seq;
+  for (std::size_t q = pos + 1; q < at; ++q) {
+    TcpPacket& p = packets[q].packet;
+    if (p.dir != original.dir && (p.flags & tcp_flag::kAck) &&
+        static_cast<std::int32_t>(p.ack - hole) > 0) {
+      p.ack = hole;
+    }
+  }
+  Tagged copy = packets[pos];
+  copy.packet.retransmission = true;
+  copy.serial = packets.size() + 3000000;
+  if (late.change_an_octet) copy.packet.payload[copy.packet.payload.size() / 2] ^= 0x5A;
   packets.insert(packets.begin() + static_cast<std::ptrdiff_t>(at), std::move(copy));
 }
 
@@ -113,6 +145,8 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
     for (const SegmentRef& r : refs) out.push_back(serial_of(packets, r));
     return out;
   };
+  const bool resend_late = effects.late.has_value();  // (not std::optional: see start below)
+  const std::size_t late = resend_late ? serial_of(packets, effects.late->segment) : 0;
   const auto fragment = serials(effects.fragment), duplicate = serials(effects.duplicate),
              mismatch = serials(effects.mismatch), reordered = serials(effects.reorder),
              dropped = serials(effects.drop);
@@ -124,6 +158,7 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
   for (std::size_t s : fragment) packets[position_of(packets, s)].packet.ip_fragmented = true;
   for (std::size_t s : duplicate) retransmit(packets, s, false);
   for (std::size_t s : mismatch) retransmit(packets, s, true);
+  if (resend_late) retransmit_late(packets, late, *effects.late);
   for (std::size_t s : reordered) reorder(packets, s);
   for (std::size_t s : dropped) erase_serial(packets, s);
   if (effects.duplicate_rst) {

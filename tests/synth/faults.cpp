@@ -290,6 +290,22 @@ void lost_mid_startup(Scenario& s) {
   };
 }
 void retransmission_mismatch(Scenario& s) { s.effects.mismatch = {{Dir::Initiator, 2}}; }
+// Lost downstream and resent with an octet changed after 80 KiB more: further back than the
+// last 64 KiB mpa-check keeps octet by octet, yet unacknowledged, so TCP may still resend it
+// (window scale 5: windows of 2 MiB).
+void retransmission_mismatch_far_back(Scenario& s) {
+  s.initiator.tcp.window_scale = s.responder.tcp.window_scale = 5;
+  s.initiator.messages = mixed_messages(24, {4000, 3000, 5000});
+  s.effects.late = LateRetransmission{{Dir::Initiator, 2}, 80u << 10, true};
+}
+// Lost downstream and resent unchanged after more than 17 MiB (window scale 9: 32 MiB): the
+// Responder acknowledges nothing beyond it meanwhile, further back than the 16 MiB the
+// check keeps digests for.
+void retransmission_check_stopped(Scenario& s) {
+  s.initiator.tcp.window_scale = s.responder.tcp.window_scale = 9;
+  s.initiator.messages = mixed_messages(320, {60000});
+  s.effects.late = LateRetransmission{{Dir::Initiator, 2}, 17u << 20, false};
+}
 void capture_gap(Scenario& s) { s.effects.drop = {{Dir::Initiator, 2}}; }
 void capture_truncated(Scenario& s) {
   s.snaplen = 200;
@@ -546,6 +562,14 @@ constexpr FaultRecipe kRecipes[] = {
      lost_mid_startup},
     {"tcp.retransmission-mismatch", "an Initiator segment is retransmitted with one octet changed",
      retransmission_mismatch},
+    {"tcp.retransmission-mismatch",
+     "window scaling (2 MiB windows); an Initiator segment lost downstream is resent with one "
+     "octet changed 80 KiB later, the Responder's ACKs stopping short of it until then",
+     retransmission_mismatch_far_back, "far-back"},
+    {"tcp.retransmission-check-stopped",
+     "window scaling (32 MiB windows); an Initiator segment lost downstream is resent 17 MiB "
+     "later, the Responder's ACKs stopping short of it until then (19 MB: not bundled)",
+     retransmission_check_stopped, "", false},
     {"capture.gap", "an Initiator data segment is missing from the capture (markers off)",
      capture_gap},
     {"capture.truncated", "snaplen 200 with ~1000-octet FPDUs", capture_truncated},

@@ -18,6 +18,9 @@ struct FaultRecipe {
   // Another way to the same id (a misjudgement once made on it): the recipe's name, and
   // its capture's, is "<id>--<variant>". Empty: the recipe named by the id alone.
   std::string_view variant = {};
+  // False when its capture is too large for captures/: the corpus leaves it out (mpa-synth
+  // --fault still writes it; tests/hostile checks it).
+  bool bundled = true;
 };
 
 // "<id>" or "<id>--<variant>".

@@ -31,7 +31,7 @@ std::uint32_t pseudo_header_sum(const LinkConfig& link, Dir dir, std::size_t tcp
 }
 
 Bytes tcp_segment(const TcpPacket& p, const LinkConfig& link) {
-  const std::size_t header_len = p.mss_option ? 24 : 20;
+  const std::size_t header_len = 20 + (p.mss_option ? 4 : 0) + (p.window_scale_option ? 4 : 0);
   Bytes seg;
   put_be16(seg, link.port[index_of(p.dir)]);
   put_be16(seg, link.port[index_of(peer_of(p.dir))]);
@@ -46,6 +46,12 @@ Bytes tcp_segment(const TcpPacket& p, const LinkConfig& link) {
     put_u8(seg, 2);  // kind: MSS
     put_u8(seg, 4);
     put_be16(seg, *p.mss_option);
+  }
+  if (p.window_scale_option) {
+    put_u8(seg, 1);  // NOP, so that the options end on a 4-octet boundary
+    put_u8(seg, 3);  // kind: window scale
+    put_u8(seg, 3);
+    put_u8(seg, *p.window_scale_option);
   }
   append(seg, p.payload);
   set_be16(seg, 16, internet_checksum(seg, pseudo_header_sum(link, p.dir, seg.size())));

@@ -56,11 +56,22 @@ struct EndInside {
   std::size_t segments = 1;
 };
 
+// A data segment lost after the capture point (which holds it) and resent only once its
+// sender has sent `after_octets` more octets (a long fat path: the window must be that
+// large, see TcpEndpointConfig::window_scale): until the copy, the receiver's ACKs stop at
+// the segment's first octet.
+struct LateRetransmission {
+  SegmentRef segment;
+  std::size_t after_octets = 0;
+  bool change_an_octet = true;  // the copy differs in its middle octet
+};
+
 // What happens between the wire and the capture file (or to the segments on the wire).
 struct CaptureEffects {
   std::vector<SegmentRef> reorder;           // swapped with the next data segment of its sender
   std::vector<SegmentRef> duplicate;         // retransmitted identically a little later
   std::vector<SegmentRef> mismatch;          // retransmitted with one octet changed
+  std::optional<LateRetransmission> late;    // lost downstream, resent much later
   std::vector<SegmentRef> drop;              // missing from the capture (the peer still ACKs it)
   std::vector<SegmentRef> fragment;          // sent as two IPv4 fragments
   std::optional<SegmentRef> start_at;        // the capture starts with this segment

@@ -30,7 +30,8 @@ struct TcpPacket {
   std::uint32_t ack = 0;
   std::uint8_t flags = 0;
   std::uint16_t window = 0;
-  std::optional<std::uint16_t> mss_option;  // SYN and SYN-ACK only
+  std::optional<std::uint16_t> mss_option;          // SYN and SYN-ACK only
+  std::optional<std::uint8_t> window_scale_option;  // SYN and SYN-ACK only (RFC 7323 2)
   Bytes payload;
   Phase phase = Phase::Handshake;
   std::uint32_t gap_us = 0;     // time since the previous packet of the capture

@@ -4,8 +4,10 @@
 namespace mpa::synth {
 
 TcpSession::TcpSession(TcpEndpointConfig initiator, TcpEndpointConfig responder) {
-  endpoints_[0] = {TcpSeq(initiator.isn), TcpSeq(initiator.isn), initiator.mss};
-  endpoints_[1] = {TcpSeq(responder.isn), TcpSeq(responder.isn), responder.mss};
+  endpoints_[0] = {TcpSeq(initiator.isn), TcpSeq(initiator.isn), initiator.mss,
+                   initiator.window_scale};
+  endpoints_[1] = {TcpSeq(responder.isn), TcpSeq(responder.isn), responder.mss,
+                   responder.window_scale};
 }
 
 TcpPacket& TcpSession::emit(Dir from, std::uint8_t flags, Phase phase) {
@@ -26,11 +28,14 @@ TcpPacket& TcpSession::emit(Dir from, std::uint8_t flags, Phase phase) {
 }
 
 void TcpSession::handshake() {
-  emit(Dir::Initiator, tcp_flag::kSyn, Phase::Handshake).mss_option = mss(Dir::Initiator);
+  TcpPacket& syn = emit(Dir::Initiator, tcp_flag::kSyn, Phase::Handshake);
+  syn.mss_option = mss(Dir::Initiator);
+  syn.window_scale_option = state(Dir::Initiator).window_scale;
   state(Dir::Initiator).next += 1;
   pause(100);
-  emit(Dir::Responder, tcp_flag::kSyn | tcp_flag::kAck, Phase::Handshake).mss_option =
-      mss(Dir::Responder);
+  TcpPacket& syn_ack = emit(Dir::Responder, tcp_flag::kSyn | tcp_flag::kAck, Phase::Handshake);
+  syn_ack.mss_option = mss(Dir::Responder);
+  syn_ack.window_scale_option = state(Dir::Responder).window_scale;
   state(Dir::Responder).next += 1;
   pause(100);
   emit(Dir::Initiator, tcp_flag::kAck, Phase::Handshake);

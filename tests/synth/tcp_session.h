@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mpa/tcp_seq.h"
@@ -15,6 +16,9 @@ namespace mpa::synth {
 struct TcpEndpointConfig {
   std::uint32_t isn = 0;
   std::uint16_t mss = 1460;  // advertised in its SYN
+  // The window scale option in its SYN (RFC 7323 2; in effect when both sides send it):
+  // the window field, always kTcpWindow, then advertises kTcpWindow << shift.
+  std::optional<std::uint8_t> window_scale;
 };
 
 class TcpSession {
@@ -45,6 +49,7 @@ class TcpSession {
     TcpSeq next;
     TcpSeq acked_by_peer_up_to;  // what the peer last acknowledged of this side
     std::uint16_t mss;
+    std::optional<std::uint8_t> window_scale;
   };
   EndpointState& state(Dir d) { return endpoints_[index_of(d)]; }
   const EndpointState& state(Dir d) const { return endpoints_[index_of(d)]; }
