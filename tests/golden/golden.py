@@ -26,7 +26,7 @@ UNREACHABLE_FROM_WIRE = set()
 SHOWN_BY_GENERATED_CAPTURES = {
     "tcp.retransmission-check-stopped":
         "tests/hostile AcknowledgementsLaggingBeyondTheReachStopTheRetransmissionCheckOnce "
-        "(mpa-synth --fault tcp.retransmission-check-stopped, 19 MB)",
+        "(mpa-synth --fault tcp.retransmission-check-stopped, 21 MB)",
 }
 
 

@@ -568,7 +568,7 @@ constexpr FaultRecipe kRecipes[] = {
      retransmission_mismatch_far_back, "far-back"},
     {"tcp.retransmission-check-stopped",
      "window scaling (32 MiB windows); an Initiator segment lost downstream is resent 17 MiB "
-     "later, the Responder's ACKs stopping short of it until then (19 MB: not bundled)",
+     "later, the Responder's ACKs stopping short of it until then (21 MB: not bundled)",
      retransmission_check_stopped, "", false},
     {"capture.gap", "an Initiator data segment is missing from the capture (markers off)",
      capture_gap},
