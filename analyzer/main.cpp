@@ -176,7 +176,8 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::report::name_tunnels(report);
   report.tcp_connections = analyzer.tcp_connections();
   if (trace && settings.interface.empty())
-    mpa::report::read_places(path, report.connections, *trace, options.decode);
+    mpa::report::read_places(path, report.connections, *trace, options,
+                             report.result.stats.ip_fragments != 0);
   if (!report.result.ok) unreadable = true;
   return report;
 }

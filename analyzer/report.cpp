@@ -189,7 +189,16 @@ std::string not_tcp_counts(const CaptureStats& stats) {
   append_count(text, stats.too_deep, "nested too deep");
   append_count(text, stats.unsupported_link_type, "unsupported link type");
   append_count(text, stats.malformed_frames, "malformed");
-  append_count(text, stats.ip_fragments, "IP fragment");
+  return text;
+}
+
+std::string ip_reassembly_counts(const CaptureStats& stats) {
+  if (stats.ip_fragments == 0 && stats.ip_datagrams_incomplete == 0) return {};
+  std::string text = fmt::format("{} reassembled from {}", stats.reassembled_segments,
+                                 count_of(stats.ip_fragments, "IP fragment"));
+  if (stats.ip_datagrams_incomplete != 0) {
+    text += fmt::format(", {} incomplete", count_of(stats.ip_datagrams_incomplete, "IP datagram"));
+  }
   return text;
 }
 

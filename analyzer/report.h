@@ -164,6 +164,9 @@ std::string describe_endpoints(const ConnectionSummary& summary);
 void name_tunnels(CaptureReport& capture);
 // The frames not decoded to TCP by reason ("other IP protocol 3, malformed 1"); "" for none.
 std::string not_tcp_counts(const CaptureStats& stats);
+// What IP reassembly did ("20 reassembled from 46 IP fragments, 1 IP datagram incomplete");
+// "" when the capture held no IP fragment.
+std::string ip_reassembly_counts(const CaptureStats& stats);
 // The warning a capture earns when frames may have carried TCP that was not analysed
 // (a tunnel payload not decoded, nesting too deep, a link type not supported); "" if none.
 std::string unreached_warning(const CaptureStats& stats);

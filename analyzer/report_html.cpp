@@ -314,6 +314,10 @@ static std::string not_tcp_html(const CaptureStats& stats) {
   std::string html;
   const std::string counts = not_tcp_counts(stats);
   if (!counts.empty()) html += "<br><small class=\"not-tcp\">not TCP: " + esc(counts) + "</small>";
+  const std::string reassembly = ip_reassembly_counts(stats);
+  if (!reassembly.empty()) {
+    html += "<br><small class=\"not-tcp\">TCP segments " + esc(reassembly) + "</small>";
+  }
   const std::string warning = unreached_warning(stats);
   if (!warning.empty()) {
     html += "<br><span class=\"capture-warning\">warning: " + esc(warning) + "</span>";

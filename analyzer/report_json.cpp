@@ -147,6 +147,9 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
     const CaptureStats& st = cap.result.stats;
     head["tcp_segments"] = st.tcp_segments;
     head["tunnelled_segments"] = st.tunnelled_segments;
+    head["reassembled_segments"] = st.reassembled_segments;
+    head["ip_datagrams"] = st.ip_datagrams;
+    head["ip_datagrams_incomplete"] = st.ip_datagrams_incomplete;
     head["not_tcp"] = {{"other_ethertype", st.other_ethertype},
                        {"other_ip_protocol", st.other_ip_protocol},
                        {"tunnel_payload", st.tunnel_payload},

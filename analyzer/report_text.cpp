@@ -69,13 +69,18 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
              count_of(cap.active[Severity::Warning], "warning"),
              count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
-  // Frames that may hide TCP are never passed over in silence.
+  // Frames that may hide TCP are never passed over in silence, nor IP fragments.
   const std::string not_tcp = not_tcp_counts(cap.result.stats);
-  if (!not_tcp.empty()) {
-    const std::uint64_t tunnelled = cap.result.stats.tunnelled_segments;
-    fmt::print(out, "{}:   {} TCP segments{}; not TCP: {}\n", cap.file,
-               cap.result.stats.tcp_segments,
-               tunnelled ? fmt::format(" ({} in tunnels)", tunnelled) : std::string(), not_tcp);
+  const std::string reassembly = ip_reassembly_counts(cap.result.stats);
+  if (!not_tcp.empty() || !reassembly.empty()) {
+    std::string how;
+    if (const std::uint64_t tunnelled = cap.result.stats.tunnelled_segments; tunnelled != 0) {
+      how = fmt::format("{} in tunnels", tunnelled);
+    }
+    if (!reassembly.empty()) how += (how.empty() ? "" : ", ") + reassembly;
+    fmt::print(out, "{}:   {} TCP segments{}{}\n", cap.file, cap.result.stats.tcp_segments,
+               how.empty() ? std::string() : " (" + how + ")",
+               not_tcp.empty() ? std::string() : "; not TCP: " + not_tcp);
   }
   const std::string warning = unreached_warning(cap.result.stats);
   if (!warning.empty()) {

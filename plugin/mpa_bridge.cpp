@@ -199,7 +199,7 @@ struct mpa_bridge final : mpa::EventSink {
     finish()
     {
         cache.begin_frame(last_frame, nullptr);
-        analyzer.finish(last_frame);
+        feeder.finish(last_frame);
         cache.end_frame();
         finished = true;
     }

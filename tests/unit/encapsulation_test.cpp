@@ -46,7 +46,7 @@ Outcome run(const std::vector<synth::CapturedFrame>& frames, AnalyzerOptions opt
     feeder.feed({++number, link_type::kEthernet, f.bytes,
                  static_cast<std::uint32_t>(f.bytes.size()), f.time_us * 1000});
   }
-  analyzer.finish(number);
+  feeder.finish(number);
   out.stats = feeder.stats();
   return out;
 }

@@ -137,6 +137,8 @@ enum class DiagId : std::uint16_t {
   StartupNoNegotiationUnsolicited,
   // The capture's edges (its end inside a startup frame).
   CaptureStartupFrameCut,
+  // IP reassembly: overlapping fragments that carry different octets.
+  IpFragmentOverlapMismatch,
   kCount,
 };
 
