@@ -97,7 +97,7 @@ inline Bytes tcp_frame(std::uint32_t src_ip, std::uint16_t src_port, std::uint32
   packet.flags = flags;
   packet.window = 65535;
   if (size != 0) packet.payload.assign(payload, payload + size);
-  return synth::build_frames(packet, link, /*ip_id=*/0).front();
+  return synth::build_frame(packet, link, /*ip_id=*/0);
 }
 
 // One TCP connection between 10.0.0.1:port and 10.0.0.2:20049, written into a PcapFile.

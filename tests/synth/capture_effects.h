@@ -1,5 +1,5 @@
 // Effects between the wire and the capture file, applied to a conversation's packets:
-// reordering, identical and differing retransmissions, capture loss, IPv4 fragmentation,
+// reordering, identical and differing retransmissions, capture loss, IP fragmentation,
 // a capture that starts in the middle of the connection or at a packet of its opening, and one
 // that ends inside a startup frame.
 #pragma once

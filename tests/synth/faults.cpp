@@ -311,7 +311,11 @@ void startup_frame_cut(Scenario& s) {
 }
 void ip_fragment(Scenario& s) {
   s.ipv6 = false;
-  s.effects.fragment = {{Dir::Initiator, 3}};  // a 1000-octet Send
+  s.effects.fragment_lost = {{Dir::Initiator, 3}};  // a 1000-octet Send
+}
+void ip_fragment_overlap_mismatch(Scenario& s) {
+  s.ipv6 = false;
+  s.effects.fragment_overlap = {{Dir::Initiator, 3}};
 }
 void resynchronised(Scenario& s) {
   markers_to_responder(s);
@@ -555,7 +559,9 @@ constexpr FaultRecipe kRecipes[] = {
     {"capture.parameters-inferred",
      "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on)",
      starts_mid_connection},
-    {"capture.ip-fragment", "one IPv4 data segment sent as two IP fragments", ip_fragment},
+    {"capture.ip-fragment",
+     "one IPv4 data segment sent as two IP fragments, the second missing from the capture",
+     ip_fragment},
     {"capture.startup-frame-cut",
      "the capture ends 14 octets into the MPA Request (segments of 7 octets), inside its key",
      startup_frame_cut},
@@ -619,6 +625,10 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.no-negotiation-unsolicited",
      "Rev 2: Request IRD/ORD 16/16, Reply IRD 0x3FFF; conversation goes on",
      no_negotiation_unsolicited},
+    {"ip.fragment-overlap-mismatch",
+     "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
+     "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",
+     ip_fragment_overlap_mismatch},
 };
 
 }  // namespace

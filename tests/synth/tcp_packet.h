@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bytes.h"
+#include "fragmentation.h"
 
 namespace mpa::synth {
 
@@ -33,9 +34,9 @@ struct TcpPacket {
   std::optional<std::uint16_t> mss_option;  // SYN and SYN-ACK only
   Bytes payload;
   Phase phase = Phase::Handshake;
-  std::uint32_t gap_us = 0;     // time since the previous packet of the capture
-  bool ip_fragmented = false;   // sent as two IPv4 fragments
-  bool retransmission = false;  // a copy of an earlier segment
+  std::uint32_t gap_us = 0;                      // time since the previous packet of the capture
+  std::optional<IpFragmentation> fragmentation;  // sent as IP fragments
+  bool retransmission = false;                   // a copy of an earlier segment
 };
 
 }  // namespace mpa::synth
