@@ -524,7 +524,37 @@ def check_tunnels(a):
     expect(cap["connections"][0]["tunnel"] is None, str(cap["connections"][0]))
 
 
-CHECKS = {"tunnels": check_tunnels, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def check_ip_fragments(a):
+    """IP fragments reassembled: the capture line says how many, the JSON counts them, and a
+    datagram never completed is a capture gap (a note), not an error."""
+    fragmented = os.path.join(a.captures, "fault-fpdu.crc-mismatch--ip-fragments.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", fragmented)
+    expect(code == 1, out)
+    expect(f"{fragmented}:   45 TCP segments (9 reassembled from 27 IP fragments)\n" in out, out)
+    expect(f"{fragmented}:24: error: FPDU at seq" in out, out)
+    _, report = json_report(a.mpa_check, fragmented)
+    cap = report["captures"][0]
+    expect((cap["tcp_segments"], cap["reassembled_segments"], cap["ip_datagrams"], cap["ip_datagrams_incomplete"],
+            cap["not_tcp"]["ip_fragments"]) == (45, 9, 9, 0, 27), str(cap))
+    expect(cap["frames"] + cap["ip_datagrams"] == cap["tcp_segments"] + cap["not_tcp"]["ip_fragments"], str(cap))
+    lost = os.path.join(a.captures, "fault-capture.ip-fragment.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--notes", lost)
+    expect(code == 0, out)
+    expect("(0 reassembled from 1 IP fragment, 1 IP datagram incomplete)" in out, out)
+    expect(re.search(r":18: note: IPv4 datagram 192\.0\.2\.10:\d+ -> 192\.0\.2\.20:20049 \(TCP, id 0x[0-9a-f]{4}\) "
+                     r"given up at the capture's end with 528 octets from 1 fragment \(frame 18\); its last fragment "
+                     r"was not captured .*\[capture\.ip-fragment\]", out), out)
+    expect("[capture.gap]" in out, out)
+    _, report = json_report(a.mpa_check, lost)
+    cap = report["captures"][0]
+    expect(cap["ip_datagrams_incomplete"] == 1 and [f["id"] for f in cap["findings"]] == ["capture.ip-fragment"],
+           str(cap))
+    overlap = os.path.join(a.captures, "fault-ip.fragment-overlap-mismatch.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", overlap)
+    expect(code == 1 and ":19: error: IPv4 fragment " in out and "[ip.fragment-overlap-mismatch]" in out, out)
+
+
+CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
 
