@@ -84,8 +84,7 @@ std::vector<Piece> ipv6_pieces(const Bytes& frame, std::size_t ip, const IpFragm
 
 }  // namespace
 
-std::vector<Bytes> fragment_frame(const Bytes& frame, const IpFragmentation& f,
-                                  std::uint32_t id) {
+std::vector<Bytes> fragment_frame(const Bytes& frame, const IpFragmentation& f, std::uint32_t id) {
   std::size_t ip = 12;
   if (frame.size() < ip + 2) return {frame};
   std::uint16_t type = static_cast<std::uint16_t>(frame[ip] << 8 | frame[ip + 1]);
