@@ -134,6 +134,9 @@ void MpaConnection::finish(std::uint64_t frame) {
   finished_ = true;
   for (Sender& s : senders_) s.reassembler.finish(frame, s);
   for (Sender& s : senders_) open_early(s);  // a stream that ended inside its first 16 octets
+  for (Sender& s : senders_) {
+    if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
+  }
   for (Sender& s : senders_) startup_frame_cut(s, frame);
   for (Sender& s : senders_) {
     if (FpduReader* r = s.reader()) r->finish(frame, s);  // a framing test still open
