@@ -915,11 +915,13 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       "</h4><dl class=\"cat\"><dt>catalogue</dt><dd><code>{id}</code>: {summary}</dd>"
       "<dt>severity</dt><dd>{sev}</dd><dt>RFC</dt><dd>{rfc}</dd><dt>error code</dt>"
       "<dd>{code}</dd><dt>message</dt><dd>{message}</dd><dt>frame</dt><dd>{frame}</dd>"
-      "<dt>sequence</dt><dd>{seq} (stream offset {offset}), {direction} data</dd>"
+      "<dt>certain at</dt><dd>frame {certain_at}</dd><dt>sequence</dt><dd>{seq} (stream offset "
+      "{offset}), {direction} data</dd>"
       "{suppressed}</dl>\n",
       fmt::arg("sev", to_string(d.severity)), fmt::arg("anchor", anchor(row)),
       fmt::arg("index", index), fmt::arg("id", d.name), fmt::arg("frame", f.frame),
-      fmt::arg("summary", esc(d.summary)), fmt::arg("rfc", esc(d.rfc)),
+      fmt::arg("certain_at", f.certain_at), fmt::arg("summary", esc(d.summary)),
+      fmt::arg("rfc", esc(d.rfc)),
       fmt::arg("code", d.error_code != MpaError::None ? fmt::format("{} ({})", number(d.error_code),
                                                                     esc(describe(d.error_code)))
                                                       : std::string("none")),

@@ -19,6 +19,7 @@ ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
   j["rfc"] = d.rfc;
   if (with_direction) j["direction"] = to_string(f.direction);
   j["frame"] = f.frame;
+  j["certain_at"] = f.certain_at;
   if (with_direction) {
     j["tcp_seq"] = f.tcp_seq.value();
     j["stream_offset"] = f.stream_offset;

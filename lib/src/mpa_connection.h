@@ -27,6 +27,7 @@
 #include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_rules.h"
 #include "mpa/interop.h"
+#include "mpa/octet_frames.h"
 #include "mpa/startup_exchange.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
@@ -136,7 +137,8 @@ struct Sender final : StreamSink, FpduSink {
   FpduRules fpdu_rules;
   UlpChecks ulp;
   DirectionStats stats;
-  TcpControlSeen tcp;  // its first SYN, FIN and RST
+  TcpControlSeen tcp;        // its first SYN, FIN and RST
+  OctetFrames octet_frames;  // where its recent octets arrived (findings point at them)
   // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
   // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
   // makes it the reader's misreading, and it is dropped.

@@ -414,7 +414,10 @@ TEST(Analyzer, AnOverstatedPdLengthIsBlamedOnTheRequestOnceAnFpduFollowsItsPriva
     ASSERT_NE(overstated, nullptr);
     EXPECT_EQ(early->direction, Direction::Responder);
     EXPECT_EQ(overstated->direction, Direction::Initiator);
-    EXPECT_GT(overstated->frame, early->frame);
+    // Placed at the Request (where its octets are), certain only after the Reply.
+    EXPECT_LT(overstated->frame, early->frame);
+    EXPECT_GT(overstated->certain_at, early->frame);
+    EXPECT_EQ(early->certain_at, early->frame);
     EXPECT_FALSE(r.has(DiagId::StartupInvalidRequestAnswered));  // named once, as the early Reply
     ASSERT_EQ(r.connections.size(), 1u);
     const ConnectionSummary& c = r.connections.front();
@@ -484,6 +487,39 @@ synth::Scenario http_download_of(const synth::Bytes& body) {
 }
 synth::Scenario http_download_of(const synth::Scenario& inner) {
   return http_download_of(synth::generate_pcap(inner));
+}
+
+// A sender's framing deviation is decided only after several FPDUs (here at the end of the
+// stream), yet each face points at the FPDU whose octets show it.
+TEST(Analyzer, AFindingIsPlacedWhereItsOctetsAreAndSaysWhereItBecameCertain) {
+  for (const char* recipe : {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing"}) {
+    SCOPED_TRACE(recipe);
+    const synth::Scenario s = with_fault(recipe);
+    const Recorder r = analyze(s);
+    const auto it = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.id == DiagId::FpduPadRuleWrong || f.id == DiagId::FpduCrcFieldMissing;
+    });
+    ASSERT_NE(it, r.findings.end());
+    EXPECT_LT(it->frame, it->certain_at);
+    // The frame holding the first deviating FPDU's ULPDU_Length field: the Initiator's first
+    // data segment after the startup frames.
+    const auto frames = synth::generate_frames(s);
+    std::uint64_t number = 0;
+    std::uint64_t first_fpdu_frame = 0;
+    for (const auto& frame : frames) {
+      ++number;
+      const DecodeResult d =
+          decode_frame(link_type::kEthernet, frame.bytes,
+                       static_cast<std::uint32_t>(frame.bytes.size()), number, 0);
+      if (d.status != DecodeStatus::Tcp || d.segment.payload.empty()) continue;
+      const std::uint32_t into = it->tcp_seq.value() - d.segment.seq.value();
+      if (d.segment.source == r.connections.at(0).initiator && into < d.segment.payload.size()) {
+        first_fpdu_frame = number;
+        break;
+      }
+    }
+    EXPECT_EQ(it->frame, first_fpdu_frame);
+  }
 }
 
 // RFC 5044's own text (tests/unit/data/README.md): it holds both startup keys, and its
