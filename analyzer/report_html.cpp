@@ -77,18 +77,8 @@ struct Verdict {
   }
 };
 
-Verdict verdict_of(const ConnectionReport& c) {
-  Verdict v;
-  for (const ReportedFinding& f : c.findings) {
-    if (!f.suppressed_by) ++v.active[info(f.finding.id).severity];
-  }
-  if (c.findings_not_stored) {  // not listed: counted as found (suppression unknown here)
-    for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
-      v.active[s] = std::max(v.active[s], c.summary.findings[s]);
-    }
-  }
-  return v;
-}
+// Listed or not, as the collector decided them.
+Verdict verdict_of(const ConnectionReport& c) { return Verdict{c.active}; }
 
 // Octets of private data shown as text in the negotiation table: as many as RFC 5044 7.1.1
 // allows.
