@@ -480,6 +480,7 @@ int main(int argc, char** argv) {
   mpa::report::TextOptions text;
   text.notes = settings.notes || settings.verbose;
   text.connections = settings.verbose;
+  text.certain_at = settings.verbose;
   text.color = use_color(settings.color, STDOUT_FILENO);
   text.fold_after = settings.fold;
   text.policy = policy;

@@ -138,6 +138,7 @@ class Collector : public EventSink {
 struct TextOptions {
   bool notes = false;        // list notes (always counted)
   bool connections = false;  // a summary block per connection
+  bool certain_at = false;   // name the frame where a finding became certain, when later
   bool color = false;
   std::size_t fold_after = 3;  // findings of one id in one connection listed before folding
   bool capture_lines = true;   // one line per capture with its verdict and counts
@@ -152,8 +153,9 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
 // `notes`, errors and warnings always.
 bool listed(const ReportedFinding& finding, const TextOptions& options);
 // A finding line of the text report, and the line that folds repeats.
+// `certain_at`: name the frame where it became certain when that is later than its own.
 std::string finding_line(const std::string& file, const ReportedFinding& finding,
-                         const ConnectionSummary* connection, bool color);
+                         const ConnectionSummary* connection, bool color, bool certain_at = false);
 // The summary block of one connection (-v).
 void write_connection(std::ostream& out, const ConnectionReport& connection);
 std::string fold_line(const std::string& file, const ReportedFinding& first_folded,

@@ -115,6 +115,7 @@ ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const R
   }
   ordered_json properties;
   properties["frame"] = f.frame;
+  properties["certain_at"] = f.certain_at;
   if (c) {
     properties["connection"] = c->summary.id;
     properties["endpoints"] = describe_endpoints(c->summary);

@@ -131,13 +131,15 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
 
 // file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
 std::string finding_line(const std::string& file, const ReportedFinding& rf,
-                         const ConnectionSummary* c, bool color) {
+                         const ConnectionSummary* c, bool color, bool certain_at) {
   const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   std::string where;
   if (c)
-    where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction),
-                        f.tcp_seq.value());
+    where = fmt::format(
+        "connection {}, {} data, seq {}{}; ", c->id, to_string(f.direction), f.tcp_seq.value(),
+        certain_at && f.certain_at > f.frame ? fmt::format(", certain at frame {}", f.certain_at)
+                                             : std::string());
   std::string reference(d.rfc);
   if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
   std::string suppressed;
@@ -179,8 +181,9 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
         if (!shown(f)) continue;
         auto& [n, first_folded] = repeats[{f.finding.id, f.suppressed_by != nullptr}];
         if (++n <= options.fold_after) {
-          lines.push_back({f.finding.frame, lines.size(),
-                           finding_line(cap.file, f, &c.summary, options.color)});
+          lines.push_back(
+              {f.finding.frame, lines.size(),
+               finding_line(cap.file, f, &c.summary, options.color, options.certain_at)});
         } else if (n == options.fold_after + 1) {
           first_folded = &f;
         }

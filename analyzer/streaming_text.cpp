@@ -16,7 +16,7 @@ void StreamingText::on_decided(const ReportedFinding& f, std::uint32_t connectio
   }
   ConnectionSummary where;
   where.id = connection;
-  out_ << finding_line(file_, f, &where, options_.color) << std::flush;
+  out_ << finding_line(file_, f, &where, options_.color, options_.certain_at) << std::flush;
 }
 
 void StreamingText::on_connection_end(const ConnectionReport& c) {

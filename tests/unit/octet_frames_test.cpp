@@ -23,7 +23,8 @@ TEST(OctetFrames, ForgetsOctetsLongAgoAndOctetsThatNeverCame) {
   f.note(5000, 1000, 2);  // a gap of 4000 octets before it
   EXPECT_FALSE(f.frame_of(3000));
   std::uint64_t frame = 3;
-  for (std::uint64_t at = 6000; at < 6000 + 2 * OctetFrames::kSpan; at += 1000) f.note(at, 1000, frame++);
+  for (std::uint64_t at = 6000; at < 6000 + 2 * OctetFrames::kSpan; at += 1000)
+    f.note(at, 1000, frame++);
   EXPECT_FALSE(f.frame_of(0));
   EXPECT_FALSE(f.frame_of(5000));
   EXPECT_EQ(f.frame_of(6000 + 2 * OctetFrames::kSpan - 1), frame - 1);
