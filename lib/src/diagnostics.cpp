@@ -183,6 +183,14 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {CaptureStartupFrameCut, "capture.startup-frame-cut", Note, Sequence, "RFC 5044 7.1",
      MpaError::None,
      "The capture ends inside a startup frame; the rest of it could not be checked"},
+    {StartupInvalidReplyIgnored, "startup.invalid-reply-ignored", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::None,
+     "Initiator went on sending FPDUs after an improperly formatted MPA Reply instead of closing "
+     "the connection (a Terminate first is allowed)"},
+    {StartupReplyBeforePrivateData, "startup.reply-before-private-data", Error, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Responder sent its MPA Reply before the private data the Request's PD_Length announced had "
+     "arrived, so it cannot have validated the Request"},
     // ---- IP reassembly
     {IpFragmentOverlapMismatch, "ip.fragment-overlap-mismatch", Error, Sequence, "RFC 5722 4",
      MpaError::None,

@@ -144,10 +144,33 @@ def tcp_segments(path):
         yield number, endpoint(bytes(src), sport), endpoint(bytes(dst), dport), seq, payload
 
 
+def tshark_segments(path):
+    """The same as Wireshark decodes it (tunnels, mirror sessions, IP fragments): the oracle
+    for the captures the decoder above does not read."""
+    proc = subprocess.run(["tshark", "-n", "-r", path, "-Y", "tcp.len > 0", "-T", "fields",
+                           "-E", "occurrence=l", "-e", "frame.number", "-e", "frame.protocols",
+                           "-e", "ip.src", "-e", "ip.dst", "-e", "ipv6.src", "-e", "ipv6.dst",
+                           "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.seq_raw",
+                           "-e", "tcp.payload"], capture_output=True, text=True, check=True)
+    for line in proc.stdout.splitlines():
+        number, protocols, ip_src, ip_dst, ip6_src, ip6_dst, sport, dport, seq, payload = \
+            line.split("\t")
+        layers = protocols.split(":")
+        inner_v6 = "ipv6" in layers and ("ip" not in layers or
+                                         layers.index("ipv6") > len(layers) - 1 - layers[::-1].index("ip"))
+        src, dst = (ip6_src, ip6_dst) if inner_v6 else (ip_src, ip_dst)
+        yield (int(number), endpoint(src, int(sport)), endpoint(dst, int(dport)), int(seq),
+               bytes.fromhex(payload.replace(":", "")))
+
+
 def capture_octets(path, wanted):
     """wanted: {(src, dst): set of seq}. Returns {(src, dst, seq): octet}, first copy wins."""
     out = {}
-    for _, src, dst, seq, payload in tcp_segments(path):
+    segments = list(tcp_segments(path))
+    found = {(src, dst) for _, src, dst, _, payload in segments if payload}
+    if any(flow not in found for flow in wanted):  # a tunnel or fragments: ask tshark
+        segments = list(tshark_segments(path))
+    for _, src, dst, seq, payload in segments:
         seqs = wanted.get((src, dst))
         if not seqs or not payload:
             continue

@@ -599,6 +599,12 @@ std::vector<CorpusEntry> wrapped_entries() {
   } wraps[] = {
       {"vxlan", "inside VXLAN (VNI 42, UDP 4789) between 198.51.100.1 and 198.51.100.2"},
       {"erspan-ii", "as mirrored by ERSPAN type II (GRE, session 42) to 198.51.100.2"},
+      {"erspan-iii", "as mirrored by ERSPAN type III (GRE 0x22EB, session 42) to 198.51.100.2"},
+      {"geneve-options", "inside Geneve (VNI 42, UDP 6081) with two option words"},
+      {"gre-key", "inside GRE (key 42) carrying IPv4 between 198.51.100.1 and 198.51.100.2"},
+      {"ipip", "inside IP in IP (protocol 4) between 198.51.100.1 and 198.51.100.2"},
+      {"mpls-pw", "carried by an MPLS Ethernet pseudowire with a control word"},
+      {"qinq", "with two VLAN tags (802.1ad outer, 802.1Q inner)"},
   };
   for (const auto& w : wraps) {
     Scenario s = base_scenario(fmt::format("fault-fpdu.crc-mismatch--{}", w.wrapper));

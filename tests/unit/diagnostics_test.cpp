@@ -67,6 +67,8 @@ constexpr Required kRequired[] = {
     {"startup.invalid-request-answered", Error, 0},
     {"startup.no-negotiation-unsolicited", Warning, 0},
     {"capture.startup-frame-cut", Note, 0},
+    {"startup.invalid-reply-ignored", Error, 0},
+    {"startup.reply-before-private-data", Error, 0},
     {"capture.ip-fragment", Note, 0},
     {"ip.fragment-overlap-mismatch", Error, 0},
 };
