@@ -1,7 +1,8 @@
 // The octets behind the HTML report's hex dumps, read back from the capture file: a second
 // pass that decodes only the frames between the first and the last frame that hold a dumped
-// place, and stops after the last. The octets are the capture's own (the first copy of each
-// sequence number, as the reassembler keeps it), never rebuilt from parsed values.
+// place (from the first frame on when IP fragments are to be reassembled), and stops after
+// the last. The octets are the capture's own (the first copy of each sequence number, as the
+// reassembler keeps it), never rebuilt from parsed values.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -10,6 +11,7 @@
 #include "html_trace.h"
 #include "mpa/capture_reader.h"
 #include "mpa/frame_feeder.h"
+#include "mpa/ip_reassembly.h"
 #include "mpa/pipeline.h"
 #include "report.h"
 
@@ -48,10 +50,17 @@ void copy_overlap(const TcpSegment& seg, Place& place) {
   }
 }
 
+// The first pass reported what reassembly met; this one only needs the datagrams.
+struct Quiet : IpReassemblyEvents {
+  void on_fragment_overlap_mismatch(std::uint64_t, std::uint64_t, std::string) override {}
+  void on_datagram_incomplete(const IncompleteDatagram&) override {}
+};
+
 }  // namespace
 
 void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
-                 CaptureTrace& trace, const DecodeOptions& decode) {
+                 CaptureTrace& trace, const AnalyzerOptions& options, bool ip_fragments) {
+  const DecodeOptions& decode = options.decode;
   std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>> wants;  // (source, destination)
   std::uint64_t min_frame = UINT64_MAX, max_frame = 0;
   for (const ConnectionReport& c : connections) {
@@ -101,10 +110,26 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   }
   std::sort(ranges.begin(), ranges.end());
   std::size_t next_range = 0;
+  IpReassembler reassembler(options.ip_reassembly);
+  Quiet quiet;
   CaptureRecord record;
   while (reader->next(record) == ReadStatus::Record) {
-    if (record.number < min_frame) continue;
     if (record.number > max_frame) break;
+    // Each record by its own interface's link type, as the pipeline decoded it; a fragment
+    // before the first place may complete a datagram inside the range.
+    DecodeResult decoded;
+    if (ip_fragments) {
+      decoded = decode_captured(captured_frame(record), decode);
+      if (decoded.status == DecodeStatus::IpFragment) {
+        DecodeResult carried;  // the segment of the datagram this fragment completes
+        reassemble(reassembler, decoded, record.number, record.timestamp_ns, decode, quiet,
+                   [&](const DecodeResult& datagram) {
+                     if (datagram.status == DecodeStatus::Tcp) carried = datagram;
+                   });
+        decoded = std::move(carried);
+      }
+    }
+    if (record.number < min_frame) continue;
     while (next_range < ranges.size() && ranges[next_range].second < record.number) ++next_range;
     if (next_range == ranges.size()) break;
     bool wanted = false;
@@ -115,8 +140,7 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       }
     }
     if (!wanted) continue;
-    // Each record by its own interface's link type, as the pipeline decoded it.
-    const DecodeResult decoded = decode_captured(captured_frame(record), decode);
+    if (!ip_fragments) decoded = decode_captured(captured_frame(record), decode);
     if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
     auto it = wants.find({decoded.segment.source, decoded.segment.destination});
     if (it == wants.end()) continue;

@@ -192,9 +192,11 @@ class HtmlTracer : public EventSink {
 // Reads the octets of every Place of `trace` back from the capture file `path` (a second,
 // bounded pass: only the frames that hold them are decoded; it stops after the last).
 // `connections`: the capture's connections as reported (numbered as the trace is);
-// `decode`: the tunnel ports the first pass decoded with.
+// `options`: how the first pass decoded (the tunnel ports, the limits of IP reassembly);
+// `ip_fragments`: the first pass met IP fragments, so this one reassembles them too, from the
+// capture's first frame on.
 struct ConnectionReport;
 void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
-                 CaptureTrace& trace, const DecodeOptions& decode);
+                 CaptureTrace& trace, const AnalyzerOptions& options, bool ip_fragments);
 
 }  // namespace mpa::report

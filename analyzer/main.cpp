@@ -39,6 +39,7 @@ struct Settings {
   std::string format = "text";
   std::string junit;
   std::string html;
+  std::string sarif;
   std::string command;  // the command line, for the HTML page
   std::string fail_on = "error";
   std::string markers;
@@ -51,6 +52,7 @@ struct Settings {
   bool require_mpa = false;
   std::string suppress;
   bool no_suppress = false;
+  bool show_suppressed = false;
   std::string write_baseline;
   bool notes = false;
   bool verbose = false;
@@ -127,10 +129,24 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
                                       bool& unreadable,
                                       mpa::report::FindingObserver* stream = nullptr,
                                       mpa::report::CaptureTrace* trace = nullptr) {
+  const auto start = std::chrono::steady_clock::now();
   mpa::report::CaptureReport report;
   report.file = path == "-" ? "<stdin>" : path;
+  report.place =
+      mpa::report::capture_place(settings.interface.empty() ? report.file : settings.interface,
+                                 settings.interface.empty() && path != "-");
   std::string error;
   std::unique_ptr<mpa::CaptureReader> reader;
+  std::error_code missing;
+  if (settings.interface.empty() && path != "-" && !std::filesystem::exists(path, missing) &&
+      !missing) {
+    // Named on the command line but not there: reported, and the other captures are read.
+    report.result.ok = false;
+    report.result.error = fmt::format("{}: no such file or directory", path);
+    report.missing = true;
+    unreadable = true;
+    return report;
+  }
   if (!settings.interface.empty()) {
     mpa::CaptureReader::LiveOptions live;
     live.interface = settings.interface;
@@ -176,15 +192,17 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::report::name_tunnels(report);
   report.tcp_connections = analyzer.tcp_connections();
   if (trace && settings.interface.empty())
-    mpa::report::read_places(path, report.connections, *trace, options.decode);
+    mpa::report::read_places(path, report.connections, *trace, options,
+                             report.result.stats.ip_fragments != 0);
   if (!report.result.ok) unreadable = true;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
 // The captures named on the command line: files as given, directories searched recursively
-// for pcap/pcapng files (in name order). False, with `error`, when a name does not exist.
-bool expand_inputs(const std::vector<std::string>& names, std::vector<std::string>& files,
-                   std::string& error) {
+// for pcap/pcapng files (in name order). A name that does not exist stays in the list: it is
+// reported as a capture that could not be read, after the others were analysed.
+void expand_inputs(const std::vector<std::string>& names, std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   for (const std::string& name : names) {
     if (name == "-") {
@@ -193,11 +211,7 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
     }
     std::error_code ec;
     const fs::file_status status = fs::status(name, ec);
-    if (ec || !fs::exists(status)) {
-      error = fmt::format("{}: no such file or directory", name);
-      return false;
-    }
-    if (!fs::is_directory(status)) {
+    if (ec || !fs::exists(status) || !fs::is_directory(status)) {
       files.push_back(name);
       continue;
     }
@@ -218,14 +232,15 @@ bool expand_inputs(const std::vector<std::string>& names, std::vector<std::strin
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
-  return true;
 }
 
 // Analyses `files` with `jobs` threads; the reports come back in the order of `files`.
-std::vector<mpa::report::CaptureReport> check_files(
-    const std::vector<std::string>& files, const Settings& settings,
-    const mpa::report::Suppressions* suppressions, unsigned jobs, bool& unreadable,
-    std::vector<mpa::report::CaptureTrace>& traces) {
+std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::string>& files,
+                                                    const Settings& settings,
+                                                    const mpa::report::Suppressions* suppressions,
+                                                    unsigned jobs, bool& unreadable,
+                                                    std::vector<mpa::report::CaptureTrace>& traces,
+                                                    bool say_errors = true) {
   std::vector<mpa::report::CaptureReport> reports(files.size());
   if (!settings.html.empty()) traces.resize(files.size());
   std::vector<char> failed(files.size(), 0);
@@ -246,7 +261,7 @@ std::vector<mpa::report::CaptureReport> check_files(
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (failed[i]) {
       unreadable = true;
-      std::cerr << "mpa-check: " << reports[i].result.error << '\n';
+      if (say_errors) std::cerr << "mpa-check: " << reports[i].result.error << '\n';
     }
   }
   return reports;
@@ -255,7 +270,25 @@ std::vector<mpa::report::CaptureReport> check_files(
 int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
                    const mpa::report::Policy& policy, mpa::report::TextOptions text,
                    const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed,
-                   const std::vector<mpa::report::CaptureTrace>& traces);
+                   const std::vector<mpa::report::CaptureTrace>& traces, double seconds);
+
+// Writes the suppression file of --write-baseline; false (said on stderr) when it cannot.
+bool write_baseline_file(const std::vector<mpa::report::CaptureReport>& reports,
+                         const std::string& path) {
+  std::ofstream baseline(path);
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  const std::string folder =
+      std::filesystem::path(mpa::report::capture_place(path, true).path).parent_path().string();
+  mpa::report::write_baseline(baseline, reports, date, folder);
+  baseline.close();
+  if (!baseline) {
+    std::cerr << "mpa-check: cannot write " << path << '\n';
+    return false;
+  }
+  return true;
+}
 
 bool use_color(const std::string& mode, int fd) {
   if (mode == "always") return true;
@@ -299,10 +332,17 @@ int main(int argc, char** argv) {
       "no\n"
       "suppression rule accepted, or no MPA with --require-mpa); 2 a usage error or a capture "
       "that\n"
-      "could not be read to its end (what was read before it is still reported).\n"
+      "could not be found or read to its end (named on stderr; the other captures and what was\n"
+      "read before the fault are still analysed and reported).\n"
       "Suppressions: --suppress FILE, or .mpa-check-suppressions in the working folder; one rule "
       "a\n"
-      "line: id=ID [capture=GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] reason=\"WHY\".\n"
+      "line: id=ID [capture=PATH|GLOB] [endpoint=ADDR:PORT] [stack=\"NAME\"] [count=N] "
+      "reason=\"WHY\".\n"
+      "capture= with a '/' is relative to the suppression file's folder, without one a file name "
+      "glob.\n"
+      "Suppressed findings are counted, not listed (--show-suppressed: as 'suppressed' lines);\n"
+      "rules that matched nothing are named on stderr when every capture the file names was "
+      "read.\n"
       "Environment: MPA_CRC32C=NAME uses that CRC32c implementation (table, sse4.2, sse4.2-3way,\n"
       "avx512-vpclmul, armv8-crc) instead of the fastest this CPU runs; --version shows which.");
   app.add_option(
@@ -313,10 +353,13 @@ int main(int argc, char** argv) {
   app.add_option("--junit", settings.junit,
                  "Also write a JUnit XML report to FILE (- : standard output, "
                  "instead of the report)");
+  app.add_option("--sarif", settings.sarif,
+                 "Also write a SARIF 2.1.0 report to FILE (- : standard output, instead of the "
+                 "report)");
   app.add_option(
       "--html", settings.html,
       "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the octets behind "
-      "the findings)");
+      "the findings; - : standard output, instead of the report)");
   app.add_option("--fail-on", settings.fail_on,
                  "Lowest severity that fails a capture (exit status 1)")
       ->check(CLI::IsMember({"error", "warning"}));
@@ -327,8 +370,13 @@ int main(int argc, char** argv) {
       "--suppress", settings.suppress,
       "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)");
   app.add_flag("--no-suppress", settings.no_suppress, "Ignore every suppression file");
+  app.add_flag("--show-suppressed", settings.show_suppressed,
+               "Text format: list suppressed findings too, as 'suppressed' (never 'error' or "
+               "'warning')");
   app.add_option("--write-baseline", settings.write_baseline,
-                 "Write a suppression file accepting every error and warning of this run to FILE");
+                 "Write a suppression file accepting every error and warning of this run to FILE "
+                 "(capture paths relative to it, with counts); the run is then reported with it "
+                 "(exit 0 unless a capture could not be read or --require-mpa fails)");
   app.add_flag("--notes", settings.notes, "Text format: list notes too (they are always counted)");
   app.add_flag("-v,--verbose", settings.verbose,
                "Text format: list notes and a summary of every connection");
@@ -397,6 +445,15 @@ int main(int argc, char** argv) {
     std::cerr << "mpa-check: -i reads an interface; give no capture file with it\n";
     return kExitUsage;
   }
+  if ((settings.junit == "-") + (settings.html == "-") + (settings.sarif == "-") > 1) {
+    std::cerr << "mpa-check: only one of --junit, --html and --sarif can write to standard "
+                 "output (-)\n";
+    return kExitUsage;
+  }
+  const auto run_start = std::chrono::steady_clock::now();
+  auto run_seconds = [&run_start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  };
   if (!settings.html.empty()) {
     // The HTML trace's long-lived allocations change where the heap's top lies: without this,
     // each connection's end gave the reassembler's buffer back to the kernel (brk) and the next
@@ -424,16 +481,21 @@ int main(int argc, char** argv) {
   mpa::report::TextOptions text;
   text.notes = settings.notes || settings.verbose;
   text.connections = settings.verbose;
+  text.certain_at = settings.verbose;
   text.color = use_color(settings.color, STDOUT_FILENO);
   text.fold_after = settings.fold;
   text.policy = policy;
   text.capture_lines = !settings.no_summary;
+  text.suppressed = settings.show_suppressed;
 
   // A live interface or a capture still arriving (a pipe): findings are printed as they
   // become certain; Ctrl-C (SIGINT) or SIGTERM ends the capture and the summary follows.
+  // (Not while writing a baseline from a pipe: the run is reported once its end is known.)
+  const bool to_stdout = settings.junit == "-" || settings.html == "-" || settings.sarif == "-";
   const bool streaming =
-      settings.format == "text" && settings.junit != "-" &&
-      (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0])));
+      settings.format == "text" && !to_stdout &&
+      (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0]) &&
+                                       settings.write_baseline.empty()));
   if (streaming || !settings.interface.empty()) {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
@@ -455,15 +517,19 @@ int main(int argc, char** argv) {
                                  streaming ? &printer : nullptr,
                                  traces.empty() ? nullptr : &traces[0]));
     if (unreadable) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
-    return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
-                          unreadable, streaming, traces);
+    if (!settings.write_baseline.empty()) {
+      // Read once: its findings are reported as found; the baseline accepts them next time.
+      if (!write_baseline_file(reports, settings.write_baseline)) return kExitUsage;
+      std::cerr << "mpa-check: wrote " << settings.write_baseline
+                << " (findings listed as found: it accepts them from the next run on)\n";
+    }
+    const int status =
+        finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
+                       unreadable, streaming, traces, run_seconds());
+    return settings.write_baseline.empty() || status != kExitFindings ? status : kExitClean;
   }
   std::vector<std::string> files;
-  std::string error;
-  if (!expand_inputs(settings.files, files, error)) {
-    std::cerr << "mpa-check: " << error << '\n';
-    return kExitUsage;
-  }
+  expand_inputs(settings.files, files);
   if (files.empty()) {
     std::cerr << "mpa-check: no pcap or pcapng file in the folders given\n";
     return kExitUsage;
@@ -471,63 +537,109 @@ int main(int argc, char** argv) {
 
   bool unreadable = false;
   std::vector<mpa::report::CaptureTrace> traces;
-  const std::vector<mpa::report::CaptureReport> reports = check_files(
-      files, settings, suppressions ? &*suppressions : nullptr, settings.jobs, unreadable, traces);
+  std::vector<mpa::report::CaptureReport> reports;
+  if (!settings.write_baseline.empty()) {
+    // The baseline accepts what this run finds; the run is then read again with it alone,
+    // so that it reports what the next run with the baseline will (standard input cannot be
+    // read twice: its findings are reported as found).
+    Settings first = settings;
+    first.html.clear();  // the page is drawn from the second reading
+    std::vector<mpa::report::CaptureTrace> no_traces;
+    bool first_unreadable = false;
+    reports = check_files(files, first, suppressions ? &*suppressions : nullptr, settings.jobs,
+                          first_unreadable, no_traces, false);
+    if (!write_baseline_file(reports, settings.write_baseline)) return kExitUsage;
+    if (std::find(files.begin(), files.end(), "-") != files.end()) {
+      std::cerr << "mpa-check: wrote " << settings.write_baseline
+                << " (findings listed as found: it accepts them from the next run on)\n";
+      if (!settings.html.empty()) {
+        std::cerr << "mpa-check: no HTML report when a baseline is written from standard input\n";
+      }
+      const int status =
+          finish_reports(reports, first, policy, text, suppressions ? &*suppressions : nullptr,
+                         first_unreadable, false, no_traces, run_seconds());
+      return status == kExitFindings ? kExitClean : status;
+    }
+    std::string error;
+    suppressions = mpa::report::Suppressions::load(settings.write_baseline, error);
+    if (!suppressions) {
+      std::cerr << "mpa-check: " << error << '\n';
+      return kExitUsage;
+    }
+    std::cerr << "mpa-check: wrote " << settings.write_baseline
+              << "; the run is reported with it\n";
+  }
+  reports = check_files(files, settings, suppressions ? &*suppressions : nullptr, settings.jobs,
+                        unreadable, traces);
   return finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
-                        unreadable, false, traces);
+                        unreadable, false, traces, run_seconds());
 }
 
 namespace {
 
-// Writes the reports of a run (text, JSON, JUnit, baseline) and returns the exit status.
+// Writes the reports of a run (text, JSON, JUnit, SARIF, HTML) and returns the exit status.
 int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
                    const mpa::report::Policy& policy, mpa::report::TextOptions text,
                    const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed,
-                   const std::vector<mpa::report::CaptureTrace>& traces) {
-  const std::vector<const mpa::report::Suppression*> unused =
-      suppressions ? suppressions->unused(reports) : std::vector<const mpa::report::Suppression*>{};
-  const bool junit_to_stdout = settings.junit == "-";
-  if (junit_to_stdout) {
-    mpa::report::write_junit(std::cout, reports, policy);
-  } else if (settings.format == "json") {
-    mpa::report::write_json(std::cout, reports, policy, unused);
-  } else {
-    text.list_findings = !streamed;
-    if (streamed) text.connections = false;  // printed as each connection ended
-    mpa::report::write_text(std::cout, reports, text);
-    if (!settings.no_summary) mpa::report::write_text_end(std::cout, reports, text, unused);
-  }
-  if (!settings.junit.empty() && !junit_to_stdout) {
-    std::ofstream junit(settings.junit);
-    mpa::report::write_junit(junit, reports, policy);
-    if (!junit) {
-      std::cerr << "mpa-check: cannot write " << settings.junit << '\n';
-      return kExitUsage;
-    }
-  }
-  if (!settings.html.empty()) {
-    std::ofstream html(settings.html, std::ios::binary);
+                   const std::vector<mpa::report::CaptureTrace>& traces, double seconds) {
+  const mpa::report::RuleReview review =
+      suppressions ? suppressions->review(reports) : mpa::report::RuleReview{};
+  // What is said of the rules goes to stderr: it is about the suppression file, not the
+  // captures, and standard output stays what grep and CI count.
+  mpa::report::write_rule_review(std::cerr, review);
+  auto write_html = [&](std::ostream& out) {
     mpa::report::HtmlOptions options;
     options.policy = policy;
     options.version = MPA_VERSION;
     options.command = settings.command;
-    mpa::report::write_html(html, reports, traces, options);
-    html.close();
-    if (!html) {
-      std::cerr << "mpa-check: cannot write " << settings.html << '\n';
-      return kExitUsage;
-    }
+    mpa::report::write_html(out, reports, traces, options);
+  };
+  auto write_sarif = [&](std::ostream& out) {
+    mpa::report::SarifOptions options;
+    options.policy = policy;
+    options.version = MPA_VERSION;
+    options.command = settings.command;
+    std::error_code ec;
+    options.working_folder = std::filesystem::current_path(ec).string();
+    mpa::report::write_sarif(out, reports, options);
+  };
+  if (settings.junit == "-") {
+    mpa::report::write_junit(std::cout, reports, policy, seconds);
+  } else if (settings.html == "-") {
+    write_html(std::cout);
+  } else if (settings.sarif == "-") {
+    write_sarif(std::cout);
+  } else if (settings.format == "json") {
+    mpa::report::write_json(std::cout, reports, policy, review);
+  } else {
+    text.list_findings = !streamed;
+    if (streamed) text.connections = false;  // printed as each connection ended
+    mpa::report::write_text(std::cout, reports, text);
+    if (!settings.no_summary) mpa::report::write_text_end(std::cout, reports, text);
   }
-  if (!settings.write_baseline.empty()) {
-    std::ofstream baseline(settings.write_baseline);
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    mpa::report::write_baseline(baseline, reports, date);
-    if (!baseline) {
-      std::cerr << "mpa-check: cannot write " << settings.write_baseline << '\n';
-      return kExitUsage;
+  auto to_file = [](const std::string& path, std::ios::openmode mode, auto&& write) {
+    std::ofstream out(path, mode);
+    write(out);
+    out.close();
+    if (!out) {
+      std::cerr << "mpa-check: cannot write " << path << '\n';
+      return false;
     }
+    return true;
+  };
+  if (!settings.junit.empty() && settings.junit != "-" &&
+      !to_file(settings.junit, std::ios::out, [&](std::ostream& out) {
+        mpa::report::write_junit(out, reports, policy, seconds);
+      })) {
+    return kExitUsage;
+  }
+  if (!settings.sarif.empty() && settings.sarif != "-" &&
+      !to_file(settings.sarif, std::ios::out, write_sarif)) {
+    return kExitUsage;
+  }
+  if (!settings.html.empty() && settings.html != "-" &&
+      !to_file(settings.html, std::ios::out | std::ios::binary, write_html)) {
+    return kExitUsage;
   }
   if (unreadable) return kExitUsage;
   return mpa::report::totals(reports, policy).failed_captures ? kExitFindings : kExitClean;

@@ -7,36 +7,44 @@
 
 namespace mpa::report {
 
-void Collector::count(const ReportedFinding& f, std::uint32_t connection) {
+void Collector::count(const ReportedFinding& f, std::uint32_t connection, ConnectionReport* c) {
   if (observer_) observer_->on_decided(f, connection);
   const Severity severity = info(f.finding.id).severity;
+  ++report_.found_by_id[f.finding.id];
   if (f.suppressed_by) {
     ++report_.suppressed[severity];
     ++report_.suppressed_by[f.suppressed_by];
+    if (c) ++c->suppressed[severity];
   } else {
     ++report_.active[severity];
     ++report_.active_by_id[f.finding.id];
+    if (c) ++c->active[severity];
   }
 }
 
-// Suppression rules that need the connection (endpoint, stack) wait for its end when the
-// finding is listed; a finding beyond the listing limit is judged by the finding alone.
+// Suppression rules that need the connection (endpoint, stack) wait for its end; the
+// rules' counts are this capture's.
 ReportedFinding Collector::judge(const Finding& finding, bool stored) {
-  ReportedFinding f{finding, nullptr, true};
+  ReportedFinding f{finding, nullptr, nullptr, true};
   if (!suppressions_ || suppressions_->empty()) return f;
-  if (stored && finding.connection != kCaptureFinding &&
-      suppressions_->needs_connection(finding.id)) {
+  if (finding.connection != kCaptureFinding && suppressions_->needs_connection(finding.id)) {
     f.decided = false;
+    if (!stored) {
+      auto& [first, n] = pending_[finding.connection][finding.id];
+      if (n++ == 0) first = finding;
+    }
     return f;
   }
-  f.suppressed_by = suppressions_->match(report_.file, finding, nullptr);
+  const Judgement j = suppressions_->match(report_.place, finding, nullptr, report_.suppressed_by);
+  f.suppressed_by = j.by;
+  f.over_count = j.over_count;
   return f;
 }
 
 void Collector::on_finding(const Finding& finding) {
   if (finding.connection == kCaptureFinding) {
     ReportedFinding f = judge(finding, false);
-    count(f, kCaptureFinding);
+    count(f, kCaptureFinding, nullptr);
     if (report_.capture_findings.size() < kMaxStoredFindings)
       report_.capture_findings.push_back(std::move(f));
     return;
@@ -45,7 +53,7 @@ void Collector::on_finding(const Finding& finding) {
   const bool stored =
       c.findings.size() < kMaxStoredFindings && stored_ < kMaxStoredFindingsPerCapture;
   ReportedFinding f = judge(finding, stored);
-  if (f.decided) count(f, finding.connection);
+  if (f.decided) count(f, finding.connection, &c);
   if (stored) {
     c.findings.push_back(std::move(f));
     ++stored_;
@@ -81,11 +89,26 @@ void Collector::on_connection_start(const ConnectionSummary& summary) {
 void Collector::on_connection_end(const ConnectionSummary& summary) {
   ConnectionReport& c = open_[summary.id];
   c.summary = summary;
-  for (ReportedFinding& f : c.findings) {
-    if (f.decided) continue;
-    f.suppressed_by = suppressions_->match(report_.file, f.finding, &c.summary);
+  auto decide = [&](ReportedFinding& f) {
+    const Judgement j =
+        suppressions_->match(report_.place, f.finding, &c.summary, report_.suppressed_by);
+    f.suppressed_by = j.by;
+    f.over_count = j.over_count;
     f.decided = true;
-    count(f, summary.id);
+    count(f, summary.id, &c);
+  };
+  for (ReportedFinding& f : c.findings) {
+    if (!f.decided) decide(f);
+  }
+  // Those beyond the listing limit: judged as the listed ones, one by one for the counts.
+  if (const auto pending = pending_.find(summary.id); pending != pending_.end()) {
+    for (const auto& [id, first_and_n] : pending->second) {
+      for (std::uint64_t i = 0; i < first_and_n.second; ++i) {
+        ReportedFinding f{first_and_n.first, nullptr, nullptr, false};
+        decide(f);
+      }
+    }
+    pending_.erase(pending);
   }
   if (observer_) observer_->on_connection_end(c);
   if (keep_connections_) report_.connections.push_back(std::move(c));
@@ -118,7 +141,11 @@ std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
     parts.push_back(count_of(cap.active[Severity::Warning], "warning"));
   }
   if (policy.require_mpa && cap.mpa_connections == 0) parts.push_back("no MPA connection");
-  if (!cap.result.ok) parts.push_back("not readable to its end");
+  if (cap.missing) {
+    parts.push_back("no such file or directory");
+  } else if (!cap.result.ok) {
+    parts.push_back("not readable to its end");
+  }
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
@@ -156,6 +183,23 @@ std::string ulpdu_bucket_label(std::size_t bucket) {
   return fmt::format("{}-{}", kUlpduSizeBounds[bucket - 1] + 1, kUlpduSizeBounds[bucket]);
 }
 
+std::string rfc_url(std::string_view rfc) {
+  // "RFC 5044 4.4", "RFC 6581 5", "RFC 5044 Appendix C"
+  if (!rfc.starts_with("RFC ")) return {};
+  rfc.remove_prefix(4);
+  const std::size_t space = rfc.find(' ');
+  const std::string_view number = rfc.substr(0, space);
+  if (number.empty() || number.find_first_not_of("0123456789") != std::string_view::npos) return {};
+  std::string url = fmt::format("https://www.rfc-editor.org/rfc/rfc{}", number);
+  if (space == std::string_view::npos) return url;
+  std::string_view section = rfc.substr(space + 1);
+  if (section.starts_with("Appendix ")) {
+    section.remove_prefix(9);
+    return url + fmt::format("#appendix-{}", section);
+  }
+  return url + fmt::format("#section-{}", section);
+}
+
 double percent(std::uint64_t a, std::uint64_t b) {
   return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0;
 }
@@ -189,7 +233,16 @@ std::string not_tcp_counts(const CaptureStats& stats) {
   append_count(text, stats.too_deep, "nested too deep");
   append_count(text, stats.unsupported_link_type, "unsupported link type");
   append_count(text, stats.malformed_frames, "malformed");
-  append_count(text, stats.ip_fragments, "IP fragment");
+  return text;
+}
+
+std::string ip_reassembly_counts(const CaptureStats& stats) {
+  if (stats.ip_fragments == 0 && stats.ip_datagrams_incomplete == 0) return {};
+  std::string text = fmt::format("{} reassembled from {}", stats.reassembled_segments,
+                                 count_of(stats.ip_fragments, "IP fragment"));
+  if (stats.ip_datagrams_incomplete != 0) {
+    text += fmt::format(", {} incomplete", count_of(stats.ip_datagrams_incomplete, "IP datagram"));
+  }
   return text;
 }
 

@@ -30,6 +30,8 @@ struct FpduRecord {
 struct ReportedFinding {
   Finding finding;
   const Suppression* suppressed_by = nullptr;
+  // Not suppressed because this rule's count= was used up in the capture (else nullptr).
+  const Suppression* over_count = nullptr;
   bool decided = true;  // false until the connection's end decides a rule that needs it
 };
 
@@ -39,10 +41,16 @@ struct ConnectionReport {
   std::vector<FpduRecord> fpdus;          // only with --list-fpdus
   std::vector<ReportedFinding> findings;  // in the order found (at most kMaxStoredFindings)
   std::uint64_t findings_not_stored = 0;
+  // Every finding of the connection, listed or not, once decided.
+  SeverityCounts active;  // not suppressed
+  SeverityCounts suppressed;
 };
 
 struct CaptureReport {
-  std::string file;
+  std::string file;      // as named on the command line ("<stdin>", or the interface)
+  CapturePlace place;    // where it is, for suppression rules and SARIF
+  double seconds = 0;    // the time its analysis took
+  bool missing = false;  // named on the command line but not there (result.ok is false)
   PipelineResult result;
   std::vector<ConnectionReport> connections;      // by connection id
   std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
@@ -52,7 +60,8 @@ struct CaptureReport {
   SeverityCounts active;  // not suppressed
   SeverityCounts suppressed;
   std::map<DiagId, std::uint64_t> active_by_id;
-  std::map<const Suppression*, std::uint64_t> suppressed_by;
+  std::map<DiagId, std::uint64_t> found_by_id;  // suppressed or not
+  RuleUses suppressed_by;                       // findings each rule accepted
 };
 
 // What makes a capture fail: findings at or above `fail_on` that no rule suppressed, and
@@ -111,7 +120,7 @@ class Collector : public EventSink {
   void finish();
 
  private:
-  void count(const ReportedFinding& f, std::uint32_t connection);
+  void count(const ReportedFinding& f, std::uint32_t connection, ConnectionReport* c);
   ReportedFinding judge(const Finding& finding, bool stored);
 
   CaptureReport& report_;
@@ -121,34 +130,61 @@ class Collector : public EventSink {
   bool keep_connections_ = true;
   std::size_t stored_ = 0;                          // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
+  // Findings beyond the listing limit whose rules need the connection: decided at its end,
+  // by number and id (the first such finding, and how many).
+  std::map<std::uint32_t, std::map<DiagId, std::pair<Finding, std::uint64_t>>> pending_;
 };
 
 struct TextOptions {
   bool notes = false;        // list notes (always counted)
   bool connections = false;  // a summary block per connection
+  bool certain_at = false;   // name the frame where a finding became certain, when later
   bool color = false;
   std::size_t fold_after = 3;  // findings of one id in one connection listed before folding
   bool capture_lines = true;   // one line per capture with its verdict and counts
   bool list_findings = true;   // false: the findings were streamed already
+  bool suppressed = false;     // list suppressed findings too (as "suppressed", never as
+                               // "error" or "warning")
   Policy policy;
 };
 void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
                 const TextOptions& options);
+// Whether the text report lists a finding: suppressed ones with `suppressed`, notes with
+// `notes`, errors and warnings always.
+bool listed(const ReportedFinding& finding, const TextOptions& options);
 // A finding line of the text report, and the line that folds repeats.
+// `certain_at`: name the frame where it became certain when that is later than its own.
 std::string finding_line(const std::string& file, const ReportedFinding& finding,
-                         const ConnectionSummary* connection, bool color);
+                         const ConnectionSummary* connection, bool color, bool certain_at = false);
 // The summary block of one connection (-v).
 void write_connection(std::ostream& out, const ConnectionReport& connection);
 std::string fold_line(const std::string& file, const ReportedFinding& first_folded,
                       std::uint64_t more, std::uint32_t connection, bool color);
-// The end of the text report: unused suppression rules, the failed captures, the totals.
+// The end of the text report: the failed captures, the totals.
 void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures,
-                    const TextOptions& options, const std::vector<const Suppression*>& unused);
+                    const TextOptions& options);
+// What the run says of the suppression rules (unused ones, counts not reached), for
+// standard error: "FILE:LINE: unused: ..." and "FILE:LINE: note: ...".
+void write_rule_review(std::ostream& out, const RuleReview& review);
 std::string_view to_string(CrcStatus status);
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const std::vector<const Suppression*>& unused);
+                const RuleReview& review);
+// `seconds`: the run's wall time (the test suites' own are each capture's analysis).
 void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
-                 const Policy& policy);
+                 const Policy& policy, double seconds = 0);
+// SARIF 2.1.0: a result per finding (suppressed ones with their suppression), the
+// catalogue as the driver's rules, a notification per capture not read to its end.
+struct SarifOptions {
+  Policy policy;               // for each capture's verdict
+  std::string version;         // mpa-check's
+  std::string command;         // the command line
+  std::string working_folder;  // absolute: capture paths are given relative to it
+};
+void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
+                 const SarifOptions& options);
+// The rfc-editor.org address of a catalogue entry's reference ("RFC 5044 4.4" ->
+// https://www.rfc-editor.org/rfc/rfc5044#section-4.4); "" when it names no RFC.
+std::string rfc_url(std::string_view rfc);
 void write_catalogue(std::ostream& out, bool json);
 void write_catalogue_json(std::ostream& out);
 
@@ -164,6 +200,9 @@ std::string describe_endpoints(const ConnectionSummary& summary);
 void name_tunnels(CaptureReport& capture);
 // The frames not decoded to TCP by reason ("other IP protocol 3, malformed 1"); "" for none.
 std::string not_tcp_counts(const CaptureStats& stats);
+// What IP reassembly did ("20 reassembled from 46 IP fragments, 1 IP datagram incomplete");
+// "" when the capture held no IP fragment.
+std::string ip_reassembly_counts(const CaptureStats& stats);
 // The warning a capture earns when frames may have carried TCP that was not analysed
 // (a tunnel payload not decoded, nesting too deep, a link type not supported); "" if none.
 std::string unreached_warning(const CaptureStats& stats);

@@ -77,18 +77,8 @@ struct Verdict {
   }
 };
 
-Verdict verdict_of(const ConnectionReport& c) {
-  Verdict v;
-  for (const ReportedFinding& f : c.findings) {
-    if (!f.suppressed_by) ++v.active[info(f.finding.id).severity];
-  }
-  if (c.findings_not_stored) {  // not listed: counted as found (suppression unknown here)
-    for (Severity s : {Severity::Note, Severity::Warning, Severity::Error}) {
-      v.active[s] = std::max(v.active[s], c.summary.findings[s]);
-    }
-  }
-  return v;
-}
+// Listed or not, as the collector decided them.
+Verdict verdict_of(const ConnectionReport& c) { return Verdict{c.active}; }
 
 // Octets of private data shown as text in the negotiation table: as many as RFC 5044 7.1.1
 // allows.
@@ -314,6 +304,10 @@ static std::string not_tcp_html(const CaptureStats& stats) {
   std::string html;
   const std::string counts = not_tcp_counts(stats);
   if (!counts.empty()) html += "<br><small class=\"not-tcp\">not TCP: " + esc(counts) + "</small>";
+  const std::string reassembly = ip_reassembly_counts(stats);
+  if (!reassembly.empty()) {
+    html += "<br><small class=\"not-tcp\">TCP segments " + esc(reassembly) + "</small>";
+  }
   const std::string warning = unreached_warning(stats);
   if (!warning.empty()) {
     html += "<br><span class=\"capture-warning\">warning: " + esc(warning) + "</span>";
@@ -915,11 +909,13 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       "</h4><dl class=\"cat\"><dt>catalogue</dt><dd><code>{id}</code>: {summary}</dd>"
       "<dt>severity</dt><dd>{sev}</dd><dt>RFC</dt><dd>{rfc}</dd><dt>error code</dt>"
       "<dd>{code}</dd><dt>message</dt><dd>{message}</dd><dt>frame</dt><dd>{frame}</dd>"
-      "<dt>sequence</dt><dd>{seq} (stream offset {offset}), {direction} data</dd>"
+      "<dt>certain at</dt><dd>frame {certain_at}</dd><dt>sequence</dt><dd>{seq} (stream offset "
+      "{offset}), {direction} data</dd>"
       "{suppressed}</dl>\n",
       fmt::arg("sev", to_string(d.severity)), fmt::arg("anchor", anchor(row)),
       fmt::arg("index", index), fmt::arg("id", d.name), fmt::arg("frame", f.frame),
-      fmt::arg("summary", esc(d.summary)), fmt::arg("rfc", esc(d.rfc)),
+      fmt::arg("certain_at", f.certain_at), fmt::arg("summary", esc(d.summary)),
+      fmt::arg("rfc", esc(d.rfc)),
       fmt::arg("code", d.error_code != MpaError::None ? fmt::format("{} ({})", number(d.error_code),
                                                                     esc(describe(d.error_code)))
                                                       : std::string("none")),

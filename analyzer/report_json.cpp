@@ -19,6 +19,7 @@ ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
   j["rfc"] = d.rfc;
   if (with_direction) j["direction"] = to_string(f.direction);
   j["frame"] = f.frame;
+  j["certain_at"] = f.certain_at;
   if (with_direction) {
     j["tcp_seq"] = f.tcp_seq.value();
     j["stream_offset"] = f.stream_offset;
@@ -28,6 +29,10 @@ ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
     j["suppressed"] = {{"file", rf.suppressed_by->file},
                        {"line", rf.suppressed_by->line},
                        {"reason", rf.suppressed_by->reason}};
+  } else if (rf.over_count) {
+    j["over_count"] = {{"file", rf.over_count->file},
+                       {"line", rf.over_count->line},
+                       {"count", *rf.over_count->count}};
   }
   return j;
 }
@@ -134,7 +139,7 @@ static ordered_json counts_json(const SeverityCounts& c) {
 }
 
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const std::vector<const Suppression*>& unused) {
+                const RuleReview& review) {
   out << "{\n\"version\": 1,\n\"captures\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
     const CaptureReport& cap = captures[i];
@@ -147,6 +152,9 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
     const CaptureStats& st = cap.result.stats;
     head["tcp_segments"] = st.tcp_segments;
     head["tunnelled_segments"] = st.tunnelled_segments;
+    head["reassembled_segments"] = st.reassembled_segments;
+    head["ip_datagrams"] = st.ip_datagrams;
+    head["ip_datagrams_incomplete"] = st.ip_datagrams_incomplete;
     head["not_tcp"] = {{"other_ethertype", st.other_ethertype},
                        {"other_ip_protocol", st.other_ip_protocol},
                        {"tunnel_payload", st.tunnel_payload},
@@ -175,9 +183,17 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
   }
   const Totals t = totals(captures, policy);
   ordered_json unused_rules = ordered_json::array();
-  for (const Suppression* rule : unused) {
+  for (const Suppression* rule : review.unused) {
     unused_rules.push_back(
         {{"file", rule->file}, {"line", rule->line}, {"id", rule->id}, {"reason", rule->reason}});
+  }
+  ordered_json under_count = ordered_json::array();
+  for (const auto& [rule, most] : review.under_count) {
+    under_count.push_back({{"file", rule->file},
+                           {"line", rule->line},
+                           {"id", rule->id},
+                           {"count", *rule->count},
+                           {"most_in_a_capture", most}});
   }
   const ordered_json summary = {{"connections", t.connections},
                                 {"errors", t.active[Severity::Error]},
@@ -185,7 +201,9 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
                                 {"notes", t.active[Severity::Note]},
                                 {"suppressed", counts_json(t.suppressed)},
                                 {"failed_captures", t.failed_captures},
-                                {"unused_suppressions", unused_rules}};
+                                {"unused_suppressions", unused_rules},
+                                {"suppressions_reviewed", review.complete},
+                                {"suppressions_under_count", under_count}};
   out << "],\n\"summary\": " << summary.dump() << "\n}\n";
 }
 

@@ -1,17 +1,35 @@
 // JUnit XML for CI dashboards: a test suite per capture, a test case per MPA connection
 // failed by exactly the findings that fail the exit status (--fail-on, suppressions), the
 // other warnings in system-out; --require-mpa adds a test case for a capture without MPA.
+// Times: the run's wall time, each capture's analysis time, and an equal share of it for
+// each of its test cases (the connections of a capture are analysed together). The class
+// name is the capture with its dots as underscores, under "mpa-check.": viewers split class
+// names at dots into packages, and would cut the file name at ".pcap".
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+
+#include <algorithm>
 
 #include "html_escape.h"
 #include "report.h"
 
 namespace mpa::report {
+namespace {
+
+std::string class_name(const std::string& file) {
+  std::string name = "mpa-check." + file;
+  std::replace(name.begin() + 10, name.end(), '.', '_');
+  return xml_attribute_escape(name);
+}
+
+}  // namespace
 
 void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
-                 const Policy& policy) {
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\">\n";
+                 const Policy& policy, double seconds) {
+  fmt::print(out,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mpa-check\" "
+             "time=\"{:.3f}\">\n",
+             seconds);
   for (const CaptureReport& cap : captures) {
     const bool read_error = !cap.result.ok;
     const bool no_mpa = policy.require_mpa && cap.mpa_connections == 0;
@@ -45,12 +63,16 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
     std::size_t failed_cases = 0;
     for (const Case& k : cases) failed_cases += k.failures.empty() ? 0 : 1;
     const std::size_t tests = cases.size() + (read_error ? 1 : 0) + (no_mpa ? 1 : 0);
-    fmt::print(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+    fmt::print(out,
+               "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+               "time=\"{:.3f}\">\n",
                xml_attribute_escape(cap.file), tests, failed_cases + (no_mpa ? 1 : 0),
-               read_error ? 1 : 0);
+               read_error ? 1 : 0, cap.seconds);
+    const std::string classname = class_name(cap.file);
+    const double share = tests ? cap.seconds / static_cast<double>(tests) : 0.0;
     for (const Case& k : cases) {
-      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\">\n",
-                 xml_attribute_escape(cap.file), xml_attribute_escape(k.name));
+      fmt::print(out, "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
+                 xml_attribute_escape(k.name), share);
       if (!k.failures.empty()) {
         // One failure element a test case (what CI tools show), every finding in its text.
         const DiagnosticInfo& first = info(k.failures.front()->finding.id);
@@ -75,15 +97,16 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
     if (no_mpa) {
       fmt::print(
           out,
-          "    <testcase classname=\"{}\" name=\"MPA present\">\n      <failure type=\"no-mpa\" "
-          "message=\"no MPA connection in the capture (--require-mpa)\"/>\n    </testcase>\n",
-          xml_attribute_escape(cap.file));
+          "    <testcase classname=\"{}\" name=\"MPA present\" time=\"{:.3f}\">\n      <failure "
+          "type=\"no-mpa\" message=\"no MPA connection in the capture (--require-mpa)\"/>\n    "
+          "</testcase>\n",
+          classname, share);
     }
     if (read_error) {
       fmt::print(out,
-                 "    <testcase classname=\"{}\" name=\"read capture\">\n      <error "
-                 "message=\"{}\"/>\n    </testcase>\n",
-                 xml_attribute_escape(cap.file), xml_attribute_escape(cap.result.error));
+                 "    <testcase classname=\"{}\" name=\"read capture\" time=\"{:.3f}\">\n      "
+                 "<error message=\"{}\"/>\n    </testcase>\n",
+                 classname, share, xml_attribute_escape(cap.result.error));
     }
     out << "  </testsuite>\n";
   }

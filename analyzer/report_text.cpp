@@ -21,6 +21,13 @@ std::string severity_word(Severity s, bool color) {
   return fmt::format("\033[{}m{}\033[0m", code, word);
 }
 
+// The word of a finding line: its severity, or "suppressed" for a finding a rule accepted
+// (so that grep ': error:' counts what the totals count).
+std::string finding_word(const ReportedFinding& f, bool color) {
+  if (!f.suppressed_by) return severity_word(info(f.finding.id).severity, color);
+  return color ? "\033[2msuppressed\033[0m" : "suppressed";
+}
+
 std::string on_off(bool value) { return value ? "on" : "off"; }
 
 void write_direction(std::ostream& out, std::string_view name, const DirectionSummary& d) {
@@ -54,6 +61,11 @@ void write_direction(std::ostream& out, std::string_view name, const DirectionSu
 
 // One line per capture: its verdict, the counts, and the counts by id.
 void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextOptions& options) {
+  if (cap.missing) {
+    fmt::print(out, "{}: {}: no such file or directory\n", cap.file,
+               options.color ? "\033[1;31mFAIL\033[0m" : "FAIL");
+    return;
+  }
   const bool failed = fails(cap, options.policy) || !cap.result.ok;
   std::string by_id;
   for (const auto& [id, n] : cap.active_by_id) {
@@ -69,13 +81,18 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
              count_of(cap.active[Severity::Warning], "warning"),
              count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);
-  // Frames that may hide TCP are never passed over in silence.
+  // Frames that may hide TCP are never passed over in silence, nor IP fragments.
   const std::string not_tcp = not_tcp_counts(cap.result.stats);
-  if (!not_tcp.empty()) {
-    const std::uint64_t tunnelled = cap.result.stats.tunnelled_segments;
-    fmt::print(out, "{}:   {} TCP segments{}; not TCP: {}\n", cap.file,
-               cap.result.stats.tcp_segments,
-               tunnelled ? fmt::format(" ({} in tunnels)", tunnelled) : std::string(), not_tcp);
+  const std::string reassembly = ip_reassembly_counts(cap.result.stats);
+  if (!not_tcp.empty() || !reassembly.empty()) {
+    std::string how;
+    if (const std::uint64_t tunnelled = cap.result.stats.tunnelled_segments; tunnelled != 0) {
+      how = fmt::format("{} in tunnels", tunnelled);
+    }
+    if (!reassembly.empty()) how += (how.empty() ? "" : ", ") + reassembly;
+    fmt::print(out, "{}:   {} TCP segments{}{}\n", cap.file, cap.result.stats.tcp_segments,
+               how.empty() ? std::string() : " (" + how + ")",
+               not_tcp.empty() ? std::string() : "; not TCP: " + not_tcp);
   }
   const std::string warning = unreached_warning(cap.result.stats);
   if (!warning.empty()) {
@@ -85,6 +102,11 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
 }
 
 }  // namespace
+
+bool listed(const ReportedFinding& f, const TextOptions& options) {
+  if (f.suppressed_by && !options.suppressed) return false;
+  return options.notes || info(f.finding.id).severity != Severity::Note;
+}
 
 void write_connection(std::ostream& out, const ConnectionReport& c) {
   const ConnectionSummary& s = c.summary;
@@ -114,30 +136,35 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
 
 // file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
 std::string finding_line(const std::string& file, const ReportedFinding& rf,
-                         const ConnectionSummary* c, bool color) {
+                         const ConnectionSummary* c, bool color, bool certain_at) {
   const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   std::string where;
   if (c)
-    where = fmt::format("connection {}, {} data, seq {}; ", c->id, to_string(f.direction),
-                        f.tcp_seq.value());
+    where = fmt::format(
+        "connection {}, {} data, seq {}{}; ", c->id, to_string(f.direction), f.tcp_seq.value(),
+        certain_at && f.certain_at > f.frame ? fmt::format(", certain at frame {}", f.certain_at)
+                                             : std::string());
   std::string reference(d.rfc);
   if (d.error_code != MpaError::None) reference += fmt::format(", code {}", number(d.error_code));
   std::string suppressed;
   if (rf.suppressed_by) {
-    suppressed = fmt::format(" (suppressed by {}:{}: {})", rf.suppressed_by->file,
-                             rf.suppressed_by->line, rf.suppressed_by->reason);
+    suppressed =
+        fmt::format(" ({} suppressed by {}:{}: {})", to_string(d.severity), rf.suppressed_by->file,
+                    rf.suppressed_by->line, rf.suppressed_by->reason);
+  } else if (rf.over_count) {
+    suppressed = fmt::format(" (over the {} accepted by {}:{})", *rf.over_count->count,
+                             rf.over_count->file, rf.over_count->line);
   }
-  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame,
-                     severity_word(d.severity, color), f.message, where, reference, d.name,
-                     suppressed);
+  return fmt::format("{}:{}: {}: {} ({}{}) [{}]{}\n", file, f.frame, finding_word(rf, color),
+                     f.message, where, reference, d.name, suppressed);
 }
 
 std::string fold_line(const std::string& file, const ReportedFinding& first_folded,
                       std::uint64_t more, std::uint32_t connection, bool color) {
   const DiagnosticInfo& d = info(first_folded.finding.id);
   return fmt::format("{}:{}: {}: ... and {} more like this in connection {} (from frame {}) [{}]\n",
-                     file, first_folded.finding.frame, severity_word(d.severity, color), more,
+                     file, first_folded.finding.frame, finding_word(first_folded, color), more,
                      connection, first_folded.finding.frame, d.name);
 }
 
@@ -150,19 +177,18 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
       std::string text;
     };
     std::vector<Line> lines;
-    auto shown = [&](const ReportedFinding& f) {
-      return options.notes || info(f.finding.id).severity != Severity::Note;
-    };
+    auto shown = [&](const ReportedFinding& f) { return listed(f, options); };
     for (const ConnectionReport& c : cap.connections) {
-      // Fold repeats: after `fold_after` findings of one id in this connection, one line
-      // says how many more there were.
-      std::map<DiagId, std::pair<std::uint64_t, const ReportedFinding*>> repeats;
+      // Fold repeats: after `fold_after` findings of one id in this connection (suppressed
+      // ones apart), one line says how many more there were.
+      std::map<std::pair<DiagId, bool>, std::pair<std::uint64_t, const ReportedFinding*>> repeats;
       for (const ReportedFinding& f : c.findings) {
         if (!shown(f)) continue;
-        auto& [n, first_folded] = repeats[f.finding.id];
+        auto& [n, first_folded] = repeats[{f.finding.id, f.suppressed_by != nullptr}];
         if (++n <= options.fold_after) {
-          lines.push_back({f.finding.frame, lines.size(),
-                           finding_line(cap.file, f, &c.summary, options.color)});
+          lines.push_back(
+              {f.finding.frame, lines.size(),
+               finding_line(cap.file, f, &c.summary, options.color, options.certain_at)});
         } else if (n == options.fold_after + 1) {
           first_folded = &f;
         }
@@ -202,14 +228,23 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
   }
 }
 
-void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures,
-                    const TextOptions& options, const std::vector<const Suppression*>& unused) {
-  for (const Suppression* rule : unused) {
-    fmt::print(
-        out,
-        "{}:{}: {}: suppression rule matched nothing in this run (id={}): remove it or fix it\n",
-        rule->file, rule->line, severity_word(Severity::Warning, options.color), rule->id);
+void write_rule_review(std::ostream& out, const RuleReview& review) {
+  for (const Suppression* rule : review.unused) {
+    fmt::print(out,
+               "{}:{}: unused: suppression rule matched nothing in this run (id={}): remove it "
+               "or fix it\n",
+               rule->file, rule->line, rule->id);
   }
+  for (const auto& [rule, most] : review.under_count) {
+    fmt::print(out,
+               "{}:{}: note: count={} but at most {} occurred in a capture (id={}): the count "
+               "may be lowered\n",
+               rule->file, rule->line, *rule->count, most, rule->id);
+  }
+}
+
+void write_text_end(std::ostream& out, const std::vector<CaptureReport>& captures,
+                    const TextOptions& options) {
   const Totals t = totals(captures, options.policy);
   if (t.failed_captures) {
     fmt::print(out, "mpa-check: {} of {} failed:\n", t.failed_captures,

@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "report.h"
@@ -28,7 +29,8 @@ class StreamingText : public FindingObserver {
   std::ostream& out_;
   std::string file_;
   TextOptions options_;
-  std::map<std::pair<std::uint32_t, DiagId>, Repeats> repeats_;  // (connection, id)
+  // By connection, id and whether suppressed.
+  std::map<std::tuple<std::uint32_t, DiagId, bool>, Repeats> repeats_;
 };
 
 }  // namespace mpa::report

@@ -6,7 +6,10 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -66,6 +69,21 @@ std::string path_glob(const std::string& path) {
   return glob;
 }
 
+// A literal string as a glob (fnmatch) matching exactly it.
+std::string glob_escape(const std::string& text) {
+  std::string glob;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
+    glob += c;
+  }
+  return glob;
+}
+
+// The absolute folder of a file, resolved as capture_place resolves a capture's.
+std::string folder_of(const std::string& file) {
+  return std::filesystem::path(capture_place(file, true).path).parent_path().string();
+}
+
 // A value a quoted field can hold as it is.
 bool quotable(const std::string& value) {
   return value.find_first_of("\"\n\r") == std::string::npos;
@@ -88,6 +106,7 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
     error = fmt::format("{}: cannot read the suppression file", path);
     return std::nullopt;
   }
+  const std::string folder = folder_of(path);
   Suppressions s;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
@@ -102,19 +121,28 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
     rule.file = path;
     rule.line = number;
     for (auto& [key, value] : pairs) {
-      if (key == "id")
+      if (key == "id") {
         rule.id = value;
-      else if (key == "capture")
+      } else if (key == "capture") {
         rule.capture = value;
-      else if (key == "endpoint")
+      } else if (key == "endpoint") {
         rule.endpoint = value;
-      else if (key == "stack")
+      } else if (key == "stack") {
         rule.stack = value;
-      else if (key == "reason")
+      } else if (key == "reason") {
         rule.reason = value;
-      else {
-        error = fmt::format("{}:{}: unknown key \"{}\" (id, capture, endpoint, stack, reason)",
-                            path, number, key);
+      } else if (key == "count") {
+        std::uint64_t n = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec != std::errc() || end != value.data() + value.size() || n == 0) {
+          error = fmt::format("{}:{}: count={} is not a positive number", path, number, value);
+          return std::nullopt;
+        }
+        rule.count = n;
+      } else {
+        error =
+            fmt::format("{}:{}: unknown key \"{}\" (id, capture, endpoint, stack, count, reason)",
+                        path, number, key);
         return std::nullopt;
       }
     }
@@ -129,25 +157,48 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
                           path, number);
       return std::nullopt;
     }
+    if (rule.capture.find('/') == std::string::npos) {
+      rule.capture_by_name = true;
+      rule.capture_glob = rule.capture;
+    } else {
+      const std::string joined =
+          rule.capture.front() == '/' ? rule.capture : glob_escape(folder) + "/" + rule.capture;
+      rule.capture_glob = std::filesystem::path(joined).lexically_normal().string();
+      if (rule.capture_glob.size() > 1 && rule.capture_glob.back() == '/')
+        rule.capture_glob.pop_back();
+    }
     s.rules_.push_back(std::move(rule));
   }
   return s;
 }
 
-const Suppression* Suppressions::match(const std::string& capture, const Finding& finding,
-                                       const ConnectionSummary* connection) const {
+bool Suppression::takes(const CapturePlace& place) const {
+  if (capture.empty()) return true;
+  if (capture_by_name) return fnmatch(capture_glob.c_str(), place.name.c_str(), 0) == 0;
+  return !place.path.empty() && fnmatch(capture_glob.c_str(), place.path.c_str(), 0) == 0;
+}
+
+Judgement Suppressions::match(const CapturePlace& capture, const Finding& finding,
+                              const ConnectionSummary* connection, const RuleUses& used) const {
   const std::string_view name = info(finding.id).name;
+  Judgement judgement;
   for (const Suppression& rule : rules_) {
-    if (rule.id != name) continue;
-    if (!rule.capture.empty() && fnmatch(rule.capture.c_str(), capture.c_str(), 0) != 0) continue;
+    if (rule.id != name || !rule.takes(capture)) continue;
     if (rule.needs_connection()) {
       if (!connection) continue;
       if (!rule.endpoint.empty() && !matches_endpoint(rule.endpoint, *connection)) continue;
       if (!rule.stack.empty() && !matches_stack(rule.stack, *connection)) continue;
     }
-    return &rule;
+    if (rule.count) {
+      const auto it = used.find(&rule);
+      if (it != used.end() && it->second >= *rule.count) {
+        if (!judgement.over_count) judgement.over_count = &rule;
+        continue;
+      }
+    }
+    return {&rule, nullptr};
   }
-  return nullptr;
+  return judgement;
 }
 
 bool Suppressions::needs_connection(DiagId id) const {
@@ -156,42 +207,113 @@ bool Suppressions::needs_connection(DiagId id) const {
                      [&](const Suppression& r) { return r.id == name && r.needs_connection(); });
 }
 
-std::vector<const Suppression*> Suppressions::unused(
-    const std::vector<CaptureReport>& captures) const {
-  std::set<const Suppression*> used;
+RuleReview Suppressions::review(const std::vector<CaptureReport>& captures) const {
+  RuleReview review;
+  std::set<const Suppression*> took;  // rules whose capture= took in a capture of the run
+  std::map<const Suppression*, std::uint64_t> most;  // the most accepted in one capture
   for (const CaptureReport& cap : captures) {
-    for (const auto& [rule, count] : cap.suppressed_by) used.insert(rule);
+    for (const Suppression& rule : rules_) {
+      if (!rule.capture.empty() && rule.takes(cap.place)) took.insert(&rule);
+    }
+    for (const auto& [rule, n] : cap.suppressed_by) most[rule] = std::max(most[rule], n);
   }
-  std::vector<const Suppression*> out;
   for (const Suppression& rule : rules_) {
-    if (!used.contains(&rule)) out.push_back(&rule);
+    if (!rule.capture.empty() && !took.contains(&rule)) review.complete = false;
   }
-  return out;
+  if (!review.complete) return review;
+  for (const Suppression& rule : rules_) {
+    const std::uint64_t n = most[&rule];
+    if (n == 0) {
+      review.unused.push_back(&rule);
+    } else if (rule.count && n < *rule.count) {
+      review.under_count.emplace_back(&rule, n);
+    }
+  }
+  return review;
+}
+
+CapturePlace capture_place(const std::string& file, bool is_file) {
+  namespace fs = std::filesystem;
+  CapturePlace place;
+  if (!is_file) {
+    place.name = file;
+    return place;
+  }
+  const fs::path given(file);
+  place.name = given.filename().string();
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(given, ec);
+  if (place.name.empty() || place.name == "." || place.name == "..") {
+    place.path = fs::weakly_canonical(absolute, ec).string();
+    if (place.path.size() > 1 && place.path.back() == '/') place.path.pop_back();
+    place.name = fs::path(place.path).filename().string();
+    return place;
+  }
+  fs::path folder = fs::weakly_canonical(absolute.parent_path(), ec);
+  if (ec) folder = absolute.parent_path().lexically_normal();
+  place.path = (folder / place.name).string();
+  return place;
 }
 
 void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures,
-                    const std::string& date) {
+                    const std::string& date, const std::string& folder) {
   fmt::print(out,
-             "# mpa-check baseline written {}: every error and warning of the run is accepted.\n"
+             "# mpa-check baseline written {}: every error and warning of the run is accepted,\n"
+             "# as many times as it occurred (count=) in the capture named relative to this "
+             "file.\n"
              "# Review each rule and say why its deviation is acceptable; delete the rest.\n",
              date);
-  std::set<std::tuple<std::string, std::string, std::string>> seen;  // capture, id, stack
-  auto add = [&](const std::string& capture, const Finding& f, const ConnectionSummary* c) {
-    const DiagnosticInfo& d = info(f.id);
-    if (d.severity == Severity::Note) return;
-    std::string stack;
-    // A stack name a quoted value cannot hold is left out: the rule is then for every stack.
-    if (c && quotable(c->direction(f.direction).stack)) stack = c->direction(f.direction).stack;
-    if (!seen.emplace(capture, std::string(d.name), stack).second) return;
-    fmt::print(out, "id={} capture={}{} reason={}\n", d.name, quoted(path_glob(capture)),
-               stack.empty() ? std::string() : " stack=" + quoted(stack),
-               quoted(fmt::format("baseline {}: review", date)));
+  struct Accepted {
+    std::uint64_t count = 0;
+    std::set<std::string> stacks;
   };
+  // By capture (as written, in the order of the run), then by id; a capture given twice
+  // is one capture.
+  std::vector<std::string> order;
+  std::map<std::string, std::map<DiagId, Accepted>> rules;
   for (const CaptureReport& cap : captures) {
-    for (const ConnectionReport& c : cap.connections) {
-      for (const ReportedFinding& f : c.findings) add(cap.file, f.finding, &c.summary);
+    std::string where;
+    if (cap.place.path.empty()) {
+      // A name, without a slash (which would make it a path): '?' matches the slash.
+      where = path_glob(cap.place.name);
+      std::replace(where.begin(), where.end(), '/', '?');
+    } else {
+      std::string relative =
+          std::filesystem::path(cap.place.path).lexically_relative(folder).string();
+      if (relative.empty()) relative = cap.place.path;
+      // A slash makes it a path (a bare name would be a glob on file names anywhere).
+      if (relative.find('/') == std::string::npos) relative = "./" + relative;
+      where = path_glob(relative);
     }
-    for (const ReportedFinding& f : cap.capture_findings) add(cap.file, f.finding, nullptr);
+    auto [it, added] = rules.try_emplace(where);
+    if (added) order.push_back(where);
+    std::map<DiagId, Accepted> here;
+    for (const auto& [id, n] : cap.found_by_id) {
+      if (info(id).severity != Severity::Note) here[id].count = n;
+    }
+    for (const ConnectionReport& c : cap.connections) {
+      for (const ReportedFinding& f : c.findings) {
+        const auto found = here.find(f.finding.id);
+        const std::string& stack = c.summary.direction(f.finding.direction).stack;
+        // A stack name a quoted value cannot hold is left out of the reason.
+        if (found != here.end() && !stack.empty() && quotable(stack))
+          found->second.stacks.insert(stack);
+      }
+    }
+    for (auto& [id, accepted] : here) {
+      Accepted& rule = it->second[id];
+      rule.count = std::max(rule.count, accepted.count);
+      rule.stacks.merge(accepted.stacks);
+    }
+  }
+  for (const std::string& where : order) {
+    for (const auto& [id, accepted] : rules[where]) {
+      std::string stacks;
+      for (const std::string& s : accepted.stacks) stacks += (stacks.empty() ? " (" : ", ") + s;
+      if (!stacks.empty()) stacks += ")";
+      fmt::print(out, "id={} capture={} count={} reason={}\n", info(id).name, quoted(where),
+                 accepted.count, quoted(fmt::format("baseline {}{}: review", date, stacks)));
+    }
   }
 }
 

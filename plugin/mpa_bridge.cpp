@@ -199,7 +199,7 @@ struct mpa_bridge final : mpa::EventSink {
     finish()
     {
         cache.begin_frame(last_frame, nullptr);
-        analyzer.finish(last_frame);
+        feeder.finish(last_frame);
         cache.end_frame();
         finished = true;
     }
@@ -287,6 +287,10 @@ mpa_bridge_new(const mpa_bridge_options *options)
             if (options->crc != MPA_AUTO)
                 o.crc = options->crc == MPA_ON;
             o.infer_with_syn = options->infer_all != 0;
+            for (uint32_t i = 0; i < options->vxlan_port_count; i++)
+                o.decode.vxlan_ports.push_back(options->vxlan_ports[i]);
+            for (uint32_t i = 0; i < options->geneve_port_count; i++)
+                o.decode.geneve_ports.push_back(options->geneve_ports[i]);
         }
         return new mpa_bridge(o);
     } catch (...) {

@@ -60,6 +60,11 @@ typedef struct mpa_bridge_options {
     int markers;   /* enum mpa_tristate: captures without startup frames */
     int crc;       /* enum mpa_tristate: captures without startup frames */
     int infer_all; /* look for FPDUs also in connections that sent no startup frame */
+    /* UDP ports decoded as VXLAN and Geneve besides 4789 and 6081 (labs that move them) */
+    const uint16_t *vxlan_ports;
+    uint32_t vxlan_port_count;
+    const uint16_t *geneve_ports;
+    uint32_t geneve_port_count;
 } mpa_bridge_options;
 
 typedef struct mpa_bridge mpa_bridge;

@@ -94,6 +94,20 @@ static mpa_ws_bool pref_disable_builtin = TRUE;
 static gint pref_markers = MPA_AUTO;
 static gint pref_crc = MPA_AUTO;
 static mpa_ws_bool pref_infer_all = FALSE;
+static range_t *pref_vxlan_ports = NULL;
+static range_t *pref_geneve_ports = NULL;
+
+/* The ports of a range preference, at most `max` of them. */
+static uint32_t
+ports_of(const range_t *range, uint16_t *ports, uint32_t max)
+{
+    uint32_t n = 0;
+    for (guint i = 0; range != NULL && i < range->nranges; i++) {
+        for (guint32 port = range->ranges[i].low; port <= range->ranges[i].high && n < max; port++)
+            ports[n++] = (uint16_t)port;
+    }
+    return n;
+}
 
 /* The built-in dissector's heuristic, and its state before we touched it. */
 #define BUILTIN_MPA_HEURISTIC "iwarp_mpa_tcp"
@@ -539,7 +553,11 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
 static void
 mpa_init(void)
 {
-    mpa_bridge_options options = { pref_markers, pref_crc, pref_infer_all };
+    uint16_t vxlan[64];
+    uint16_t geneve[64];
+    mpa_bridge_options options = { pref_markers, pref_crc, pref_infer_all, vxlan, 0, geneve, 0 };
+    options.vxlan_port_count = ports_of(pref_vxlan_ports, vxlan, array_length(vxlan));
+    options.geneve_port_count = ports_of(pref_geneve_ports, geneve, array_length(geneve));
 
     apply_builtin_setting();
     mpa_bridge_free(mpa_file);
@@ -712,6 +730,18 @@ proto_register_mpa(void)
         mpa_module, "infer_all", "Look for FPDUs in every connection without startup frames",
         "Also in connections whose SYN was captured (normally taken to carry another protocol)",
         &pref_infer_all);
+    range_convert_str(wmem_epan_scope(), &pref_vxlan_ports, "", 65535);
+    range_convert_str(wmem_epan_scope(), &pref_geneve_ports, "", 65535);
+    prefs_register_range_preference(
+        mpa_module, "vxlan_ports", "More VXLAN UDP ports",
+        "UDP ports whose datagrams this dissector's own reassembly decodes as VXLAN, besides "
+        "4789 (as mpa-check --vxlan-port); up to 64 ports",
+        &pref_vxlan_ports, 65535);
+    prefs_register_range_preference(
+        mpa_module, "geneve_ports", "More Geneve UDP ports",
+        "UDP ports whose datagrams this dissector's own reassembly decodes as Geneve, besides "
+        "6081 (as mpa-check --geneve-port); up to 64 ports",
+        &pref_geneve_ports, 65535);
 
     mpa_tcp_handle = register_dissector("mpa_tcp", dissect_mpa_tcp, proto_mpa);
     mpa_tap = register_tap(MPA_TAP_NAME);

@@ -44,9 +44,9 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
     feeder.feed(captured_frame(record));
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
+  feeder.finish(feeder.stats().frames);
   result.stats = feeder.stats();
   result.tunnel_names = feeder.tunnel_names();
-  analyzer.finish(result.stats.frames);
   return result;
 }
 

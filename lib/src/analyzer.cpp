@@ -65,10 +65,11 @@ Analyzer::~Analyzer() = default;
 
 void Analyzer::on_segment(const TcpSegment& segment) { impl_->on_segment(segment); }
 
-void Analyzer::on_ip_fragment(std::uint64_t frame, const std::string& detail) {
-  Finding f = make_finding(DiagId::CaptureIpFragment, frame, TcpSeq(), 0, detail);
+void Analyzer::on_capture_finding(DiagId id, std::uint64_t frame, std::uint64_t timestamp_ns,
+                                  std::string detail) {
+  Finding f = make_finding(id, frame, TcpSeq(), 0, std::move(detail));
   f.connection = kCaptureFinding;
-  f.timestamp_ns = impl_->context.ns;
+  f.timestamp_ns = timestamp_ns;
   impl_->context.sink.on_finding(f);
 }
 

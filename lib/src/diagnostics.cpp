@@ -122,7 +122,7 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {CaptureParametersInferred, "capture.parameters-inferred", Note, Sequence, "RFC 5044 6",
      MpaError::None, "Markers and CRC use inferred from the data (or taken from options)"},
     {CaptureIpFragment, "capture.ip-fragment", Note, Sequence, "RFC 791 2.3", MpaError::None,
-     "IP fragment not reassembled; its TCP bytes count as missing"},
+     "IP datagram incomplete (fragments missing or cut); what it carried could not be verified"},
     {CaptureResynchronised, "capture.resynchronised", Note, Sequence, "RFC 5044 6", MpaError::None,
      "FPDU framing found again after missing bytes"},
     // ---- DDP/RDMAP awareness, Terminate, interop hints
@@ -183,6 +183,19 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
     {CaptureStartupFrameCut, "capture.startup-frame-cut", Note, Sequence, "RFC 5044 7.1",
      MpaError::None,
      "The capture ends inside a startup frame; the rest of it could not be checked"},
+    {StartupInvalidReplyIgnored, "startup.invalid-reply-ignored", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::None,
+     "Initiator went on sending FPDUs after an improperly formatted MPA Reply instead of closing "
+     "the connection (a Terminate first is allowed)"},
+    {StartupReplyBeforePrivateData, "startup.reply-before-private-data", Error, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Responder sent its MPA Reply before the private data the Request's PD_Length announced had "
+     "arrived, so it cannot have validated the Request"},
+    // ---- IP reassembly
+    {IpFragmentOverlapMismatch, "ip.fragment-overlap-mismatch", Error, Sequence, "RFC 5722 4",
+     MpaError::None,
+     "Overlapping IP fragments carry different octets: what the receiver reassembled is unknown "
+     "(RFC 5722 discards such an IPv6 datagram); the octets captured first are analysed"},
     // ---- retransmissions, added later
     {TcpRetransmissionCheckStopped, "tcp.retransmission-check-stopped", Note, Sequence,
      "RFC 793 3.3", MpaError::None,

@@ -1,6 +1,10 @@
 // One captured frame into the connection analyzer (see frame_feeder.h).
 #include "mpa/frame_feeder.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 namespace mpa {
 
 DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& options) {
@@ -13,10 +17,18 @@ DecodeResult decode_captured(const CapturedFrame& frame) {
                       frame.timestamp_ns);
 }
 
+FrameFeeder::FrameFeeder(Analyzer& analyzer)
+    : analyzer_(analyzer), reassembler_(analyzer.options().ip_reassembly) {}
+
 DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
   ++stats_.frames;
   stats_.bytes += frame.data.size();
   DecodeResult decoded = decode_captured(frame, analyzer_.options().decode);
+  count(frame.number, decoded);
+  return decoded;
+}
+
+void FrameFeeder::count(std::uint64_t frame, const DecodeResult& decoded) {
   switch (decoded.status) {
     case DecodeStatus::Tcp:
       ++stats_.tcp_segments;
@@ -33,10 +45,9 @@ DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
       count_not_tcp(frame, decoded);
       break;
   }
-  return decoded;
 }
 
-void FrameFeeder::count_not_tcp(const CapturedFrame& frame, const DecodeResult& decoded) {
+void FrameFeeder::count_not_tcp(std::uint64_t frame, const DecodeResult& decoded) {
   switch (decoded.reason) {
     case NotTcpReason::OtherEtherType:
       ++stats_.other_ethertype;
@@ -55,7 +66,7 @@ void FrameFeeder::count_not_tcp(const CapturedFrame& frame, const DecodeResult& 
       return;
   }
   if (stats_.first_unreached_frame == 0) {
-    stats_.first_unreached_frame = frame.number;
+    stats_.first_unreached_frame = frame;
     stats_.first_unreached_detail = decoded.detail;
   }
 }
@@ -74,11 +85,52 @@ void FrameFeeder::deliver(const CapturedFrame& frame, const DecodeResult& decode
       analyzer_.on_segment(decoded.segment);
       break;
     case DecodeStatus::IpFragment:
-      analyzer_.on_ip_fragment(frame.number, decoded.detail);
+      reassemble(frame, decoded);
       break;
     default:
       break;
   }
+}
+
+// The datagram a fragment completes is decoded as a frame would be and counted at this frame.
+void FrameFeeder::reassemble(const CapturedFrame& frame, const DecodeResult& fragment) {
+  mpa::reassemble(reassembler_, fragment, frame.number, frame.timestamp_ns,
+                  analyzer_.options().decode, *this, [&](const DecodeResult& datagram) {
+                    ++stats_.ip_datagrams;
+                    count(frame.number, datagram);
+                    if (datagram.status != DecodeStatus::Tcp) return;
+                    ++stats_.reassembled_segments;
+                    analyzer_.on_segment(datagram.segment);
+                  });
+}
+
+void FrameFeeder::finish(std::uint64_t last_frame) {
+  reassembler_.finish(*this);
+  analyzer_.finish(last_frame);
+}
+
+void FrameFeeder::on_fragment_overlap_mismatch(std::uint64_t frame, std::uint64_t timestamp_ns,
+                                               std::string detail) {
+  analyzer_.on_capture_finding(DiagId::IpFragmentOverlapMismatch, frame, timestamp_ns,
+                               std::move(detail));
+}
+
+// A capture gap: named when the datagram may have carried TCP (a UDP datagram only when its
+// ports are unknown or a tunnel's).
+void FrameFeeder::on_datagram_incomplete(const IncompleteDatagram& datagram) {
+  ++stats_.ip_datagrams_incomplete;
+  if (datagram.protocol == 17 && datagram.source_port && datagram.destination_port) {
+    const DecodeOptions& options = analyzer_.options().decode;
+    const auto tunnel_port = [&](std::uint16_t port) {
+      return std::find(options.vxlan_ports.begin(), options.vxlan_ports.end(), port) !=
+                 options.vxlan_ports.end() ||
+             std::find(options.geneve_ports.begin(), options.geneve_ports.end(), port) !=
+                 options.geneve_ports.end();
+    };
+    if (!tunnel_port(*datagram.source_port) && !tunnel_port(*datagram.destination_port)) return;
+  }
+  analyzer_.on_capture_finding(DiagId::CaptureIpFragment, datagram.last_frame, datagram.last_ns,
+                               describe(datagram, reassembler_.limits()));
 }
 
 }  // namespace mpa

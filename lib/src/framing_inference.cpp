@@ -6,12 +6,18 @@
 
 #include "mpa/fpdu_search.h"
 #include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
 
 namespace mpa {
 
 std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> bytes, TcpSeq seq,
                                                const FramingChoices& choices, bool final) {
   constexpr std::size_t kFpdusNeeded = 3;
+  // Without CRCs or markers nothing verifies an FPDU: only a long run of FPDUs that all
+  // begin like DDP, with zero pads, is evidence (text, such as the RFC's own, frames as a
+  // few "FPDUs" with ULPDU_Lengths read from its letters); a stream that ends is evidence
+  // with fewer, when they frame it to its last octet.
+  constexpr std::size_t kUnverifiedFpdusNeeded = 8;
   const bool both[] = {true, false};
   const std::span<const bool> crc_choices =
       choices.crc ? std::span<const bool>(&*choices.crc, 1) : both;
@@ -24,6 +30,15 @@ std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> byt
         const MarkerGrid grid = markers ? MarkerGrid(seq + phase) : MarkerGrid();
         const SearchResult r = find_fpdu_start(bytes, seq, grid, crc, 0, 4);
         if (r.kind != SearchResult::Kind::Found) continue;
+        if (!crc && !markers) {
+          const FramingTest t =
+              test_framing(bytes, seq, r.start, grid, false,
+                           framing_hypotheses(false, false).front(), false, kUnverifiedFpdusNeeded);
+          const bool framed_to_end =
+              final && t.stop == FramingTest::Stop::EndOfBuffer && t.fpdus >= kFpdusNeeded;
+          if (t.stop != FramingTest::Stop::Enough && !framed_to_end) continue;
+          return FramingHypothesis{markers, crc, phase, r.start};
+        }
         bool reached_end = false;
         const std::size_t valid =
             count_valid_fpdus(bytes, seq, r.start, grid, crc, SIZE_MAX, reached_end);

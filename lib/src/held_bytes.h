@@ -29,6 +29,11 @@ struct HeldBytes {
     if (chunks.empty() || chunks.back().second != frame) chunks.emplace_back(bytes.size(), frame);
     bytes.insert(bytes.end(), data.begin(), data.end());
   }
+  // The same, keeping at most `limit` octets in all (the rest is dropped).
+  void append_up_to(std::size_t limit, std::span<const std::uint8_t> data, std::uint64_t frame) {
+    const std::size_t room = limit - std::min(limit, bytes.size());
+    append(data.first(std::min(room, data.size())), frame);
+  }
   // The frame that delivered the first octet (`otherwise` when nothing is held).
   std::uint64_t first_frame(std::uint64_t otherwise) const {
     return chunks.empty() ? otherwise : chunks.front().second;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace mpa {
 namespace {
 
@@ -64,7 +66,33 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
 
 // ---- the finding gate
 
+namespace {
+// Findings about an event rather than octets the sender sent: they stay at the event's frame.
+bool about_an_event(DiagId id) {
+  switch (id) {
+    case DiagId::TcpRetransmissionMismatch:  // the retransmission, not the original
+    case DiagId::StartupNoReply:
+    case DiagId::ConnectionClosed:
+    case DiagId::ConnectionLostMidFpdu:
+    case DiagId::ConnectionLostMidStartup:
+    case DiagId::CaptureGap:
+    case DiagId::CaptureTruncated:
+    case DiagId::CaptureStartupFrameCut:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void MpaConnection::report(Sender& s, Finding&& f) {
+  if (f.certain_at == 0) {
+    f.certain_at = f.frame;
+    if (!about_an_event(f.id)) {
+      if (const auto at = s.octet_frames.frame_of(f.stream_offset))
+        f.frame = std::min(f.frame, *at);
+    }
+  }
   f.connection = number_;
   if (f.timestamp_ns == 0) f.timestamp_ns = context_.ns;
   if (!is_mpa_) {
@@ -136,6 +164,9 @@ void MpaConnection::finish(std::uint64_t frame) {
   finished_ = true;
   for (Sender& s : senders_) s.reassembler.finish(frame, s);
   for (Sender& s : senders_) open_early(s);  // a stream that ended inside its first 16 octets
+  for (Sender& s : senders_) {
+    if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
+  }
   for (Sender& s : senders_) startup_frame_cut(s, frame);
   for (Sender& s : senders_) {
     if (FpduReader* r = s.reader()) r->finish(frame, s);  // a framing test still open
@@ -170,6 +201,7 @@ void MpaConnection::finish(std::uint64_t frame) {
 
 void Sender::on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
                             std::uint64_t frame) {
+  octet_frames.note(offset, data.size(), frame);
   connection.on_data(*this, Chunk{offset, seq, data, frame});
 }
 void Sender::on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,

@@ -27,6 +27,7 @@
 #include "mpa/fpdu_reader.h"
 #include "mpa/fpdu_rules.h"
 #include "mpa/interop.h"
+#include "mpa/octet_frames.h"
 #include "mpa/startup_exchange.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
@@ -79,6 +80,24 @@ struct FullOperation {
   explicit FullOperation(const FpduReaderConfig& config) : reader(config) {}
   FpduReader reader;
 };
+// An Initiator whose Request still waited for private data when the peer's Reply came: are
+// the octets that follow the private data it sent an FPDU (its PD_Length overstated the
+// private data, RFC 5044 7.1.2 rule 9), or the rest of the private data (the Responder
+// answered too early)? Its octets are held until they show which; the Responder's octets
+// after its Reply are held meanwhile.
+struct PrivateDataDue {
+  StartupFrameParser parser;  // the Request as far as it came
+  TcpSeq seq;                 // the Request's first octet
+  std::uint64_t offset = 0;
+  std::uint64_t first_frame = 0;
+  std::uint64_t prefix = 0;
+  HeldBytes held;  // what the Initiator sent after the private data the Reply found
+  // The Reply, applied once the Request is decided.
+  StartupFrame reply;
+  TcpSeq reply_seq;
+  std::uint64_t reply_offset = 0;
+  std::uint64_t reply_frame = 0;
+};
 struct Ended {
   // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if
   // the Reply arrives after all.
@@ -92,8 +111,9 @@ struct Ended {
   bool holding = false;
 };
 }  // namespace phase
-using Phase = std::variant<phase::Streaming, phase::Startup, phase::AwaitReply, phase::Probing,
-                           phase::Inferring, phase::FullOperation, phase::Ended>;
+using Phase =
+    std::variant<phase::Streaming, phase::Startup, phase::AwaitReply, phase::Probing,
+                 phase::Inferring, phase::FullOperation, phase::PrivateDataDue, phase::Ended>;
 
 class MpaConnection;
 
@@ -117,7 +137,8 @@ struct Sender final : StreamSink, FpduSink {
   FpduRules fpdu_rules;
   UlpChecks ulp;
   DirectionStats stats;
-  TcpControlSeen tcp;  // its first SYN, FIN and RST
+  TcpControlSeen tcp;        // its first SYN, FIN and RST
+  OctetFrames octet_frames;  // where its recent octets arrived (findings point at them)
   // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
   // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
   // makes it the reader's misreading, and it is dropped.
@@ -202,6 +223,7 @@ class MpaConnection {
   std::size_t feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool segment_start);
   std::size_t feed(Sender& s, phase::Inferring& p, const Chunk& chunk, bool segment_start);
   std::size_t feed(Sender& s, phase::FullOperation& p, const Chunk& chunk, bool segment_start);
+  std::size_t feed(Sender& s, phase::PrivateDataDue& p, const Chunk& chunk, bool segment_start);
   std::size_t feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool segment_start);
 
   // Startup (startup_application.cpp).
@@ -213,11 +235,16 @@ class MpaConnection {
   void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,
                            std::uint64_t at_offset, std::uint64_t first_frame, std::uint64_t prefix,
                            std::uint64_t frame);
-  // The peer's Reply came while `init`'s Request still waited for private data.
-  void request_cut_short(Sender& init, std::uint64_t frame);
-  // `s` (the Responder) answered an improperly formatted Request with `f` instead of closing.
-  void answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at,
+  // The peer `s` sent Reply `f` while `init`'s Request still waited for private data:
+  // `init` enters PrivateDataDue.
+  void reply_before_private_data(Sender& s, Sender& init, const StartupFrame& f, TcpSeq at,
                                  std::uint64_t at_offset, std::uint64_t frame);
+  // Decides PrivateDataDue on the octets held (`final`: no more come before a gap or the end).
+  void decide_private_data(Sender& init, std::uint64_t frame, bool final);
+  // `s` (the Responder) answered an improperly formatted Request with `f` instead of closing.
+  // (`blame`: report it; false when the Responder's fault is already named.)
+  void answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at,
+                                 std::uint64_t at_offset, std::uint64_t frame, bool blame);
   // After a Request: the peer's next octets are its answer; after a Request found behind
   // streaming-mode octets, only a startup key of the peer's is (non-MPA streams carry keys).
   void await_answer(Sender& peer, std::uint64_t frame, bool prefixed);
@@ -248,6 +275,9 @@ class MpaConnection {
   bool finished_ = false;
   bool said_not_seen_ = false;
   bool invalid_request_ = false;  // the Request was improperly formatted: MPA is over
+  // The frame that completed an improperly formatted Reply that did not reject (0: none).
+  std::uint64_t invalid_reply_frame_ = 0;
+  bool said_invalid_reply_ignored_ = false;
   const Sender* reset_by_ = nullptr;
   std::optional<RtrNegotiation> rtr_;  // peer-to-peer negotiated
   TcpSeq request_end_seq_;             // just after the Request

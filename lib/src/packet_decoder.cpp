@@ -1,18 +1,21 @@
 // Link, IP and TCP header decoding: Ethernet with IEEE 802.1Q/802.1ad tags, Linux SLL/SLL2,
 // BSD NULL/LOOP loopback, raw IP; RFC 791 IPv4 (options, fragments), RFC 8200 IPv6
 // (extension headers, fragments), RFC 793 TCP (data offset, RFC 879 MSS option); and the
-// encapsulations Wireshark decodes by default, one row each in FrameDecoder::kRows.
+// encapsulations Wireshark decodes by default, one row each in FrameDecoder::kRows. A
+// fragment is described for reassembly (ip_reassembly.h); a reassembled datagram is decoded
+// by the same rows from its IP payload on.
 //
 // Every field that carries a length is treated as hostile: each offset is checked against
 // both the captured bytes and the length the enclosing header declares before it is read.
-// The common path (a well-formed TCP segment) does not allocate: `detail` is only written
-// when something is wrong or the packet is a fragment.
+// The common path (a well-formed TCP segment, or an IP fragment) does not allocate: `detail`
+// is only written when something is wrong.
 #include "mpa/packet_decoder.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -74,11 +77,6 @@ constexpr std::uint8_t kTcpOptionEnd = 0;
 constexpr std::uint8_t kTcpOptionNop = 1;
 constexpr std::uint8_t kTcpOptionMss = 2;
 
-// IP protocols that carry a tunnel whatever their ports (UDP tunnels need the first fragment).
-constexpr bool is_ip_tunnel(std::uint8_t protocol) {
-  return protocol == kProtoIpv4 || protocol == kProtoIpv6 || protocol == kProtoGre;
-}
-
 // BSD address families as they appear in NULL/LOOP headers. AF_INET6 differs between the
 // BSDs (NetBSD/OpenBSD 24, FreeBSD 28, Darwin 30), and captures travel between systems.
 constexpr bool is_bsd_inet(std::uint32_t family) { return family == 2; }
@@ -104,6 +102,9 @@ class FrameDecoder {
         options_(options) {}
 
   void decode(std::uint32_t link_type);
+  // A reassembled datagram (the decoder's bytes are its payload; addresses and tunnels are
+  // set in the result already): what `protocol` says follows the IP header.
+  void decode_datagram(bool ipv6, std::uint8_t protocol);
 
  private:
   // What the link layer says the network layer is.
@@ -128,6 +129,13 @@ class FrameDecoder {
   void decode_ip(std::size_t offset, Network expected, std::uint64_t end);
   void decode_ipv4(std::size_t offset, std::uint64_t end);
   void decode_ipv6(std::size_t offset, std::uint64_t end);
+  // IPv6 extension headers from `position` (their first one named by `next`) to what they
+  // precede; `end` is where the IPv6 payload ends.
+  void ipv6_headers(std::uint8_t next, std::size_t position, std::uint64_t end);
+  // An IP fragment whose octets are [begin, end) of the frame (end may lie beyond the
+  // captured octets).
+  void ip_fragment(std::uint32_t id, std::uint32_t offset, std::uint8_t protocol, bool more,
+                   std::size_t begin, std::uint64_t end);
   void after_ip(std::uint8_t protocol, std::size_t offset, std::uint64_t end);
   // Row handlers.
   void ethernet(std::size_t offset, std::uint64_t end);
@@ -170,11 +178,6 @@ class FrameDecoder {
   template <typename... Args>
   void malformed(fmt::format_string<Args...> format, Args&&... args) {
     result_.status = DecodeStatus::Malformed;
-    result_.detail = fmt::format(format, std::forward<Args>(args)...);
-  }
-  template <typename... Args>
-  void fragment(fmt::format_string<Args...> format, Args&&... args) {
-    result_.status = DecodeStatus::IpFragment;
     result_.detail = fmt::format(format, std::forward<Args>(args)...);
   }
   const std::uint8_t* at(std::size_t offset) const { return data_.data() + offset; }
@@ -531,21 +534,37 @@ void FrameDecoder::decode_ipv4(std::size_t offset, std::uint64_t end) {
   const std::uint8_t protocol = ip[9];
   const std::uint16_t fragment_field = load_be16(ip + 6);
   const bool more_fragments = (fragment_field & 0x2000) != 0;
-  const std::size_t fragment_offset = std::size_t{fragment_field & 0x1fffu} * 8;
+  const std::uint32_t fragment_offset = std::uint32_t{fragment_field & 0x1fffu} * 8;
   if (more_fragments || fragment_offset != 0) {
-    // Fragments of other protocols are none of our business; TCP ones are reported because
-    // their bytes cannot be checked without reassembly, a tunnel's because TCP may be inside.
-    if (is_ip_tunnel(protocol)) {
-      return tunnel_payload("IPv4 fragment of a tunnel packet (protocol {}) not reassembled",
-                            protocol);
+    // Fragments of protocols that cannot lead to TCP are none of our business.
+    if (!reassembles(protocol)) return not_tcp(NotTcpReason::OtherIpProtocol);
+    if (fragment_offset == 0 && protocol == kProtoTcp) {
+      fill_ports_if_captured(offset + header_length);
     }
-    if (protocol != kProtoTcp) return not_tcp(NotTcpReason::OtherIpProtocol);
-    if (fragment_offset == 0) fill_ports_if_captured(offset + header_length);
-    return fragment("IPv4 fragment (id 0x{:04x}, offset {}, {} bytes{})", load_be16(ip + 4),
-                    fragment_offset, total_length - header_length,
-                    more_fragments ? ", more fragments" : ", last fragment");
+    return ip_fragment(load_be16(ip + 4), fragment_offset, protocol, more_fragments,
+                       offset + header_length, std::uint64_t{offset} + total_length);
   }
   after_ip(protocol, offset + header_length, std::uint64_t{offset} + total_length);
+}
+
+void FrameDecoder::ip_fragment(std::uint32_t id, std::uint32_t offset, std::uint8_t protocol,
+                               bool more, std::size_t begin, std::uint64_t end) {
+  result_.status = DecodeStatus::IpFragment;
+  result_.fragment = {id, offset, protocol, more};
+  TcpSegment& segment = result_.segment;
+  if (result_.tunnels.depth != 0) {
+    segment.source.tunnel = segment.destination.tunnel = result_.tunnels.id();
+  }
+  // begin <= captured (the IP header was captured); end may exceed it (snaplen).
+  const std::size_t captured_end =
+      static_cast<std::size_t>(std::min<std::uint64_t>(end, captured_));
+  segment.payload = data_.subspan(begin, captured_end - begin);
+  segment.payload_missing = static_cast<std::uint32_t>(end - captured_end);
+}
+
+void FrameDecoder::decode_datagram(bool ipv6, std::uint8_t protocol) {
+  if (ipv6) return ipv6_headers(protocol, 0, wire_);
+  after_ip(protocol, 0, wire_);
 }
 
 void FrameDecoder::after_ip(std::uint8_t protocol, std::size_t offset, std::uint64_t end) {
@@ -602,7 +621,10 @@ void FrameDecoder::decode_ipv6(std::size_t offset, std::uint64_t outer_end) {
   std::copy_n(ip + 8, 16, segment.source.address.bytes.begin());
   std::copy_n(ip + 24, 16, segment.destination.address.bytes.begin());
 
-  std::size_t position = offset + kIpv6Header;
+  ipv6_headers(next, offset + kIpv6Header, end);
+}
+
+void FrameDecoder::ipv6_headers(std::uint8_t next, std::size_t position, std::uint64_t end) {
   for (;;) {
     std::size_t header_length = 0;
     switch (next) {
@@ -630,24 +652,16 @@ void FrameDecoder::decode_ipv6(std::size_t offset, std::uint64_t outer_end) {
     const std::uint8_t* header = at(position);
     if (next == kProtoFragment) {
       const std::uint16_t field = load_be16(header + 2);
-      const std::size_t fragment_offset = field & 0xfff8u;
+      const std::uint32_t fragment_offset = field & 0xfff8u;
       const bool more_fragments = (field & 1) != 0;
       const std::uint8_t inner = header[0];
       if (fragment_offset != 0 || more_fragments) {
-        // The unfragmentable part ends here; what follows is TCP (or headers that may
-        // precede it) only in the first fragment, but `inner` names it in every fragment.
-        if (is_ip_tunnel(inner)) {
-          return tunnel_payload("IPv6 fragment of a tunnel packet (next header {}) not reassembled",
-                                inner);
-        }
-        if (inner != kProtoTcp && inner != kProtoDestOptions && inner != kProtoRouting &&
-            inner != kProtoAh) {
-          return not_tcp(NotTcpReason::OtherIpProtocol);
-        }
+        // The unfragmentable part ends here; `inner` names what the fragmentable part starts
+        // with in every fragment (RFC 8200 4.5), though only the first holds it.
+        if (!reassembles(inner)) return not_tcp(NotTcpReason::OtherIpProtocol);
         if (fragment_offset == 0 && inner == kProtoTcp) fill_ports_if_captured(position + 8);
-        return fragment("IPv6 fragment (id 0x{:08x}, offset {}, {} bytes{})", load_be32(header + 4),
-                        fragment_offset, end - position - 8,
-                        more_fragments ? ", more fragments" : ", last fragment");
+        return ip_fragment(load_be32(header + 4), fragment_offset, inner, more_fragments,
+                           position + 8, end);
       }
       header_length = 8;  // RFC 6946 atomic fragment: the packet is whole.
     } else if (next == kProtoAh) {
@@ -741,6 +755,23 @@ void FrameDecoder::parse_tcp_options(std::size_t begin, std::size_t end) {
 
 }  // namespace
 
+bool reassembles(std::uint8_t protocol) {
+  switch (protocol) {
+    case kProtoTcp:
+    case kProtoUdp:
+    case kProtoIpv4:
+    case kProtoIpv6:
+    case kProtoGre:
+    case kProtoHopByHop:
+    case kProtoRouting:
+    case kProtoDestOptions:
+    case kProtoAh:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_supported_link_type(std::uint32_t link_type) {
   switch (link_type) {
     case link_type::kNull:
@@ -772,6 +803,22 @@ DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t>
                           std::uint64_t timestamp_ns) {
   static const DecodeOptions defaults;
   return decode_frame(link_type, data, original_length, frame, timestamp_ns, defaults);
+}
+
+DecodeResult decode_datagram(const IpDatagram& datagram, std::uint64_t frame,
+                             std::uint64_t timestamp_ns, const DecodeOptions& options) {
+  DecodeResult result;
+  result.segment.frame = frame;
+  result.segment.timestamp_ns = timestamp_ns;
+  result.segment.source.address = datagram.source;
+  result.segment.destination.address = datagram.destination;
+  result.tunnels = datagram.tunnels;
+  // Every octet of a reassembled datagram is there: captured and wire lengths agree.
+  const auto length = static_cast<std::uint32_t>(
+      std::min<std::size_t>(datagram.payload.size(), std::numeric_limits<std::uint32_t>::max()));
+  FrameDecoder(datagram.payload.first(length), length, options, result)
+      .decode_datagram(datagram.source.family == 6, datagram.protocol);
+  return result;
 }
 
 std::string_view to_string(NotTcpReason reason) {

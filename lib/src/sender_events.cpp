@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
+#include <cstring>  // memmem
 
 #include "mpa/framing_inference.h"
 #include "mpa_connection.h"
@@ -12,6 +12,15 @@ namespace mpa {
 namespace {
 
 constexpr std::size_t kKeyPrefixSize = 9;  // "MPA ID Re"
+constexpr std::size_t kNowhere = static_cast<std::size_t>(-1);
+
+// Where "MPA ID Re", the part both startup keys share, first begins in `data` (kNowhere: it
+// does not).
+std::size_t find_key_prefix(std::span<const std::uint8_t> data) {
+  const void* hit = memmem(data.data(), data.size(), kRequestKey.data(), kKeyPrefixSize);
+  return hit ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data.data())
+             : kNowhere;
+}
 constexpr std::size_t kEarlyBufferLimit = 256u << 10;
 
 template <typename... F>
@@ -35,7 +44,6 @@ void MpaConnection::on_data(Sender& s, Chunk chunk) {
   }
 }
 
-// Streaming mode: everything before a startup frame.
 // The stream's first 16 octets decide what it opens with: a startup key (also a damaged
 // one), FPDUs of a capture that starts after the SYN, or streaming-mode octets. They are held
 // until all 16 have come (however the segments cut them), then replayed.
@@ -44,8 +52,8 @@ void MpaConnection::open_stream(Sender& s) {
   p.opened = true;
   const HeldBytes opening = std::move(p.opening);
   const std::span<const std::uint8_t> data = opening.bytes;
-  const bool starts_with_key = data.size() >= kKeyPrefixSize &&
-                               std::memcmp(data.data(), kRequestKey.data(), kKeyPrefixSize) == 0;
+  const bool starts_with_key =
+      find_key_prefix(data.first(std::min(data.size(), kKeyPrefixSize))) == 0;
   // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
   // opens with a startup frame.
   const bool no_syn = !senders_[0].syn_seen && !senders_[1].syn_seen;
@@ -60,6 +68,7 @@ void MpaConnection::open_stream(Sender& s) {
   });
 }
 
+// Streaming mode: everything before a startup frame.
 std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
   if (!p.opened) {
     const bool at_start = p.opening.bytes.empty()
@@ -81,24 +90,19 @@ std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chu
     std::vector<std::uint8_t> joined(p.tail);
     const std::size_t extra = std::min(data.size(), kKeyPrefixSize - 1);
     joined.insert(joined.end(), data.begin(), data.begin() + static_cast<std::ptrdiff_t>(extra));
-    for (std::size_t i = 0; i < p.tail.size(); ++i) {
-      if (i + kKeyPrefixSize <= joined.size() &&
-          std::memcmp(&joined[i], kRequestKey.data(), kKeyPrefixSize) == 0) {
-        // The key began in octets already consumed as streaming; the reassembler cannot
-        // rewind, so the parser gets them from the joined copy.
-        const std::size_t back = p.tail.size() - i;
-        start_frame(s, chunk.offset - back, chunk.seq - static_cast<std::uint32_t>(back),
-                    chunk.frame, p.octets - back);
-        std::get<phase::Startup>(s.phase).parser.push(
-            std::span<const std::uint8_t>(&joined[i], back));
-        return 0;
-      }
+    // (The first hit is the only one that can begin in the tail.)
+    if (const std::size_t i = find_key_prefix(joined); i < p.tail.size()) {
+      // The key began in octets already consumed as streaming; the reassembler cannot
+      // rewind, so the parser gets them from the joined copy.
+      const std::size_t back = p.tail.size() - i;
+      start_frame(s, chunk.offset - back, chunk.seq - static_cast<std::uint32_t>(back), chunk.frame,
+                  p.octets - back);
+      std::get<phase::Startup>(s.phase).parser.push(
+          std::span<const std::uint8_t>(&joined[i], back));
+      return 0;
     }
   }
-  const void* hit = memmem(data.data(), data.size(), kRequestKey.data(), kKeyPrefixSize);
-  if (hit != nullptr) {
-    const std::size_t at =
-        static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - data.data());
+  if (const std::size_t at = find_key_prefix(data); at != kNowhere) {
     start_frame(s, chunk.offset + at, chunk.seq + static_cast<std::uint32_t>(at), chunk.frame,
                 p.octets + at);
     return at;
@@ -133,8 +137,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& ch
            fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
                        chunk.data.size(), chunk.seq.value()));
   }
-  const std::size_t room = kEarlyBufferLimit - std::min(kEarlyBufferLimit, p.held.bytes.size());
-  p.held.append(chunk.data.first(std::min(room, chunk.data.size())), chunk.frame);
+  p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   return chunk.data.size();
 }
 
@@ -154,7 +157,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chu
   if (senders_[0].syn_seen || senders_[1].syn_seen) {
     const std::size_t from = before - std::min(before, kKeyPrefixSize - 1);
     const std::span<const std::uint8_t> fresh = std::span(p.held.bytes).subspan(from);
-    if (memmem(fresh.data(), fresh.size(), kRequestKey.data(), kKeyPrefixSize) != nullptr) {
+    if (find_key_prefix(fresh) != kNowhere) {
       const HeldBytes held = std::move(p.held);
       s.phase.emplace<phase::Streaming>().opened = true;
       replay(s, held);
@@ -176,11 +179,14 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
   return chunk.data.size();
 }
 
+std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk& chunk, bool) {
+  p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
+  decide_private_data(s, chunk.frame, p.held.bytes.size() >= kEarlyBufferLimit);
+  return chunk.data.size();
+}
+
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
-  if (p.holding) {
-    const std::size_t room = kEarlyBufferLimit - std::min(kEarlyBufferLimit, p.held.bytes.size());
-    p.held.append(chunk.data.first(std::min(room, chunk.data.size())), chunk.frame);
-  }
+  if (p.holding) p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   if (p.answered_invalid && !p.said_data) {
     p.said_data = true;
     report(
@@ -204,6 +210,7 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                          ? "dropped: out-of-order data beyond the reassembly ceiling"
                          : "missing from the capture"));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
+  if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
                    // The first FPDU may be among the missing octets: the ordering rules that
@@ -227,8 +234,10 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                    p.tail.clear();
                    p.octets += length;
                  },
-                 [&](phase::Probing&) {},  // decided above
-                 [&](phase::Ended&) {},
+                 [&](phase::Probing&) {},         // decided above
+                 [&](phase::PrivateDataDue&) {},  // decided above
+                 // (Held octets stop at the gap: what follows it would not join them.)
+                 [&](phase::Ended& p) { p.holding = false; },
              },
              s.phase);
 }
@@ -248,6 +257,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
                                                  : fmt::format("reset by the {} (RST)",
                                                                to_string(direction_of(*resetter)));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
+  if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
   std::visit(
@@ -352,6 +362,15 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   }
   found.clear();
   if (verdict.stop_judging) reader.stop_judging();
+  if (invalid_reply_frame_ != 0 && &s == initiator_ && !said_invalid_reply_ignored_ &&
+      !verdict.terminate && fpdu.first_frame > invalid_reply_frame_) {
+    said_invalid_reply_ignored_ = true;
+    report(s, DiagId::StartupInvalidReplyIgnored, fpdu.first_frame, fpdu.start_seq,
+           fpdu.start_offset,
+           fmt::format("Initiator sent an FPDU (not a Terminate) at seq {} after the improperly "
+                       "formatted MPA Reply (frame {}) instead of closing the connection",
+                       fpdu.start_seq.value(), invalid_reply_frame_));
+  }
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);

@@ -2,7 +2,9 @@
 // (framing_inference.h) to a connection: phase changes, full operation, replays.
 #include <fmt/format.h>
 
+#include "mpa/fpdu_search.h"
 #include "mpa/framing_inference.h"
+#include "mpa/sender_framing.h"
 #include "mpa/startup_exchange.h"
 #include "mpa_connection.h"
 
@@ -36,16 +38,18 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
   const std::uint64_t at_offset = p.offset;
   const std::uint64_t first_frame = p.first_frame;
   const std::uint64_t prefix = p.prefix;
-  // A Reply while the peer's Request still waits for private data: that Request's
-  // PD_Length overstated what it carried, and this is the answer to it.
+  // A Reply while the peer's Request still waits for private data: the Responder answered
+  // too early, and either that Request's PD_Length overstated what it carried or the rest of
+  // its private data is still to come (the Initiator's next octets tell which).
   if (!request_done_ && !invalid_request_ && f.kind == FrameKind::Reply) {
     const auto* q = std::get_if<phase::Startup>(&s.peer->phase);
     if (q && q->parser.header_complete() && q->parser.frame().kind == FrameKind::Request) {
-      request_cut_short(*s.peer, frame);
+      reply_before_private_data(s, *s.peer, f, at, at_offset, frame);
+      return;
     }
   }
   if (invalid_request_ && &s != initiator_) {
-    answer_to_invalid_request(s, f, at, at_offset, frame);
+    answer_to_invalid_request(s, f, at, at_offset, frame, true);
     return;
   }
   StartupVerdict v =
@@ -53,15 +57,93 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
   apply_startup_frame(s, f, std::move(v), at, at_offset, first_frame, prefix, frame);
 }
 
-void MpaConnection::request_cut_short(Sender& init, std::uint64_t frame) {
-  const phase::Startup& q = std::get<phase::Startup>(init.phase);
+void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const StartupFrame& f,
+                                              TcpSeq at, std::uint64_t at_offset,
+                                              std::uint64_t frame) {
+  phase::Startup& q = std::get<phase::Startup>(init.phase);
   const StartupFrame partial = q.parser.frame();
-  apply_startup_frame(init, partial, judge_request_cut_short(partial), q.seq, q.offset,
-                      q.first_frame, q.prefix, frame);
+  become_mpa();  // (the Reply answers the Request, also one behind streaming-mode octets)
+  report(s, DiagId::StartupReplyBeforePrivateData, frame, at, at_offset,
+         fmt::format("Responder sent its MPA Reply when {} of the {} octets of private data the "
+                     "Request's PD_Length announced had arrived",
+                     partial.private_data.size(), partial.pd_length));
+  const std::uint32_t request_length = static_cast<std::uint32_t>(partial.wire_length());
+  phase::PrivateDataDue due{std::move(q.parser),
+                            q.seq,
+                            q.offset,
+                            q.first_frame,
+                            q.prefix,
+                            HeldBytes(q.seq + request_length, q.offset + request_length),
+                            f,
+                            at,
+                            at_offset,
+                            frame};
+  init.phase.emplace<phase::PrivateDataDue>(std::move(due));
+  const std::uint32_t reply_length = static_cast<std::uint32_t>(f.wire_length());
+  phase::Ended& held = s.phase.emplace<phase::Ended>();
+  held.held = HeldBytes(at + reply_length, at_offset + reply_length);
+  held.holding = true;
+}
+
+void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool final) {
+  phase::PrivateDataDue& p = std::get<phase::PrivateDataDue>(init.phase);
+  const StartupFrame partial = p.parser.frame();
+  const std::size_t due = partial.pd_length - partial.private_data.size();
+  // Framed as the frames declare: markers in the Initiator's data iff the Reply asked.
+  const bool markers = p.reply.m();
+  const bool crc = partial.c() || p.reply.c();
+  const FramingTest t =
+      test_framing(p.held.bytes, p.held.seq, 0, markers ? MarkerGrid(p.held.seq) : MarkerGrid(),
+                   crc, framing_hypotheses(markers, crc).front(), false, crc ? 1 : 2);
+  const bool fpdu_follows = t.stop == FramingTest::Stop::Enough ||
+                            (final && t.stop == FramingTest::Stop::EndOfBuffer && t.fpdus > 0);
+  const bool rest_came = p.held.bytes.size() >= due;
+  if (!fpdu_follows && !(rest_came && (final || t.stop == FramingTest::Stop::Invalid))) {
+    if (!final) return;
+    // The capture ends (or loses octets) inside the private data: the Request is left as a
+    // startup frame cut short, as if the Reply had not come.
+    phase::PrivateDataDue taken = std::move(p);
+    taken.parser.push(taken.held.bytes);
+    phase::Startup& startup = init.phase.emplace<phase::Startup>();
+    startup.parser = std::move(taken.parser);
+    startup.seq = taken.seq;
+    startup.offset = taken.offset;
+    startup.first_frame = taken.first_frame;
+    startup.prefix = taken.prefix;
+    return;
+  }
+  phase::PrivateDataDue taken = std::move(p);
+  Sender& responder = *init.peer;
+  HeldBytes responder_held = std::move(std::get<phase::Ended>(responder.phase).held);
+  std::size_t replay_from = 0;
+  if (fpdu_follows) {
+    // PD_Length overstated the private data (RFC 5044 7.1.1, 7.1.2 rule 9): certain now.
+    apply_startup_frame(init, partial, judge_request_cut_short(partial, taken.first_frame),
+                        taken.seq, taken.offset, taken.first_frame, taken.prefix, frame);
+    answer_to_invalid_request(responder, taken.reply, taken.reply_seq, taken.reply_offset,
+                              taken.reply_frame, false);
+  } else {
+    // The rest of the private data: the Request is complete, then the Reply is applied.
+    replay_from = taken.parser.push(std::span<const std::uint8_t>(taken.held.bytes).first(due));
+    const StartupFrame request = taken.parser.frame();
+    apply_startup_frame(init, request, judge_startup_frame(request, nullptr, false), taken.seq,
+                        taken.offset, taken.first_frame, taken.prefix, frame);
+    if (invalid_request_) {
+      answer_to_invalid_request(responder, taken.reply, taken.reply_seq, taken.reply_offset,
+                                taken.reply_frame, true);
+    } else {
+      apply_startup_frame(
+          responder, taken.reply, judge_startup_frame(taken.reply, &*summary_.request, false),
+          taken.reply_seq, taken.reply_offset, taken.reply_frame, 0, taken.reply_frame);
+    }
+  }
+  replay(init, taken.held, replay_from);
+  replay(responder, responder_held);
 }
 
 void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, TcpSeq at,
-                                              std::uint64_t at_offset, std::uint64_t frame) {
+                                              std::uint64_t at_offset, std::uint64_t frame,
+                                              bool blame) {
   become_mpa();
   if (f.kind != FrameKind::Unknown || looks_like_startup_key(f.key)) {
     reply_done_ = true;
@@ -69,8 +151,10 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
     summary_.reply_ns = context_.ns;
     startup_event(s, f, frame, at);
   }
-  StartupIssue issue = judge_answer_to_invalid_request(f);
-  report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  if (blame) {
+    StartupIssue issue = judge_answer_to_invalid_request(f);
+    report(s, issue.id, frame, at, at_offset, std::move(issue.message));
+  }
   if (f.kind == FrameKind::Reply && !f.r() && summary_.request) {
     // Accepted all the same: the error is said, then both sides are read and judged as they
     // send, framed with the parameters their frames declare (markers X->Y iff Y asked).
@@ -176,14 +260,15 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
     case StartupStep::EndMpa:
       end_mpa();
       return;
-    case StartupStep::InitiatorUnjudged: {
-      // The Initiator may still answer with a Terminate (an FPDU): frame its octets with
-      // the parameters the frames announce, judging nothing (RFC 5044 8).
+    case StartupStep::InvalidReply: {
+      // The Initiator MUST close (RFC 5044 7.1.2 rule 3), after a Terminate if it sends one.
+      // What either side sends instead is framed with the parameters the frames declare and
+      // judged as sent; the Initiator's FPDUs after the Reply are named (on_fpdu).
+      invalid_reply_frame_ = frame;
       HeldBytes early = take_early_octets(init);
-      end_mpa();
-      start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false,
-                           std::nullopt, true);
-      replay(init, early);
+      start_full_operation(init, early.seq, early.offset, v.initiator_markers, v.crc, false);
+      start_full_operation(s, after, after_offset, v.responder_markers, v.crc, false);
+      if (init.reader()) replay(init, early);
       return;
     }
     case StartupStep::AwaitReply:

@@ -51,7 +51,7 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   v.responder_markers = request->m();
   v.crc = request->c() || f.c();
   if (f.kind == FrameKind::Request || invalid || f.r()) {
-    v.step = invalid && f.kind != FrameKind::Request && !f.r() ? StartupStep::InitiatorUnjudged
+    v.step = invalid && f.kind != FrameKind::Request && !f.r() ? StartupStep::InvalidReply
                                                                : StartupStep::EndMpa;
     return v;
   }
@@ -63,16 +63,16 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   return v;
 }
 
-StartupVerdict judge_request_cut_short(const StartupFrame& partial) {
+StartupVerdict judge_request_cut_short(const StartupFrame& partial, std::uint64_t request_frame) {
   StartupVerdict v = judge_startup_frame(partial, nullptr, false);
   const auto at = std::find_if(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
     return i.id == DiagId::InteropStackFingerprint;
   });
   v.issues.insert(
       at, {DiagId::StartupPdLengthMismatch,
-           fmt::format("PD_Length {} overstates the private data: the peer's MPA Reply came after "
-                       "{} octets of it",
-                       partial.pd_length, partial.private_data.size())});
+           fmt::format("PD_Length {} overstates the private data of the Request in frame {}: the "
+                       "peer's MPA Reply came after {} octets of it, and an FPDU follows them",
+                       partial.pd_length, request_frame, partial.private_data.size())});
   v.step = StartupStep::EndMpa;
   return v;
 }

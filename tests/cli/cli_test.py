@@ -141,11 +141,12 @@ def check_suppression_text_and_errors(a):
     rules = os.path.join(a.work, "rules2")
     with open(rules, "w") as f:
         f.write('id=fpdu.pad-nonzero stack="Linux siw" reason="accepted"\nid=marker.unexpected reason="x"\n')
-    code, out, _ = run(a.mpa_check, "--suppress", rules, "--fail-on", "warning", pads)
+    code, out, err = run(a.mpa_check, "--suppress", rules, "--fail-on", "warning", pads)
     expect(code == 0, f"exit {code}\n{out}")
-    expect("(suppressed by " not in out or "[fpdu.pad-nonzero]" in out, out)
+    expect("[fpdu.pad-nonzero]" not in out, f"suppressed findings are not listed by default:\n{out}")
     expect("2 suppressed" in out, f"the capture line counts suppressed findings:\n{out}")
-    expect(f"{rules}:2: warning: suppression rule matched nothing" in out, f"unused rule not reported:\n{out}")
+    expect(f"{rules}:2: unused: suppression rule matched nothing" in err and "matched nothing" not in out,
+           f"unused rule not reported on stderr:\n{err}")
     # The default file in the working folder is used; --no-suppress ignores it.
     shutil.copy(rules, os.path.join(a.work, ".mpa-check-suppressions"))
     code, _, _ = run(a.mpa_check, "--fail-on", "warning", pads, cwd=a.work)
@@ -162,16 +163,20 @@ def check_suppression_text_and_errors(a):
 
 
 def check_baseline(a):
-    """--write-baseline accepts the run: the same captures then pass with --fail-on warning."""
+    """--write-baseline accepts the run (exit 0, reported with it): the same captures then pass
+    with --fail-on warning, and say the same."""
     caps = [os.path.join(a.siw, n) for n in ("siw6.1-default-send_bw-4096B-veth1500.pcap",
                                               "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap")]
     base = os.path.join(a.work, "baseline")
-    code, _, _ = run(a.mpa_check, "--fail-on", "warning", "--write-baseline", base, *caps)
-    expect(code == 1, f"first run must fail, exit {code}")
+    code, _ = json_report(a.mpa_check, "--fail-on", "warning", caps[1])
+    expect(code == 1, f"without a baseline the run fails, exit {code}")
+    code, written, err = run(a.mpa_check, "--fail-on", "warning", "--write-baseline", base, *caps)
+    expect(code == 0 and f"wrote {base}" in err, f"the run that writes the baseline exits 0, exit {code}: {err}")
     text = open(base).read()
-    expect("id=fpdu.crc-mismatch" in text and "reason=" in text, text)
-    code, out, _ = run(a.mpa_check, "--fail-on", "warning", "--suppress", base, *caps)
-    expect(code == 0 and "matched nothing" not in out, f"with the baseline: exit {code}\n{out}")
+    expect("id=fpdu.crc-mismatch" in text and "count=1" in text and "reason=" in text, text)
+    code, out, err = run(a.mpa_check, "--fail-on", "warning", "--suppress", base, *caps)
+    expect(code == 0 and "matched nothing" not in out + err, f"with the baseline: exit {code}\n{out}{err}")
+    expect(out == written, f"the run that wrote the baseline and the next one differ:\n{written}\n{out}")
 
 
 def check_parallel(a):
@@ -202,7 +207,7 @@ def check_text(a):
     one = os.path.join(a.siw, "siw6.1-default-rping-1001B-veth1500.pcap")
     code, out, _ = run(a.mpa_check, one)
     expect("1 connection with MPA; 0 errors, 0 warnings" in out and "1 capture, 1 MPA connection:" in out, out)
-    line = re.compile(r"^[^:]+\.pcap:\d+: (error|warning|note): .+ \[[a-z]+\.[a-z0-9-]+\]( \(suppressed by .*\))?$")
+    line = re.compile(r"^[^:]+\.pcap:\d+: (error|warning|note): .+ \[[a-z]+\.[a-z0-9-]+\]$")
     code, out, _ = run(a.mpa_check, "--color", "never", "--notes", a.siw)
     for l in out.splitlines():
         if re.match(r"^[^:]+\.pcap:\d+: ", l):
@@ -524,9 +529,336 @@ def check_tunnels(a):
     expect(cap["connections"][0]["tunnel"] is None, str(cap["connections"][0]))
 
 
-CHECKS = {"tunnels": check_tunnels, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
+def check_ip_fragments(a):
+    """IP fragments reassembled: the capture line says how many, the JSON counts them, and a
+    datagram never completed is a capture gap (a note), not an error."""
+    fragmented = os.path.join(a.captures, "fault-fpdu.crc-mismatch--ip-fragments.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", fragmented)
+    expect(code == 1, out)
+    expect(f"{fragmented}:   45 TCP segments (9 reassembled from 27 IP fragments)\n" in out, out)
+    expect(f"{fragmented}:24: error: FPDU at seq" in out, out)
+    _, report = json_report(a.mpa_check, fragmented)
+    cap = report["captures"][0]
+    expect((cap["tcp_segments"], cap["reassembled_segments"], cap["ip_datagrams"], cap["ip_datagrams_incomplete"],
+            cap["not_tcp"]["ip_fragments"]) == (45, 9, 9, 0, 27), str(cap))
+    expect(cap["frames"] + cap["ip_datagrams"] == cap["tcp_segments"] + cap["not_tcp"]["ip_fragments"], str(cap))
+    lost = os.path.join(a.captures, "fault-capture.ip-fragment.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--notes", lost)
+    expect(code == 0, out)
+    expect("(0 reassembled from 1 IP fragment, 1 IP datagram incomplete)" in out, out)
+    expect(re.search(r":18: note: IPv4 datagram 192\.0\.2\.10:\d+ -> 192\.0\.2\.20:20049 \(TCP, id 0x[0-9a-f]{4}\) "
+                     r"given up at the capture's end with 528 octets from 1 fragment \(frame 18\); its last fragment "
+                     r"was not captured .*\[capture\.ip-fragment\]", out), out)
+    expect("[capture.gap]" in out, out)
+    _, report = json_report(a.mpa_check, lost)
+    cap = report["captures"][0]
+    expect(cap["ip_datagrams_incomplete"] == 1 and [f["id"] for f in cap["findings"]] == ["capture.ip-fragment"],
+           str(cap))
+    overlap = os.path.join(a.captures, "fault-ip.fragment-overlap-mismatch.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", overlap)
+    expect(code == 1 and ":19: error: IPv4 fragment " in out and "[ip.fragment-overlap-mismatch]" in out, out)
+
+
+BADCRC = "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap"  # fpdu.crc-mismatch, rdmap.terminate-encoding
+GSO = "siw6.1-gso-rping-65535B-veth1500.pcap"  # 37 fpdu.ulpdu-length-too-large, 2 startup.reserved-bit-siw-gso
+
+
+def totals_line(out):
+    """(errors, warnings, suppressed) from the text report's last line."""
+    m = re.search(r"^mpa-check: \d+ captures?, \d+ MPA connections?: (\d+) errors?, (\d+) warnings?, \d+ notes?"
+                  r"(?:, (\d+) suppressed)?$", out, re.M)
+    expect(m, f"no totals line:\n{out}")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def grep_count(out, word):
+    """What `grep -c ': WORD:'` counts."""
+    return sum(f": {word}:" in line for line in out.splitlines())
+
+
+def check_grep_trust(a):
+    """A suppressed finding never prints as ': error:' or ': warning:': grep counts what the
+    totals count (hidden by default, 'suppressed' lines with --show-suppressed), also on a pipe."""
+    caps = [os.path.join(a.siw, n) for n in (BADCRC, GSO)]
+    rules = os.path.join(a.work, "rules")
+    with open(rules, "w") as f:
+        f.write('id=fpdu.crc-mismatch reason="the probe corrupts this CRC on purpose"\n'
+                'id=fpdu.ulpdu-length-too-large stack="Linux siw" reason="siw GSO"\n')
+    for extra in ([], ["--show-suppressed"]):
+        code, out, err = run(a.mpa_check, "--color", "never", "--fold", "1000", "--suppress", rules, *extra, *caps)
+        errors, warnings, suppressed = totals_line(out)
+        expect(code == 0 and errors == 0 and suppressed == 38, f"{extra}: exit {code}, totals {errors}/{suppressed}\n{out}")
+        expect(grep_count(out, "error") == errors == 0, f"{extra}: grep -c ': error:' finds lines the totals do not count:\n{out}")
+        expect(grep_count(out, "warning") == warnings == 3, f"{extra}: grep -c ': warning:' {grep_count(out, 'warning')} != {warnings}")
+        for line in out.splitlines():
+            if "[fpdu.crc-mismatch]" in line or "[fpdu.ulpdu-length-too-large]" in line:
+                expect(": suppressed: " in line, f"{extra}: a suppressed finding printed as: {line}")
+        shown = grep_count(out, "suppressed")
+        expect(shown == (38 if extra else 0), f"{extra}: {shown} 'suppressed' lines")
+        if extra:
+            crc = [l for l in out.splitlines() if "[fpdu.crc-mismatch]" in l]
+            expect(len(crc) == 1 and crc[0].endswith(f"(error suppressed by {rules}:1: the probe corrupts this CRC on purpose)"),
+                   f"the suppressed line names its severity and rule: {crc}")
+    # Folded repeats of a suppressed id fold as suppressed.
+    code, out, _ = run(a.mpa_check, "--color", "never", "--show-suppressed", "--suppress", rules, caps[1])
+    folded = [l for l in out.splitlines() if "more like this" in l]
+    expect(len(folded) == 1 and ": suppressed: ... and 34 more like this" in folded[0], f"fold: {folded}")
+    # A pipe (findings printed as they become certain) says the same.
+    p = subprocess.run([a.mpa_check, "--color", "never", "--suppress", rules, "-"], stdin=open(caps[0], "rb"),
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and grep_count(p.stdout, "error") == 0 and "[fpdu.crc-mismatch]" not in p.stdout,
+           f"pipe: exit {p.returncode}\n{p.stdout}")
+    p = subprocess.run([a.mpa_check, "--color", "never", "--show-suppressed", "--suppress", rules, "-"],
+                       stdin=open(caps[0], "rb"), capture_output=True, text=True)
+    expect(re.search(r"^<stdin>:8: suppressed: .*\[fpdu.crc-mismatch\] \(error suppressed by ", p.stdout, re.M), p.stdout)
+    # JSON and JUnit agree with the text.
+    _, report = json_report(a.mpa_check, "--suppress", rules, *caps)
+    expect(report["summary"]["errors"] == 0 and report["summary"]["suppressed"]["errors"] == 1, report["summary"])
+    code, out, _ = run(a.mpa_check, "--suppress", rules, "--junit", "-", *caps)
+    cases, declared, _ = junit_failures(out)
+    expect(code == 0 and not cases and declared == 0, f"JUnit fails a suppressed finding: {declared}")
+
+
+def check_unused_rules(a):
+    """Rules that matched nothing are said on stderr (never stdout), only when every capture the
+    file names was analysed; a count not reached is a note there too."""
+    caps = {n: os.path.join(a.work, n) for n in (BADCRC, GSO)}
+    for n, path in caps.items():
+        shutil.copy(os.path.join(a.siw, n), path)
+    rules = os.path.join(a.work, "rules")
+    with open(rules, "w") as f:
+        f.write(f'id=fpdu.crc-mismatch capture="./{BADCRC}" reason="probe"\n'
+                f'id=fpdu.ulpdu-length-too-large capture="./{GSO}" count=40 reason="siw GSO"\n'
+                f'id=marker.unexpected capture="./{GSO}" reason="stale"\n'
+                'id=fpdu.pad-nonzero reason="stale too"\n')
+    code, out, err = run(a.mpa_check, "--suppress", rules, *caps.values())
+    expect(code == 0, f"exit {code}: {err}")
+    expect(f"{rules}:3: unused: suppression rule matched nothing in this run (id=marker.unexpected)" in err
+           and f"{rules}:4: unused:" in err, f"unused rules on stderr:\n{err}")
+    expect(f"{rules}:2: note: count=40 but at most 37 occurred" in err, f"count not reached:\n{err}")
+    expect("matched nothing" not in out and "count=40" not in out, f"nothing of the rules on stdout:\n{out}")
+    expect(grep_count(err, "warning") == 0 and grep_count(err, "error") == 0, err)
+    _, report = json_report(a.mpa_check, "--suppress", rules, *caps.values())
+    summary = report["summary"]
+    expect(summary["suppressions_reviewed"] and [u["line"] for u in summary["unused_suppressions"]] == [3, 4]
+           and summary["suppressions_under_count"] == [{"file": rules, "line": 2, "id": "fpdu.ulpdu-length-too-large",
+                                                         "count": 40, "most_in_a_capture": 37}], summary)
+    # A subset run (one of the two captures the file names): nothing said of the rules.
+    code, out, err = run(a.mpa_check, "--suppress", rules, caps[BADCRC])
+    expect(code == 0 and "unused" not in err and "note" not in err and "matched nothing" not in out,
+           f"subset run: exit {code}\n{err}")
+    _, report = json_report(a.mpa_check, "--suppress", rules, caps[BADCRC])
+    summary = report["summary"]
+    expect(not summary["suppressions_reviewed"] and summary["unused_suppressions"] == []
+           and summary["suppressions_under_count"] == [], summary)
+
+
+def check_baseline_elsewhere(a):
+    """A baseline written in one folder names captures relative to itself: copied with its
+    captures to another folder and used from a third working folder, it accepts exactly what it
+    was written from (0 unsuppressed findings, exit 0); a count exceeded fails, a glob on file
+    names matches from anywhere."""
+    one, two, three = (os.path.join(a.work, d) for d in ("one", "two", "three"))
+    for d in (one, three):
+        os.makedirs(os.path.join(d, "caps"))
+    for n in (BADCRC, GSO):
+        shutil.copy(os.path.join(a.siw, n), os.path.join(one, "caps", n))
+    code, out, err = run(a.mpa_check, "--fail-on", "warning", "--write-baseline", "baseline",
+                         f"caps/{BADCRC}", f"caps/{GSO}", cwd=one)
+    expect(code == 0 and totals_line(out)[:2] == (0, 0), f"writing: exit {code}\n{out}{err}")
+    text = open(os.path.join(one, "baseline")).read()
+    expect(f'capture="caps/{GSO}" count=37' in text and a.work not in text and "/caps" not in text.replace('"caps/', ""),
+           f"paths relative to the baseline file:\n{text}")
+    shutil.copytree(one, two)
+    shutil.rmtree(one)
+    for args in ([f"../two/caps/{BADCRC}", f"../two/caps/{GSO}"],
+                 [os.path.join(two, "caps", BADCRC), os.path.join(two, "caps", GSO)],
+                 [os.path.join(two, "caps")]):
+        code, out, err = run(a.mpa_check, "--fail-on", "warning", "--suppress", "../two/baseline", *args, cwd=three)
+        errors, warnings, suppressed = totals_line(out)
+        expect(code == 0 and (errors, warnings, suppressed) == (0, 0, 41), f"{args}: exit {code}\n{out}{err}")
+        expect(grep_count(out, "error") == 0 and grep_count(out, "warning") == 0, out)
+        expect("unused" not in err and "note" not in err, f"a fresh baseline contradicts itself:\n{err}")
+    # More occurrences than a rule accepts fail; the ones over its count are named.
+    with open(os.path.join(two, "baseline")) as f:
+        lowered = f.read().replace("count=37", "count=30")
+    with open(os.path.join(two, "baseline"), "w") as f:
+        f.write(lowered)
+    code, report = json_report(a.mpa_check, "--fail-on", "warning", "--suppress", "../two/baseline",
+                               os.path.join(two, "caps"), cwd=three)
+    over = [f for c in report["captures"] for conn in c["connections"] for f in conn["findings"] if "over_count" in f]
+    expect(code == 1 and report["summary"]["warnings"] == 7 and len(over) == 7
+           and all(f["id"] == "fpdu.ulpdu-length-too-large" and f["over_count"]["count"] == 30 for f in over),
+           f"count exceeded: exit {code}, {report['summary']}")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--fail-on", "warning", "--suppress", "../two/baseline",
+                       os.path.join(two, "caps", GSO), cwd=three)
+    expect(code == 1 and "(over the 30 accepted by ../two/baseline:" in out, out)
+    # A capture glob without a slash matches file names wherever the capture lies.
+    with open(os.path.join(three, "glob"), "w") as f:
+        f.write('id=fpdu.crc-mismatch capture="*-badcrc-*.pcap" reason="probe"\n')
+    code, report = json_report(a.mpa_check, "--suppress", "glob", os.path.join(two, "caps", BADCRC), cwd=three)
+    expect(code == 0 and report["summary"]["suppressed"]["errors"] == 1, report["summary"])
+    with open(os.path.join(three, "glob"), "w") as f:
+        f.write('id=fpdu.crc-mismatch capture="caps/*-badcrc-*.pcap" reason="probe"\n')
+    code, report = json_report(a.mpa_check, "--suppress", "glob", os.path.join(two, "caps", BADCRC), cwd=three)
+    expect(code == 1, "a capture= with a slash is relative to the suppression file, not the capture's folder")
+
+
+def check_missing_input(a):
+    """A path that does not exist is named on stderr; the other captures are still analysed and
+    reported (text, JSON, JUnit, SARIF); the exit status is 2."""
+    missing = os.path.join(a.work, "no-such.pcap")
+    capture = os.path.join(a.siw, BADCRC)
+    code, out, err = run(a.mpa_check, "--color", "never", missing, capture)
+    expect(code == 2 and f"{missing}: no such file or directory" in err, f"exit {code}: {err}")
+    expect("[fpdu.crc-mismatch]" in out and f"{missing}: FAIL: no such file or directory" in out
+           and f"  {missing} (no such file or directory)" in out, out)
+    code, out, err = run(a.mpa_check, "--format", "json", capture, missing, os.path.join(a.work, "no-such-folder"))
+    report = json.loads(out)
+    verdicts = [(c["file"], c["verdict"]) for c in report["captures"]]
+    expect(code == 2 and verdicts == [(capture, "fail"), (missing, "unreadable"),
+                                      (os.path.join(a.work, "no-such-folder"), "unreadable")], f"{code} {verdicts}")
+    expect(report["captures"][1]["error"] == f"{missing}: no such file or directory", report["captures"][1])
+    code, out, _ = run(a.mpa_check, "--junit", "-", missing, capture)
+    root = ET.fromstring(out)
+    errors = [c for c in root.iter("testcase") if c.find("error") is not None]
+    expect(code == 2 and len(errors) == 1 and "no such file" in errors[0].find("error").get("message"), out)
+
+
+def sarif_validators():
+    """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy)."""
+    try:
+        import jsonschema
+    except ImportError:
+        raise Failure("python3-jsonschema is needed (apt-get install python3-jsonschema; .ci/setup installs it)")
+    schemas = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "sarif-2.1.0-subset.schema.json")]
+    if os.environ.get("MPA_SARIF_SCHEMA"):
+        schemas.append(os.environ["MPA_SARIF_SCHEMA"])
+    validators = []
+    for path in schemas:
+        with open(path) as f:
+            schema = json.load(f)
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validators.append((path, cls(schema, format_checker=jsonschema.FormatChecker())))
+    return validators
+
+
+def check_sarif(a):
+    """--sarif: valid SARIF 2.1.0 (schema), one result per listed finding with the catalogue id,
+    level from severity, the capture as a relative URI and the frame as a logical location;
+    the catalogue as rules (summary, RFC section at rfc-editor.org, error code); suppressed
+    findings carry their suppression; a capture not found is a notification."""
+    validators = sarif_validators()
+    caps_dir = os.path.join(a.work, "caps")
+    os.makedirs(caps_dir)
+    for n in (BADCRC, GSO):
+        shutil.copy(os.path.join(a.siw, n), os.path.join(caps_dir, n))
+    shutil.copy(os.path.join(a.captures, "valid-vlan.pcap"), os.path.join(caps_dir, "with space #1.pcap"))
+    rules = os.path.join(a.work, "rules")
+    with open(rules, "w") as f:
+        f.write('id=fpdu.crc-mismatch reason="the probe corrupts this CRC on purpose"\n')
+    args = ["--suppress", "rules", "caps", "missing.pcap"]
+    code, out, err = run(a.mpa_check, "--sarif", "out.sarif", *args, cwd=a.work)
+    expect(code == 2 and "missing.pcap" in err, f"exit {code}: {err}")
+    with open(os.path.join(a.work, "out.sarif")) as f:
+        sarif = json.load(f)
+    for path, validator in validators:
+        errors = sorted(validator.iter_errors(sarif), key=lambda e: list(e.path))
+        expect(not errors, f"not valid against {os.path.basename(path)}: " +
+               "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5]))
+    # The same run as JSON: the findings to compare with.
+    _, out, _ = run(a.mpa_check, "--format", "json", *args, cwd=a.work)
+    report = json.loads(out)
+    want = sorted((c["file"], f["frame"], f["id"], f["severity"], "suppressed" in f)
+                  for c in report["captures"] for conn in c["connections"] for f in conn["findings"])
+    run_ = sarif["runs"][0]
+    rules_ = run_["tool"]["driver"]["rules"]
+    code_, out_, _ = run(a.mpa_check, "--list-diagnostics", "--format", "json")
+    catalogue = {d["id"]: d for d in json.loads(out_)}
+    expect([r["id"] for r in rules_] == list(catalogue), "the rules are the catalogue, in its order")
+    levels = {"error": "error", "warning": "warning", "note": "note"}
+    for r in rules_:
+        d = catalogue[r["id"]]
+        expect(r["shortDescription"]["text"] == d["summary"] and r["properties"]["rfc"] == d["rfc"]
+               and r["properties"].get("rfc_error_code") == d["rfc_error_code"]
+               and r["defaultConfiguration"]["level"] == levels[d["severity"]], r)
+        expect(r["helpUri"].startswith("https://www.rfc-editor.org/rfc/rfc"), r)
+    crc = next(r for r in rules_ if r["id"] == "fpdu.crc-mismatch")
+    expect(crc["helpUri"] == "https://www.rfc-editor.org/rfc/rfc5044#section-4.4"
+           and crc["properties"]["rfc_error_code"] == 2, crc)
+    appendix = [r["helpUri"] for r in rules_ if "Appendix" in r["properties"]["rfc"]]
+    expect(all(u.startswith("https://www.rfc-editor.org/rfc/rfc5044#appendix-") for u in appendix), appendix)
+    got = []
+    for res in run_["results"]:
+        expect(rules_[res["ruleIndex"]]["id"] == res["ruleId"], res)
+        uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        expect(not uri.startswith("/") and ":" not in uri, f"a relative URI: {uri}")
+        from urllib.parse import unquote
+        expect(os.path.exists(os.path.join(a.work, unquote(uri))), f"{uri} resolves from the working folder")
+        logical = res["locations"][0]["logicalLocations"][0]
+        frame = res["properties"]["frame"]
+        expect(logical["name"] == f"frame {frame}" and logical["fullyQualifiedName"].endswith(f"/frame {frame}"), logical)
+        got.append((unquote(uri), frame, res["ruleId"], res["level"], "suppressions" in res))
+    expect(sorted(got) == want, f"SARIF results differ from the JSON findings:\n{sorted(got)[:5]}\n{want[:5]}")
+    suppressed = [r for r in run_["results"] if "suppressions" in r]
+    expect(len(suppressed) == 1 and suppressed[0]["ruleId"] == "fpdu.crc-mismatch"
+           and suppressed[0]["suppressions"][0]["justification"] == "the probe corrupts this CRC on purpose"
+           and suppressed[0]["suppressions"][0]["location"]["physicalLocation"]["region"]["startLine"] == 1, suppressed)
+    expect(any("%20" in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run_["results"]),
+           "a name with a space is percent-encoded")
+    invocation = run_["invocations"][0]
+    expect(not invocation["executionSuccessful"]
+           and "missing.pcap: no such file" in invocation["toolExecutionNotifications"][0]["message"]["text"], invocation)
+    expect(run_["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file:///"), run_["originalUriBaseIds"])
+    # --sarif - writes SARIF to standard output instead of the report.
+    code, out, _ = run(a.mpa_check, "--sarif", "-", os.path.join(caps_dir, BADCRC), cwd=a.work)
+    sarif = json.loads(out)
+    expect(code == 1 and [r["ruleId"] for r in sarif["runs"][0]["results"] if r["level"] == "error"] == ["fpdu.crc-mismatch"],
+           f"--sarif -: exit {code}")
+    expect(not os.path.exists(os.path.join(a.work, "-")), "--sarif - must not create a file named -")
+    for path, validator in validators:
+        expect(not list(validator.iter_errors(sarif)), f"--sarif - not valid against {os.path.basename(path)}")
+
+
+def check_junit_viewers(a):
+    """JUnit XML as viewers read it: time attributes on the suites and cases (the cases of a
+    capture add up to its suite's), and class names with no dot in the capture's name (viewers
+    split class names at dots into packages)."""
+    caps = [os.path.join(a.siw, n) for n in (BADCRC, GSO)]
+    code, out, _ = run(a.mpa_check, "--junit", "-", *caps)
+    root = ET.fromstring(out)
+    expect(float(root.get("time")) >= 0, "testsuites time")
+    for suite in root.iter("testsuite"):
+        cases = list(suite.iter("testcase"))
+        total = float(suite.get("time"))
+        expect(total >= 0 and all(float(c.get("time")) >= 0 for c in cases), "testsuite and testcase times")
+        expect(abs(sum(float(c.get("time")) for c in cases) - total) <= 0.001 * len(cases) + 1e-9,
+               f"the cases' times add up to the suite's: {total}")
+        for c in cases:
+            package, _, klass = c.get("classname").rpartition(".")
+            expect(package == "mpa-check" and klass.endswith("_pcap") and suite.get("name").endswith(".pcap"),
+                   f"classname {c.get('classname')}")
+
+
+def check_html_stdout(a):
+    """--html - writes the page to standard output instead of the report (no file named -);
+    only one report can take standard output."""
+    capture = os.path.join(a.siw, BADCRC)
+    code, out, _ = run(a.mpa_check, "--html", "-", capture, cwd=a.work)
+    expect(code == 1 and out.lstrip().lower().startswith("<!doctype html>") and "fpdu.crc-mismatch" in out
+           and ": error:" not in out.split("\n", 1)[0], f"--html -: exit {code}: {out[:200]}")
+    expect(not os.path.exists(os.path.join(a.work, "-")), "--html - must not create a file named -")
+    code, _, err = run(a.mpa_check, "--html", "-", "--junit", "-", capture, cwd=a.work)
+    expect(code == 2 and "standard output" in err, f"two reports on stdout: exit {code}: {err}")
+
+
+CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
-          "baseline": check_baseline, "parallel": check_parallel, "text": check_text}
+          "baseline": check_baseline, "parallel": check_parallel, "text": check_text,
+          "grep-trust": check_grep_trust, "unused-rules": check_unused_rules,
+          "baseline-elsewhere": check_baseline_elsewhere, "missing-input": check_missing_input,
+          "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
 
 
 def main():

@@ -47,6 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_connections = 8;
   options.reassembly.max_buffered_bytes = 64u << 10;
   options.inference_window = 16u << 10;
+  options.ip_reassembly.max_datagrams = 8;
+  options.ip_reassembly.max_octets = 256u << 10;
   mpa::Analyzer analyzer(options, sink);
   std::uint64_t progress_calls = 0;
   const mpa::PipelineResult result =
@@ -59,10 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     MPA_FUZZ_CHECK(result.error.find(path) != std::string::npos,
                    "read error does not name the file");
   }
+  // Each frame, and each datagram reassembled from IP fragments, counted once by what it held.
   MPA_FUZZ_CHECK(result.stats.tcp_segments + result.stats.other_frames +
                          result.stats.malformed_frames + result.stats.ip_fragments ==
-                     result.stats.frames,
+                     result.stats.frames + result.stats.ip_datagrams,
                  "frames counted twice or not at all");
+  MPA_FUZZ_CHECK(result.stats.reassembled_segments <= result.stats.ip_datagrams &&
+                     result.stats.ip_datagrams <= result.stats.ip_fragments,
+                 "a datagram reassembled from no fragment");
   MPA_FUZZ_CHECK(sink.ends == analyzer.mpa_connections(), "an MPA connection never ended");
   return 0;
 }

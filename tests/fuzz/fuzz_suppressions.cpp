@@ -7,13 +7,15 @@
 // The file, read from a memfd: either rules, each with a catalogue id, a reason and a line
 // number within the file, in file order; or an error that names the file and a line within
 // it. Reading the same file twice gives the same answer. The path and stack (any octets):
-// a baseline written for a finding of that id in that capture is read back without error as
-// one rule, and that rule accepts the finding it was written from.
+// a baseline written for two findings of that id in that capture (a file named relative to
+// the working folder, or standard input or an interface by name) is read back without error
+// as one rule with count=2, and that rule accepts those two findings and no third.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -60,9 +62,16 @@ void check_file(std::string_view text) {
                  "the same file read twice gives two answers");
 }
 
-void check_baseline(mpa::DiagId id, const std::string& capture, const std::string& stack) {
+void check_baseline(mpa::DiagId id, std::string capture, const std::string& stack, bool is_file) {
+  // The baseline is read from a file in some folder; the capture is a file named relative to
+  // the working folder (any octets but NUL), or standard input / an interface by name.
+  std::erase(capture, '\0');
+  const std::string path = write_file("");
+  const std::string folder =
+      std::filesystem::path(mpa::report::capture_place(path, true).path).parent_path().string();
   mpa::report::CaptureReport report;
   report.file = capture;
+  report.place = mpa::report::capture_place(capture, is_file && !capture.empty());
   mpa::report::ConnectionReport connection;
   connection.summary.directions[static_cast<int>(mpa::Direction::Initiator)].stack = stack;
   mpa::report::ReportedFinding finding;
@@ -70,17 +79,28 @@ void check_baseline(mpa::DiagId id, const std::string& capture, const std::strin
   finding.finding.direction = mpa::Direction::Initiator;
   connection.findings.push_back(finding);
   report.connections.push_back(connection);
+  report.found_by_id[id] = 2;
   std::ostringstream out;
-  mpa::report::write_baseline(out, {report}, "2026-01-01");
-  const std::string path = write_file(out.str());
+  mpa::report::write_baseline(out, {report}, "2026-01-01", folder);
+  const std::string baseline = write_file(out.str());  // the same path
   std::string error;
-  const auto loaded = Suppressions::load(path, error);
+  const auto loaded = Suppressions::load(baseline, error);
   MPA_FUZZ_CHECK(loaded.has_value(), "a written baseline does not read back");
   const bool note = mpa::info(id).severity == mpa::Severity::Note;
   MPA_FUZZ_CHECK(loaded->rules().size() == (note ? 0u : 1u), "baseline rule count");
   if (!note) {
-    MPA_FUZZ_CHECK(loaded->match(capture, finding.finding, &connection.summary) != nullptr,
-                   "a baseline does not accept the finding it was written from");
+    const mpa::report::Suppression& rule = loaded->rules().front();
+    MPA_FUZZ_CHECK(rule.count == 2u, "a baseline rule counts the occurrences");
+    mpa::report::RuleUses used;
+    for (int i = 0; i < 2; ++i) {
+      const auto judgement =
+          loaded->match(report.place, finding.finding, &connection.summary, used);
+      MPA_FUZZ_CHECK(judgement.by == &rule,
+                     "a baseline does not accept the findings it was written from");
+      ++used[judgement.by];
+    }
+    const auto third = loaded->match(report.place, finding.finding, &connection.summary, used);
+    MPA_FUZZ_CHECK(!third.by && third.over_count == &rule, "a baseline accepts more than found");
   }
 }
 
@@ -97,6 +117,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto file = in.rest();
   check_file({reinterpret_cast<const char*>(file.data()), file.size()});
   check_baseline(id, {capture_bytes.begin(), capture_bytes.end()},
-                 {stack_bytes.begin(), stack_bytes.end()});
+                 {stack_bytes.begin(), stack_bytes.end()}, capture_length % 2 == 0);
   return 0;
 }

@@ -84,7 +84,8 @@ def decode_tcp(linktype, frame):
     if etype == 0x0800:
         ihl = (frame[off] & 15) * 4
         total = struct.unpack(">H", frame[off + 2:off + 4])[0]
-        if frame[off + 9] != 6:
+        # Not TCP, or an IP fragment (TCP only in the datagram's first; seeds skip them all).
+        if frame[off + 9] != 6 or struct.unpack(">H", frame[off + 6:off + 8])[0] & 0x3FFF:
             return None
         src, dst = frame[off + 12:off + 16], frame[off + 16:off + 20]
         tcp, end = off + ihl, off + total

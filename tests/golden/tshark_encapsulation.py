@@ -4,6 +4,13 @@ encapsulation it knows (--wrap), and tshark (Wireshark's own dissectors, default
 must see as many inner TCP segments and TCP streams as mpa-check reports; mpa-check must
 report the findings of the plain capture for each, and name the tunnel of the connection.
 
+The same for IP fragmentation (--fragment-size: IPv4 fragments, IPv6 Fragment headers, in
+order and reversed, inside a tunnel and of the tunnel's own packets), which tshark reassembles
+by default: its TCP segments (stream, sequence number, payload octets) must be those of the
+same capture unfragmented, at the frames that complete the datagrams; mpa-check must count as
+many segments, IP fragments and reassembled segments, and report the unfragmented capture's
+findings at those frames.
+
   tshark_encapsulation.py MPA_SYNTH MPA_CHECK WORKDIR
 """
 import json
@@ -35,6 +42,72 @@ def tshark_tcp(path, *args):
                            "-e", "tcp.stream"], capture_output=True, text=True, check=True)
     streams = proc.stdout.split()
     return len(streams), len(set(streams))
+
+
+def tshark_fields(path, display_filter, *fields):
+    proc = subprocess.run(["tshark", "-n", "-r", path, "-Y", display_filter, "-T", "fields",
+                           *[x for f in fields for x in ("-e", f)]],
+                          capture_output=True, text=True, check=True)
+    return [line.split("\t") for line in proc.stdout.splitlines()]
+
+
+def tcp_segments(path):
+    """tshark's TCP segments: (frame, (stream, raw sequence number, payload octets)); the
+    frame of a reassembled datagram is that of the fragment completing it."""
+    rows = tshark_fields(path, "tcp", "frame.number", "tcp.stream", "tcp.seq_raw", "tcp.payload")
+    return [(int(r[0]), tuple(r[1:])) for r in rows]
+
+
+# (name, mpa-synth options beyond the fragmentation, --fragment-size and its options)
+FRAGMENTED = [
+    ("ip-fragments-512", [], ["--fragment-size", "512"]),
+    ("ip-fragments-200-reversed", [], ["--fragment-size", "200", "--fragment-order", "reversed"]),
+    ("ip-fragments-16", [], ["--fragment-size", "16"]),  # the FPDU with the wrong CRC is cut too
+    ("ipv6-fragments-504", ["--ipv6"], ["--fragment-size", "504"]),
+    ("ipv6-fragments-16-reversed", ["--ipv6"], ["--fragment-size", "16", "--fragment-order", "reversed"]),
+    ("vxlan-inner-fragments", ["--wrap", "vxlan"], ["--fragment-size", "256"]),
+    ("vxlan-outer-fragments", ["--wrap", "vxlan"], ["--fragment-size", "512", "--fragment-outer"]),
+    ("gre-outer-fragments-ipv6", ["--wrap", "gre-key", "--ipv6"],
+     ["--fragment-size", "256", "--fragment-outer", "--fragment-order", "reversed"]),
+    ("erspan-ii-outer-fragments", ["--wrap", "erspan-ii"], ["--fragment-size", "400", "--fragment-outer"]),
+]
+
+
+def check_fragmented(mpa_synth, mpa_check, work, name, base_args, cut_args):
+    """Problems of one fragmented capture against its unfragmented twin; a summary line."""
+    whole_path = os.path.join(work, name + "-whole.pcap")
+    path = os.path.join(work, name + ".pcap")
+    synth(mpa_synth, whole_path, *base_args)
+    synth(mpa_synth, path, *base_args, *cut_args)
+    whole_segments, segments = tcp_segments(whole_path), tcp_segments(path)
+    fragments = len(tshark_fields(path, "ip.flags.mf == 1 || ip.frag_offset > 0 || ipv6.fraghdr",
+                                  "frame.number"))
+    reassembled = len(tshark_fields(path, "tcp && (ip.fragments || ipv6.fragments)", "frame.number"))
+    whole, got = check(mpa_check, whole_path), check(mpa_check, path)
+    problems = []
+    if [s for _, s in segments] != [s for _, s in whole_segments]:
+        problems.append("tshark's TCP segments (stream, sequence number, payload) differ from the "
+                        "unfragmented capture's")
+    if fragments == 0 or reassembled == 0:
+        problems.append(f"nothing fragmented: {fragments} fragments, {reassembled} reassembled")
+    if got["tcp_segments"] != len(segments):
+        problems.append(f"mpa-check {got['tcp_segments']} TCP segments, tshark {len(segments)}")
+    if got["not_tcp"]["ip_fragments"] != fragments:
+        problems.append(f"mpa-check {got['not_tcp']['ip_fragments']} IP fragments, tshark {fragments}")
+    if got["reassembled_segments"] != reassembled:
+        problems.append(f"mpa-check {got['reassembled_segments']} reassembled segments, tshark {reassembled}")
+    if got["ip_datagrams_incomplete"] or got["unreached_frames"] or got["findings"]:
+        problems.append(f"incomplete {got['ip_datagrams_incomplete']}, unreached {got['unreached_frames']}, "
+                        f"capture findings {got['findings']}")
+    # Every frame of the twin is a TCP segment: its n-th frame is tshark's n-th TCP frame here.
+    frame_of = {n + 1: frame for n, (frame, _) in enumerate(segments)}
+    expected = sorted((c, i, d, frame_of.get(f)) for c, i, d, f in findings(whole))
+    if not findings(whole) or findings(got) != expected:
+        problems.append(f"findings {findings(got)}, expected {expected} (the unfragmented "
+                        "capture's at the frames completing the datagrams)")
+    print(f"{name}: {len(segments)} TCP segments ({reassembled} reassembled from {fragments} IP "
+          f"fragments)" + (f": {problems}" if problems else ""))
+    return problems
 
 
 def main():
@@ -74,6 +147,9 @@ def main():
         print(f"{name}: {segments} TCP segments, {streams} streams, tunnel "
               f"{[c['tunnel'] for c in got['connections']]}" + (f": {problems}" if problems else ""))
         if problems:
+            failures.append(name)
+    for name, base_args, cut_args in FRAGMENTED:
+        if check_fragmented(mpa_synth, mpa_check, work, name, base_args, cut_args):
             failures.append(name)
     # Without the port, VXLAN on 8472 is UDP to tshark; mpa-check warns that it looks like VXLAN.
     got = check(mpa_check, os.path.join(work, "vxlan-port-8472.pcap"))

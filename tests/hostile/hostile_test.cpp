@@ -609,6 +609,70 @@ TEST(HostileCapture, FpduClaimingMaximumLengthThenFinIsLostMidFpdu) {
   EXPECT_TRUE(run.has("connection.lost-mid-fpdu")) << run.out.substr(0, 2000);
 }
 
+// ---- IP fragments that never make a datagram
+
+TEST(HostileCapture, HundredThousandIncompleteDatagramsStayBoundedAndAreGaps) {
+  const std::string path = work_path("ip-fragments-incomplete.pcap");
+  constexpr std::uint32_t kDatagrams = 100'000;
+  {
+    PcapFile pcap(path);
+    Connection c(pcap, 40010);
+    c.handshake();
+    c.data(Connection::kClient, startup_frame(true, 0x40, 1));  // C=1: every FPDU has a CRC
+    c.data(Connection::kServer, startup_frame(false, 0x40, 1));
+    const Bytes one = fpdu(ddp_send(200), true);
+    synth::IpFragmentation lost;  // two fragments, the second never captured
+    lost.lose_last = true;
+    synth::IpFragmentation whole;
+    whole.size = 64;
+    for (std::uint32_t i = 0; i < kDatagrams; ++i) {
+      // Every 1000th segment complete (out of order, from the last fragment); the others each
+      // a gap in the stream.
+      if (i % 1000 == 999) {
+        whole.order = synth::FragmentOrder::Reversed;
+        c.send_fragmented(Connection::kClient, one, whole, static_cast<std::uint16_t>(i));
+      } else {
+        c.send_fragmented(Connection::kClient, one, lost, static_cast<std::uint16_t>(i));
+      }
+      // And fragments far into datagrams that never come: each costs the room up to it.
+      if (i % 4 == 0) {
+        const Bytes far = synth::build_frame(
+            [&] {
+              synth::TcpPacket p;
+              p.payload = filler(16);
+              return p;
+            }(),
+            [] {
+              synth::LinkConfig l;
+              l.ipv4 = {{{10, 0, 0, 3}, {10, 0, 0, 2}}};
+              return l;
+            }(),
+            0);
+        Bytes tail = far;
+        tail[14 + 6] = 0x1f;  // offset 0x1ff0 * 8 = 65408, no MF: the datagram's end
+        tail[14 + 7] = 0xf0;
+        tail[14 + 4] = static_cast<std::uint8_t>(i >> 8);
+        tail[14 + 5] = static_cast<std::uint8_t>(i);
+        pcap.record(tail);
+      }
+    }
+    c.fin(Connection::kClient);
+    c.fin(Connection::kServer);
+  }
+  const Outcome run = check(path, "ip-fragments-incomplete");
+  // Missing octets are never a protocol error: no CRC error, no error at all.
+  EXPECT_EQ(run.exit_status, 0) << run.out.substr(0, 3000);
+  EXPECT_TRUE(run.has("capture.ip-fragment")) << run.out.substr(0, 2000);
+  EXPECT_TRUE(run.has("capture.gap")) << run.out.substr(0, 2000);
+  EXPECT_FALSE(run.has("fpdu.crc-mismatch"));
+  ASSERT_TRUE(run.json.is_object());
+  const auto& cap = run.json["captures"][0];
+  EXPECT_EQ(cap["ip_datagrams_incomplete"].get<std::uint64_t>(), kDatagrams - 100 + kDatagrams / 4);
+  EXPECT_EQ(cap["reassembled_segments"].get<std::uint64_t>(), 100u);
+  std::printf("%u incomplete datagrams: %.1f s, peak RSS %ld KiB\n", kDatagrams, run.seconds,
+              run.max_rss_kib);
+}
+
 // ---- private data lengths at every boundary
 
 class PrivateDataLength : public ::testing::TestWithParam<int> {};

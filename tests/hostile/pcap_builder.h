@@ -18,6 +18,7 @@
 
 #include "bytes.h"  // mpa_synth
 #include "fpdu_framer.h"
+#include "fragmentation.h"
 #include "frame_builder.h"
 #include "pcap_writer.h"
 #include "startup_frame_builder.h"
@@ -97,7 +98,7 @@ inline Bytes tcp_frame(std::uint32_t src_ip, std::uint16_t src_port, std::uint32
   packet.flags = flags;
   packet.window = 65535;
   if (size != 0) packet.payload.assign(payload, payload + size);
-  return synth::build_frames(packet, link, /*ip_id=*/0).front();
+  return synth::build_frame(packet, link, /*ip_id=*/0);
 }
 
 // One TCP connection between 10.0.0.1:port and 10.0.0.2:20049, written into a PcapFile.
@@ -137,17 +138,30 @@ class Connection {
     segment_at(side, next_[side], flags, payload);
   }
   void fin(Side side) { send(side, tcp::kFin | tcp::kAck, {}); }
+  // `payload` from `side` in one segment, its IPv4 packet cut into fragments as `cut` says
+  // (identification `id`): the frames of the fragments captured are written.
+  void send_fragmented(Side side, const Bytes& payload, const synth::IpFragmentation& cut,
+                       std::uint16_t id) {
+    for (const Bytes& f :
+         synth::fragment_frame(frame(side, next_[side], tcp::kAck, payload), cut, id)) {
+      pcap_.record(f);
+    }
+    next_[side] += static_cast<std::uint32_t>(payload.size());
+  }
   std::uint32_t next_seq(Side side) const { return next_[side]; }
 
  private:
-  void write(Side side, std::uint32_t seq, std::uint8_t flags, const Bytes& payload) {
+  Bytes frame(Side side, std::uint32_t seq, std::uint8_t flags, const Bytes& payload) const {
     const std::uint32_t client_ip = 0x0a000001, server_ip = 0x0a000002;
     const Side peer = side == kClient ? kServer : kClient;
     const std::uint32_t ack = (flags & tcp::kAck) ? next_[peer] : 0;
-    pcap_.record(side == kClient ? tcp_frame(client_ip, port_, server_ip, 20049, seq, ack, flags,
-                                             payload.data(), payload.size())
-                                 : tcp_frame(server_ip, 20049, client_ip, port_, seq, ack, flags,
-                                             payload.data(), payload.size()));
+    return side == kClient ? tcp_frame(client_ip, port_, server_ip, 20049, seq, ack, flags,
+                                       payload.data(), payload.size())
+                           : tcp_frame(server_ip, 20049, client_ip, port_, seq, ack, flags,
+                                       payload.data(), payload.size());
+  }
+  void write(Side side, std::uint32_t seq, std::uint8_t flags, const Bytes& payload) {
+    pcap_.record(frame(side, seq, flags, payload));
   }
   PcapFile& pcap_;
   std::uint16_t port_;

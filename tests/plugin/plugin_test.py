@@ -155,6 +155,47 @@ def with_port(capture, old, new, out):
     return out
 
 
+def with_udp_port(capture, old, new, out):
+    """A copy of an Ethernet/IPv4 pcap with UDP port `old` replaced by `new` (outer UDP
+    checksum zero, as VXLAN and Geneve senders send it, so nothing else changes)."""
+    data = bytearray(open(capture, "rb").read())
+    offset = 24
+    changed = 0
+    while offset + 16 <= len(data):
+        length = struct.unpack_from("<I", data, offset + 8)[0]
+        p = offset + 16
+        if data[p + 12:p + 14] == b"\x08\x00" and data[p + 23] == 17:
+            udp = p + 14 + (data[p + 14] & 15) * 4
+            expect(struct.unpack_from(">H", data, udp + 6)[0] == 0, f"{capture}: UDP checksum set")
+            for at in (udp, udp + 2):
+                if struct.unpack_from(">H", data, at)[0] == old:
+                    struct.pack_into(">H", data, at, new)
+                    changed += 1
+        offset = p + length
+    expect(changed > 0, f"{capture}: no UDP port {old}")
+    with open(out, "wb") as f:
+        f.write(data)
+    os.chmod(out, 0o644)
+    return out
+
+
+# ---- tunnels
+
+def test_tunnels(ts, args):
+    """The plugin's own reassembly sees inside tunnels, on the ports its preferences name."""
+    bundled = [d for d in args.captures if os.path.exists(os.path.join(d, "expected.tsv"))]
+    expect(bundled, "the bundled captures are missing")
+    for wrapper, port, pref in (("vxlan", 4789, "vxlan_ports"), ("geneve-options", 6081, "geneve_ports")):
+        capture = os.path.join(bundled[0], f"fault-fpdu.crc-mismatch--{wrapper}.pcap")
+        expect(os.path.exists(capture), f"{capture} is missing")
+        crc = ts.frames(capture, "mpa.fpdu.crc-mismatch")
+        expect(len(crc) == 1, f"{wrapper}: mpa.fpdu.crc-mismatch selects {crc}")
+        moved = with_udp_port(capture, port, 8472, os.path.join(ts.home, f"{wrapper}-8472.pcap"))
+        expect(ts.frames(moved, "mpa") == [], f"{wrapper} on UDP 8472 decoded without the preference")
+        got = ts.frames(moved, "mpa.fpdu.crc-mismatch", extra=("-o", f"mpa.{pref}:8472"))
+        expect(got == crc, f"{wrapper} on UDP 8472 with mpa.{pref}:8472: {got}, expected {crc}")
+
+
 def siw(args, name):
     for d in args.captures:
         path = os.path.join(d, name)
@@ -501,13 +542,14 @@ def main():
     parser.add_argument("--corpus-to-pcap", help="tests/fuzz/corpus_to_pcap (robustness)")
     parser.add_argument("--fuzz-dir", help="tests/fuzz (robustness)")
     parser.add_argument("--hostile-dir", help="captures the hostile tests wrote (robustness)")
-    parser.add_argument("test", choices=["loads", "fields", "agreement", "robustness"])
+    parser.add_argument("test", choices=["loads", "fields", "tunnels", "agreement", "robustness"])
     args = parser.parse_args()
     args.captures = [d for d in args.captures if os.path.isdir(d)]
     with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
         try:
             ts = Tshark(args.tshark, args.plugin, workdir)
-            {"loads": test_loads, "fields": test_fields, "agreement": test_agreement,
+            {"loads": test_loads, "fields": test_fields, "tunnels": test_tunnels,
+             "agreement": test_agreement,
              "robustness": test_robustness}[args.test](ts, args)
         except Failure as e:
             print(f"FAIL: {e}", file=sys.stderr)

@@ -147,15 +147,24 @@ void apply_capture_effects(std::vector<TcpPacket>& in, const CaptureEffects& eff
   };
   const bool resend_late = effects.late.has_value();  // (not std::optional: see start below)
   const std::size_t late = resend_late ? serial_of(packets, effects.late->segment) : 0;
-  const auto fragment = serials(effects.fragment), duplicate = serials(effects.duplicate),
-             mismatch = serials(effects.mismatch), reordered = serials(effects.reorder),
-             dropped = serials(effects.drop);
+  const auto fragment = serials(effects.fragment), fragment_lost = serials(effects.fragment_lost),
+             fragment_overlap = serials(effects.fragment_overlap),
+             duplicate = serials(effects.duplicate), mismatch = serials(effects.mismatch),
+             reordered = serials(effects.reorder), dropped = serials(effects.drop);
   // The packet the capture starts at, by serial (a bool and a value, not std::optional:
   // g++ 12 -O3 warns maybe-uninitialized on an optional read under its own test).
   const bool cut_start = effects.start_at.has_value();
   const std::size_t start = cut_start ? serial_of(packets, *effects.start_at) : 0;
 
-  for (std::size_t s : fragment) packets[position_of(packets, s)].packet.ip_fragmented = true;
+  const auto fragment_as = [&](const std::vector<std::size_t>& serials, bool lost, bool overlap) {
+    IpFragmentation f;  // two fragments
+    f.lose_last = lost;
+    f.overlap_mismatch = overlap;
+    for (std::size_t s : serials) packets[position_of(packets, s)].packet.fragmentation = f;
+  };
+  fragment_as(fragment, false, false);
+  fragment_as(fragment_lost, true, false);
+  fragment_as(fragment_overlap, false, true);
   for (std::size_t s : duplicate) retransmit(packets, s, false);
   for (std::size_t s : mismatch) retransmit(packets, s, true);
   if (resend_late) retransmit_late(packets, late, *effects.late);

@@ -1,6 +1,6 @@
 // Effects between the wire and the capture file, applied to a conversation's packets:
 // reordering, identical and differing retransmissions (also one resent late, behind a
-// window's worth of data), capture loss, IPv4 fragmentation,
+// window's worth of data), capture loss, IP fragmentation,
 // a capture that starts in the middle of the connection or at a packet of its opening, and one
 // that ends inside a startup frame.
 #pragma once

@@ -592,9 +592,10 @@ std::vector<std::string> implied_notes(const Scenario& s) {
   return notes;
 }
 
-// A fault as captured in the field: inside an overlay tunnel or a mirror session. The
-// findings are the plain capture's (tests/unit/encapsulation_test.cpp holds every wrapper
-// to that); these show it to a user.
+// A fault as captured in the field: inside an overlay tunnel or a mirror session, or sent as
+// IP fragments. The findings are the plain capture's (tests/unit/encapsulation_test.cpp holds
+// every wrapper and fragmentation to that; a fragmented datagram counts at the frame of its
+// last fragment); these show it to a user.
 std::vector<CorpusEntry> wrapped_entries() {
   std::vector<CorpusEntry> out;
   const FaultRecipe& crc = *find_fault("fpdu.crc-mismatch");
@@ -604,12 +605,49 @@ std::vector<CorpusEntry> wrapped_entries() {
   } wraps[] = {
       {"vxlan", "inside VXLAN (VNI 42, UDP 4789) between 198.51.100.1 and 198.51.100.2"},
       {"erspan-ii", "as mirrored by ERSPAN type II (GRE, session 42) to 198.51.100.2"},
+      {"erspan-iii", "as mirrored by ERSPAN type III (GRE 0x22EB, session 42) to 198.51.100.2"},
+      {"geneve-options", "inside Geneve (VNI 42, UDP 6081) with two option words"},
+      {"gre-key", "inside GRE (key 42) carrying IPv4 between 198.51.100.1 and 198.51.100.2"},
+      {"ipip", "inside IP in IP (protocol 4) between 198.51.100.1 and 198.51.100.2"},
+      {"mpls-pw", "carried by an MPLS Ethernet pseudowire with a control word"},
+      {"qinq", "with two VLAN tags (802.1ad outer, 802.1Q inner)"},
   };
   for (const auto& w : wraps) {
     Scenario s = base_scenario(fmt::format("fault-fpdu.crc-mismatch--{}", w.wrapper));
     apply_fault(s, crc);
     s.summary = fmt::format("{}, {}", crc.summary, w.summary);
     s.effects.wrap = encapsulation_named(w.wrapper);
+    out.push_back(entry_of(s));
+  }
+  const struct {
+    const char* name;
+    bool ipv6;
+    std::size_t size;
+    FragmentOrder order;
+    const char* summary;
+  } fragmented[] = {
+      {"ip-fragments", false, 512, FragmentOrder::InOrder,
+       "every IPv4 packet longer than 532 octets sent as fragments of 512 octets of payload"},
+      {"ipv6-fragments", true, 504, FragmentOrder::Reversed,
+       "every IPv6 packet longer than 544 octets sent as fragments of 504 octets (Fragment "
+       "headers), the last fragment first"},
+  };
+  for (const auto& f : fragmented) {
+    Scenario s = base_scenario(fmt::format("fault-fpdu.crc-mismatch--{}", f.name));
+    apply_fault(s, crc);
+    // The wrong CRC in a packet long enough to be cut: the error is found in a datagram.
+    s.initiator.messages[1].tweaks.corrupt_crc = false;
+    s.initiator.messages[3].tweaks.corrupt_crc = true;
+    s.summary = fmt::format(
+        "the Initiator's fourth FPDU (1000 octets of payload) has a wrong CRC; more FPDUs "
+        "follow, {}",
+        f.summary);
+    s.ipv6 = f.ipv6;
+    if (f.ipv6) s.initiator.tcp.mss = s.responder.tcp.mss = 1440;  // a 1500-octet MTU
+    IpFragmentation cut;
+    cut.size = f.size;
+    cut.order = f.order;
+    s.effects.ip_fragments = cut;
     out.push_back(entry_of(s));
   }
   return out;

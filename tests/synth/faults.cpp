@@ -162,7 +162,26 @@ void no_negotiation_not_echoed(Scenario& s) {
 void pd_length_overstated_answered(Scenario& s) {
   s.initiator.frame.private_data_length = 8;
   s.initiator.frame.pd_length_field = 16;
-  s.expected.findings.push_back("startup.invalid-request-answered");
+  s.expected.findings.push_back("startup.reply-before-private-data");
+}
+// The Reply's key is damaged and the Initiator goes on as if it were valid.
+void invalid_reply_ignored(Scenario& s) {
+  s.responder.frame.key = "MPA ID Rxp Frame";
+  s.expected.findings.push_back("startup.key-invalid");
+}
+// The Request's 16 octets of private data come in two turns, the Reply between them.
+void reply_before_private_data(Scenario& s) {
+  s.initiator.frame.private_data_length = 16;
+  s.edit_plan = [](Plan& p) {
+    const std::size_t request = find_turn(p, Dir::Initiator, Phase::Startup);
+    Turn rest = p.turns[request];
+    Bytes& whole = p.turns[request].chunks.front().bytes;
+    const std::size_t cut = whole.size() - 8;
+    rest.chunks.front().bytes.assign(whole.begin() + static_cast<std::ptrdiff_t>(cut), whole.end());
+    whole.resize(cut);
+    const std::size_t reply = find_turn(p, Dir::Responder, Phase::Startup);
+    p.turns.insert(p.turns.begin() + static_cast<std::ptrdiff_t>(reply) + 1, std::move(rest));
+  };
 }
 void invalid_request_answered(Scenario& s) {
   set_revision(s, 1);
@@ -327,7 +346,11 @@ void startup_frame_cut(Scenario& s) {
 }
 void ip_fragment(Scenario& s) {
   s.ipv6 = false;
-  s.effects.fragment = {{Dir::Initiator, 3}};  // a 1000-octet Send
+  s.effects.fragment_lost = {{Dir::Initiator, 3}};  // a 1000-octet Send
+}
+void ip_fragment_overlap_mismatch(Scenario& s) {
+  s.ipv6 = false;
+  s.effects.fragment_overlap = {{Dir::Initiator, 3}};
 }
 void resynchronised(Scenario& s) {
   markers_to_responder(s);
@@ -579,7 +602,9 @@ constexpr FaultRecipe kRecipes[] = {
     {"capture.parameters-inferred",
      "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on)",
      starts_mid_connection},
-    {"capture.ip-fragment", "one IPv4 data segment sent as two IP fragments", ip_fragment},
+    {"capture.ip-fragment",
+     "one IPv4 data segment sent as two IP fragments, the second missing from the capture",
+     ip_fragment},
     {"capture.startup-frame-cut",
      "the capture ends 14 octets into the MPA Request (segments of 7 octets), inside its key",
      startup_frame_cut},
@@ -630,8 +655,7 @@ constexpr FaultRecipe kRecipes[] = {
      framing_lost},
     {"startup.pd-length-mismatch",
      "Request with PD_Length 16 but only 8 octets of private data; the Responder answers with a "
-     "Reply "
-     "(and FPDUs) all the same",
+     "Reply before the rest could have come, and both sides send FPDUs",
      pd_length_overstated_answered, "overstated-answered"},
     {"startup.invalid-request-answered",
      "Request with Rev 7; the Responder answers with a Reply and FPDUs instead of closing",
@@ -643,6 +667,17 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.no-negotiation-unsolicited",
      "Rev 2: Request IRD/ORD 16/16, Reply IRD 0x3FFF; conversation goes on",
      no_negotiation_unsolicited},
+    {"startup.reply-before-private-data",
+     "the Request (PD_Length 16) sends 8 octets of private data, the Responder answers with its "
+     "Reply, then the other 8 follow; the conversation goes on",
+     reply_before_private_data},
+    {"startup.invalid-reply-ignored",
+     "the Reply's key is \"MPA ID Rxp Frame\"; the Initiator sends its FPDUs all the same",
+     invalid_reply_ignored},
+    {"ip.fragment-overlap-mismatch",
+     "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
+     "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",
+     ip_fragment_overlap_mismatch},
 };
 
 }  // namespace

@@ -104,17 +104,6 @@ Bytes ipv4_frame(const LinkConfig& link, Dir dir, std::span<const std::uint8_t> 
   return frame;
 }
 
-// Two fragments: the first carries a multiple of 8 octets with MF set.
-std::vector<Bytes> ipv4_fragments(const LinkConfig& link, Dir dir, const Bytes& segment,
-                                  std::uint16_t ip_id) {
-  constexpr std::uint16_t kMoreFragments = 0x2000;
-  const std::size_t first_len = (segment.size() / 2) & ~std::size_t{7};
-  const std::span<const std::uint8_t> all(segment);
-  return {ipv4_frame(link, dir, all.first(first_len), ip_id, kMoreFragments),
-          ipv4_frame(link, dir, all.subspan(first_len), ip_id,
-                     static_cast<std::uint16_t>(first_len / 8))};
-}
-
 }  // namespace
 
 std::uint16_t internet_checksum(std::span<const std::uint8_t> data, std::uint32_t sum) {
@@ -123,8 +112,7 @@ std::uint16_t internet_checksum(std::span<const std::uint8_t> data, std::uint32_
   return static_cast<std::uint16_t>(~sum);
 }
 
-std::vector<Bytes> build_frames(const TcpPacket& packet, const LinkConfig& link,
-                                std::uint16_t ip_id) {
+Bytes build_frame(const TcpPacket& packet, const LinkConfig& link, std::uint16_t ip_id) {
   constexpr std::uint16_t kDontFragment = 0x4000;
   const Bytes segment = tcp_segment(packet, link);
   if (link.ipv6) {
@@ -132,10 +120,9 @@ std::vector<Bytes> build_frames(const TcpPacket& packet, const LinkConfig& link,
     put_ethernet_header(frame, link, packet.dir, kEthertypeIpv6);
     put_ipv6_header(frame, link, packet.dir, segment.size());
     append(frame, segment);
-    return {frame};
+    return frame;
   }
-  if (packet.ip_fragmented) return ipv4_fragments(link, packet.dir, segment, ip_id);
-  return {ipv4_frame(link, packet.dir, segment, ip_id, kDontFragment)};
+  return ipv4_frame(link, packet.dir, segment, ip_id, kDontFragment);
 }
 
 }  // namespace mpa::synth

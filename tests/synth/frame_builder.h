@@ -22,10 +22,9 @@ struct LinkConfig {
   std::array<std::uint16_t, 2> port{};
 };
 
-// The frames carrying one TCP segment: one frame, or two IPv4 fragments when the packet
-// asks for fragmentation. `ip_id` is the IPv4 identification (ignored for IPv6).
-std::vector<Bytes> build_frames(const TcpPacket& packet, const LinkConfig& link,
-                                std::uint16_t ip_id);
+// The frame carrying one TCP segment (its fragmentation aside: fragmentation.h). `ip_id` is
+// the IPv4 identification (ignored for IPv6); DF is set.
+Bytes build_frame(const TcpPacket& packet, const LinkConfig& link, std::uint16_t ip_id);
 
 // The Internet checksum (RFC 1071) of `data`, folded and complemented, seeded with `sum`.
 std::uint16_t internet_checksum(std::span<const std::uint8_t> data, std::uint32_t sum = 0);

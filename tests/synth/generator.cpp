@@ -20,14 +20,28 @@ std::vector<CapturedFrame> render(const std::vector<TcpPacket>& packets, const S
   Rng rng(s.seed + 7);
   std::uint16_t ip_id[2] = {static_cast<std::uint16_t>(rng.next()),
                             static_cast<std::uint16_t>(rng.next())};
+  std::uint32_t outer_id = 0x8000;  // wrapped packets fragmented: one sequence for both ways
   std::vector<CapturedFrame> frames;
   std::uint64_t now = s.start_time_us;
-  for (const TcpPacket& p : packets) {
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    const TcpPacket& p = packets[i];
     now += p.gap_us;
-    for (Bytes& bytes : build_frames(p, link, ip_id[index_of(p.dir)]++)) {
+    const std::uint16_t id = ip_id[index_of(p.dir)]++;
+    const std::optional<IpFragmentation>& cut =
+        p.fragmentation ? p.fragmentation : s.effects.ip_fragments;
+    // The IPv6 identification: the same per-direction sequence, the direction above it.
+    const std::uint32_t datagram =
+        std::uint32_t{id} | static_cast<std::uint32_t>(index_of(p.dir) + 1) << 16;
+    std::vector<Bytes> inner = {build_frame(p, link, id)};
+    if (cut && !cut->outer) inner = fragment_frame(inner.front(), *cut, datagram);
+    for (Bytes& bytes : inner) {
       if (s.effects.wrap) bytes = encapsulate(bytes, *s.effects.wrap, p.dir);
-      frames.push_back({now, std::move(bytes)});
-      now += 1;
+      std::vector<Bytes> outer = {std::move(bytes)};
+      if (cut && cut->outer) outer = fragment_frame(outer.front(), *cut, outer_id++);
+      for (Bytes& frame : outer) {
+        frames.push_back({now, std::move(frame), i});
+        now += 1;
+      }
     }
   }
   return frames;

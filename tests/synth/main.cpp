@@ -36,6 +36,9 @@ struct Options {
   std::optional<std::uint16_t> vlan;
   std::string wrap;  // an encapsulation name (encapsulation.h)
   std::uint16_t tunnel_port = 0;
+  std::optional<std::size_t> fragment_size;  // every IP packet cut (fragmentation.h)
+  std::string fragment_order = "in-order";
+  bool fragment_outer = false;
   std::string close = "fin", closer = "initiator";
   std::uint32_t snaplen = 262144;
   std::optional<std::uint64_t> seed;
@@ -102,8 +105,15 @@ void add_traffic_options(CLI::App& app, Options& o) {
                  "i:N or r:N: that segment is retransmitted identically");
   app.add_option("--drop", o.drop,
                  "i:N or r:N: that segment is missing from the capture (capture loss)");
-  app.add_option("--fragment", o.fragment,
-                 "i:N or r:N: that segment is sent as two IPv4 fragments");
+  app.add_option("--fragment", o.fragment, "i:N or r:N: that segment is sent as two IP fragments");
+  app.add_option("--fragment-size", o.fragment_size,
+                 "Every IP packet whose payload exceeds SIZE octets is sent as fragments of SIZE "
+                 "(rounded down to a multiple of 8): IPv4 fragments, or IPv6 Fragment headers");
+  app.add_option("--fragment-order", o.fragment_order,
+                 "Fragments of --fragment-size in-order or reversed (the last one first)")
+      ->check(CLI::IsMember({"in-order", "reversed"}));
+  app.add_flag("--fragment-outer", o.fragment_outer,
+               "--fragment-size cuts the outer IP packet of --wrap (the tunnel's), not the inner");
 }
 
 void add_tcp_options(CLI::App& app, Options& o) {
@@ -222,6 +232,16 @@ void apply_traffic_options(Scenario& s, const Options& o) {
   s.effects.duplicate = parse_segment_refs(o.duplicate);
   s.effects.drop = parse_segment_refs(o.drop);
   s.effects.fragment = parse_segment_refs(o.fragment);
+  if (o.fragment_size) {
+    if (*o.fragment_size < 8) throw CLI::ValidationError("--fragment-size", "at least 8 octets");
+    IpFragmentation f;
+    f.size = *o.fragment_size;
+    f.order = o.fragment_order == "reversed" ? FragmentOrder::Reversed : FragmentOrder::InOrder;
+    f.outer = o.fragment_outer;
+    s.effects.ip_fragments = f;
+  } else if (o.fragment_order != "in-order" || o.fragment_outer) {
+    throw CLI::ValidationError("--fragment-order/--fragment-outer", "need --fragment-size");
+  }
 }
 
 void apply_tcp_options(Scenario& s, const Options& o) {

@@ -13,6 +13,7 @@ namespace mpa::synth {
 struct CapturedFrame {
   std::uint64_t time_us = 0;  // since the Unix epoch
   Bytes bytes;                // the whole frame as it was on the wire
+  std::size_t packet = 0;     // which of the conversation's packets (as captured) it carries
 };
 
 inline constexpr std::uint32_t kLinktypeEthernet = 1;

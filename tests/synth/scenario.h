@@ -73,12 +73,15 @@ struct CaptureEffects {
   std::vector<SegmentRef> mismatch;          // retransmitted with one octet changed
   std::optional<LateRetransmission> late;    // lost downstream, resent much later
   std::vector<SegmentRef> drop;              // missing from the capture (the peer still ACKs it)
-  std::vector<SegmentRef> fragment;          // sent as two IPv4 fragments
+  std::vector<SegmentRef> fragment;          // sent as two IP fragments
+  std::vector<SegmentRef> fragment_lost;     // ... the second missing from the capture
+  std::vector<SegmentRef> fragment_overlap;  // ... the first captured again, an octet changed
   std::optional<SegmentRef> start_at;        // the capture starts with this segment
   std::optional<CaptureEdge> start_at_edge;  // ... or with this packet of the opening
   std::optional<EndInside> end_inside;       // the capture ends inside a startup frame
   bool duplicate_rst = false;                // the RST is captured twice (resent, or a tap's copy)
   std::optional<Encapsulation> wrap;         // every frame wrapped (a tunnel, a mirror, MPLS...)
+  std::optional<IpFragmentation> ip_fragments;  // every IP packet larger than a fragment cut
 };
 
 enum class Ending : std::uint8_t { None, Fin, Rst };

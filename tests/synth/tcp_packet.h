@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bytes.h"
+#include "fragmentation.h"
 
 namespace mpa::synth {
 
@@ -34,9 +35,9 @@ struct TcpPacket {
   std::optional<std::uint8_t> window_scale_option;  // SYN and SYN-ACK only (RFC 7323 2)
   Bytes payload;
   Phase phase = Phase::Handshake;
-  std::uint32_t gap_us = 0;     // time since the previous packet of the capture
-  bool ip_fragmented = false;   // sent as two IPv4 fragments
-  bool retransmission = false;  // a copy of an earlier segment
+  std::uint32_t gap_us = 0;                      // time since the previous packet of the capture
+  std::optional<IpFragmentation> fragmentation;  // sent as IP fragments
+  bool retransmission = false;                   // a copy of an earlier segment
 };
 
 }  // namespace mpa::synth

@@ -3,9 +3,12 @@
 // direction, and recognition of captures that miss their startup frames.
 #include "mpa/analyzer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <set>
@@ -335,26 +338,9 @@ INSTANTIATE_TEST_SUITE_P(Recipes, StartupRecipeSplitInvariance,
                          ::testing::Values("startup.pd-length-mismatch--overstated-answered",
                                            "startup.invalid-request-answered",
                                            "startup.insufficient-ird--ord-3fff",
-                                           "startup.no-negotiation-unsolicited"));
-
-TEST(Analyzer, AReplyToARequestWithOverstatedPdLengthBlamesTheRequest) {
-  const Recorder r = analyze(with_fault("startup.pd-length-mismatch--overstated-answered"));
-  EXPECT_FALSE(r.has(DiagId::StartupUnexpectedReply));
-  ASSERT_TRUE(r.has(DiagId::StartupPdLengthMismatch));
-  for (const Finding& f : r.findings) {
-    if (f.id == DiagId::StartupPdLengthMismatch) {
-      EXPECT_EQ(f.direction, Direction::Initiator);
-    }
-    if (f.id == DiagId::StartupInvalidRequestAnswered) {
-      EXPECT_EQ(f.direction, Direction::Responder);
-    }
-  }
-  // The Reply is the one finding on the Responder; the FPDUs that follow are read as sent.
-  EXPECT_EQ(
-      std::count_if(r.findings.begin(), r.findings.end(),
-                    [](const Finding& f) { return f.id == DiagId::StartupInvalidRequestAnswered; }),
-      1);
-}
+                                           "startup.no-negotiation-unsolicited",
+                                           "startup.reply-before-private-data",
+                                           "startup.invalid-reply-ignored"));
 
 // A Responder that accepts an improperly formatted Request: the error is said once, then both
 // sides' FPDUs are framed with the parameters the frames declare, counted and judged.
@@ -380,6 +366,88 @@ TEST(Analyzer, FpdusAfterAnAcceptedInvalidRequestAreReadAndJudgedAsSent) {
   }
 }
 
+TEST(Analyzer, FpdusAfterAnIgnoredInvalidReplyAreReadAndJudgedAsSent) {
+  for (const bool markers : {false, true}) {
+    SCOPED_TRACE(markers ? "markers" : "no markers");
+    synth::Scenario s = with_fault("startup.invalid-reply-ignored");
+    s.initiator.frame.m = s.responder.frame.m = markers;
+    s.responder.messages[1].tweaks.corrupt_crc = true;  // a real fault after the Reply
+    const Recorder r = analyze(s);
+    ASSERT_EQ(r.connections.size(), 1u);
+    const ConnectionSummary& c = r.connections.front();
+    EXPECT_GE(c.direction(Direction::Initiator).fpdus, s.initiator.messages.size());
+    EXPECT_GE(c.direction(Direction::Responder).fpdus, s.responder.messages.size());
+    EXPECT_EQ(c.direction(Direction::Initiator).markers, markers);
+    std::vector<std::pair<std::string, Direction>> expected = {
+        {"connection.closed", Direction::Initiator},
+        {"fpdu.crc-mismatch", Direction::Responder},
+        {"fpdu.not-judged-after-error", Direction::Responder},
+        {"startup.invalid-reply-ignored", Direction::Initiator},
+        {"startup.key-invalid", Direction::Responder}};
+    EXPECT_EQ(r.ids(true), expected);
+  }
+}
+
+TEST(Analyzer, AnInitiatorThatTerminatesAfterAnInvalidReplyIsNotBlamed) {
+  const Recorder r = analyze(with_fault("startup.key-invalid"));
+  EXPECT_TRUE(r.has(DiagId::StartupKeyInvalid));
+  EXPECT_FALSE(r.has(DiagId::StartupInvalidReplyIgnored));
+}
+
+const Finding* first_of(const Recorder& r, DiagId id) {
+  const auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                               [id](const Finding& f) { return f.id == id; });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+// PD_Length 16, 8 octets of private data, a Reply, then FPDUs: the overstatement is certain
+// only once the octets after the 8 prove to be an FPDU, after the Reply's frame.
+TEST(Analyzer, AnOverstatedPdLengthIsBlamedOnTheRequestOnceAnFpduFollowsItsPrivateData) {
+  for (const bool markers : {false, true}) {
+    SCOPED_TRACE(markers ? "markers" : "no markers");
+    synth::Scenario s = with_fault("startup.pd-length-mismatch--overstated-answered");
+    s.initiator.frame.m = s.responder.frame.m = markers;
+    const Recorder r = analyze(s);
+    const Finding* early = first_of(r, DiagId::StartupReplyBeforePrivateData);
+    const Finding* overstated = first_of(r, DiagId::StartupPdLengthMismatch);
+    ASSERT_NE(early, nullptr);
+    ASSERT_NE(overstated, nullptr);
+    EXPECT_EQ(early->direction, Direction::Responder);
+    EXPECT_EQ(overstated->direction, Direction::Initiator);
+    // Placed at the Request (where its octets are), certain only after the Reply.
+    EXPECT_LT(overstated->frame, early->frame);
+    EXPECT_GT(overstated->certain_at, early->frame);
+    EXPECT_EQ(early->certain_at, early->frame);
+    EXPECT_FALSE(r.has(DiagId::StartupInvalidRequestAnswered));  // named once, as the early Reply
+    ASSERT_EQ(r.connections.size(), 1u);
+    const ConnectionSummary& c = r.connections.front();
+    EXPECT_GE(c.direction(Direction::Initiator).fpdus, s.initiator.messages.size());
+    EXPECT_GE(c.direction(Direction::Responder).fpdus, s.responder.messages.size());
+    EXPECT_FALSE(r.has(DiagId::FpduCrcMismatch));
+  }
+}
+
+// The same early Reply, but the rest of the private data follows it: the Request was right.
+TEST(Analyzer, PrivateDataThatFollowsAnEarlyReplyCompletesTheRequest) {
+  for (const bool markers : {false, true}) {
+    SCOPED_TRACE(markers ? "markers" : "no markers");
+    synth::Scenario s = with_fault("startup.reply-before-private-data");
+    s.initiator.frame.m = s.responder.frame.m = markers;
+    const Recorder r = analyze(s);
+    const std::vector<std::pair<std::string, Direction>> expected = {
+        {"connection.closed", Direction::Initiator},
+        {"connection.closed", Direction::Responder},
+        {"startup.reply-before-private-data", Direction::Responder}};
+    EXPECT_EQ(r.ids(true), expected);
+    ASSERT_EQ(r.connections.size(), 1u);
+    const ConnectionSummary& c = r.connections.front();
+    ASSERT_TRUE(c.request.has_value());
+    EXPECT_EQ(c.request->private_data.size(), 16u);
+    EXPECT_GE(c.direction(Direction::Initiator).fpdus, s.initiator.messages.size());
+    EXPECT_GE(c.direction(Direction::Responder).fpdus, s.responder.messages.size());
+  }
+}
+
 TEST(Analyzer, AResponderThatClosesOnAnInvalidRequestIsNotBlamed) {
   const Recorder r = analyze(with_fault("startup.revision-unsupported"));
   EXPECT_TRUE(r.has(DiagId::StartupRevisionUnsupported));
@@ -394,9 +462,8 @@ TEST(Analyzer, Ord3fffNotAnsweringIrd3fffFoundsTheInitiatorsTerminate) {
 }
 
 // HTTP: a GET, then a response whose body holds an MPA conversation's bytes after the header.
-synth::Scenario http_download_of(const synth::Scenario& inner) {
+synth::Scenario http_download_of(const synth::Bytes& body) {
   synth::Scenario s = synth::base_scenario("analyzer-test-http");
-  const synth::Bytes body = synth::generate_pcap(inner);
   s.edit_plan = [body](synth::Plan& p) {
     auto turn = [](synth::Dir dir, synth::Bytes bytes, synth::Ending ending) {
       synth::Turn t;
@@ -417,6 +484,69 @@ synth::Scenario http_download_of(const synth::Scenario& inner) {
                turn(synth::Dir::Responder, std::move(response), synth::Ending::Fin)};
   };
   return s;
+}
+synth::Scenario http_download_of(const synth::Scenario& inner) {
+  return http_download_of(synth::generate_pcap(inner));
+}
+
+// A sender's framing deviation is decided only after several FPDUs (here at the end of the
+// stream), yet each face points at the FPDU whose octets show it.
+TEST(Analyzer, AFindingIsPlacedWhereItsOctetsAreAndSaysWhereItBecameCertain) {
+  for (const char* recipe : {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing"}) {
+    SCOPED_TRACE(recipe);
+    const synth::Scenario s = with_fault(recipe);
+    const Recorder r = analyze(s);
+    const auto it = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.id == DiagId::FpduPadRuleWrong || f.id == DiagId::FpduCrcFieldMissing;
+    });
+    ASSERT_NE(it, r.findings.end());
+    EXPECT_LT(it->frame, it->certain_at);
+    // The frame holding the first deviating FPDU's ULPDU_Length field: the Initiator's first
+    // data segment after the startup frames.
+    const auto frames = synth::generate_frames(s);
+    std::uint64_t number = 0;
+    std::uint64_t first_fpdu_frame = 0;
+    for (const auto& frame : frames) {
+      ++number;
+      const DecodeResult d =
+          decode_frame(link_type::kEthernet, frame.bytes,
+                       static_cast<std::uint32_t>(frame.bytes.size()), number, 0);
+      if (d.status != DecodeStatus::Tcp || d.segment.payload.empty()) continue;
+      const std::uint32_t into = it->tcp_seq.value() - d.segment.seq.value();
+      if (d.segment.source == r.connections.at(0).initiator && into < d.segment.payload.size()) {
+        first_fpdu_frame = number;
+        break;
+      }
+    }
+    EXPECT_EQ(it->frame, first_fpdu_frame);
+  }
+}
+
+// RFC 5044's own text (tests/unit/data/README.md): it holds both startup keys, and its
+// letters frame as "FPDUs" without CRCs or markers.
+TEST(Analyzer, TheRfcsOwnTextDownloadedOverHttpIsNotMpaWhereverTheCaptureStarts) {
+  std::ifstream in(MPA_SOURCE_DIR "/tests/unit/data/rfc5044.txt", std::ios::binary);
+  const synth::Bytes text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_GT(text.size(), 100000u);
+  for (const std::size_t start : {0, 2, 9}) {
+    for (const bool infer_all : {false, true}) {
+      SCOPED_TRACE(fmt::format("capture starts at the Responder's segment {}{}", start,
+                               infer_all ? ", --infer-all" : ""));
+      synth::Scenario s = http_download_of(text);
+      // (The generator starts captures at segments of full operation: the download is one.)
+      s.edit_plan = [edit = s.edit_plan](synth::Plan& p) {
+        edit(p);
+        p.turns.back().phase = synth::Phase::FullOperation;
+      };
+      if (start > 0) s.effects.start_at = synth::SegmentRef{synth::Dir::Responder, start};
+      AnalyzerOptions options;
+      options.infer_with_syn = infer_all;
+      const Recorder r = analyze(s, options);
+      EXPECT_TRUE(r.findings.empty())
+          << info(r.findings.front().id).name << ": " << r.findings.front().message;
+      EXPECT_TRUE(r.connections.empty());
+    }
+  }
 }
 
 TEST(Analyzer, KeysInsideANonMpaStreamThatNoPeerAnswersAreNotMpa) {

@@ -67,6 +67,10 @@ constexpr Required kRequired[] = {
     {"startup.invalid-request-answered", Error, 0},
     {"startup.no-negotiation-unsolicited", Warning, 0},
     {"capture.startup-frame-cut", Note, 0},
+    {"startup.invalid-reply-ignored", Error, 0},
+    {"startup.reply-before-private-data", Error, 0},
+    {"capture.ip-fragment", Note, 0},
+    {"ip.fragment-overlap-mismatch", Error, 0},
     {"tcp.retransmission-check-stopped", Note, 0},
 };
 
@@ -137,6 +141,7 @@ TEST(Diagnostics, CategoriesGroupFindingsAsAPacketAnalyserDoes) {
   EXPECT_EQ(category("connection.lost-mid-fpdu"), DiagCategory::Sequence);
   EXPECT_EQ(category("capture.gap"), DiagCategory::Sequence);
   EXPECT_EQ(category("tcp.retransmission-mismatch"), DiagCategory::Sequence);
+  EXPECT_EQ(category("ip.fragment-overlap-mismatch"), DiagCategory::Sequence);
   EXPECT_EQ(category("startup.insufficient-ird"), DiagCategory::Protocol);
   EXPECT_EQ(category("ddp.version-mismatch"), DiagCategory::Protocol);
   // Only CRC findings are checksum findings.

@@ -1,17 +1,22 @@
 // The encapsulation invariant: a capture taken inside a tunnel, a mirror session, MPLS or a
 // VLAN stack (tests/synth/encapsulation.h) gives exactly the findings of the same capture
 // taken plain, through the FrameFeeder both faces use. And the tunnel is part of the flow:
-// two tunnels carrying the same inner connection are two connections.
+// two tunnels carrying the same inner connection are two connections. The same for IP
+// fragmentation (tests/synth/fragmentation.h), IPv4 and IPv6, in order or not, inside a
+// tunnel or of the tunnel's own packets: the findings of the whole packets, each at the frame
+// of its packet's last fragment.
 #include "encapsulation.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "faults.h"
+#include "fragmentation.h"
 #include "generator.h"
 #include "mpa/analyzer.h"
 #include "mpa/frame_feeder.h"
@@ -46,7 +51,7 @@ Outcome run(const std::vector<synth::CapturedFrame>& frames, AnalyzerOptions opt
     feeder.feed({++number, link_type::kEthernet, f.bytes,
                  static_cast<std::uint32_t>(f.bytes.size()), f.time_us * 1000});
   }
-  analyzer.finish(number);
+  feeder.finish(number);
   out.stats = feeder.stats();
   return out;
 }
@@ -78,6 +83,81 @@ std::vector<std::pair<std::string, synth::Scenario>> scenarios() {
     out.emplace_back(fault, s);
   }
   return out;
+}
+
+// `plain`'s findings at the frames of `fragmented` that complete the same packets: a packet's
+// last frame (its fragments are captured together).
+std::vector<Fact> at_last_fragments(const std::vector<Fact>& plain,
+                                    const std::vector<synth::CapturedFrame>& plain_frames,
+                                    const std::vector<synth::CapturedFrame>& fragmented) {
+  std::vector<std::uint64_t> last_frame_of_packet;
+  for (std::size_t i = 0; i < fragmented.size(); ++i) {
+    const std::size_t packet = fragmented[i].packet;
+    if (last_frame_of_packet.size() <= packet) last_frame_of_packet.resize(packet + 1, 0);
+    last_frame_of_packet[packet] = i + 1;
+  }
+  std::vector<Fact> out = plain;
+  for (Fact& fact : out) {
+    std::uint64_t& frame = std::get<2>(fact);
+    frame = last_frame_of_packet.at(plain_frames.at(frame - 1).packet);
+  }
+  return out;
+}
+
+TEST(Encapsulation, IpFragmentationGivesTheFindingsOfTheWholePackets) {
+  struct Cut {
+    std::string name;
+    std::size_t size;
+    synth::FragmentOrder order;
+    std::optional<synth::Encapsulation> wrap;
+    bool outer;
+  };
+  const auto in = synth::FragmentOrder::InOrder;
+  const auto reversed = synth::FragmentOrder::Reversed;
+  const std::vector<Cut> cuts = {
+      {"512 in order", 512, in, std::nullopt, false},
+      {"512 reversed", 512, reversed, std::nullopt, false},
+      {"104 in order", 104, in, std::nullopt, false},
+      {"200 reversed", 200, reversed, std::nullopt, false},
+      {"halves in order", 0, in, std::nullopt, false},
+      {"inside vxlan, reversed", 512, reversed, synth::encapsulation_named("vxlan"), false},
+      {"vxlan packets, in order", 512, in, synth::encapsulation_named("vxlan"), true},
+      {"gre packets, reversed", 256, reversed, synth::encapsulation_named("gre-key"), true},
+      {"ip-in-ip packets, in order", 400, in, synth::encapsulation_named("ipip"), true},
+      {"erspan-ii packets, reversed", 400, reversed, synth::encapsulation_named("erspan-ii"), true},
+  };
+  std::size_t fragmented_captures = 0;
+  for (const auto& [scenario_name, scenario] : scenarios()) {
+    for (const Cut& cut : cuts) {
+      SCOPED_TRACE(scenario_name + ", fragments " + cut.name);
+      const synth::Scenario wrapped = with_wrap(scenario, cut.wrap);
+      const auto whole_frames = synth::generate_frames(wrapped);
+      const Outcome whole = run(whole_frames);
+      synth::Scenario s = wrapped;
+      synth::IpFragmentation f;
+      f.size = cut.size;
+      f.order = cut.order;
+      f.outer = cut.outer;
+      s.effects.ip_fragments = f;
+      const auto frames = synth::generate_frames(s);
+      if (frames.size() == whole_frames.size()) continue;  // no packet long enough to cut
+      ++fragmented_captures;
+      const Outcome fragmented = run(frames);
+      EXPECT_EQ(fragmented.facts.findings,
+                at_last_fragments(whole.facts.findings, whole_frames, frames));
+      EXPECT_EQ(fragmented.facts.connections.size(), whole.facts.connections.size());
+      const CaptureStats& st = fragmented.stats;
+      EXPECT_EQ(st.tcp_segments, whole.stats.tcp_segments);
+      EXPECT_EQ(st.tunnelled_segments, whole.stats.tunnelled_segments);
+      EXPECT_GT(st.ip_datagrams, 0u);
+      EXPECT_EQ(st.ip_datagrams_incomplete, 0u);
+      EXPECT_EQ(st.unreached(), 0u);
+      EXPECT_EQ(st.frames + st.ip_datagrams,
+                st.tcp_segments + st.other_frames + st.malformed_frames + st.ip_fragments);
+    }
+  }
+  // Every cut of every scenario but the one whose packets are all short.
+  EXPECT_GE(fragmented_captures, (scenarios().size() - 1) * cuts.size());
 }
 
 TEST(Encapsulation, EveryWrapperGivesTheFindingsOfThePlainCapture) {

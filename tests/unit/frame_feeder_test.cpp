@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -130,9 +131,142 @@ TEST(FrameFeeder, CountsFramesByWhatTheyHeld) {
   EXPECT_EQ(stats.ip_fragments, 1u);
   EXPECT_EQ(stats.malformed_frames, 1u);
   EXPECT_EQ(segments_seen, 1);  // only feed() calls with the callback, only TCP segments
-  // The fragment reached the analyzer as such: a finding about the capture.
+  // The fragment is held for reassembly: nothing to say yet.
+  EXPECT_TRUE(log.lines.empty());
+  // At the capture's end its datagram is given up: a capture gap, named at its frame.
+  feeder.finish(5);
+  EXPECT_EQ(feeder.stats().ip_datagrams_incomplete, 1u);
   ASSERT_EQ(log.lines.size(), 1u);
-  EXPECT_EQ(log.lines[0].rfind("finding ", 0), 0u);
+  EXPECT_EQ(log.lines[0], "finding capture.ip-fragment");
+}
+
+// ---- IP fragments reassembled
+
+// The IPv4 packet `ip` (no options) cut into fragments of `size` octets of payload (a multiple
+// of 8), in order.
+std::vector<Bytes> fragments_of(const Bytes& ip, std::size_t size) {
+  std::vector<Bytes> out;
+  const std::size_t payload = ip.size() - 20;
+  for (std::size_t at = 0; at < payload; at += size) {
+    const std::size_t n = std::min(size, payload - at);
+    Bytes f(ip.begin(), ip.begin() + 20);
+    f[2] = static_cast<std::uint8_t>((20 + n) >> 8);
+    f[3] = static_cast<std::uint8_t>(20 + n);
+    const std::uint16_t field =
+        static_cast<std::uint16_t>((at + n < payload ? 0x2000 : 0) | at / 8);
+    f[6] = static_cast<std::uint8_t>(field >> 8);
+    f[7] = static_cast<std::uint8_t>(field);
+    f.insert(f.end(), ip.begin() + static_cast<std::ptrdiff_t>(20 + at),
+             ip.begin() + static_cast<std::ptrdiff_t>(20 + at + n));
+    out.push_back(f);
+  }
+  return out;
+}
+
+struct Segments : EventSink {
+  std::vector<std::uint64_t> frames;  // of the startup frames seen
+  std::vector<std::string> findings;
+  void on_finding(const Finding& f) override {
+    findings.push_back(std::string(info(f.id).name) + " at " + std::to_string(f.frame));
+  }
+  void on_startup_frame(std::uint32_t, Direction, const StartupFrame&, std::uint64_t frame,
+                        TcpSeq) override {
+    frames.push_back(frame);
+  }
+};
+
+TEST(FrameFeeder, ADatagramCountsAtTheFrameOfItsLastFragment) {
+  Segments sink;
+  Analyzer analyzer({}, sink);
+  FrameFeeder feeder(analyzer);
+  Bytes request = mpa_request();
+  request.resize(request.size() + 64, 0);  // private data the PD_Length does not announce: any
+  const auto pieces = fragments_of(ipv4(6, tcp(1000, request)), 32);
+  ASSERT_EQ(pieces.size(), 4u);
+  int shown = 0;
+  // Out of order: the last fragment first; the datagram is complete with the third frame.
+  const std::size_t order[] = {3, 0, 2, 1};
+  std::uint64_t number = 0;
+  for (std::size_t i : order) {
+    EXPECT_EQ(feeder.feed(raw(++number, pieces[i]), [&](const TcpSegment&) { ++shown; }),
+              DecodeStatus::IpFragment);
+  }
+  EXPECT_EQ(shown, 0) << "a reassembled segment lies in no one frame";
+  ASSERT_EQ(sink.frames.size(), 1u);
+  EXPECT_EQ(sink.frames[0], 4u);
+  const CaptureStats& stats = feeder.stats();
+  EXPECT_EQ(stats.ip_fragments, 4u);
+  EXPECT_EQ(stats.ip_datagrams, 1u);
+  EXPECT_EQ(stats.tcp_segments, 1u);
+  EXPECT_EQ(stats.reassembled_segments, 1u);
+  EXPECT_EQ(stats.frames + stats.ip_datagrams,
+            stats.tcp_segments + stats.other_frames + stats.malformed_frames + stats.ip_fragments);
+  feeder.finish(number);
+  EXPECT_EQ(feeder.stats().ip_datagrams_incomplete, 0u);
+}
+
+TEST(FrameFeeder, OverlappingFragmentsThatDifferAreNamedAndTheFirstOctetsKept) {
+  Segments sink;
+  Analyzer analyzer({}, sink);
+  FrameFeeder feeder(analyzer);
+  // TCP header, key: fragments of octets 0-15, 16-31 (the key's first 12), 32-39.
+  const auto pieces = fragments_of(ipv4(6, tcp(1000, mpa_request())), 16);
+  ASSERT_EQ(pieces.size(), 3u);
+  Bytes same = pieces[1], other = pieces[1];
+  other[20 + 8] ^= 0xff;  // inside the key: analysed, it would be no startup frame
+  feeder.feed(raw(1, pieces[0]));
+  feeder.feed(raw(2, pieces[1]));
+  feeder.feed(raw(3, same));  // a duplicate: nothing to say
+  EXPECT_TRUE(sink.findings.empty());
+  feeder.feed(raw(4, other));
+  ASSERT_EQ(sink.findings.size(), 1u);
+  EXPECT_EQ(sink.findings[0], "ip.fragment-overlap-mismatch at 4");
+  feeder.feed(raw(5, pieces[2]));
+  ASSERT_EQ(sink.frames.size(), 1u) << "the octets captured first make the Request";
+  EXPECT_EQ(sink.frames[0], 5u);
+}
+
+TEST(FrameFeeder, AnIncompleteUdpDatagramIsNamedOnlyWhenItMayBeATunnel) {
+  Segments sink;
+  Analyzer analyzer({}, sink);
+  FrameFeeder feeder(analyzer);
+  Bytes dns = {0x13, 0x88, 0x00, 0x35, 0x01, 0x08, 0, 0};  // 5000 -> 53
+  dns.resize(264, 0);
+  Bytes vxlan = {0xc3, 0x50, 0x12, 0xb5, 0x01, 0x08, 0, 0};  // 50000 -> 4789
+  vxlan.resize(264, 0);
+  Bytes dns_ip = ipv4(17, dns), vxlan_ip = ipv4(17, vxlan), unknown_ip = ipv4(17, dns);
+  vxlan_ip[5] = 0x35;  // other identifications: other datagrams
+  unknown_ip[5] = 0x36;
+  feeder.feed(raw(1, fragments_of(dns_ip, 128)[0]));      // DNS: no TCP in it
+  feeder.feed(raw(2, fragments_of(vxlan_ip, 128)[0]));    // VXLAN: TCP may be inside
+  feeder.feed(raw(3, fragments_of(unknown_ip, 128)[2]));  // its ports never captured
+  feeder.finish(3);
+  EXPECT_EQ(feeder.stats().ip_datagrams_incomplete, 3u);
+  ASSERT_EQ(sink.findings.size(), 2u);
+  EXPECT_EQ(sink.findings[0], "capture.ip-fragment at 2");
+  EXPECT_EQ(sink.findings[1], "capture.ip-fragment at 3");
+}
+
+TEST(FrameFeeder, FragmentsInsideAFragmentedTunnelPacketAreReassembledInTurn) {
+  Segments sink;
+  Analyzer analyzer({}, sink);
+  FrameFeeder feeder(analyzer);
+  const auto inner = fragments_of(ipv4(6, tcp(1000, mpa_request())), 16);
+  std::uint64_t number = 0;
+  for (const Bytes& piece : inner) {
+    // Each inner fragment in IP in IP, the outer packet fragmented too.
+    Bytes outer = ipv4(4, piece);
+    outer[5] = static_cast<std::uint8_t>(number);  // the outer identification
+    for (const Bytes& f : fragments_of(outer, 24)) feeder.feed(raw(++number, f));
+  }
+  ASSERT_EQ(sink.frames.size(), 1u);
+  EXPECT_EQ(sink.frames[0], number);
+  const CaptureStats& stats = feeder.stats();
+  EXPECT_EQ(stats.ip_datagrams, inner.size() + 1);
+  EXPECT_EQ(stats.ip_fragments, number + inner.size());
+  EXPECT_EQ(stats.tunnelled_segments, 1u);
+  EXPECT_EQ(stats.frames + stats.ip_datagrams,
+            stats.tcp_segments + stats.other_frames + stats.malformed_frames + stats.ip_fragments);
 }
 
 TEST(FrameFeeder, CountsFramesNotTcpByReasonAndNamesTheFirstThatMayHideTcp) {

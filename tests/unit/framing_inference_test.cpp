@@ -45,7 +45,9 @@ TEST(FramingInference, FindsMarkersAndTheGridPhaseWhenTheCaptureStartsMidStream)
 
 TEST(FramingInference, SkipsOctetsBeforeTheFirstFpdu) {
   FpduStreamBuilder b({100, false, true, std::nullopt});
-  for (std::uint32_t i = 0; i < 6; ++i) b.add(ddp_send(i, 200));
+  // (Enough FPDUs that every candidate start inside the first one is decided: read from the
+  // previous CRC field, a ULPDU_Length may reach 64 KiB ahead.)
+  for (std::uint32_t i = 0; i < 350; ++i) b.add(ddp_send(i, 200));
   const std::size_t from = b.fpdus()[0].start + 10;  // mid-FPDU
   const Bytes tail(b.bytes().begin() + static_cast<std::ptrdiff_t>(from), b.bytes().end());
   const auto h = infer_framing(tail, TcpSeq(100 + static_cast<std::uint32_t>(from)), {}, false);

@@ -372,50 +372,115 @@ TEST(PacketDecoder, DecodesAtomicIpv6FragmentsAsWholePackets) {
       link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kTcp, 0, false), tcp(kPayload)))));
 }
 
-TEST(PacketDecoder, ReportsIpv4FragmentsWithDetailAndPorts) {
+TEST(PacketDecoder, DescribesIpv4FragmentsForReassembly) {
   Ipv4Spec first;
   first.fragment_field = 0x2000;  // MF, offset 0
-  const auto head = decode(link_type::kEthernet, ethernet(ipv4(first, tcp(kPayload)), 0x0800));
+  const Bytes head_frame = ethernet(ipv4(first, tcp(kPayload)), 0x0800);
+  const auto head = decode(link_type::kEthernet, head_frame);
   ASSERT_EQ(head.status, DecodeStatus::IpFragment);
-  EXPECT_NE(head.detail.find("IPv4 fragment"), std::string::npos) << head.detail;
-  EXPECT_NE(head.detail.find("0xbeef"), std::string::npos) << head.detail;
+  EXPECT_EQ(head.fragment.id, 0xbeefu);
+  EXPECT_EQ(head.fragment.offset, 0u);
+  EXPECT_EQ(head.fragment.protocol, kTcp);
+  EXPECT_TRUE(head.fragment.more);
+  EXPECT_TRUE(head.detail.empty()) << "a fragment is no news: nothing to format";
   EXPECT_EQ(to_string(head.segment.source), "10.0.0.1:4000");
   EXPECT_EQ(to_string(head.segment.destination), "10.0.0.2:5000");
+  // Its octets: everything after the IPv4 header (the TCP header included).
+  EXPECT_EQ(Bytes(head.segment.payload.begin(), head.segment.payload.end()), tcp(kPayload));
+  EXPECT_EQ(head.segment.payload_missing, 0u);
 
   Ipv4Spec last;
   last.fragment_field = 185;  // offset 1480, no MF
   const auto tail = decode(link_type::kRaw, ipv4(last, Bytes(100, 0x42)));
   ASSERT_EQ(tail.status, DecodeStatus::IpFragment);
-  EXPECT_NE(tail.detail.find("offset 1480"), std::string::npos) << tail.detail;
+  EXPECT_EQ(tail.fragment.offset, 1480u);
+  EXPECT_FALSE(tail.fragment.more);
+  EXPECT_EQ(tail.segment.payload.size(), 100u);
   EXPECT_EQ(to_string(tail.segment.source.address), "10.0.0.1");
   EXPECT_EQ(tail.segment.source.port, 0);
+
+  // Cut by the snapshot length: the octets not captured are counted.
+  const Bytes whole = ipv4(last, Bytes(100, 0x42));
+  const auto cut = decode_frame(link_type::kRaw, std::span(whole).first(70),
+                                static_cast<std::uint32_t>(whole.size()), 1, 0);
+  ASSERT_EQ(cut.status, DecodeStatus::IpFragment);
+  EXPECT_EQ(cut.segment.payload.size(), 50u);
+  EXPECT_EQ(cut.segment.payload_missing, 50u);
 }
 
-TEST(PacketDecoder, ReportsIpv6FragmentsWithDetail) {
+TEST(PacketDecoder, DescribesIpv6FragmentsForReassembly) {
   const auto head =
-      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kTcp, 0, true), tcp(kPayload))));
+      decode(link_type::kRaw,
+             ipv6(44, concat(ipv6_fragment_header(kTcp, 0, true, 0x12345678), tcp(kPayload))));
   ASSERT_EQ(head.status, DecodeStatus::IpFragment);
-  EXPECT_NE(head.detail.find("IPv6 fragment"), std::string::npos) << head.detail;
+  EXPECT_EQ(head.fragment.id, 0x12345678u);
+  EXPECT_EQ(head.fragment.protocol, kTcp);
+  EXPECT_TRUE(head.fragment.more);
   EXPECT_EQ(head.segment.source.port, 4000);
+  EXPECT_EQ(head.segment.payload.size(), 20 + kPayload.size());
 
+  // Behind a hop-by-hop header (the unfragmentable part).
   const auto tail = decode(
       link_type::kRaw,
       ipv6(0, concat(concat(ipv6_options_header(44, 0), ipv6_fragment_header(kTcp, 1232, false)),
                      Bytes(50, 1))));
   ASSERT_EQ(tail.status, DecodeStatus::IpFragment);
-  EXPECT_NE(tail.detail.find("offset 1232"), std::string::npos) << tail.detail;
+  EXPECT_EQ(tail.fragment.offset, 1232u);
+  EXPECT_FALSE(tail.fragment.more);
+  EXPECT_EQ(tail.segment.payload.size(), 50u);
   EXPECT_EQ(to_string(tail.segment.destination.address), "2001:db8::2");
 }
 
-TEST(PacketDecoder, ReportsFragmentsOfOtherProtocolsAsNotTcp) {
+TEST(PacketDecoder, FragmentsOfProtocolsThatCannotCarryTcpAreNotTcp) {
   Ipv4Spec spec;
-  spec.protocol = kUdp;
+  spec.protocol = 1;  // ICMP
   spec.fragment_field = 0x2000;
-  EXPECT_EQ(decode(link_type::kRaw, ipv4(spec, Bytes(64, 0))).status, DecodeStatus::NotTcp);
+  EXPECT_EQ(decode(link_type::kRaw, ipv4(spec, Bytes(64, 0))).reason,
+            NotTcpReason::OtherIpProtocol);
   EXPECT_EQ(
-      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(kUdp, 0, true), Bytes(64, 0))))
-          .status,
-      DecodeStatus::NotTcp);
+      decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(58, 0, true), Bytes(64, 0))))
+          .reason,
+      NotTcpReason::OtherIpProtocol);
+  // UDP may be a tunnel (its ports are in the first fragment only): reassembled.
+  spec.protocol = kUdp;
+  EXPECT_EQ(decode(link_type::kRaw, ipv4(spec, Bytes(64, 0))).status, DecodeStatus::IpFragment);
+  EXPECT_TRUE(reassembles(kTcp) && reassembles(kUdp) && reassembles(47) && reassembles(4) &&
+              reassembles(41) && reassembles(60));
+  EXPECT_FALSE(reassembles(1) || reassembles(50) || reassembles(58) || reassembles(132));
+}
+
+TEST(PacketDecoder, DecodesAReassembledDatagramFromItsIpPayloadOn) {
+  IpDatagram d;
+  d.source.family = d.destination.family = 4;
+  d.source.bytes[0] = 10;
+  d.destination.bytes[0] = 11;
+  d.protocol = kTcp;
+  const Bytes payload = tcp(kPayload);
+  d.payload = payload;
+  const auto v4 = decode_datagram(d, 7, 7000, DecodeOptions{});
+  expect_tcp_with_payload(v4);
+  EXPECT_EQ(v4.segment.frame, 7u);
+  EXPECT_EQ(v4.segment.timestamp_ns, 7000u);
+  EXPECT_EQ(to_string(v4.segment.source), "10.0.0.0:4000");
+  EXPECT_EQ(v4.segment.source.tunnel, 0u);
+
+  // IPv6: extension headers may start the fragmentable part; a tunnel inside keeps the
+  // tunnels the fragments came through.
+  IpDatagram v6;
+  v6.source.family = v6.destination.family = 6;
+  v6.protocol = 60;
+  const Bytes options_then_ipip = concat(ipv6_options_header(4, 0), ipv4(tcp(kPayload)));
+  v6.payload = options_then_ipip;
+  v6.tunnels.depth = 1;
+  v6.tunnels.layers[0].kind = TunnelKind::Vxlan;
+  v6.tunnels.layers[0].has_id = true;
+  v6.tunnels.layers[0].id = 42;
+  const auto inner = decode_datagram(v6, 1, 0, DecodeOptions{});
+  expect_tcp_with_payload(inner);
+  EXPECT_EQ(inner.tunnels.depth, 2u);
+  EXPECT_EQ(inner.tunnels.layers[1].kind, TunnelKind::IpInIp);
+  EXPECT_EQ(to_string(inner.tunnels.layers[1].outer_source), "::");
+  EXPECT_EQ(inner.segment.source.tunnel, inner.tunnels.id());
 }
 
 // ---- TCP
@@ -659,17 +724,27 @@ TEST(PacketDecoder, DecodesTunnelsWhoseOuterHeaderIsIpv6) {
   EXPECT_EQ(to_string(gre6.tunnels), "gre key 9 2001:db8::1->2001:db8::2");
 }
 
-TEST(PacketDecoder, CountsFragmentsOfTunnelPacketsAsUnreached) {
+TEST(PacketDecoder, DescribesFragmentsOfTunnelPacketsForReassembly) {
   Ipv4Spec outer;
   outer.protocol = 47;
   outer.fragment_field = 0x2000;  // more fragments
   const auto v4 = decode(link_type::kRaw, ipv4(outer, Bytes(40, 0)));
-  EXPECT_EQ(v4.status, DecodeStatus::NotTcp);
-  EXPECT_EQ(v4.reason, NotTcpReason::TunnelPayload);
-  EXPECT_NE(v4.detail.find("not reassembled"), std::string::npos) << v4.detail;
+  EXPECT_EQ(v4.status, DecodeStatus::IpFragment);
+  EXPECT_EQ(v4.fragment.protocol, 47);
   const auto v6 =
       decode(link_type::kRaw, ipv6(44, concat(ipv6_fragment_header(4, 8, false), Bytes(40, 0))));
-  EXPECT_EQ(v6.reason, NotTcpReason::TunnelPayload) << v6.detail;
+  EXPECT_EQ(v6.status, DecodeStatus::IpFragment);
+  EXPECT_EQ(v6.fragment.protocol, 4);
+  // A fragment inside a tunnel names the tunnel: its datagram is that tunnel's.
+  Ipv4Spec inner;
+  inner.fragment_field = 0x2000;
+  Ipv4Spec ip_in_ip;
+  ip_in_ip.protocol = 4;
+  const auto tunnelled = decode(link_type::kRaw, ipv4(ip_in_ip, ipv4(inner, Bytes(40, 0))));
+  ASSERT_EQ(tunnelled.status, DecodeStatus::IpFragment);
+  EXPECT_EQ(tunnelled.tunnels.depth, 1u);
+  EXPECT_NE(tunnelled.segment.source.tunnel, 0u);
+  EXPECT_EQ(tunnelled.segment.source.tunnel, tunnelled.tunnels.id());
 }
 
 TEST(PacketDecoder, DecodesUdpTunnelsOnTheConfiguredPortsOnly) {

@@ -60,7 +60,7 @@ TEST(StartupExchange, ARejectingReplyEndsMpaWithoutError) {
 TEST(StartupExchange, AnInvalidReplyStillFramesTheInitiatorForItsTerminate) {
   const StartupFrame request = parse({kReq, kC, 1});
   const StartupVerdict v = judge_startup_frame(parse({"MPA ID Rep Framx", kC, 1}), &request, false);
-  EXPECT_EQ(v.step, StartupStep::InitiatorUnjudged);
+  EXPECT_EQ(v.step, StartupStep::InvalidReply);
   EXPECT_TRUE(has(v, "startup.key-invalid"));
   EXPECT_TRUE(v.crc);
 }
@@ -117,7 +117,7 @@ TEST(StartupExchange, ARequestCutShortByTheReplyIsItsPdLengthMismatch) {
   parser.push(whole);  // the 20-octet header and the 8 octets that came
   ASSERT_TRUE(parser.header_complete());
   ASSERT_FALSE(parser.complete());
-  const StartupVerdict v = judge_request_cut_short(parser.frame());
+  const StartupVerdict v = judge_request_cut_short(parser.frame(), 4);
   EXPECT_EQ(v.role, FrameKind::Request);
   EXPECT_EQ(v.step, StartupStep::EndMpa);
   ASSERT_EQ(names(v.issues), std::vector<std::string>{"startup.pd-length-mismatch"});

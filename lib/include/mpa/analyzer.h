@@ -16,6 +16,7 @@
 
 #include "mpa/connection_summary.h"
 #include "mpa/events.h"
+#include "mpa/ip_reassembly.h"
 #include "mpa/packet.h"
 #include "mpa/packet_decoder.h"
 #include "mpa/startup_frame.h"
@@ -38,8 +39,10 @@ struct AnalyzerOptions {
   std::size_t inference_window = 64u << 10;
   // Hand each whole ULPDU (markers removed) to EventSink::on_fpdu (FpduEvent::ulpdu).
   bool keep_ulpdu = false;
-  // How the frames fed to it are decoded (FrameFeeder): the UDP tunnel ports.
+  // How the frames fed to it are decoded (FrameFeeder): the UDP tunnel ports, and the limits
+  // of IP fragment reassembly.
   DecodeOptions decode;
+  IpReassemblyLimits ip_reassembly;
 };
 
 class EventSink {
@@ -66,8 +69,10 @@ class Analyzer {
   Analyzer& operator=(const Analyzer&) = delete;
 
   void on_segment(const TcpSegment& segment);
-  // An IP fragment that could not be reassembled (its TCP bytes will show up as missing).
-  void on_ip_fragment(std::uint64_t frame, const std::string& detail);
+  // A finding about the capture rather than a connection (IP reassembly: a datagram given up
+  // incomplete, overlapping fragments that differ), at `frame`.
+  void on_capture_finding(DiagId id, std::uint64_t frame, std::uint64_t timestamp_ns,
+                          std::string detail);
   // End of the capture: every open connection is finished.
   void finish(std::uint64_t last_frame);
 

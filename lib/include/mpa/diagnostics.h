@@ -137,6 +137,11 @@ enum class DiagId : std::uint16_t {
   StartupNoNegotiationUnsolicited,
   // The capture's edges (its end inside a startup frame).
   CaptureStartupFrameCut,
+  // The startup exchange as each side reacted (RFC 5044 7.1.2 rules 2, 3 and 9).
+  StartupInvalidReplyIgnored,
+  StartupReplyBeforePrivateData,
+  // IP reassembly: overlapping fragments that carry different octets.
+  IpFragmentOverlapMismatch,
   // Retransmissions compared back to the peer's acknowledgement, in bounded memory.
   TcpRetransmissionCheckStopped,
   kCount,

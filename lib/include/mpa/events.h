@@ -27,9 +27,13 @@ struct Finding {
   DiagId id{};
   // The connection's number (ConnectionSummary::id), or kCaptureFinding.
   std::uint32_t connection = 0;
-  Direction direction{};    // whose data the finding is about
-  std::uint64_t frame = 0;  // record at which it became certain
-  TcpSeq tcp_seq;           // where in that direction's stream
+  Direction direction{};  // whose data the finding is about
+  // The record holding the octets it is about (the first octet of the offending FPDU, marker,
+  // pad or startup frame); for a finding about an event (a gap, a close, a retransmission,
+  // the capture's end) the record of that event.
+  std::uint64_t frame = 0;
+  std::uint64_t certain_at = 0;  // the record at which it became certain (>= frame)
+  TcpSeq tcp_seq;                // where in that direction's stream
   std::uint64_t stream_offset = 0;
   std::string message;             // the values that explain it
   std::uint64_t timestamp_ns = 0;  // capture time of the segment being analysed when it was found

@@ -1,8 +1,9 @@
 // One captured frame into the connection analyzer: the link, IP and TCP headers decoded
-// (packet_decoder.h) and what the frame holds handed to the Analyzer (a TCP segment, or
-// the news of an IP fragment it cannot reassemble), frames counted by what they held. The
-// step both faces take per record, mpa-check's capture pipeline (pipeline.h) and the
-// Wireshark plugin, so that both analyze the same segments. Pure: no libpcap, no I/O.
+// (packet_decoder.h), IP fragments reassembled (ip_reassembly.h), and what the frame holds
+// handed to the Analyzer (a TCP segment: the frame's own, or the one an IP datagram carries
+// whose last fragment the frame holds), frames counted by what they held. The step both faces
+// take per record, mpa-check's capture pipeline (pipeline.h) and the Wireshark plugin, so that
+// both analyze the same segments. Pure: no libpcap, no I/O.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "mpa/analyzer.h"
+#include "mpa/ip_reassembly.h"
 #include "mpa/packet_decoder.h"
 
 namespace mpa {
@@ -18,11 +20,19 @@ namespace mpa {
 struct CaptureStats {
   std::uint64_t frames = 0;
   std::uint64_t bytes = 0;  // captured octets of all records
+  // What each frame held, and what each IP datagram reassembled from fragments held (counted
+  // at the frame of the fragment that completed it): frames + ip_datagrams == tcp_segments +
+  // other_frames + malformed_frames + ip_fragments.
   std::uint64_t tcp_segments = 0;
   std::uint64_t other_frames = 0;  // not TCP: the sum of the reasons below
   std::uint64_t malformed_frames = 0;
-  std::uint64_t ip_fragments = 0;
-  std::uint64_t tunnelled_segments = 0;  // of tcp_segments, those found inside a tunnel
+  std::uint64_t ip_fragments = 0;          // IP fragments, held for reassembly
+  std::uint64_t tunnelled_segments = 0;    // of tcp_segments, those found inside a tunnel
+  std::uint64_t reassembled_segments = 0;  // of tcp_segments, those reassembled from fragments
+  std::uint64_t ip_datagrams = 0;          // datagrams reassembled from fragments
+  // Datagrams given up with fragments missing (capture loss, the snapshot length, the
+  // reassembly's limits): what they carried is a gap in the capture.
+  std::uint64_t ip_datagrams_incomplete = 0;
   // other_frames by reason (NotTcpReason).
   std::uint64_t other_ethertype = 0;
   std::uint64_t other_ip_protocol = 0;
@@ -52,17 +62,21 @@ struct CapturedFrame {
 DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& options);
 DecodeResult decode_captured(const CapturedFrame& frame);
 
-class FrameFeeder {
+class FrameFeeder : private IpReassemblyEvents {
  public:
-  // Decodes as analyzer.options().decode says (the UDP tunnel ports).
-  explicit FrameFeeder(Analyzer& analyzer) : analyzer_(analyzer) {}
+  // Decodes as analyzer.options().decode says (the UDP tunnel ports) and reassembles IP
+  // fragments within analyzer.options().ip_reassembly.
+  explicit FrameFeeder(Analyzer& analyzer);
 
-  // Decodes `frame` and feeds the analyzer what it holds; returns what it held.
+  // Decodes `frame` and feeds the analyzer what it holds; returns what it held (IpFragment
+  // also for the fragment that completes a datagram, whose TCP segment the analyzer then
+  // takes with this frame's number).
   DecodeStatus feed(const CapturedFrame& frame) {
     return feed(frame, [](const TcpSegment&) {});
   }
-  // The same; `before_segment(const TcpSegment&)` sees a TCP segment just before the
-  // analyzer takes it (the plugin notes where the segment's payload sits in the frame).
+  // The same; `before_segment(const TcpSegment&)` sees the frame's own TCP segment just
+  // before the analyzer takes it (the plugin notes where the segment's payload sits in the
+  // frame). A segment reassembled from IP fragments lies in no one frame: it is not shown.
   template <typename BeforeSegment>
   DecodeStatus feed(const CapturedFrame& frame, BeforeSegment&& before_segment) {
     const DecodeResult decoded = decode(frame);
@@ -70,6 +84,9 @@ class FrameFeeder {
     deliver(frame, decoded);
     return decoded.status;
   }
+  // The capture ended at `last_frame`: IP datagrams still incomplete are given up (a capture
+  // gap each), then the analyzer finishes every connection.
+  void finish(std::uint64_t last_frame);
 
   const CaptureStats& stats() const { return stats_; }
   // The tunnels TCP segments came through (at most kMaxTunnelNames).
@@ -77,13 +94,20 @@ class FrameFeeder {
 
  private:
   DecodeResult decode(const CapturedFrame& frame);
-  void count_not_tcp(const CapturedFrame& frame, const DecodeResult& decoded);
+  // Counts what a frame or a reassembled datagram held.
+  void count(std::uint64_t frame, const DecodeResult& decoded);
+  void count_not_tcp(std::uint64_t frame, const DecodeResult& decoded);
   void note_tunnel(const DecodeResult& decoded);
   void deliver(const CapturedFrame& frame, const DecodeResult& decoded);
+  void reassemble(const CapturedFrame& frame, const DecodeResult& fragment);
+  void on_fragment_overlap_mismatch(std::uint64_t frame, std::uint64_t timestamp_ns,
+                                    std::string detail) override;
+  void on_datagram_incomplete(const IncompleteDatagram& datagram) override;
 
   Analyzer& analyzer_;
   CaptureStats stats_;
   TunnelNames tunnel_names_;
+  IpReassembler reassembler_;
 };
 
 }  // namespace mpa

@@ -31,7 +31,9 @@ struct FramingChoices {
 // The first framing, in the order CRC on/off, markers on/off, grid phase, under which
 // `bytes` (starting at `seq`) hold a chain of valid FPDUs: three, or (`final`: nothing
 // more will arrive) one that ends where the octets do. Without CRCs the whole buffer must
-// frame and the first FPDU must look like DDP: zeros or text are no evidence.
+// frame and the first FPDU must look like DDP; without CRCs and markers, eight FPDUs that all
+// begin like DDP (or, `final`, three that frame the octets to their end): zeros or text are
+// no evidence.
 std::optional<FramingHypothesis> infer_framing(std::span<const std::uint8_t> bytes, TcpSeq seq,
                                                const FramingChoices& choices, bool final);
 

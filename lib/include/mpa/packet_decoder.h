@@ -2,7 +2,9 @@
 // RFC 791 IPv4 with options, RFC 8200 IPv6 with extension headers, RFC 793 TCP), and the
 // encapsulations Wireshark decodes by default: VLAN stacks, MPLS (RFC 3032, RFC 4448
 // Ethernet pseudowires), IP in IP (RFC 2003, RFC 4213), GRE (RFC 2784, RFC 2890), ERSPAN
-// types I, II and III, VXLAN (RFC 7348) and Geneve (RFC 8926).
+// types I, II and III, VXLAN (RFC 7348) and Geneve (RFC 8926). IP fragments (RFC 791 2.3,
+// RFC 8200 4.5) are described for reassembly (ip_reassembly.h), and a reassembled datagram is
+// decoded from its IP payload on (decode_datagram).
 // Pure: bytes in, a TcpSegment (or why not) out.
 #pragma once
 
@@ -34,7 +36,7 @@ bool is_supported_link_type(std::uint32_t link_type);
 enum class DecodeStatus : std::uint8_t {
   Tcp,         // `segment` is filled
   NotTcp,      // a valid frame of something else (ARP, UDP, ...); `reason` says what
-  IpFragment,  // an IP fragment (not reassembled); `segment` endpoints filled when known
+  IpFragment,  // an IP fragment of a datagram that may carry TCP: `fragment` says where it goes
   Malformed,   // headers inconsistent or cut short; `detail` says how
   UnsupportedLinkType,
 };
@@ -85,12 +87,31 @@ struct TunnelPath {
 // "vxlan vni 42 10.0.0.1->10.0.0.2", layers joined by " / ".
 std::string to_string(const TunnelPath& path);
 
+// An IP fragment as its header describes it (DecodeStatus::IpFragment). The datagram it
+// belongs to is named, as Wireshark keys IP reassembly, by its addresses
+// (segment.source/destination.address), the tunnels it came through (segment.source.tunnel),
+// `id` and, in IPv4, `protocol`. Its octets are segment.payload (those captured) followed by
+// segment.payload_missing octets cut by the snapshot length; for the fragment at offset 0 of a
+// TCP datagram, segment.source/destination.port are filled when captured.
+struct IpFragmentHeader {
+  std::uint32_t id = 0;       // IPv4 identification (16 bits), IPv6 Fragment header's (32 bits)
+  std::uint32_t offset = 0;   // where its octets go in the datagram's payload
+  std::uint8_t protocol = 0;  // IPv4 protocol; IPv6: the Fragment header's next header
+  bool more = false;          // more fragments follow (IPv4 MF, IPv6 M)
+};
+
+// IP protocols (IPv6 next headers) whose fragments are reassembled: those that may carry TCP
+// (TCP; UDP, IP in IP and GRE tunnels; IPv6 extension headers that may precede TCP). Fragments
+// of others count as other IP protocol.
+bool reassembles(std::uint8_t protocol);
+
 struct DecodeResult {
   DecodeStatus status = DecodeStatus::NotTcp;
   NotTcpReason reason = NotTcpReason::None;  // for NotTcp and UnsupportedLinkType
   TcpSegment segment;                        // payload points into the frame bytes passed in
-  std::string detail;                        // for Malformed / IpFragment
+  std::string detail;                        // for Malformed
   TunnelPath tunnels;                        // those crossed on the way to where decoding stopped
+  IpFragmentHeader fragment;                 // for IpFragment
 };
 
 // `data` holds the captured bytes (caplen), `original_length` the length on the wire.
@@ -103,5 +124,22 @@ DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t>
 DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
                           std::uint32_t original_length, std::uint64_t frame,
                           std::uint64_t timestamp_ns);
+
+// An IP datagram reassembled from its fragments: the addresses and tunnels its fragments came
+// with, what it carries, and its payload (the octets after the IPv4 header or the IPv6
+// Fragment header: TCP, a tunnel, or IPv6 extension headers before them).
+struct IpDatagram {
+  IpAddress source;  // its family says IPv4 or IPv6
+  IpAddress destination;
+  std::uint8_t protocol = 0;  // IPv4 protocol, IPv6 next header
+  TunnelPath tunnels;
+  std::span<const std::uint8_t> payload;
+};
+
+// Decodes a reassembled datagram's payload as decode_frame decodes what follows an IP header;
+// `frame` and `timestamp_ns` are those of the fragment that completed it. The segment's
+// payload points into datagram.payload.
+DecodeResult decode_datagram(const IpDatagram& datagram, std::uint64_t frame,
+                             std::uint64_t timestamp_ns, const DecodeOptions& options);
 
 }  // namespace mpa

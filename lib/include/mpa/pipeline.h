@@ -24,8 +24,9 @@ struct PipelineResult {
 // may mix them; CaptureReader::link_type() is only the first interface's).
 CapturedFrame captured_frame(const CaptureRecord& record);
 
-// Reads every record of `reader`, decodes it and feeds TCP segments to `analyzer`, then
-// finishes the analyzer. `progress` (may be empty) is called now and then with the reader.
+// Reads every record of `reader`, decodes it (IP fragments reassembled) and feeds TCP
+// segments to `analyzer`, then finishes the feeder and the analyzer. `progress` (may be empty) is
+// called now and then with the reader.
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
                             const std::function<void(const CaptureReader&)>& progress = {});
 

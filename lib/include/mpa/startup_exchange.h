@@ -16,11 +16,12 @@ namespace mpa {
 
 // What the connection does next.
 enum class StartupStep : std::uint8_t {
-  EndMpa,             // MPA ends here (a frame of the wrong kind, an invalid one, R=1)
-  AwaitReply,         // a Request: its sender is the Initiator and waits for the Reply
-  FullOperation,      // a Reply accepting the Request: both directions enter full operation
-  InitiatorUnjudged,  // an invalid Reply: MPA ends, but the Initiator may still send a
-                      // Terminate, so its octets are framed as announced, judging nothing
+  EndMpa,         // MPA ends here (a frame of the wrong kind, an invalid one, R=1)
+  AwaitReply,     // a Request: its sender is the Initiator and waits for the Reply
+  FullOperation,  // a Reply accepting the Request: both directions enter full operation
+  InvalidReply,   // an improperly formatted Reply that does not reject: the Initiator
+                  // MUST close (a Terminate first is allowed); whatever either side
+                  // sends next is framed with the parameters the frames declare
 };
 
 struct StartupVerdict {
@@ -28,7 +29,7 @@ struct StartupVerdict {
   std::vector<StartupIssue> issues;     // in report order, the stack fingerprint last
   std::optional<StackGuess> stack;
   StartupStep step = StartupStep::EndMpa;
-  // FullOperation and InitiatorUnjudged:
+  // FullOperation and InvalidReply:
   bool initiator_markers = false;  // the Reply's M: markers in the Initiator's data
   bool responder_markers = false;  // the Request's M: markers in the Responder's data
   bool crc = false;                // either side set C
@@ -43,11 +44,12 @@ struct StartupVerdict {
 StartupVerdict judge_startup_frame(const StartupFrame& frame, const StartupFrame* request,
                                    bool trailing_in_segment);
 
-// A Request whose private data was still incomplete when the peer's Reply came: its
-// PD_Length overstates the private data it carries (RFC 5044 7.1.1, 7.1.2 rule 9), so it is
-// improperly formatted and MPA ends (step EndMpa). `partial`: the Request as far as it
-// arrived (header complete, private_data short of pd_length).
-StartupVerdict judge_request_cut_short(const StartupFrame& partial);
+// A Request whose private data was still incomplete when the peer's Reply came, and whose
+// sender then sent an FPDU: its PD_Length overstates the private data it carries
+// (RFC 5044 7.1.1, 7.1.2 rule 9), so it is improperly formatted and MPA ends (step EndMpa).
+// `partial`: the Request as far as it arrived (header complete, private_data short of
+// pd_length); `request_frame`: the capture frame it began in (named in the message).
+StartupVerdict judge_request_cut_short(const StartupFrame& partial, std::uint64_t request_frame);
 
 // What a Responder sent after an improperly formatted Request, which it MUST answer by
 // closing the connection (RFC 5044 7.1.2 rule 2): `frame` is what it sent in its place

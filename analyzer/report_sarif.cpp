@@ -1,0 +1,213 @@
+// SARIF 2.1.0 (OASIS, errata 01) for code-scanning dashboards: one run; the catalogue as
+// tool.driver.rules (id, summary, the RFC section at rfc-editor.org, the RFC error code);
+// a result per listed finding, its level the catalogue's severity, its location the capture
+// (a URI relative to the working folder) and the frame as a logical location; a finding a
+// rule accepted carries an external suppression with the rule's reason. A capture not read
+// to its end is a tool execution notification (and the invocation did not succeed).
+//
+// Written one result at a time, as the JSON report is: a capture may hold hundreds of
+// thousands of findings.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "report.h"
+
+namespace mpa::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr std::string_view kSchema =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+constexpr std::string_view kBase = "%SRCROOT%";  // the working folder
+
+std::string_view level(Severity s) {
+  switch (s) {
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Note:
+      return "note";
+  }
+  return "none";
+}
+
+// A path as a URI path: octets other than unreserved ones and '/' percent-encoded.
+std::string uri_path(std::string_view path) {
+  std::string out;
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~' || c == '/') {
+      out += ch;
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+// Where a file is: a URI relative to the working folder ("../" where it lies outside it),
+// so that the report names no folder of the machine that wrote it but its base.
+ordered_json artifact_location(const std::string& path, const std::string& working_folder) {
+  const std::string relative =
+      std::filesystem::path(path).lexically_relative(working_folder).string();
+  if (relative.empty()) return {{"uri", "file://" + uri_path(path)}};
+  return {{"uri", uri_path(relative)}, {"uriBaseId", kBase}};
+}
+
+ordered_json rule_json(const DiagnosticInfo& d) {
+  ordered_json rule;
+  rule["id"] = d.name;
+  rule["shortDescription"] = {{"text", d.summary}};
+  rule["fullDescription"] = {
+      {"text", fmt::format("{} ({}{})", d.summary, d.rfc,
+                           d.error_code != MpaError::None
+                               ? fmt::format(", error code {}", number(d.error_code))
+                               : std::string())}};
+  if (const std::string url = rfc_url(d.rfc); !url.empty()) rule["helpUri"] = url;
+  rule["defaultConfiguration"] = {{"level", level(d.severity)}};
+  ordered_json properties;
+  properties["rfc"] = d.rfc;
+  if (d.error_code != MpaError::None) properties["rfc_error_code"] = number(d.error_code);
+  properties["tags"] = {"mpa", "iwarp"};
+  rule["properties"] = properties;
+  return rule;
+}
+
+ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const ReportedFinding& rf,
+                         const ConnectionReport* c, std::size_t rule_index,
+                         const SarifOptions& options) {
+  const Finding& f = rf.finding;
+  const DiagnosticInfo& d = info(f.id);
+  ordered_json result;
+  result["ruleId"] = d.name;
+  result["ruleIndex"] = rule_index;
+  result["level"] = level(d.severity);
+  result["message"] = {{"text", f.message}};
+  ordered_json location;
+  if (!cap.place.path.empty()) {
+    ordered_json where = artifact_location(cap.place.path, options.working_folder);
+    where["index"] = artifact;
+    location["physicalLocation"] = {{"artifactLocation", where}};
+  }
+  std::string qualified = cap.file;
+  if (c) qualified += fmt::format("/connection {}/{}", c->summary.id, to_string(f.direction));
+  qualified += fmt::format("/frame {}", f.frame);
+  location["logicalLocations"] = ordered_json::array({{{"name", fmt::format("frame {}", f.frame)},
+                                                       {"fullyQualifiedName", qualified},
+                                                       {"kind", "element"}}});
+  result["locations"] = ordered_json::array({location});
+  if (rf.suppressed_by) {
+    const Suppression& rule = *rf.suppressed_by;
+    ordered_json suppression = {
+        {"kind", "external"}, {"status", "accepted"}, {"justification", rule.reason}};
+    ordered_json rule_file =
+        artifact_location(capture_place(rule.file, true).path, options.working_folder);
+    suppression["location"] = {
+        {"physicalLocation",
+         {{"artifactLocation", rule_file}, {"region", {{"startLine", rule.line}}}}}};
+    result["suppressions"] = ordered_json::array({suppression});
+  }
+  ordered_json properties;
+  properties["frame"] = f.frame;
+  properties["certain_at"] = f.certain_at;
+  if (c) {
+    properties["connection"] = c->summary.id;
+    properties["endpoints"] = describe_endpoints(c->summary);
+    properties["direction"] = to_string(f.direction);
+    properties["tcp_seq"] = f.tcp_seq.value();
+    properties["stream_offset"] = f.stream_offset;
+  }
+  properties["rfc"] = d.rfc;
+  if (d.error_code != MpaError::None) properties["rfc_error_code"] = number(d.error_code);
+  if (rf.over_count) {
+    properties["over_count"] = {{"file", rf.over_count->file},
+                                {"line", rf.over_count->line},
+                                {"count", *rf.over_count->count}};
+  }
+  result["properties"] = properties;
+  return result;
+}
+
+}  // namespace
+
+void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
+                 const SarifOptions& options) {
+  std::map<DiagId, std::size_t> rule_index;
+  ordered_json rules = ordered_json::array();
+  for (const DiagnosticInfo& d : catalogue()) {
+    rule_index[d.id] = rules.size();
+    rules.push_back(rule_json(d));
+  }
+  ordered_json driver;
+  driver["name"] = "mpa-check";
+  driver["version"] = options.version;
+  driver["shortDescription"] = {{"text", "MPA (RFC 5044 / RFC 6581) conformance checker"}};
+  driver["rules"] = std::move(rules);
+
+  bool all_read = true;
+  ordered_json notifications = ordered_json::array();
+  ordered_json artifacts = ordered_json::array();
+  for (const CaptureReport& cap : captures) {
+    ordered_json artifact;
+    if (!cap.place.path.empty())
+      artifact["location"] = artifact_location(cap.place.path, options.working_folder);
+    artifact["roles"] = {"analysisTarget"};
+    if (cap.place.path.empty()) artifact["description"] = {{"text", cap.file}};
+    const std::uint64_t not_listed = [&] {
+      std::uint64_t n = 0;
+      for (const ConnectionReport& c : cap.connections) n += c.findings_not_stored;
+      return n;
+    }();
+    artifact["properties"] = {{"verdict", !cap.result.ok               ? "unreadable"
+                                          : fails(cap, options.policy) ? "fail"
+                                                                       : "pass"},
+                              {"findings_not_listed", not_listed}};
+    artifacts.push_back(std::move(artifact));
+    if (!cap.result.ok) {
+      all_read = false;
+      ordered_json notification = {{"level", "error"}, {"message", {{"text", cap.result.error}}}};
+      if (!cap.place.path.empty()) {
+        notification["locations"] = ordered_json::array(
+            {{{"physicalLocation",
+               {{"artifactLocation",
+                 artifact_location(cap.place.path, options.working_folder)}}}}});
+      }
+      notifications.push_back(std::move(notification));
+    }
+  }
+  ordered_json invocation = {{"executionSuccessful", all_read}};
+  if (!options.command.empty()) invocation["commandLine"] = options.command;
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
+  std::string folder = uri_path(options.working_folder);
+  if (!folder.ends_with('/')) folder += '/';
+
+  out << "{\n\"$schema\": " << ordered_json(kSchema).dump() << ",\n\"version\": \"2.1.0\",\n"
+      << "\"runs\": [{\n\"tool\": " << ordered_json{{"driver", driver}}.dump() << ",\n"
+      << "\"invocations\": " << ordered_json::array({invocation}).dump() << ",\n"
+      << "\"originalUriBaseIds\": " << ordered_json{{kBase, {{"uri", "file://" + folder}}}}.dump()
+      << ",\n"
+      << "\"artifacts\": " << artifacts.dump() << ",\n\"results\": [";
+  bool first = true;
+  auto put = [&](const ordered_json& result) {
+    out << (first ? "\n" : ",\n") << result.dump();
+    first = false;
+  };
+  for (std::size_t i = 0; i < captures.size(); ++i) {
+    const CaptureReport& cap = captures[i];
+    for (const ConnectionReport& c : cap.connections) {
+      for (const ReportedFinding& f : c.findings)
+        put(result_json(cap, i, f, &c, rule_index[f.finding.id], options));
+    }
+    for (const ReportedFinding& f : cap.capture_findings)
+      put(result_json(cap, i, f, nullptr, rule_index[f.finding.id], options));
+  }
+  out << "]\n}]\n}\n";
+}
+
+}  // namespace mpa::report
