@@ -185,11 +185,12 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::Analyzer analyzer(options, tracer ? static_cast<mpa::EventSink&>(*tracer) : collector);
   Progress progress(settings.jobs > 1 || stream ? "never" : settings.progress, report.file);
   g_reader = reader.get();
+  mpa::FrameFeeder feeder(analyzer);
+  collector.name_tunnels_from(feeder.tunnel_names());
   report.result = mpa::run_pipeline(
-      *reader, analyzer, [&progress](const mpa::CaptureReader& r) { progress.update(r); });
+      *reader, feeder, [&progress](const mpa::CaptureReader& r) { progress.update(r); });
   g_reader = nullptr;
   collector.finish();
-  mpa::report::name_tunnels(report);
   report.tcp_connections = analyzer.tcp_connections();
   if (trace && settings.interface.empty())
     mpa::report::read_places(path, report.connections, *trace, options,

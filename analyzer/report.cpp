@@ -89,6 +89,10 @@ void Collector::on_connection_start(const ConnectionSummary& summary) {
 void Collector::on_connection_end(const ConnectionSummary& summary) {
   ConnectionReport& c = open_[summary.id];
   c.summary = summary;
+  if (const std::uint64_t id = summary.initiator.tunnel; id != 0 && tunnel_names_) {
+    const auto it = tunnel_names_->find(id);
+    c.tunnel = it != tunnel_names_->end() ? it->second : fmt::format("tunnel {:016x}", id);
+  }
   auto decide = [&](ReportedFinding& f) {
     const Judgement j =
         suppressions_->match(report_.place, f.finding, &c.summary, report_.suppressed_by);
@@ -206,16 +210,6 @@ double percent(std::uint64_t a, std::uint64_t b) {
 
 std::string describe_endpoints(const ConnectionSummary& summary) {
   return fmt::format("{} -> {}", to_string(summary.initiator), to_string(summary.responder));
-}
-
-void name_tunnels(CaptureReport& capture) {
-  for (ConnectionReport& c : capture.connections) {
-    const std::uint64_t id = c.summary.initiator.tunnel;
-    if (id == 0) continue;
-    const auto it = capture.result.tunnel_names.find(id);
-    c.tunnel =
-        it != capture.result.tunnel_names.end() ? it->second : fmt::format("tunnel {:016x}", id);
-  }
 }
 
 namespace {

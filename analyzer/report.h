@@ -106,6 +106,9 @@ class Collector : public EventSink {
  public:
   Collector(CaptureReport& report, bool list_fpdus, const Suppressions* suppressions = nullptr)
       : report_(report), list_fpdus_(list_fpdus), suppressions_(suppressions) {}
+  // Connections that end are named their tunnel from `names` (the frame feeder's, filled as
+  // frames arrive), so that live output names it too.
+  void name_tunnels_from(const TunnelNames& names) { tunnel_names_ = &names; }
   // Streaming: tell `observer` of every decided finding; with keep_connections false, a
   // finished connection is only counted (bounded memory over hours of live capture).
   void stream_to(FindingObserver* observer, bool keep_connections) {
@@ -128,6 +131,7 @@ class Collector : public EventSink {
   const Suppressions* suppressions_ = nullptr;
   FindingObserver* observer_ = nullptr;
   bool keep_connections_ = true;
+  const TunnelNames* tunnel_names_ = nullptr;
   std::size_t stored_ = 0;                          // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
   // Findings beyond the listing limit whose rules need the connection: decided at its end,
@@ -196,8 +200,6 @@ double percent(std::uint64_t a, std::uint64_t b);
 
 // "10.0.0.1:4000 -> 10.0.0.2:20049"
 std::string describe_endpoints(const ConnectionSummary& summary);
-// Names each connection's tunnel (ConnectionReport::tunnel) from the pipeline's names.
-void name_tunnels(CaptureReport& capture);
 // The frames not decoded to TCP by reason ("other IP protocol 3, malformed 1"); "" for none.
 std::string not_tcp_counts(const CaptureStats& stats);
 // What IP reassembly did ("20 reassembled from 46 IP fragments, 1 IP datagram incomplete");

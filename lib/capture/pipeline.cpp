@@ -18,6 +18,12 @@ CapturedFrame captured_frame(const CaptureRecord& record) {
 
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
                             const std::function<void(const CaptureReader&)>& progress) {
+  FrameFeeder feeder(analyzer);
+  return run_pipeline(reader, feeder, progress);
+}
+
+PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
+                            const std::function<void(const CaptureReader&)>& progress) {
   PipelineResult result;
   CaptureRecord record;
   // A capture none of whose interfaces (those declared before its first record) the decoder
@@ -29,10 +35,9 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
         "{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
         "raw IP, BSD loopback)",
         reader.path() == "-" ? std::string("<stdin>") : reader.path(), fmt::join(links, ", "));
-    analyzer.finish(0);
+    feeder.finish(0);
     return result;
   }
-  FrameFeeder feeder(analyzer);
   for (;;) {
     const ReadStatus status = reader.next(record);
     if (status == ReadStatus::End) break;
@@ -46,7 +51,6 @@ PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
   }
   feeder.finish(feeder.stats().frames);
   result.stats = feeder.stats();
-  result.tunnel_names = feeder.tunnel_names();
   return result;
 }
 

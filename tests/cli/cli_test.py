@@ -493,6 +493,10 @@ def check_tunnels(a):
     code, out, _ = run(a.mpa_check, "-v", "--color", "never", vxlan)
     expect(code == 1 and "in vxlan vni 42 198.51.100.1->198.51.100.2, frames" in out, out)
     expect("may carry TCP" not in out, out)
+    # Through a pipe (findings and connections printed as they end) the tunnel is named too.
+    p = subprocess.run([a.mpa_check, "-v", "--color", "never", "-"], stdin=open(vxlan, "rb"),
+                       capture_output=True, text=True)
+    expect(p.returncode == 1 and "in vxlan vni 42 198.51.100.1->198.51.100.2, frames" in p.stdout, p.stdout)
     _, report = json_report(a.mpa_check, vxlan)
     cap = report["captures"][0]
     expect(cap["connections"][0]["tunnel"] == "vxlan vni 42 198.51.100.1->198.51.100.2", cap["connections"][0]["tunnel"])

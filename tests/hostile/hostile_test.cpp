@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "encapsulation.h"
 #include "faults.h"  // mpa_synth
 #include "generator.h"
 #include "mpa/diagnostics.h"
@@ -607,6 +608,59 @@ TEST(HostileCapture, FpduClaimingMaximumLengthThenFinIsLostMidFpdu) {
   const Outcome run = check(path, "fpdu-65535-fin");
   EXPECT_EQ(run.exit_status, 1);
   EXPECT_TRUE(run.has("connection.lost-mid-fpdu")) << run.out.substr(0, 2000);
+}
+
+// ---- one tunnel carrying many connections
+
+TEST(HostileCapture, TenThousandConnectionsInOneVxlanTunnelStayBounded) {
+  // A memory ceiling test (about 20 KiB per open connection): the default build runs it.
+  if (kSanitized) GTEST_SKIP() << "memory ceiling checked in the unsanitized build";
+  const std::string path = work_path("vxlan-10000.pcap");
+  constexpr std::uint16_t kConnections = 10'000;
+  constexpr std::uint16_t kOpenAtOnce = 5'000;
+  {
+    PcapFile pcap(path);
+    const synth::Encapsulation vxlan = *synth::encapsulation_named("vxlan");
+    pcap.wrap = [&](const Bytes& frame) {
+      return synth::encapsulate(frame, vxlan, synth::Dir::Initiator);
+    };
+    // In two waves of 5000 open at once: handshakes and startup frames, then FPDUs, then
+    // the closes.
+    for (std::uint16_t wave = 0; wave < kConnections / kOpenAtOnce; ++wave) {
+      std::vector<Connection> open;
+      open.reserve(kOpenAtOnce);
+      for (std::uint16_t i = 0; i < kOpenAtOnce; ++i) {
+        Connection& c =
+            open.emplace_back(pcap, static_cast<std::uint16_t>(20000 + wave * kOpenAtOnce + i));
+        c.handshake();
+        c.data(Connection::kClient, startup_frame(true, 0x40, 1));  // C=1
+        c.data(Connection::kServer, startup_frame(false, 0x40, 1));
+      }
+      for (Connection& c : open) {
+        c.data(Connection::kClient, fpdu(ddp_send(100), true));
+        c.data(Connection::kServer, fpdu(ddp_send(60), true));
+      }
+      if (wave == 1) {
+        Bytes bad = fpdu(ddp_send(100), true);  // one CRC error, in the last connection
+        bad.back() ^= 0x01;
+        open.back().data(Connection::kClient, bad);
+      }
+      for (Connection& c : open) {
+        c.fin(Connection::kClient);
+        c.fin(Connection::kServer);
+      }
+    }
+  }
+  const Outcome run = check(path, "vxlan-10000");
+  EXPECT_EQ(run.exit_status, 1);
+  EXPECT_EQ(run.ids().count("fpdu.crc-mismatch"), 1u) << run.out.substr(0, 2000);
+  ASSERT_TRUE(run.json.is_object());
+  const auto& cap = run.json["captures"][0];
+  EXPECT_EQ(cap["connections"].size(), kConnections);
+  EXPECT_NE(cap["connections"][0]["tunnel"].get<std::string>().find("vxlan vni 42"),
+            std::string::npos);
+  std::printf("%u connections in one VXLAN tunnel: %.1f s, peak RSS %ld KiB\n", kConnections,
+              run.seconds, run.max_rss_kib);
 }
 
 // ---- IP fragments that never make a datagram

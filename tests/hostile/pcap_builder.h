@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -53,9 +54,17 @@ class PcapFile {
     raw(data);
   }
   void record(const Bytes& data) {
+    if (wrap) {
+      const Bytes wrapped = wrap(data);
+      record_with_lengths(wrapped, static_cast<std::uint32_t>(wrapped.size()),
+                          static_cast<std::uint32_t>(wrapped.size()));
+      return;
+    }
     record_with_lengths(data, static_cast<std::uint32_t>(data.size()),
                         static_cast<std::uint32_t>(data.size()));
   }
+  // Set: every record() is written as wrap(frame) (a tunnel around the capture).
+  std::function<Bytes(const Bytes&)> wrap;
   void raw(const Bytes& data) {
     if (!data.empty() && std::fwrite(data.data(), 1, data.size(), file_) != data.size()) {
       throw std::runtime_error("short write");

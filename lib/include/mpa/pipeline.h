@@ -17,7 +17,6 @@ struct PipelineResult {
   bool ok = true;     // false: the file could not be read to its end (see error)
   std::string error;  // names the file and the record
   CaptureStats stats;
-  TunnelNames tunnel_names;  // the tunnels of the connections (Endpoint::tunnel)
 };
 
 // A record as the pipeline feeds it: a frame of its own interface's link type (a pcapng file
@@ -28,6 +27,10 @@ CapturedFrame captured_frame(const CaptureRecord& record);
 // segments to `analyzer`, then finishes the feeder and the analyzer. `progress` (may be empty) is
 // called now and then with the reader.
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
+                            const std::function<void(const CaptureReader&)>& progress = {});
+// The same through the caller's `feeder` (whose tunnel names a report reads while
+// connections end).
+PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
                             const std::function<void(const CaptureReader&)>& progress = {});
 
 }  // namespace mpa
