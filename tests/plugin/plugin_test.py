@@ -136,43 +136,26 @@ def test_loads(ts, args):
 
 # ---- fields
 
-def with_port(capture, old, new, out):
-    """A copy of an Ethernet/IPv4 pcap with TCP port `old` replaced by `new`."""
-    data = bytearray(open(capture, "rb").read())
-    offset = 24
-    while offset + 16 <= len(data):
-        length = struct.unpack_from("<I", data, offset + 8)[0]
-        p = offset + 16
-        if data[p + 12:p + 14] == b"\x08\x00" and data[p + 23] == 6:
-            tcp = p + 14 + (data[p + 14] & 15) * 4
-            for at in (tcp, tcp + 2):
-                if struct.unpack_from(">H", data, at)[0] == old:
-                    struct.pack_into(">H", data, at, new)
-        offset = p + length
-    with open(out, "wb") as f:
-        f.write(data)
-    os.chmod(out, 0o644)
-    return out
-
-
-def with_udp_port(capture, old, new, out):
-    """A copy of an Ethernet/IPv4 pcap with UDP port `old` replaced by `new` (outer UDP
-    checksum zero, as VXLAN and Geneve senders send it, so nothing else changes)."""
+def with_port(capture, old, new, out, protocol=6):
+    """A copy of an Ethernet/IPv4 pcap with TCP (or, `protocol` 17, UDP) port `old` replaced by
+    `new`. UDP datagrams must carry no checksum, as VXLAN and Geneve senders send them, so that
+    nothing else changes."""
     data = bytearray(open(capture, "rb").read())
     offset = 24
     changed = 0
     while offset + 16 <= len(data):
         length = struct.unpack_from("<I", data, offset + 8)[0]
         p = offset + 16
-        if data[p + 12:p + 14] == b"\x08\x00" and data[p + 23] == 17:
-            udp = p + 14 + (data[p + 14] & 15) * 4
-            expect(struct.unpack_from(">H", data, udp + 6)[0] == 0, f"{capture}: UDP checksum set")
-            for at in (udp, udp + 2):
+        if data[p + 12:p + 14] == b"\x08\x00" and data[p + 23] == protocol:
+            header = p + 14 + (data[p + 14] & 15) * 4
+            if protocol == 17:
+                expect(struct.unpack_from(">H", data, header + 6)[0] == 0, f"{capture}: UDP checksum set")
+            for at in (header, header + 2):
                 if struct.unpack_from(">H", data, at)[0] == old:
                     struct.pack_into(">H", data, at, new)
                     changed += 1
         offset = p + length
-    expect(changed > 0, f"{capture}: no UDP port {old}")
+    expect(changed > 0, f"{capture}: no port {old}")
     with open(out, "wb") as f:
         f.write(data)
     os.chmod(out, 0o644)
@@ -190,7 +173,7 @@ def test_tunnels(ts, args):
         expect(os.path.exists(capture), f"{capture} is missing")
         crc = ts.frames(capture, "mpa.fpdu.crc-mismatch")
         expect(len(crc) == 1, f"{wrapper}: mpa.fpdu.crc-mismatch selects {crc}")
-        moved = with_udp_port(capture, port, 8472, os.path.join(ts.home, f"{wrapper}-8472.pcap"))
+        moved = with_port(capture, port, 8472, os.path.join(ts.home, f"{wrapper}-8472.pcap"), protocol=17)
         expect(ts.frames(moved, "mpa") == [], f"{wrapper} on UDP 8472 decoded without the preference")
         got = ts.frames(moved, "mpa.fpdu.crc-mismatch", extra=("-o", f"mpa.{pref}:8472"))
         expect(got == crc, f"{wrapper} on UDP 8472 with mpa.{pref}:8472: {got}, expected {crc}")
