@@ -164,20 +164,23 @@ def tshark_segments(path):
 
 
 def capture_octets(path, wanted):
-    """wanted: {(src, dst): set of seq}. Returns {(src, dst, seq): octet}, first copy wins."""
-    out = {}
-    segments = list(tcp_segments(path))
-    found = {(src, dst) for _, src, dst, _, payload in segments if payload}
-    if any(flow not in found for flow in wanted):  # a tunnel or fragments: ask tshark
-        segments = list(tshark_segments(path))
-    for _, src, dst, seq, payload in segments:
-        seqs = wanted.get((src, dst))
-        if not seqs or not payload:
-            continue
-        for s in seqs:
-            d = (s - seq) % (1 << 32)
-            if d < len(payload) and (src, dst, s) not in out:
-                out[(src, dst, s)] = payload[d]
+    """wanted: {(src, dst): set of seq}. Returns {(src, dst, seq): octet}, first copy wins.
+    Where the decoder above misses an octet (a tunnel, IP fragments, a sending host's
+    super-segment), tshark decodes the capture instead."""
+    def octets(segments):
+        out = {}
+        for _, src, dst, seq, payload in segments:
+            seqs = wanted.get((src, dst))
+            if not seqs or not payload:
+                continue
+            for s in seqs:
+                d = (s - seq) % (1 << 32)
+                if d < len(payload) and (src, dst, s) not in out:
+                    out[(src, dst, s)] = payload[d]
+        return out
+    out = octets(tcp_segments(path))
+    if len(out) < sum(len(seqs) for seqs in wanted.values()):
+        out = octets(tshark_segments(path))
     return out
 
 

@@ -87,9 +87,12 @@ SegmentationPolicy policy_for(const Turn& turn, const Scenario& s) {
 }
 
 void send_turn(TcpSession& tcp, const Turn& turn, const Scenario& s) {
-  const std::size_t emss = tcp.mss(peer_of(turn.dir));
-  const std::vector<Bytes> segments =
-      segment_chunks(turn.chunks, policy_for(turn, s), emss, turn.allow_oversize);
+  const bool super = s.super_segment > 0 && turn.phase == Phase::FullOperation;
+  const std::size_t emss = super ? s.super_segment : tcp.mss(peer_of(turn.dir));
+  const std::vector<Bytes> segments = segment_chunks(
+      turn.chunks,
+      super ? SegmentationPolicy{SegmentationPolicy::Kind::Packed} : policy_for(turn, s), emss,
+      turn.allow_oversize);
   tcp.pause(kTurnGapUs);
   for (std::size_t i = 0; i < segments.size(); ++i) {
     tcp.send_data(turn.dir, segments[i], turn.phase);

@@ -650,6 +650,26 @@ std::vector<CorpusEntry> wrapped_entries() {
     s.effects.ip_fragments = cut;
     out.push_back(entry_of(s));
   }
+  // Captured on the sending host (TSO/GSO, BIG TCP): each side's FPDUs in super-segments of
+  // up to 128 KiB; beyond 65535 octets IPv4 says total length 0 and IPv6 sends a Jumbo
+  // Payload option.
+  for (const bool ipv6 : {false, true}) {
+    Scenario s = base_scenario(
+        fmt::format("fault-fpdu.crc-mismatch--{}", ipv6 ? "ipv6-jumbo" : "ipv4-super-segments"));
+    apply_fault(s, crc);
+    s.initiator.messages = mixed_messages(150, {1454});
+    s.responder.messages = mixed_messages(150, {1454});
+    s.initiator.messages[40].tweaks.corrupt_crc = true;
+    s.batch = 150;
+    s.super_segment = 128u << 10;
+    s.ipv6 = ipv6;
+    if (ipv6) s.initiator.tcp.mss = s.responder.tcp.mss = 1440;
+    s.summary = fmt::format(
+        "the Initiator's 41st message has a wrong CRC; captured on the sending host before "
+        "segmentation offload: each side's FPDUs in {} super-segments of up to 128 KiB",
+        ipv6 ? "IPv6 (Jumbo Payload option)" : "IPv4 (total length 0)");
+    out.push_back(entry_of(s));
+  }
   return out;
 }
 

@@ -74,7 +74,10 @@ void put_ipv4_header(Bytes& out, const LinkConfig& link, Dir dir, std::size_t pa
   const std::size_t start = out.size();
   put_u8(out, 0x45);
   put_u8(out, 0);
-  put_be16(out, static_cast<std::uint16_t>(20 + payload_len));
+  // A super-segment captured on the sending host before segmentation offload (TSO, GSO,
+  // BIG TCP) that does not fit the field carries total length 0 (Wireshark: ip.tso_support).
+  const std::size_t total = 20 + payload_len;
+  put_be16(out, total > 0xFFFF ? 0 : static_cast<std::uint16_t>(total));
   put_be16(out, ip_id);
   put_be16(out, fragment_field);
   put_u8(out, kTtl);
@@ -86,13 +89,22 @@ void put_ipv4_header(Bytes& out, const LinkConfig& link, Dir dir, std::size_t pa
   set_be16(out, start + 10, internet_checksum(header));
 }
 
+// (A payload beyond 65535 octets goes as a Jumbo Payload, RFC 2675: payload length 0 and a
+// hop-by-hop option with the length, as Linux BIG TCP writes it.)
 void put_ipv6_header(Bytes& out, const LinkConfig& link, Dir dir, std::size_t payload_len) {
+  const bool jumbo = payload_len > 0xFFFF;
   put_be32(out, 0x60000000u);
-  put_be16(out, static_cast<std::uint16_t>(payload_len));
-  put_u8(out, kProtoTcp);
+  put_be16(out, jumbo ? 0 : static_cast<std::uint16_t>(payload_len));
+  put_u8(out, jumbo ? 0 : kProtoTcp);  // 0: hop-by-hop options
   put_u8(out, kTtl);
   append(out, link.ipv6_addr[index_of(dir)]);
   append(out, link.ipv6_addr[index_of(peer_of(dir))]);
+  if (!jumbo) return;
+  put_u8(out, kProtoTcp);  // next header
+  put_u8(out, 0);          // 8 octets
+  put_u8(out, 0xC2);       // Jumbo Payload
+  put_u8(out, 4);
+  put_be32(out, static_cast<std::uint32_t>(8 + payload_len));
 }
 
 Bytes ipv4_frame(const LinkConfig& link, Dir dir, std::span<const std::uint8_t> ip_payload,

@@ -116,6 +116,9 @@ struct Scenario {
   std::size_t streaming_prefix = 0;  // octets each way before the Request (delayed startup)
   SegmentationPolicy segmentation;
   std::size_t batch = 3;  // FPDUs per turn
+  // > 0: captured on the sending host before segmentation offload: each turn of full
+  // operation in segments of up to this many octets (FPDUs still sized for the MSS).
+  std::size_t super_segment = 0;
   bool ipv6 = false;
   std::optional<std::uint16_t> vlan;
   Ending close = Ending::Fin;
