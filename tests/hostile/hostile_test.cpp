@@ -574,6 +574,9 @@ TEST(HostileCapture, OverlappingRetransmissionsThatDisagreeAreReported) {
 // MiB of them: a few hundred KiB), the check says once that it stopped, the copy is beyond
 // it: no finding.
 TEST(HostileCapture, AcknowledgementsLaggingBeyondTheReachStopTheRetransmissionCheckOnce) {
+  // 17 MiB held unacknowledged: a memory ceiling test, checked in the unsanitized build (under
+  // ASan the 21 MB capture alone peaks at 470 MiB against the 384 MiB sanitized ceiling).
+  if (kSanitized) GTEST_SKIP() << "memory ceiling checked in the unsanitized build";
   const std::string path = work_path("retransmission-check-stopped.pcap");
   synth::Scenario s = synth::base_scenario("retransmission-check-stopped");
   synth::apply_fault(s, *synth::find_fault("tcp.retransmission-check-stopped"));
