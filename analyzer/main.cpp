@@ -46,6 +46,7 @@ struct Settings {
   std::string crc;
   std::string progress = "auto";
   bool list_diagnostics = false;
+  bool list_rules = false;
   bool no_summary = false;
   bool infer_all = false;
   bool list_fpdus = false;
@@ -399,6 +400,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 256u));
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
                "Print the diagnostics catalogue (with --format json: as JSON) and exit");
+  app.add_flag("--list-rules", settings.list_rules,
+               "Print the conformance matrix: every rule of RFC 5044 and RFC 6581, where a breach "
+               "shows, the catalogue ids that check it (with --format json: as JSON) and exit");
   app.add_option("--markers", settings.markers,
                  "Captures without startup frames: markers are on/off (default: inferred)")
       ->check(CLI::IsMember({"on", "off"}));
@@ -436,6 +440,10 @@ int main(int argc, char** argv) {
   }
   if (settings.list_diagnostics) {
     mpa::report::write_catalogue(std::cout, settings.format == "json");
+    return kExitClean;
+  }
+  if (settings.list_rules) {
+    mpa::report::write_rules(std::cout, settings.format == "json");
     return kExitClean;
   }
   if (settings.files.empty() && settings.interface.empty()) {

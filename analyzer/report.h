@@ -191,6 +191,9 @@ void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
 std::string rfc_url(std::string_view rfc);
 void write_catalogue(std::ostream& out, bool json);
 void write_catalogue_json(std::ostream& out);
+// The conformance matrix (mpa/conformance.h): --list-rules.
+void write_rules(std::ostream& out, bool json);
+void write_rules_json(std::ostream& out);
 
 // RDMAP opcode names (RFC 5040 4.2) and ULPDU size bucket labels, shared by the reporters.
 std::string_view rdmap_opcode_name(std::size_t opcode);

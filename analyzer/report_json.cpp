@@ -1,12 +1,25 @@
 // The JSON report (the contract documented in README.md, version 1).
 #include <nlohmann/json.hpp>
 
+#include "mpa/conformance.h"
 #include "report.h"
 
 namespace mpa::report {
 namespace {
 
 using nlohmann::ordered_json;
+
+// The rules a catalogue entry checks (--list-rules ids), and why it checks none.
+ordered_json rules_json(DiagId id) {
+  ordered_json rules = ordered_json::array();
+  for (const ConformanceRule* rule : rules_of(id)) rules.push_back(rule->id);
+  return rules;
+}
+ordered_json beyond_json(DiagId id) {
+  const auto beyond = beyond_rules(id);
+  if (!beyond) return nullptr;
+  return {{"scope", to_string(beyond->scope)}, {"why", beyond->why}};
+}
 
 ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
   const Finding& f = rf.finding;
@@ -216,7 +229,34 @@ void write_catalogue_json(std::ostream& out) {
          {"rfc", d.rfc},
          {"rfc_error_code", d.error_code != MpaError::None ? ordered_json(number(d.error_code))
                                                            : ordered_json(nullptr)},
-         {"summary", d.summary}});
+         {"summary", d.summary},
+         {"rules", rules_json(d.id)},
+         {"beyond_rules", beyond_json(d.id)}});
+  }
+  out << list.dump(2) << '\n';
+}
+
+void write_rules_json(std::ostream& out) {
+  ordered_json list = ordered_json::array();
+  for (const ConformanceRule& rule : conformance_rules()) {
+    ordered_json ids = ordered_json::array();
+    for (const DiagId id : rule.ids()) ids.push_back(info(id).name);
+    ordered_json captures = ordered_json::array();
+    for (const std::string_view capture : rule.captures()) captures.push_back(capture);
+    ordered_json j = {{"id", rule.id},
+                      {"rfc", to_string(rule.rfc)},
+                      {"section", rule.section},
+                      {"lines", {rule.first_line, rule.last_line}},
+                      {"requirement", to_string(rule.requirement)},
+                      {"text", rule.quote},
+                      {"summary", rule.summary},
+                      {"observable", to_string(rule.observable)}};
+    if (rule.observable == Observable::No) j["why_not_observable"] = rule.why_not_observable;
+    j["coverage"] = to_string(rule.coverage);
+    j["ids"] = std::move(ids);
+    if (!rule.missing.empty()) j["missing"] = rule.missing;
+    j["captures"] = std::move(captures);
+    list.push_back(std::move(j));
   }
   out << list.dump(2) << '\n';
 }

@@ -6,8 +6,10 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
+#include "mpa/conformance.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -270,11 +272,55 @@ void write_catalogue(std::ostream& out, bool json) {
     return;
   }
   for (const DiagnosticInfo& d : catalogue()) {
-    fmt::print(out, "{:<38} {:<8} {:<20} {}  {}\n", d.name, to_string(d.severity), d.rfc,
+    // The rules it checks (--list-rules), or why it checks none.
+    const std::string rules = rule_ids_of(d.id);
+    const auto beyond = beyond_rules(d.id);
+    fmt::print(out, "{:<38} {:<8} {:<20} {}  {}  [{}]\n", d.name, to_string(d.severity), d.rfc,
                d.error_code != MpaError::None ? fmt::format("code {}", number(d.error_code))
                                               : std::string("-     "),
-               d.summary);
+               d.summary,
+               !rules.empty() ? fmt::format("rules {}", rules)
+               : beyond       ? fmt::format("beyond the RFCs: {}", to_string(beyond->scope))
+                              : std::string("no rule"));
   }
+}
+
+void write_rules(std::ostream& out, bool json) {
+  if (json) {
+    write_rules_json(out);
+    return;
+  }
+  // One line a rule: id, where, keyword, where a breach shows, coverage, our words [ids].
+  std::array<std::size_t, 6> requirements{};
+  std::array<std::size_t, 3> observables{};
+  std::array<std::size_t, 3> coverages{};
+  for (const ConformanceRule& rule : conformance_rules()) {
+    std::string ids;
+    for (const DiagId id : rule.ids())
+      ids += fmt::format("{}{}", ids.empty() ? "" : ", ", info(id).name);
+    fmt::print(out, "{:<16} {:<15} {:<10} {:<11} {:<9} {:<8} {}{}\n", rule.id,
+               fmt::format("{} {}", to_string(rule.rfc), rule.section),
+               fmt::format("{}-{}", rule.first_line, rule.last_line), to_string(rule.requirement),
+               to_string(rule.observable), to_string(rule.coverage), rule.summary,
+               ids.empty() ? std::string() : fmt::format(" [{}]", ids));
+    ++requirements[static_cast<std::size_t>(rule.requirement)];
+    ++observables[static_cast<std::size_t>(rule.observable)];
+    ++coverages[static_cast<std::size_t>(rule.coverage)];
+  }
+  // The counts, in the enums' order: "111 MUST, 12 MUST NOT, ..."
+  const auto counts = [](const auto& by, auto as) {
+    std::string line;
+    for (std::size_t i = 0; i < by.size(); ++i) {
+      using Enum = decltype(as);
+      if (by[i])
+        line += fmt::format("{}{} {}", line.empty() ? "" : ", ", by[i],
+                            to_string(static_cast<Enum>(i)));
+    }
+    return line;
+  };
+  fmt::print(out, "{} rules ({}); observable: {}; coverage: {}\n", conformance_rules().size(),
+             counts(requirements, Requirement{}), counts(observables, Observable{}),
+             counts(coverages, Coverage{}));
 }
 
 }  // namespace mpa::report

@@ -857,12 +857,50 @@ def check_html_stdout(a):
     expect(code == 2 and "standard output" in err, f"two reports on stdout: exit {code}: {err}")
 
 
+def check_list_rules(a):
+    """--list-rules: the conformance matrix as text (a line a rule and a count) and as a JSON
+    array; --list-diagnostics names each catalogue entry's rules, the same ones."""
+    code, text, err = run(a.mpa_check, "--list-rules")
+    expect(code == 0 and not err, f"--list-rules: exit {code}: {err}")
+    lines = text.splitlines()
+    line = next((l for l in lines if l.startswith("5044-7.1.2-r4 ")), "")
+    expect(re.match(r"5044-7.1.2-r4 +RFC 5044 7.1.2 +1608-1609 +MUST +sender +partial +.*"
+                    r"\[fpdu.responder-sent-first\]$", line), f"rule 4 of RFC 5044 7.1.2:\n{line}")
+    code, out, err = run(a.mpa_check, "--list-rules", "--format", "json")
+    expect(code == 0, f"--list-rules --format json: exit {code}: {err}")
+    rules = json.loads(out)
+    expect(isinstance(rules, list) and len(rules) >= 100, f"{len(rules)} rules")
+    expect(len(lines) == len(rules) + 1 and re.match(rf"{len(rules)} rules \(", lines[-1]),
+           f"one text line a rule, then the count:\n{lines[-1]}")
+    catalogue = json.loads(run(a.mpa_check, "--list-diagnostics", "--format", "json")[1])
+    names = {d["id"] for d in catalogue}
+    by_id = {}
+    for r in rules:
+        expect(r["rfc"] in ("RFC 5044", "RFC 6581") and r["section"] and len(r["lines"]) == 2, str(r))
+        expect(r["requirement"] in ("MUST", "MUST NOT", "REQUIRED", "SHOULD", "SHOULD NOT", "statement"), str(r))
+        expect(r["observable"] in ("sender", "receiver", "no"), str(r))
+        expect(r["coverage"] in ("full", "partial", "none"), str(r))
+        expect(set(r["ids"]) <= names, f"{r['id']} names ids outside the catalogue: {r['ids']}")
+        expect((r["coverage"] == "none") == (not r["ids"]), f"{r['id']}: coverage {r['coverage']}, ids {r['ids']}")
+        expect(r["observable"] != "no" or "why_not_observable" in r, str(r))
+        for i in r["ids"]:
+            by_id.setdefault(i, []).append(r["id"])
+    for d in catalogue:
+        expect(d["rules"] == by_id.get(d["id"], []), f"{d['id']}: --list-diagnostics names {d['rules']}")
+        expect(bool(d["rules"]) != bool(d["beyond_rules"]), f"{d['id']}: rules or beyond them, not both")
+    code, text, _ = run(a.mpa_check, "--list-diagnostics")
+    expect(re.search(r"^fpdu.responder-sent-first .*\[rules 5044-7.1.2-r4\]$", text, re.M),
+           f"--list-diagnostics does not name the rules:\n{text}")
+    expect(re.search(r"^capture.gap .*\[beyond the RFCs: capture\]$", text, re.M), text)
+
+
 CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
           "baseline": check_baseline, "parallel": check_parallel, "text": check_text,
           "grep-trust": check_grep_trust, "unused-rules": check_unused_rules,
           "baseline-elsewhere": check_baseline_elsewhere, "missing-input": check_missing_input,
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
+CHECKS["list-rules"] = check_list_rules
 
 
 def main():
