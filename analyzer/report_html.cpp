@@ -18,6 +18,7 @@
 #include "html_assets.h"
 #include "html_escape.h"
 #include "html_trace.h"
+#include "mpa/conformance.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "report.h"
@@ -898,6 +899,23 @@ void Page::gap_strip(const GapView& g, std::string_view id) {
       left, to - from);
 }
 
+// The rules of RFC 5044 / RFC 6581 a catalogue entry checks (mpa-check --list-rules), or why
+// it checks none: the "rules" row of a finding's detail card.
+std::string rules_cell(DiagId id) {
+  std::string cell;
+  for (const ConformanceRule* rule : rules_of(id)) {
+    cell += fmt::format("{}<code>{}</code> {} {}, lines {}-{}, {} ({}): {}",
+                        cell.empty() ? "" : "<br>", rule->id, to_string(rule->rfc), rule->section,
+                        rule->first_line, rule->last_line, to_string(rule->requirement),
+                        to_string(rule->coverage), esc(rule->summary));
+  }
+  if (const auto beyond = beyond_rules(id)) {
+    cell = fmt::format("none: beyond the RFCs' rules ({}: {})", to_string(beyond->scope),
+                       esc(beyond->why));
+  }
+  return cell;
+}
+
 void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, const Place* place,
                   const CaptureTrace& trace) {
   const Finding& f = rf.finding;
@@ -907,7 +925,8 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       "data-frame=\"{frame}\"><h4><span class=\"sev sev-{sev}\">{sev}</span> <code>{id}</code> "
       "at frame {frame} <a class=\"focus\" href=\"#focus=d-{anchor}-{index}\">open alone</a>"
       "</h4><dl class=\"cat\"><dt>catalogue</dt><dd><code>{id}</code>: {summary}</dd>"
-      "<dt>severity</dt><dd>{sev}</dd><dt>RFC</dt><dd>{rfc}</dd><dt>error code</dt>"
+      "<dt>severity</dt><dd>{sev}</dd><dt>RFC</dt><dd>{rfc}</dd><dt>rules</dt><dd>{rules}</dd>"
+      "<dt>error code</dt>"
       "<dd>{code}</dd><dt>message</dt><dd>{message}</dd><dt>frame</dt><dd>{frame}</dd>"
       "<dt>certain at</dt><dd>frame {certain_at}</dd><dt>sequence</dt><dd>{seq} (stream offset "
       "{offset}), {direction} data</dd>"
@@ -915,7 +934,7 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
       fmt::arg("sev", to_string(d.severity)), fmt::arg("anchor", anchor(row)),
       fmt::arg("index", index), fmt::arg("id", d.name), fmt::arg("frame", f.frame),
       fmt::arg("certain_at", f.certain_at), fmt::arg("summary", esc(d.summary)),
-      fmt::arg("rfc", esc(d.rfc)),
+      fmt::arg("rfc", esc(d.rfc)), fmt::arg("rules", rules_cell(f.id)),
       fmt::arg("code", d.error_code != MpaError::None ? fmt::format("{} ({})", number(d.error_code),
                                                                     esc(describe(d.error_code)))
                                                       : std::string("none")),

@@ -15,6 +15,7 @@
 
 #include "frame_cache.h"
 #include "mpa/analyzer.h"
+#include "mpa/conformance.h"
 #include "mpa/diagnostics.h"
 #include "mpa/events.h"
 #include "mpa/frame_feeder.h"
@@ -48,7 +49,7 @@ struct CatalogueViews {
             const mpa::DiagnosticInfo &d = catalogue[i];
             entries.push_back({ keep(d.name), static_cast<int>(d.severity), keep(d.rfc),
                                 mpa::number(d.error_code), keep(d.summary),
-                                static_cast<int>(d.category) });
+                                static_cast<int>(d.category), keep(mpa::rule_ids_of(d.id)) });
             const auto id = static_cast<std::size_t>(d.id);
             if (index_of_id.size() <= id)
                 index_of_id.resize(id + 1, 0);

@@ -32,6 +32,8 @@ typedef struct mpa_diag_info {
     unsigned error_code; /* RFC 5044 / RFC 6581 section 8 code, 0 for none */
     const char *summary; /* one line */
     int category;        /* enum mpa_category */
+    const char *rules;   /* the RFC 5044 / RFC 6581 rules it checks ("5044-4.4-r9, ..."; mpa-check
+                            --list-rules), or "" for one beyond them */
 } mpa_diag_info;
 
 size_t mpa_catalogue_size(void);

@@ -678,6 +678,7 @@ proto_register_mpa(void)
             "The mpa library failed; this capture was analyzed only up to here", EXPFILL } },
     };
     ei_register_info *ei;
+    gchar *rules;
     expert_module_t *expert_mpa;
     module_t *mpa_module;
 
@@ -698,9 +699,14 @@ proto_register_mpa(void)
         ei[i].eiinfo.name = g_strdup_printf("mpa.%s", d->name);
         ei[i].eiinfo.group = expert_group_of(d->category);
         ei[i].eiinfo.severity = mpa_expert_severities[d->severity];
-        ei[i].eiinfo.summary = d->error_code ? g_strdup_printf("%s (%s, error code %u)", d->summary,
-                                                               d->rfc, d->error_code)
-                                             : g_strdup_printf("%s (%s)", d->summary, d->rfc);
+        /* "... (RFC 5044 4.4, error code 2; rules 5044-4.4-r9, ...)": the rules are those of
+         * mpa-check --list-rules and CONFORMANCE.md. */
+        rules = d->rules[0] ? g_strdup_printf("; rules %s", d->rules) : g_strdup("");
+        ei[i].eiinfo.summary = d->error_code
+                                   ? g_strdup_printf("%s (%s, error code %u%s)", d->summary, d->rfc,
+                                                     d->error_code, rules)
+                                   : g_strdup_printf("%s (%s%s)", d->summary, d->rfc, rules);
+        g_free(rules);
         ei[i].eiinfo.id = 0;
         ei[i].eiinfo.protocol = NULL;
         ei[i].eiinfo.orig_severity = 0;
