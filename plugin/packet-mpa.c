@@ -44,6 +44,8 @@ static int mpa_tap = -1;
 
 static int hf_mpa_connection = -1;
 static int hf_mpa_finding = -1;
+static int hf_mpa_finding_detail = -1;
+static int hf_mpa_severity = -1;
 static int hf_mpa_direction = -1;
 static int hf_mpa_key = -1;
 static int hf_mpa_flags = -1;
@@ -80,6 +82,7 @@ static gint ett_mpa_flags = -1;
 static gint ett_mpa_enhanced = -1;
 static gint ett_mpa_fpdu = -1;
 static gint ett_mpa_marker = -1;
+static gint ett_mpa_finding = -1;
 
 /* One expert item per catalogue entry, registered from mpa_catalogue_entry(). */
 static expert_field *ei_mpa_catalogue = NULL;
@@ -129,6 +132,14 @@ static guint claimed_length = 0;
 static const value_string mpa_direction_vals[] = {
     { MPA_INITIATOR, "Initiator" },
     { MPA_RESPONDER, "Responder" },
+    { 0, NULL },
+};
+
+/* mpa.severity: the worst finding of the frame (the coloring rules select on it). */
+static const value_string mpa_severity_vals[] = {
+    { 1, "Note" },
+    { 2, "Warning" },
+    { 3, "Error" },
     { 0, NULL },
 };
 
@@ -516,17 +527,30 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     }
     add_connection_fields(mpa_tree, tvb, view);
 
-    /* One item per finding: its details (values, sequence numbers) in the field mpa.finding,
-     * the expert item on it with the catalogue's text, so that -z expert and the Expert
-     * Information dialog group the findings of one id. */
+    /* One item per finding: the catalogue id in the field mpa.finding (mpa.finding ==
+     * "fpdu.crc-mismatch"), its details (values, sequence numbers) in mpa.finding.detail, the
+     * expert item on it with the catalogue's text, so that -z expert and the Expert
+     * Information dialog group the findings of one id. The worst severity of the frame's
+     * findings is mpa.severity, which the shipped coloring rules select on: other protocols'
+     * expert items in the frame do not count. */
+    uint32_t worst = 0;
     for (uint32_t i = 0; i < view->finding_count; i++) {
         const mpa_finding_view *f = &view->findings[i];
         if (f->diag >= ei_mpa_catalogue_size)
             continue;
-        proto_item *fi = proto_tree_add_string(mpa_tree, hf_mpa_finding, tvb, 0, 0, f->message);
+        const mpa_diag_info *d = mpa_catalogue_entry(f->diag);
+        proto_item *fi = proto_tree_add_string_format_value(mpa_tree, hf_mpa_finding, tvb, 0, 0,
+                                                            d->name, "%s: %s", d->name, f->message);
         proto_item_set_generated(fi);
+        proto_item *di = proto_tree_add_string(proto_item_add_subtree(fi, ett_mpa_finding),
+                                               hf_mpa_finding_detail, tvb, 0, 0, f->message);
+        proto_item_set_generated(di);
         expert_add_info(pinfo, fi, &ei_mpa_catalogue[f->diag]);
+        if ((uint32_t)d->severity + 1 > worst)
+            worst = (uint32_t)d->severity + 1;
     }
+    if (worst > 0)
+        proto_item_set_generated(proto_tree_add_uint(mpa_tree, hf_mpa_severity, tvb, 0, 0, worst));
     for (uint32_t i = 0; i < view->startup_count; i++)
         render_startup(mpa_tree, tvb, pinfo, &view->startups[i]);
     ulpdus = wmem_alloc_array(pinfo->pool, tvbuff_t *, view->fpdu_count);
@@ -597,9 +621,15 @@ proto_register_mpa(void)
             "The analyzer's MPA connection index", HFILL } },
         { &hf_mpa_finding,
           { "Finding", "mpa.finding", FT_STRING, BASE_NONE, NULL, 0x0,
-            "What a finding saw (its values and sequence numbers); its expert item names the "
-            "catalogue entry",
+            "A finding's catalogue id (mpa-check --list-diagnostics); its expert item carries "
+            "the catalogue's text",
             HFILL } },
+        { &hf_mpa_finding_detail,
+          { "Detail", "mpa.finding.detail", FT_STRING, BASE_NONE, NULL, 0x0,
+            "What the finding saw: its values and sequence numbers", HFILL } },
+        { &hf_mpa_severity,
+          { "Worst finding", "mpa.severity", FT_UINT8, BASE_DEC, VALS(mpa_severity_vals), 0x0,
+            "The most severe of the frame's MPA findings (1 note, 2 warning, 3 error)", HFILL } },
         { &hf_mpa_direction,
           { "Direction", "mpa.direction", FT_UINT8, BASE_DEC, VALS(mpa_direction_vals), 0x0,
             "Sender of the data: the Initiator sends the MPA Request", HFILL } },
@@ -669,8 +699,8 @@ proto_register_mpa(void)
             HFILL } },
     };
     static gint *ett[] = {
-        &ett_mpa,          &ett_mpa_startup, &ett_mpa_flags,
-        &ett_mpa_enhanced, &ett_mpa_fpdu,    &ett_mpa_marker,
+        &ett_mpa,      &ett_mpa_startup, &ett_mpa_flags,   &ett_mpa_enhanced,
+        &ett_mpa_fpdu, &ett_mpa_marker,  &ett_mpa_finding,
     };
     static ei_register_info ei_internal[] = {
         { &ei_mpa_library_error,
