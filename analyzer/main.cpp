@@ -161,6 +161,7 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   if (!reader) {
     report.result.ok = false;
     report.result.error = error;
+    report.not_opened = true;
     unreadable = true;
     return report;
   }
@@ -177,8 +178,8 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
   // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
   if (stream) {
-    collector.stream_to(
-        stream, settings.format == "json" || !settings.junit.empty() || !settings.html.empty());
+    collector.stream_to(stream, (settings.format == "json" && settings.interface.empty()) ||
+                                    !settings.junit.empty() || !settings.html.empty());
   }
   // --html: a tracer in front of the collector keeps what the page draws.
   std::optional<mpa::report::HtmlTracer> tracer;
@@ -313,12 +314,10 @@ int main(int argc, char** argv) {
       "Text output leads with errors and warnings, one line each:\n"
       "  FILE:FRAME: SEVERITY: MESSAGE (connection N, initiator|responder data, seq S; RFC "
       "SECTION, code C) [ID]\n"
-      "FRAME is the 1-based record at which the finding became certain (the frame holding an "
-      "FPDU's\n"
-      "header for findings on it, the frame completing the FPDU for its CRC); ID is a permanent "
-      "catalogue\n"
-      "id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581 error code. Repeats "
-      "of\n"
+      "FRAME is the 1-based record holding the octets the finding is about (where the FPDU,\n"
+      "marker, pad or startup frame begins; -v adds the frame where it became certain); ID is a\n"
+      "permanent catalogue id (--list-diagnostics); code C is the RFC 5044 section 8 / RFC 6581\n"
+      "error code. Repeats of\n"
       "one id in one connection are folded after the first few. Then one line per capture (ok or\n"
       "FAIL, counts, counts by id), the captures that failed, and the totals. Notes are counted\n"
       "always, listed with --notes or -v."};
@@ -351,86 +350,115 @@ int main(int argc, char** argv) {
       "captures", settings.files,
       "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
   app.add_option("--format", settings.format, "Report format on standard output")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json"}))
+      ->group("Reports");
   app.add_option("--junit", settings.junit,
                  "Also write a JUnit XML report to FILE (- : standard output, "
-                 "instead of the report)");
+                 "instead of the report)")
+      ->group("Reports");
   app.add_option("--sarif", settings.sarif,
                  "Also write a SARIF 2.1.0 report to FILE (- : standard output, instead of the "
-                 "report)");
-  app.add_option(
-      "--html", settings.html,
-      "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the octets behind "
-      "the findings; - : standard output, instead of the report)");
+                 "report)")
+      ->group("Reports");
+  app.add_option("--html", settings.html,
+                 "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the "
+                 "octets behind "
+                 "the findings; - : standard output, instead of the report)")
+      ->group("Reports");
   app.add_option("--fail-on", settings.fail_on,
                  "Lowest severity that fails a capture (exit status 1)")
-      ->check(CLI::IsMember({"error", "warning"}));
-  app.add_flag(
-      "--require-mpa", settings.require_mpa,
-      "A capture without any MPA connection fails (a CI job that captured the wrong port)");
+      ->check(CLI::IsMember({"error", "warning"}))
+      ->group("Verdict and suppressions");
+  app.add_flag("--require-mpa", settings.require_mpa,
+               "A capture without any MPA connection fails (a CI job that captured the wrong port)")
+      ->group("Verdict and suppressions");
   app.add_option(
-      "--suppress", settings.suppress,
-      "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)");
-  app.add_flag("--no-suppress", settings.no_suppress, "Ignore every suppression file");
+         "--suppress", settings.suppress,
+         "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)")
+      ->group("Verdict and suppressions");
+  app.add_flag("--no-suppress", settings.no_suppress, "Ignore every suppression file")
+      ->group("Verdict and suppressions");
   app.add_flag("--show-suppressed", settings.show_suppressed,
                "Text format: list suppressed findings too, as 'suppressed' (never 'error' or "
-               "'warning')");
+               "'warning')")
+      ->group("Verdict and suppressions");
   app.add_option("--write-baseline", settings.write_baseline,
                  "Write a suppression file accepting every error and warning of this run to FILE "
                  "(capture paths relative to it, with counts); the run is then reported with it "
-                 "(exit 0 unless a capture could not be read or --require-mpa fails)");
-  app.add_flag("--notes", settings.notes, "Text format: list notes too (they are always counted)");
+                 "(exit 0 unless a capture could not be read or --require-mpa fails)")
+      ->group("Verdict and suppressions");
+  app.add_flag("--notes", settings.notes, "Text format: list notes too (they are always counted)")
+      ->group("Reports");
   app.add_flag("-v,--verbose", settings.verbose,
-               "Text format: list notes and a summary of every connection");
+               "Text format: list notes and a summary of every connection")
+      ->group("Reports");
   app.add_option("--fold", settings.fold,
-                 "Findings of one id in one connection listed before folding (default 3)");
+                 "Findings of one id in one connection listed before folding (default 3)")
+      ->group("Reports");
   app.add_option("--color", settings.color, "Colour the severity in text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->group("Reports");
   app.add_option(
-      "-i,--interface", settings.interface,
-      "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
-      "with the summary)");
+         "-i,--interface", settings.interface,
+         "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
+         "with the summary)")
+      ->group("Live capture");
   app.add_option("-f,--filter", settings.filter,
-                 "BPF capture filter for -i (e.g. \"tcp port 4420\")");
+                 "BPF capture filter for -i (e.g. \"tcp port 4420\")")
+      ->group("Live capture");
   app.add_option("--duration", settings.duration,
                  "Seconds to capture with -i (default: until Ctrl-C)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->group("Live capture");
   app.add_option("-j,--jobs", settings.jobs,
                  "Captures analysed in parallel (output keeps the given order)")
-      ->check(CLI::Range(1u, 256u));
+      ->check(CLI::Range(1u, 256u))
+      ->group("Reading captures");
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
-               "Print the diagnostics catalogue (with --format json: as JSON) and exit");
+               "Print the diagnostics catalogue (with --format json: as JSON) and exit")
+      ->group("Catalogue");
   app.add_flag("--list-rules", settings.list_rules,
                "Print the conformance matrix: every rule of RFC 5044 and RFC 6581, where a breach "
-               "shows, the catalogue ids that check it (with --format json: as JSON) and exit");
+               "shows, the catalogue ids that check it (with --format json: as JSON) and exit")
+      ->group("Catalogue");
   app.add_option("--markers", settings.markers,
                  "Captures without startup frames: markers are on/off (default: inferred)")
-      ->check(CLI::IsMember({"on", "off"}));
+      ->check(CLI::IsMember({"on", "off"}))
+      ->group("Reading captures");
   app.add_option("--crc", settings.crc,
                  "Captures without startup frames: CRCs are on/off (default: inferred)")
-      ->check(CLI::IsMember({"on", "off"}));
+      ->check(CLI::IsMember({"on", "off"}))
+      ->group("Reading captures");
   app.add_flag(
-      "--infer-all", settings.infer_all,
-      "Look for FPDUs also in connections whose SYN was captured but that sent no startup frame");
+         "--infer-all", settings.infer_all,
+         "Look for FPDUs also in connections whose SYN was captured but that sent no startup frame")
+      ->group("Reading captures");
   app.add_option("--max-buffer", settings.max_buffer,
-                 "Ceiling on buffered out-of-order octets per direction (default 4 MiB)");
+                 "Ceiling on buffered out-of-order octets per direction (default 4 MiB)")
+      ->group("Reading captures");
   app.add_option("--max-connections", settings.max_connections,
-                 "Connections tracked at once (default 16384)");
+                 "Connections tracked at once (default 16384)")
+      ->group("Reading captures");
   app.add_option("--vxlan-port", settings.vxlan_ports,
                  "Also decode UDP port N as VXLAN (besides 4789; repeatable or N,M)")
       ->delimiter(',')
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->group("Reading captures");
   app.add_option("--geneve-port", settings.geneve_ports,
                  "Also decode UDP port N as Geneve (besides 6081; repeatable or N,M)")
       ->delimiter(',')
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->group("Reading captures");
   app.add_flag("--list-fpdus", settings.list_fpdus,
                "Also list every FPDU (frame completing it, frame where it starts, direction, seq, "
-               "ULPDU_Length, CRC, markers)");
+               "ULPDU_Length, CRC, markers)")
+      ->group("Reports");
   app.add_flag("--no-summary", settings.no_summary,
-               "Text format: findings only, no capture lines or totals");
+               "Text format: findings only, no capture lines or totals")
+      ->group("Reports");
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->group("Reports");
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) settings.command += (i ? " " : "") + std::string(argv[i]);
@@ -505,6 +533,9 @@ int main(int argc, char** argv) {
       settings.format == "text" && !to_stdout &&
       (!settings.interface.empty() || (settings.files.size() == 1 && arriving(settings.files[0]) &&
                                        settings.write_baseline.empty()));
+  // Live capture as JSON: JSON Lines, an event a line as it happens.
+  const bool json_lines = settings.format == "json" && !to_stdout && !settings.interface.empty();
+  text.timestamps = !settings.interface.empty();
   if (streaming || !settings.interface.empty()) {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
@@ -514,18 +545,22 @@ int main(int argc, char** argv) {
   }
   if (streaming || !settings.interface.empty()) {
     bool unreadable = false;
-    mpa::report::StreamingText printer(
-        std::cout,
-        settings.interface.empty() ? (settings.files[0] == "-" ? "<stdin>" : settings.files[0])
-                                   : settings.interface,
-        text);
+    const std::string name = settings.interface.empty()
+                                 ? (settings.files[0] == "-" ? "<stdin>" : settings.files[0])
+                                 : settings.interface;
+    mpa::report::StreamingText printer(std::cout, name, text);
+    const std::unique_ptr<mpa::report::FindingObserver> events =
+        json_lines ? mpa::report::json_lines_observer(std::cout, name) : nullptr;
     std::vector<mpa::report::CaptureReport> reports;
     std::vector<mpa::report::CaptureTrace> traces(settings.html.empty() ? 0 : 1);
     reports.push_back(check_file(settings.files.empty() ? "" : settings.files[0], settings,
                                  suppressions ? &*suppressions : nullptr, unreadable,
-                                 streaming ? &printer : nullptr,
+                                 streaming ? &printer : events.get(),
                                  traces.empty() ? nullptr : &traces[0]));
     if (unreadable) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
+    // An interface or filter that could not be opened read nothing: the message above, no
+    // report of zero frames, exit 2.
+    if (!settings.interface.empty() && reports.back().not_opened) return kExitUsage;
     if (!settings.write_baseline.empty()) {
       // Read once: its findings are reported as found; the baseline accepts them next time.
       if (!write_baseline_file(reports, settings.write_baseline)) return kExitUsage;
@@ -534,7 +569,7 @@ int main(int argc, char** argv) {
     }
     const int status =
         finish_reports(reports, settings, policy, text, suppressions ? &*suppressions : nullptr,
-                       unreadable, streaming, traces, run_seconds());
+                       unreadable, streaming || json_lines, traces, run_seconds());
     return settings.write_baseline.empty() || status != kExitFindings ? status : kExitClean;
   }
   std::vector<std::string> files;
@@ -618,6 +653,10 @@ int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const
     write_html(std::cout);
   } else if (settings.sarif == "-") {
     write_sarif(std::cout);
+  } else if (settings.format == "json" && streamed) {
+    for (const mpa::report::CaptureReport& report : reports) {
+      mpa::report::write_json_lines_end(std::cout, report, policy);
+    }
   } else if (settings.format == "json") {
     mpa::report::write_json(std::cout, reports, policy, review);
   } else {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -47,10 +48,11 @@ struct ConnectionReport {
 };
 
 struct CaptureReport {
-  std::string file;      // as named on the command line ("<stdin>", or the interface)
-  CapturePlace place;    // where it is, for suppression rules and SARIF
-  double seconds = 0;    // the time its analysis took
-  bool missing = false;  // named on the command line but not there (result.ok is false)
+  std::string file;         // as named on the command line ("<stdin>", or the interface)
+  CapturePlace place;       // where it is, for suppression rules and SARIF
+  double seconds = 0;       // the time its analysis took
+  bool missing = false;     // named on the command line but not there (result.ok is false)
+  bool not_opened = false;  // could not be opened at all (a bad interface or capture filter)
   PipelineResult result;
   std::vector<ConnectionReport> connections;      // by connection id
   std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
@@ -149,8 +151,12 @@ struct TextOptions {
   bool list_findings = true;   // false: the findings were streamed already
   bool suppressed = false;     // list suppressed findings too (as "suppressed", never as
                                // "error" or "warning")
+  bool timestamps = false;     // streamed lines start with their capture time (live capture)
   Policy policy;
 };
+// A capture time (nanoseconds since the epoch) as UTC, ISO 8601 with microseconds:
+// "2026-11-26T11:20:01.123456Z".
+std::string utc_time(std::uint64_t ns);
 void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
                 const TextOptions& options);
 // Whether the text report lists a finding: suppressed ones with `suppressed`, notes with
@@ -189,6 +195,11 @@ void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
 // The rfc-editor.org address of a catalogue entry's reference ("RFC 5044 4.4" ->
 // https://www.rfc-editor.org/rfc/rfc5044#section-4.4); "" when it names no RFC.
 std::string rfc_url(std::string_view rfc);
+// Live capture with --format json: JSON Lines, one event a line as it happens ("finding" when
+// a finding is decided, "connection" when a connection ends, without its findings) and an
+// "end" line with the capture's verdict and counts (write_json_lines_end).
+std::unique_ptr<FindingObserver> json_lines_observer(std::ostream& out, std::string capture);
+void write_json_lines_end(std::ostream& out, const CaptureReport& capture, const Policy& policy);
 void write_catalogue(std::ostream& out, bool json);
 void write_catalogue_json(std::ostream& out);
 // The conformance matrix (mpa/conformance.h): --list-rules.

@@ -220,6 +220,57 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
   out << "],\n\"summary\": " << summary.dump() << "\n}\n";
 }
 
+namespace {
+
+class JsonLines : public FindingObserver {
+ public:
+  JsonLines(std::ostream& out, std::string capture) : out_(out), capture_(std::move(capture)) {}
+  void on_decided(const ReportedFinding& f, std::uint32_t connection) override {
+    ordered_json j;
+    j["event"] = "finding";
+    j["time"] = utc_time(f.finding.timestamp_ns);
+    j["capture"] = capture_;
+    j["connection"] =
+        connection == kCaptureFinding ? ordered_json(nullptr) : ordered_json(connection);
+    j.update(finding_json(f, connection != kCaptureFinding));
+    out_ << j.dump() << '\n' << std::flush;
+  }
+  void on_connection_end(const ConnectionReport& c) override {
+    ordered_json j;
+    j["event"] = "connection";
+    j["capture"] = capture_;
+    j.update(connection_json(c));
+    j.erase("findings");  // each was a line of its own
+    j.erase("findings_not_listed");
+    j["counts"] = counts_json(c.active);
+    out_ << j.dump() << '\n' << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::string capture_;
+};
+
+}  // namespace
+
+std::unique_ptr<FindingObserver> json_lines_observer(std::ostream& out, std::string capture) {
+  return std::make_unique<JsonLines>(out, std::move(capture));
+}
+
+void write_json_lines_end(std::ostream& out, const CaptureReport& cap, const Policy& policy) {
+  ordered_json j;
+  j["event"] = "end";
+  j["capture"] = cap.file;
+  j["frames"] = cap.result.stats.frames;
+  j["complete"] = cap.result.ok;
+  if (!cap.result.ok) j["error"] = cap.result.error;
+  j["tcp_connections"] = cap.tcp_connections;
+  j["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
+  j["counts"] = counts_json(cap.active);
+  j["suppressed"] = counts_json(cap.suppressed);
+  out << j.dump() << '\n' << std::flush;
+}
+
 void write_catalogue_json(std::ostream& out) {
   ordered_json list = ordered_json::array();
   for (const DiagnosticInfo& d : catalogue()) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <ctime>
 #include <map>
 
 #include "mpa/conformance.h"
@@ -321,6 +322,14 @@ void write_rules(std::ostream& out, bool json) {
   fmt::print(out, "{} rules ({}); observable: {}; coverage: {}\n", conformance_rules().size(),
              counts(requirements, Requirement{}), counts(observables, Observable{}),
              counts(coverages, Coverage{}));
+}
+
+std::string utc_time(std::uint64_t ns) {
+  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000u);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ns % 1'000'000'000u / 1000u);
 }
 
 }  // namespace mpa::report

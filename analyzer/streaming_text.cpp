@@ -6,6 +6,7 @@ namespace mpa::report {
 void StreamingText::on_decided(const ReportedFinding& f, std::uint32_t connection) {
   if (!listed(f, options_)) return;
   if (connection == kCaptureFinding) {
+    if (options_.timestamps) out_ << utc_time(f.finding.timestamp_ns) << ' ';
     out_ << finding_line(file_, f, nullptr, options_.color) << std::flush;
     return;
   }
@@ -16,6 +17,7 @@ void StreamingText::on_decided(const ReportedFinding& f, std::uint32_t connectio
   }
   ConnectionSummary where;
   where.id = connection;
+  if (options_.timestamps) out_ << utc_time(f.finding.timestamp_ns) << ' ';
   out_ << finding_line(file_, f, &where, options_.color, options_.certain_at) << std::flush;
 }
 

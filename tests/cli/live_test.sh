@@ -7,6 +7,18 @@
 set -euo pipefail
 mpa_check=$1 capture=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
+
+# An interface or a filter that cannot be opened: one clear line on stderr, nothing on
+# standard output (no report of zero frames), exit 2.
+for args in "-i mpa-no-such-if0" "-i lo -f tcp-port-bogus"; do
+  status=0
+  # shellcheck disable=SC2086
+  "$mpa_check" $args --duration 1 > "$work/bad.out" 2> "$work/bad.err" || status=$?
+  [ "$status" -eq 2 ] && [ ! -s "$work/bad.out" ] && grep -q "^mpa-check: .*\(cannot capture\|capture filter\)" "$work/bad.err" \
+    || { echo "FAIL: mpa-check $args: exit $status, stdout:"; cat "$work/bad.out"; cat "$work/bad.err"; exit 1; }
+done
+echo "ok: a bad interface and a bad filter exit 2 with a message on stderr alone"
+
 ns="mpa-live-$$"
 if ! ip netns add "$ns" 2>"$work/netns.err"; then
   echo "SKIP: cannot make a network namespace here ($(cat "$work/netns.err"))"
@@ -25,6 +37,7 @@ in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || true
 
 # Live, until SIGINT after the replay.
 # Not through a shell function: $! must be mpa-check itself (ip netns exec execs it).
+started=$(date +%s)
 ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --notes --color never > "$work/live.txt" 2> "$work/live.err" &
 pid=$!
 sleep 1.5
@@ -44,21 +57,33 @@ fi
 grep -q "^mpa1: \(ok\|FAIL\):" "$work/live.txt" || { echo "FAIL: no capture summary after SIGINT"; cat "$work/live.txt"; exit 1; }
 [ "$first_findings" -gt 0 ] || { echo "FAIL: nothing printed while the capture was running"; exit 1; }
 
-# Live findings vs offline findings: (frame, severity, id, direction) as text lines.
-python3 - "$work/offline.json" "$work/live.txt" <<'PY'
-import json, re, sys
+ended=$(date +%s)
+
+# Live findings vs offline findings: (frame, severity, id, direction) as text lines, each
+# led by its capture time (UTC, wall clock: within the run).
+python3 - "$work/offline.json" "$work/live.txt" "$started" "$ended" <<'PY'
+import datetime, json, re, sys
 offline = json.load(open(sys.argv[1]))
+started, ended = int(sys.argv[3]), int(sys.argv[4])
 want = []
 for cap in offline["captures"]:
     for conn in cap["connections"]:
         for f in conn["findings"]:
             want.append((f["frame"], f["severity"], f["id"], f["direction"]))
 got = []
-pat = re.compile(r"^mpa1:(\d+): (error|warning|note): .*\(connection \d+, (initiator|responder) data, .*\[([a-z0-9.-]+)\]$")
+pat = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6})Z mpa1:(\d+): (error|warning|note): "
+                 r".*\(connection \d+, (initiator|responder) data, .*\[([a-z0-9.-]+)\]$")
 for line in open(sys.argv[2]):
+    if re.search(r"mpa1:\d+: (error|warning|note):", line) and not pat.match(line.rstrip("\n")):
+        print(f"FAIL: a streamed finding line without its time: {line!r}")
+        sys.exit(1)
     m = pat.match(line.rstrip("\n"))
     if m:
-        got.append((int(m.group(1)), m.group(2), m.group(4), m.group(3)))
+        when = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+        if not started - 1 <= when.timestamp() <= ended + 1:
+            print(f"FAIL: {m.group(1)}Z is not wall-clock time of the run ({started}..{ended})")
+            sys.exit(1)
+        got.append((int(m.group(2)), m.group(3), m.group(5), m.group(4)))
 want.sort(); got.sort()
 if want != got:
     print("FAIL: live findings differ from offline ones")
@@ -66,6 +91,39 @@ if want != got:
     print("live:   ", got)
     sys.exit(1)
 print(f"ok: {len(got)} live findings equal the offline ones")
+PY
+
+# --format json with -i: JSON Lines, a "finding" event a line as each is decided (the same
+# findings as offline), a "connection" event as each ends, an "end" event last.
+ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --format json > "$work/live.jsonl" 2> "$work/live-json.err" &
+pid=$!
+sleep 1.5
+in_ns tcpreplay -q -i mpa0 --pps 200 "$capture" > "$work/replay2.txt" 2>&1
+sleep 1
+kill -INT $pid
+status=0
+wait $pid || status=$?
+[ "$status" -le 1 ] || { echo "FAIL: mpa-check -i --format json exited $status"; cat "$work/live-json.err"; exit 1; }
+python3 - "$work/offline.json" "$work/live.jsonl" <<'PY'
+import json, sys
+offline = json.load(open(sys.argv[1]))
+events = [json.loads(line) for line in open(sys.argv[2])]  # each line a JSON document
+want = sorted((f["frame"], f["severity"], f["id"], f["direction"]) for cap in offline["captures"]
+              for conn in cap["connections"] for f in conn["findings"] if f["severity"] != "note")
+got = sorted((e["frame"], e["severity"], e["id"], e["direction"]) for e in events
+             if e["event"] == "finding" and e["connection"] is not None and e["severity"] != "note")
+if want != got:
+    print("FAIL: JSON Lines findings differ from offline ones", want, got, sep="\n")
+    sys.exit(1)
+connections = [e for e in events if e["event"] == "connection"]
+if len(connections) != len(offline["captures"][0]["connections"]) or any("findings" in c for c in connections):
+    print(f"FAIL: {len(connections)} connection events, offline {len(offline['captures'][0]['connections'])}")
+    sys.exit(1)
+end = events[-1]
+if end["event"] != "end" or end["capture"] != "mpa1" or end["counts"]["errors"] != offline["summary"]["errors"]:
+    print(f"FAIL: last event: {end}")
+    sys.exit(1)
+print(f"ok: JSON Lines: {len(got)} findings, {len(connections)} connection events, then the end")
 PY
 
 # --duration ends a capture by itself, with the summary, even when nothing arrived.
