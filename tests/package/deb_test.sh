@@ -15,24 +15,45 @@ rm -rf "$work" && mkdir -p "$work" && work=$(cd "$work" && pwd)
 deb=$(ls "$work/package"/mpa-check_*_*.deb)
 echo "deb_test: built $(basename "$deb")"
 dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents.txt"
-for want in ./usr/bin/mpa-check ./usr/share/man/man1/mpa-check.1 \
-            ./usr/share/bash-completion/completions/mpa-check; do
+for want in ./usr/bin/mpa-check ./usr/share/man/man1/mpa-check.1.gz \
+            ./usr/share/bash-completion/completions/mpa-check ./usr/share/doc/mpa-check/copyright \
+            ./usr/share/doc/mpa-check/changelog.gz ./usr/share/mpa-check/mpa.colorfilters; do
   grep -qx "$want" "$work/contents.txt" || { echo "FAIL: $want not in the package"; cat "$work/contents.txt"; exit 1; }
 done
 plugin=$(grep '/wireshark/plugins/.*/epan/mpa.so$' "$work/contents.txt") || { echo "FAIL: no plugin in the package"; exit 1; }
+# The control fields as Debian reads them: a text description (no CMake list separators), a
+# changelog whose version is the package's, a DEP-5 copyright file.
+description=$(dpkg-deb -f "$deb" Description)
+[[ "$description" != *";"* ]] && [ "$(echo "$description" | wc -l)" -ge 3 ] &&
+  [ -z "$(echo "$description" | awk 'length > 80')" ] ||
+  { echo "FAIL: Description is not text:"; echo "$description"; exit 1; }
+version=$(dpkg-deb -f "$deb" Version)
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/mpa-check/changelog.gz | gzip -dc > "$work/changelog"
+head -1 "$work/changelog" | grep -q "^mpa-check ($version) " ||
+  { echo "FAIL: changelog's first entry is not version $version:"; head -1 "$work/changelog"; exit 1; }
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/mpa-check/copyright | head -1 |
+  grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ||
+  { echo "FAIL: the copyright file is not machine-readable (DEP-5)"; exit 1; }
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "deb_test: Depends: $depends"
 [[ "$depends" == *libwireshark* ]] || { echo "FAIL: no libwireshark dependency"; exit 1; }
 
-# Install; keep what the first README command put into the plugin folder, to restore it.
+# Install. The first README command installs the package too (as root): then the package
+# built here (from the same tree) stays installed; otherwise it is removed at the end, and a
+# plugin file no package owned (an older bootstrap's copy) is put back.
 system_plugin="/${plugin#./}"
-[ -f "$system_plugin" ] && cp "$system_plugin" "$work/previous-mpa.so"
+was_installed=0
+dpkg-query -W -f='${Status}' mpa-check 2>/dev/null | grep -q "install ok installed" && was_installed=1
+[ "$was_installed" -eq 0 ] && [ -f "$system_plugin" ] && cp "$system_plugin" "$work/previous-mpa.so"
 restore() {
+  [ "$was_installed" -eq 1 ] && return
   dpkg -r mpa-check >/dev/null 2>&1 || true
   if [ -f "$work/previous-mpa.so" ]; then install -D -m 0644 "$work/previous-mpa.so" "$system_plugin"; fi
 }
 trap restore EXIT
 dpkg -i "$deb" >/dev/null
+owner=$(dpkg -S "$system_plugin" 2>/dev/null | cut -d: -f1)
+[ "$owner" = "mpa-check" ] || { echo "FAIL: $system_plugin is owned by '$owner', not the package"; exit 1; }
 status=0
 /usr/bin/mpa-check "$src/captures/valid-rev2-client-server.pcap" > "$work/run.txt" || status=$?
 [ "$status" -eq 0 ] && grep -q "valid-rev2-client-server.pcap: ok:" "$work/run.txt" \
