@@ -61,6 +61,7 @@ struct Settings {
   std::string color = "auto";
   unsigned jobs = 1;
   std::string interface;
+  std::string write;  // -w
   std::string filter;
   double duration = 0;
   std::size_t max_buffer = 4u << 20;
@@ -155,6 +156,8 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
     live.duration_ms = static_cast<std::uint64_t>(settings.duration * 1000.0);
     reader = mpa::CaptureReader::open_live(live, error);
     report.file = settings.interface;
+    // -w: what is analysed is kept, frame for frame.
+    if (reader && !settings.write.empty() && !reader->keep(settings.write, error)) reader.reset();
   } else {
     reader = mpa::CaptureReader::open(path, error);
   }
@@ -406,6 +409,10 @@ int main(int argc, char** argv) {
   app.add_option("-f,--filter", settings.filter,
                  "BPF capture filter for -i (e.g. \"tcp port 4420\")")
       ->group("Live capture");
+  app.add_option("-w,--write", settings.write,
+                 "With -i: also write every frame captured to FILE (pcapng; frame N of it is "
+                 "frame N of the report)")
+      ->group("Live capture");
   app.add_option("--duration", settings.duration,
                  "Seconds to capture with -i (default: until Ctrl-C)")
       ->check(CLI::PositiveNumber)
@@ -476,6 +483,10 @@ int main(int argc, char** argv) {
   }
   if (settings.files.empty() && settings.interface.empty()) {
     std::cerr << "mpa-check: no capture given (try --help)\n";
+    return kExitUsage;
+  }
+  if (!settings.write.empty() && settings.interface.empty()) {
+    std::cerr << "mpa-check: -w keeps a live capture; give it with -i\n";
     return kExitUsage;
   }
   if (!settings.interface.empty() && !settings.files.empty()) {

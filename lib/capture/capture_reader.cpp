@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "mpa/packet_decoder.h"
+#include "pcapng_out.h"
 #include "pcapng_stream.h"
 
 namespace mpa {
@@ -296,6 +297,10 @@ struct CaptureReader::Impl {
   bool live = false;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::atomic<bool> stop{false};
+  // -w: every record read is written here too.
+  std::unique_ptr<capture::PcapngWriter> writer;
+  std::chrono::steady_clock::time_point last_flush;
+  bool write_failed = false;
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
@@ -477,7 +482,40 @@ bool CaptureReader::live() const { return impl_->live; }
 
 CaptureReader::~CaptureReader() = default;
 
+bool CaptureReader::keep(const std::string& path, std::string& error) {
+  auto writer = std::make_unique<capture::PcapngWriter>();
+  if (!writer->open(path, link_type(), snaplen(), error)) return false;
+  impl_->writer = std::move(writer);
+  impl_->last_flush = std::chrono::steady_clock::now();
+  return true;
+}
+
 ReadStatus CaptureReader::next(CaptureRecord& record) {
+  Impl& impl = *impl_;
+  const ReadStatus status = read_next(record);
+  if (!impl.writer || impl.write_failed) return status;
+  std::string problem;
+  bool ok = true;
+  if (status == ReadStatus::Record) {
+    ok = impl.writer->write(record.timestamp_ns, record.original_length, record.data, problem);
+    const auto now = std::chrono::steady_clock::now();
+    if (ok && now - impl.last_flush >= std::chrono::seconds(1)) {
+      ok = impl.writer->flush(problem);
+      impl.last_flush = now;
+    }
+  } else {
+    ok = impl.writer->flush(problem);
+  }
+  if (!ok) {
+    // This record is still analysed; the reading ends at the next one, naming the file.
+    impl.write_failed = true;
+    impl.failed = true;
+    error_ = problem;
+  }
+  return status;
+}
+
+ReadStatus CaptureReader::read_next(CaptureRecord& record) {
   Impl& impl = *impl_;
   // Once a read failed or the file ended, libpcap's state is not worth asking again.
   if (impl.failed) return ReadStatus::Error;

@@ -38,7 +38,8 @@ in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || true
 # Live, until SIGINT after the replay.
 # Not through a shell function: $! must be mpa-check itself (ip netns exec execs it).
 started=$(date +%s)
-ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --notes --color never > "$work/live.txt" 2> "$work/live.err" &
+ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --notes --color never -w "$work/kept.pcapng" \
+  > "$work/live.txt" 2> "$work/live.err" &
 pid=$!
 sleep 1.5
 in_ns tcpreplay -q -i mpa0 --pps 200 "$capture" > "$work/replay.txt" 2>&1
@@ -92,6 +93,28 @@ if want != got:
     sys.exit(1)
 print(f"ok: {len(got)} live findings equal the offline ones")
 PY
+
+# -w kept what was analysed, frame for frame: the file read offline gives the live findings
+# at the same frame numbers, and tshark reads as many frames as the live summary counted.
+"$mpa_check" --format json --notes "$work/kept.pcapng" > "$work/kept.json" || [ $? -le 1 ]
+python3 - "$work/kept.json" "$work/live.txt" <<'PY'
+import json, re, sys
+kept = json.load(open(sys.argv[1]))
+want = sorted((f["frame"], f["id"], f["direction"]) for cap in kept["captures"]
+              for conn in cap["connections"] for f in conn["findings"])
+live = open(sys.argv[2]).read()
+got = sorted((int(m.group(1)), m.group(3), m.group(2)) for m in re.finditer(
+    r"mpa1:(\d+): (?:error|warning|note): .*\(connection \d+, (initiator|responder) data, .*\[([a-z0-9.-]+)\]$", live, re.M))
+frames = re.search(r"^mpa1: (?:ok|FAIL): (\d+) frames", live, re.M)
+if not want or want != got or not frames or kept["captures"][0]["frames"] != int(frames.group(1)):
+    print("FAIL: the -w file does not give the live findings and frames", want, got, kept["captures"][0]["frames"], sep="\n")
+    sys.exit(1)
+print(f"ok: -w kept {frames.group(1)} frames; read offline they give the {len(got)} live findings")
+PY
+if command -v tshark >/dev/null; then
+  n=$(tshark -r "$work/kept.pcapng" 2>/dev/null | wc -l)
+  grep -q "^mpa1: \(ok\|FAIL\): $n frames" "$work/live.txt" || { echo "FAIL: tshark reads $n frames from the -w file"; exit 1; }
+fi
 
 # --format json with -i: JSON Lines, a "finding" event a line as each is decided (the same
 # findings as offline), a "connection" event as each ends, an "end" event last.

@@ -108,6 +108,49 @@ TEST(CaptureReader, ReadsBackAPcapWrittenByLibpcap) {
   std::filesystem::remove(path);
 }
 
+// mpa-check -i -w: what the reader returns is written as pcapng, record N as frame N, and
+// reads back the same (bytes, lengths, nanosecond time stamps, link type and snaplen).
+TEST(CaptureReader, KeepWritesEveryRecordReadAsPcapng) {
+  const std::string path = temp_path("keep-source.pcap");
+  const std::string kept = temp_path("kept.pcapng");
+  const auto records = three_records();
+  write_pcap(path, DLT_EN10MB, records);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  ASSERT_TRUE(reader->keep(kept, error)) << error;
+  CaptureRecord record;
+  while (reader->next(record) == ReadStatus::Record) {
+  }
+  EXPECT_TRUE(reader->error().empty()) << reader->error();
+  reader.reset();
+
+  auto again = CaptureReader::open(kept, error);
+  ASSERT_NE(again, nullptr) << error;
+  EXPECT_EQ(again->link_type(), link_type::kEthernet);
+  EXPECT_EQ(again->snaplen(), 65535u);
+  expect_record(*again, 1, records[0], 1700000000'123456000u);
+  expect_record(*again, 2, records[1], 1700000001'000005000u);
+  expect_record(*again, 3, records[2], 1700000002'999999000u);
+  EXPECT_EQ(again->next(record), ReadStatus::End);
+  std::filesystem::remove(path);
+  std::filesystem::remove(kept);
+}
+
+TEST(CaptureReader, KeepNamesAFileItCannotCreate) {
+  const std::string path = temp_path("keep-fail.pcap");
+  write_pcap(path, DLT_EN10MB, three_records());
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  const std::string kept = temp_path("no-such-folder") + "/kept.pcapng";
+  EXPECT_FALSE(reader->keep(kept, error));
+  EXPECT_NE(error.find(kept + ": cannot write"), std::string::npos) << error;
+  CaptureRecord record;
+  EXPECT_EQ(reader->next(record), ReadStatus::Record);  // reading goes on without it
+  std::filesystem::remove(path);
+}
+
 TEST(CaptureReader, KeepsNanosecondTimestamps) {
   const std::string path = temp_path("nano.pcap");
   const std::vector<Written> records = {{{1700000000, 123456789}, frame_bytes(40, 9), 40}};

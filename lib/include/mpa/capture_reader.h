@@ -50,6 +50,12 @@ class CaptureReader {
   // Next record. On Error, error() names the file and the record number that could not be
   // read; records before it were returned normally.
   ReadStatus next(CaptureRecord& record);
+  // Also writes every record next() returns to `path`, as pcapng (one interface: the first
+  // one's link type and snaplen; nanosecond time stamps), so that frame N of that file is
+  // record N here (mpa-check -i -w). The file is flushed at least once a second and at the
+  // end. False (with `error` naming the file) when it cannot be created; a later write that
+  // fails ends the reading with Error (the record that was read is still returned).
+  bool keep(const std::string& path, std::string& error);
   // LINKTYPE_* and snaplen of the first interface (pcapng: of the first section). A record's
   // own interface may differ in a pcapng file: CaptureRecord::link_type says which it is.
   std::uint32_t link_type() const;
@@ -64,6 +70,7 @@ class CaptureReader {
 
  private:
   CaptureReader() = default;
+  ReadStatus read_next(CaptureRecord& record);
   ReadStatus next_pcapng(CaptureRecord& record);
   struct Impl;
   std::unique_ptr<Impl> impl_;
