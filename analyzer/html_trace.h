@@ -172,6 +172,9 @@ class HtmlTracer : public EventSink {
   void on_startup_frame(std::uint32_t connection, Direction direction, const StartupFrame& frame,
                         std::uint64_t frame_number, TcpSeq seq) override;
   void on_fpdu(const FpduEvent& fpdu) override;
+  void on_fpdu_revised(const FpduEvent& revised, bool markers) override {
+    next_.on_fpdu_revised(revised, markers);
+  }
   void on_connection_start(const ConnectionSummary& summary) override;
   void on_connection_end(const ConnectionSummary& summary) override;
 

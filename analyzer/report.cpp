@@ -69,6 +69,20 @@ void Collector::on_fpdu(const FpduEvent& fpdu) {
        static_cast<std::uint32_t>(fpdu.markers.size()), fpdu.first_frame});
 }
 
+void Collector::on_fpdu_revised(const FpduEvent& revised, bool markers) {
+  if (!list_fpdus_) return;
+  auto it = open_.find(revised.connection);
+  if (it == open_.end()) return;
+  std::vector<FpduRecord>& fpdus = it->second.fpdus;
+  for (auto r = fpdus.rbegin(); r != fpdus.rend(); ++r) {
+    if (r->direction != revised.direction || r->seq != revised.header_seq) continue;
+    r->frame = revised.last_frame;
+    r->crc = revised.crc_status;
+    if (!markers) r->markers = 0;
+    return;
+  }
+}
+
 std::string_view to_string(CrcStatus status) {
   switch (status) {
     case CrcStatus::Good:

@@ -119,6 +119,7 @@ class Collector : public EventSink {
   }
   void on_finding(const Finding& finding) override;
   void on_fpdu(const FpduEvent& fpdu) override;
+  void on_fpdu_revised(const FpduEvent& revised, bool markers) override;
   void on_connection_start(const ConnectionSummary& summary) override;
   void on_connection_end(const ConnectionSummary& summary) override;
   // Orders connections by id once the capture is done.

@@ -92,6 +92,21 @@ FrameCache::begin_segment(const Window &payload)
 {
     current_.segment = true;
     current_.payload = payload;
+    recent_windows_.emplace_back(current_.frame, payload);
+    if (recent_windows_.size() > kRecentWindows)
+        recent_windows_.pop_front();
+}
+
+const Window *
+FrameCache::recent_window(std::uint64_t frame) const
+{
+    for (auto it = recent_windows_.rbegin(); it != recent_windows_.rend(); ++it) {
+        if (it->first == frame)
+            return &it->second;
+        if (it->first < frame)
+            break;
+    }
+    return nullptr;
 }
 
 void
@@ -168,6 +183,70 @@ FrameCache::add_fpdu(const mpa::FpduEvent &e, std::uint32_t connection)
     fpdus_.append(record(e.last_frame).fpdus, r);
 }
 
+void
+FrameCache::revise_fpdu(const mpa::FpduEvent &e, bool markers)
+{
+    // The record sits at the frame that completed the FPDU as first read: between the frame
+    // holding its first octet and this one.
+    const bool responder = direction_view(e.direction) == MPA_RESPONDER;
+    const std::uint64_t last = std::min<std::uint64_t>(current_.frame, frame_index_.size() - 1);
+    for (std::uint64_t frame = e.first_frame; frame <= last; ++frame) {
+        if (frame_index_[frame] == 0)
+            continue;
+        const Span span = records_.at(frame_index_[frame] - 1).fpdus;
+        for (std::uint32_t i = 0; i < span.count; ++i) {
+            FpduRecord &old = fpdus_.at(span.begin + i);
+            if ((old.bits & FpduRecord::kRevised) || old.connection != e.connection ||
+                old.start_seq != e.start_seq.value() ||
+                ((old.bits & FpduRecord::kResponder) != 0) != responder)
+                continue;
+            FpduRecord r = old;
+            old.bits |= FpduRecord::kRevised;
+            r.wire_length = e.wire_length;
+            r.ulpdu_size = e.ulpdu_size;
+            r.pad_length = e.pad_length;
+            r.crc_received = e.crc_received;
+            r.crc_computed = e.crc_computed;
+            r.bits &= static_cast<std::uint8_t>(
+                ~(FpduRecord::kNoCrcField | FpduRecord::kHere | (3u << FpduRecord::kCrcShift)));
+            r.bits |=
+                static_cast<std::uint8_t>(crc_status_view(e.crc_status) << FpduRecord::kCrcShift);
+            if (!e.crc_field)
+                r.bits |= FpduRecord::kNoCrcField;
+            // Its markers as read before, those that lie within it (none: the sender inserts
+            // none, and what was read as markers was data).
+            r.markers = {};
+            const mpa::SeqRange extent{ e.start_seq, e.wire_length };
+            for (std::uint32_t k = 0; markers && k < old.markers.count; ++k) {
+                const MarkerRecord m = markers_.at(old.markers.begin + k);
+                if (extent.contains(mpa::TcpSeq(m.seq)))
+                    markers_.append(r.markers, m);
+            }
+            // Its ULPDU: a copy of the first reading's octets holds the sender's (a prefix);
+            // octets in the frame stay where they are when it is still filed there.
+            const bool moved = e.last_frame != frame;
+            if ((r.bits & FpduRecord::kUlpduInFrame) && moved)
+                r.bits &= static_cast<std::uint8_t>(~FpduRecord::kUlpduInFrame);
+            if (r.ulpdu != nullptr && e.ulpdu_size > old.ulpdu_size)
+                r.ulpdu = nullptr;
+            FrameRecord &target = record(e.last_frame);
+            if (!target.has_payload) {
+                if (const Window *w = recent_window(e.last_frame)) {
+                    target.payload = *w;
+                    target.has_payload = true;
+                }
+            }
+            if (target.has_payload)
+                r.bits |= FpduRecord::kHere;
+            // A ULPDU wholly inside the frame now filed under: shown from its octets.
+            if (target.has_payload && r.ulpdu == nullptr && e.first_frame == e.last_frame)
+                r.bits |= FpduRecord::kUlpduInFrame;
+            fpdus_.append(record(e.last_frame).fpdus, r);
+            return;
+        }
+    }
+}
+
 // True when the segment being fed holds the whole ULPDU between the FPDU's markers, checked
 // octet for octet against the library's ULPDU.
 bool
@@ -230,6 +309,8 @@ FrameCache::render_fpdus(const FrameRecord &r)
         const FpduRecord &f = fpdus_.at(r.fpdus.begin + i);
         const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
         firsts.emplace_back(rendered_markers_.size(), rendered_pieces_.size());
+        if (f.bits & FpduRecord::kRevised)
+            continue; // drawn as its sender framed it, where that reading completed it
         for (std::uint32_t k = 0; k < f.markers.count; ++k) {
             const MarkerRecord &m = markers_.at(f.markers.begin + k);
             const mpa::TcpSeq seq(m.seq);
@@ -258,6 +339,8 @@ FrameCache::render_fpdus(const FrameRecord &r)
     }
     for (std::uint32_t i = 0; i < r.fpdus.count; ++i) {
         const FpduRecord &f = fpdus_.at(r.fpdus.begin + i);
+        if (f.bits & FpduRecord::kRevised)
+            continue;
         const bool here = window != nullptr && (f.bits & FpduRecord::kHere);
         const std::size_t marker_end =
             i + 1 < r.fpdus.count ? firsts[i + 1].first : rendered_markers_.size();

@@ -152,6 +152,9 @@ class FrameCache
     void add_startup(std::uint64_t frame, const mpa_startup_view &startup);
     // The FPDU `fpdu` of connection number `connection`, at the frame that completed it.
     void add_fpdu(const mpa::FpduEvent &fpdu, std::uint32_t connection);
+    // A deviation named: the FPDU added before at `revised.start_seq` as its sender framed
+    // it (EventSink::on_fpdu_revised), filed under the frame that completed it that way.
+    void revise_fpdu(const mpa::FpduEvent &revised, bool markers);
     void add_ended(std::uint64_t frame, const mpa_connection_view *connection);
 
     // Copies that live as long as the cache.
@@ -186,6 +189,7 @@ class FrameCache
             kUlpduInFrame = 8, // the ULPDU is this frame's octets between the markers
             kCrcShift = 4,     // two bits: enum mpa_crc_status
             kNoCrcField = 64,  // its sender sends no CRC field
+            kRevised = 128,    // replaced by its sender's framing (filed again, maybe elsewhere)
         };
         std::uint32_t connection;
         std::uint32_t start_seq;
@@ -238,6 +242,11 @@ class FrameCache
     }
 
     Current current_;
+    // The payload windows of the last frames that carried a segment (a revised FPDU may end
+    // in a frame fed before: its byte ranges are located with that frame's window).
+    static constexpr std::size_t kRecentWindows = 8192;
+    std::deque<std::pair<std::uint64_t, Window>> recent_windows_;
+    const Window *recent_window(std::uint64_t frame) const;
     // Frame numbers are dense, so a frame's record is found through a plain index: 4 octets
     // per frame, records only for frames the library reported about.
     std::vector<std::uint32_t> frame_index_{ 0 }; // frame -> 1 + index in `records_`, 0: none

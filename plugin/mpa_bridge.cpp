@@ -158,6 +158,12 @@ struct mpa_bridge final : mpa::EventSink {
     }
 
     void
+    on_fpdu_revised(const mpa::FpduEvent &e, bool markers) override
+    {
+        cache.revise_fpdu(e, markers);
+    }
+
+    void
     on_connection_end(const mpa::ConnectionSummary &s) override
     {
         mpa_connection_view &v = connections.emplace_back();

@@ -220,6 +220,10 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   prev.ulpdu_length = fpdu.ulpdu_length;
   prev.crc_good = fpdu.crc_status == CrcStatus::Good && !crc_explained;
   if (fpdu.ulpdu_head.size() >= 2) prev.control = {fpdu.ulpdu_head[0], fpdu.ulpdu_head[1]};
+  prev.event = fpdu;
+  prev.event.markers = {};
+  prev.event.ulpdu_head = {};
+  prev.event.ulpdu = {};
 }
 
 }  // namespace mpa

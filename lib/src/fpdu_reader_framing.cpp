@@ -283,12 +283,28 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
     framing = h.framing;
     if (!h.markers) grid = MarkerGrid();
     framing_named_ = true;
+    if (!first_marker) revise_previous(h, sink);
     prev_.reset();
   } else if (c.exempt) {
     exempt_seq_ = t.held.seq() + static_cast<std::uint32_t>(c.start);
     exempt_empty_run_ = true;
   }
   return Resume{std::move(t.held), c.start, framing, grid};
+}
+
+void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
+  // The FPDU the deviation names was reported as the RFC frames it: report it again as the
+  // sender framed it (ULPDU, pad, CRC field, extent), so that faces that drew it redraw it.
+  FpduEvent revised = prev_->event;
+  const MarkerGrid grid = h.markers ? grammar_.grid() : MarkerGrid();
+  revised.ulpdu_size = ulpdu_octets(h.framing, revised.ulpdu_length).value_or(0);
+  revised.pad_length = static_cast<std::uint8_t>(pad_octets(h.framing, revised.ulpdu_size));
+  revised.crc_field = h.framing.crc_field;
+  revised.wire_length = fpdu_wire_length(grid, revised.start_seq, h.framing, revised.ulpdu_length);
+  revised.leading_marker = revised.leading_marker && h.markers;
+  revised.crc_status = CrcStatus::NotChecked;
+  revised.crc_received = revised.crc_computed = 0;
+  sink.on_fpdu_revised(revised, h.markers);
 }
 
 std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,

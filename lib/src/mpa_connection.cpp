@@ -234,6 +234,9 @@ void Sender::on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
                                 reach, seq.value()));
 }
 void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
+void Sender::on_fpdu_revised(const FpduEvent& revised, bool markers) {
+  connection.on_fpdu_revised(*this, revised, markers);
+}
 void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }
 
 }  // namespace mpa

@@ -164,6 +164,7 @@ struct Sender final : StreamSink, FpduSink {
   void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
                                        std::uint64_t frame) override;
   void on_fpdu(const FpduEvent& fpdu) override;
+  void on_fpdu_revised(const FpduEvent& revised, bool markers) override;
   void on_finding(Finding&& finding) override;
 };
 
@@ -196,6 +197,7 @@ class MpaConnection {
               std::uint64_t frame);
   void on_end(Sender& s, std::uint64_t frame, StreamEnd how);
   void on_fpdu(Sender& s, const FpduEvent& fpdu);
+  void on_fpdu_revised(Sender& s, const FpduEvent& revised, bool markers);
   // The finding gate: held until the connection is known to carry MPA, then stamped with
   // connection and direction, counted and delivered.
   void report(Sender& s, Finding&& finding);

@@ -376,6 +376,15 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context_.sink.on_fpdu(fpdu);
 }
 
+void MpaConnection::on_fpdu_revised(Sender& s, const FpduEvent& revised, bool markers) {
+  FpduEvent fpdu = revised;
+  // Its extent changed: the frame that completed it is the one that delivered its last octet.
+  if (fpdu.wire_length != 0) {
+    if (const auto frame = s.octet_frames.frame_of(fpdu.end_offset() - 1)) fpdu.last_frame = *frame;
+  }
+  context_.sink.on_fpdu_revised(fpdu, markers);
+}
+
 void MpaConnection::settle_alignment(Sender& s) {
   if (!s.held_alignment) return;
   const FpduReader* r = s.reader();

@@ -224,6 +224,34 @@ def test_fields(ts, args):
         expect(re.search(r"^\s*37\s+Protocol\s+MPA\s+ULPDU_Length above 64768", expert, re.M),
                f"-z expert does not group the 37 ulpdu-length-too-large findings:\n{expert}")
 
+    # A sender that frames as the RFC does not (mpa-synth's quirks): once the deviation is
+    # named, its first FPDU too is drawn as the sender framed it, in the frame where it
+    # begins (the frame the finding names): no CRC field where none is sent, the sender's
+    # pad, its ULPDU handed on to DDP/RDMAP there.
+    for name, deviation in (("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing"),
+                            ("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong")):
+        capture = next((os.path.join(d, name) for d in args.captures
+                        if os.path.exists(os.path.join(d, name))), None)
+        if capture is None:
+            continue
+        report = json.loads(subprocess.run([args.mpa_check, "--format", "json", capture],
+                                           capture_output=True, text=True).stdout)
+        found = [f for cap in report["captures"] for conn in cap["connections"]
+                 for f in conn["findings"] if f["id"] == deviation]
+        expect(len(found) == 1, f"{name}: {deviation} expected once, got {found}")
+        frame = found[0]["frame"]
+        rows = ts.fields(capture, "mpa.ulpdu_length", "mpa.pad", "mpa.crc", "iwarp_rdma.opcode",
+                         display_filter=f"frame.number == {frame}")
+        expect(rows and rows[0][0] and rows[0][3], f"{name}: frame {frame}, where the deviating FPDU "
+               f"begins, shows no FPDU handed on: {rows}")
+        length, pad = int(rows[0][0].split(",")[0]), int(rows[0][1].split(",")[0])
+        if deviation == "fpdu.crc-field-missing":
+            expect(rows[0][2] == "", f"{name}: frame {frame} shows a CRC field the sender does not send: {rows}")
+            expect(pad == (-(length + 2)) % 4, f"{name}: pad {pad} for ULPDU_Length {length}")
+        else:  # the finding names the sender's rule: pad = (ULPDU_Length + 2) mod 4
+            expect("pad = (ULPDU_Length + 2) mod 4" in found[0]["message"], found[0]["message"])
+            expect(pad == (length + 2) % 4, f"{name}: frame {frame} shows pad {pad}, not the sender's")
+
     # DDP/RDMAP under our FPDUs; the built-in iwarp_mpa is off.
     rows = ts.fields(rping, "frame.number", "mpa.ulpdu_length", "iwarp_rdma.opcode",
                      display_filter="mpa.ulpdu_length")

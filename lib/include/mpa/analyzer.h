@@ -54,6 +54,16 @@ class EventSink {
     (void)connection, (void)direction, (void)frame, (void)frame_number, (void)seq;
   }
   virtual void on_fpdu(const FpduEvent& fpdu) { (void)fpdu; }
+  // A framing deviation was named (fpdu.pad-rule-wrong, fpdu.crc-field-missing,
+  // fpdu.ulpdu-length-miscounted, fpdu.markers-missing): the FPDU at `revised.start_seq`,
+  // reported before as the RFC frames it, as its sender framed it: its ULPDU size, pad, CRC
+  // field, wire length and the frame that completed it (last_frame). Its CRC is not checked
+  // again, its ULPDU and markers are not given again (`markers`: the sender inserts markers,
+  // so those reported before that lie within it stay). Every later FPDU of the direction is
+  // reported with the sender's framing from the start.
+  virtual void on_fpdu_revised(const FpduEvent& revised, bool markers) {
+    (void)revised, (void)markers;
+  }
   // A connection is known to carry MPA from now on (a startup frame, or FPDUs recognised):
   // its id, roles and endpoints as known at this moment. Its findings follow.
   virtual void on_connection_start(const ConnectionSummary& summary) { (void)summary; }

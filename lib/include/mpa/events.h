@@ -102,6 +102,11 @@ class FpduSink {
   virtual ~FpduSink() = default;
   virtual void on_fpdu(const FpduEvent& fpdu) = 0;
   virtual void on_finding(Finding&& finding) = 0;
+  // The FPDU reported last before a framing deviation was named, as its sender framed it
+  // (see EventSink::on_fpdu_revised).
+  virtual void on_fpdu_revised(const FpduEvent& revised, bool markers) {
+    (void)revised, (void)markers;
+  }
 };
 
 }  // namespace mpa

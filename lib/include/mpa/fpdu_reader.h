@@ -141,6 +141,8 @@ class FpduReader {
   reader_mode::Mode mode_;
   TailOctets tail_;  // the newest octets read: a framing test starts from them
   std::optional<reader_mode::PreviousFpdu> prev_;
+  // The previous FPDU as `h` frames it, to `sink` (a deviation named from it).
+  void revise_previous(const SenderHypothesis& h, FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named: no second one is looked for

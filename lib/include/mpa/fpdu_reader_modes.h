@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "mpa/events.h"
 #include "mpa/fpdu_search.h"
 #include "mpa/held_octets.h"
 #include "mpa/marker_grid.h"
@@ -94,6 +95,7 @@ struct PreviousFpdu {
   std::uint16_t ulpdu_length = 0;
   bool crc_good = false;  // its CRC matched where the RFC puts it: no deviation framed it
   std::optional<std::array<std::uint8_t, 2>> control;  // its ULPDU's first two octets
+  FpduEvent event;  // as reported (its spans cleared): revised if a deviation names it
 };
 
 }  // namespace mpa::reader_mode
