@@ -60,6 +60,7 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
   const SeqRange length_field = ulpdu_length_field(f.header_seq);
   switch (id) {
     case DiagId::FpduCrcMismatch:
+    case DiagId::FpduCrcMiscomputed:
       out.push_back({crc_field(f.start_seq, f.wire_length),
                      fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received,
                                  f.crc_computed)});

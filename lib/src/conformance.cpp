@@ -63,10 +63,12 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-1.2-r2", Rfc5044, "1.2", 388, 392, Must,
      "CRCs MUST be enabled unless it is clear that the end-to-end connection through the network "
      "has data integrity at least as good as an MPA with CRC enabled",
-     "CRCs are on unless the path protects data end to end at least as well (IPsec, say).", No,
-     "C=0 in both startup frames is on the wire, but whether the path beyond the capture point "
-     "protects the data as well as CRC32c is not",
-     Ids{}, None, "", Caps{}},
+     "CRCs are on unless the path protects data end to end at least as well (IPsec, say).", Sender,
+     "", Ids{StartupCrcDisabled}, Partial,
+     "C=0 in both startup frames is named, once per connection and as a note, never as a breach: "
+     "whether the path beyond the capture point protects the data as well as CRC32c is not on the "
+     "wire",
+     Caps{"fault-startup.crc-disabled.pcap", "valid-rev1-markers-none-crc-off.pcap"}},
     {"5044-3-r1", Rfc5044, "3", 579, 580, Must,
      "MPA MUST encapsulate the ULPDU such that there is exactly one ULPDU contained in one FPDU",
      "One ULPDU per FPDU.", No,
@@ -193,7 +195,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "A marker between two FPDUs counts in the CRC of the FPDU after it.", Sender, "",
      Ids{FpduCrcMismatch}, Partial,
      "a sender that leaves such a marker out of the CRC shows as fpdu.crc-mismatch, not named as "
-     "such; no bundled capture has one",
+     "such (fpdu.crc-miscomputed recognises zero, byte-swapped and not inverted CRCs, not CRCs "
+     "that skip markers); no bundled capture has one",
      Caps{"fault-fpdu.crc-mismatch.pcap"}},
     {"5044-4.3-r6", Rfc5044, "4.3", 816, 819, Must,
      "MPA reserves these bits so they MUST be treated as zero for computation at the receiver",
@@ -225,10 +228,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      kInsideHost, Ids{}, None, "", Caps{}},
     {"5044-4.4-r1", Rfc5044, "4.4", 884, 884, Must,
      "An MPA implementation MUST implement CRC support",
-     "Every implementation can generate and check CRCs.", Sender, "", Ids{FpduCrcMismatch}, Partial,
-     "seen only where CRCs are in use, as wrong CRCs: a sender that cannot make CRCs and one that "
-     "made one wrong look alike",
-     Caps{"fault-fpdu.crc-mismatch.pcap"}},
+     "Every implementation can generate and check CRCs.", Sender, "",
+     Ids{FpduCrcMismatch, FpduCrcMiscomputed}, Partial,
+     "seen only where CRCs are in use, as wrong CRCs: a CRC field of zero, or the CRC32c written "
+     "byte-swapped or not inverted, is named fpdu.crc-miscomputed; any other wrong CRC is "
+     "fpdu.crc-mismatch, where a sender that cannot make CRCs and one that made one wrong look "
+     "alike",
+     Caps{"fault-fpdu.crc-mismatch.pcap", "fault-fpdu.crc-miscomputed.pcap"}},
     {"5044-4.4-r2", Rfc5044, "4.4", 884, 904, Must,
      "The default configuration for a connection MUST be to use CRCs",
      "A host always uses CRCs, or offers C=0 only on an administrator's explicit request; CRCs are "
@@ -246,7 +252,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.4-r5", Rfc5044, "4.4", 917, 919, Must,
      "an MPA instance MUST continue generating and checking CRCs until the connection terminates",
      "A side whose peer asked for CRCs sends correct CRCs until the connection ends.", Sender, "",
-     Ids{FpduCrcMismatch}, Full, "", Caps{"fault-fpdu.crc-mismatch.pcap"}},
+     Ids{FpduCrcMismatch, FpduCrcMiscomputed}, Full, "",
+     Caps{"fault-fpdu.crc-mismatch.pcap", "fault-fpdu.crc-miscomputed.pcap"}},
     {"5044-4.4-r6", Rfc5044, "4.4", 917, 919, Must,
      "an MPA instance MUST continue generating and checking CRCs until the connection terminates",
      "A side whose peer asked for CRCs checks every CRC until the connection ends.", Receiver, "",
@@ -722,7 +729,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "Private Data MUST begin with enhanced RDMA connection establishment data",
      "With S=1, private data begins with the 4-octet IRD/ORD block.", Sender, "",
      Ids{StartupEnhancedDataMissing}, Partial,
-     "only private data too short for the block is seen; any 4 octets read as an IRD/ORD block",
+     "only private data too short for the block is seen; any 4 octets read as an IRD/ORD block "
+     "(those that read as a little-endian one are named by rule 6581-9-r1)",
      Caps{"fault-startup.enhanced-data-missing.pcap"}},
     {"6581-7-r1", Rfc6581, "7", 827, 829, Must,
      "The Enhanced Reject function code MUST be used to indicate rejection of enhanced DDP stream "
@@ -750,10 +758,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"6581-9-r1", Rfc6581, "9", 926, 929, Must,
      "Note that this field MUST be sent in network byte order, with the IRD and ORD encoded as "
      "14-bit unsigned integers",
-     "The IRD/ORD block is big-endian, IRD and ORD 14 bits each.", Sender, "", Ids{}, None,
-     "a block in another byte order decodes as other IRD/ORD values and flags; only the rules "
-     "those values then break are named",
-     Caps{}},
+     "The IRD/ORD block is big-endian, IRD and ORD 14 bits each.", Sender, "",
+     Ids{StartupEnhancedBlockLittleEndian}, Partial,
+     "a block whose 16-bit halves are little-endian is named when its depths read in network "
+     "order are implausible (above 255 and not 0x3FFF) and byte-swapped are not; one whose "
+     "swapped depths also read plausibly in network order, or sent as one little-endian 32-bit "
+     "word, decodes as other IRD/ORD values and flags, and only the rules those break are named",
+     Caps{"fault-startup.enhanced-block-little-endian.pcap"}},
     {"6581-9.1-r1", Rfc6581, "9.1", 1022, 1024, Must,
      "The responder and initiator MUST pass the peer's provided IRD and ORD values to the ULP",
      "Both sides pass the peer's IRD and ORD to their ULP.", No,
@@ -909,8 +920,12 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"6581-10-r3", Rfc6581, "10", 1169, 1170, MustNot,
      "The initiator MUST NOT use the enhanced RDMA connection establishment formats or function "
      "codes when no enhanced functionality is desired",
-     "An Initiator that wants no enhanced feature sends an unenhanced Request.", No,
-     "what the Initiator wants is inside it", Ids{}, None, "", Caps{}},
+     "An Initiator that wants no enhanced feature sends an unenhanced Request.", Sender, "",
+     Ids{StartupEnhancedNegotiatesNothing}, Partial,
+     "what the Initiator wants is inside it: only an enhanced Request that can negotiate nothing "
+     "(A=0, IRD and ORD 0x3FFF) is named; one that offers values or peer-to-peer it does not "
+     "want is not",
+     Caps{"fault-startup.enhanced-negotiates-nothing.pcap"}},
     {"6581-10-r4", Rfc6581, "10", 1172, 1172, Must,
      "The responder MUST continue to accept unenhanced connection requests",
      "A Responder still accepts unenhanced Requests.", Receiver, "", Ids{}, None, kRev1Refused,

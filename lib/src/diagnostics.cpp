@@ -201,6 +201,30 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "RFC 793 3.3", MpaError::None,
      "The peer's acknowledgements lag further behind than retransmissions are compared; older "
      "octets, which TCP may still resend, are no longer compared with those first sent"},
+    // ---- sender rules of RFC 5044 4.4 and RFC 6581 9-10, added later
+    // A note: C=0 both ways is legal when the path protects the data as well as CRC32c (RFC
+    // 5044 1.2, 4.4 (2b)), and that protection is not on the wire; Linux siw runs so by default.
+    {StartupCrcDisabled, "startup.crc-disabled", Note, Protocol, "RFC 5044 4.4", MpaError::None,
+     "Both startup frames have C=0: no CRCs on this connection, legal only where the path protects "
+     "the data at least as well as CRC32c (not visible in a capture)"},
+    // An error like fpdu.crc-mismatch (the receiver must reject the FPDU), named by what the
+    // sender computed instead: the CRC32c byte-swapped, not inverted, or no CRC at all (zero).
+    {FpduCrcMiscomputed, "fpdu.crc-miscomputed", Error, Checksum, "RFC 5044 4.4",
+     MpaError::CrcError,
+     "FPDU CRC is the right CRC32c computed or written a recognisable wrong way (byte-swapped, not "
+     "inverted) or zero: the sender does not make CRCs as RFC 5044 4.4 defines them"},
+    // A warning: a MUST broken, and the peer reads other IRD/ORD values than were meant; the
+    // byte order is recognised by the values' plausibility, not proven.
+    {StartupEnhancedBlockLittleEndian, "startup.enhanced-block-little-endian", Warning, Malformed,
+     "RFC 6581 9", MpaError::None,
+     "IRD/ORD block sent little-endian (each 16-bit half byte-swapped): read in network order its "
+     "values are implausible, swapped they are not; the rest is judged as meant"},
+    // A warning: a MUST NOT whose breach is certain on the wire (nothing is left to negotiate),
+    // costing only interoperability with unenhanced Responders.
+    {StartupEnhancedNegotiatesNothing, "startup.enhanced-negotiates-nothing", Warning, Protocol,
+     "RFC 6581 10", MpaError::None,
+     "Enhanced Request (S=1) that negotiates nothing (A=0, IRD and ORD 0x3FFF): RFC 6581 10 asks "
+     "for an unenhanced Request then"},
 }};
 
 constexpr bool ids_in_enum_order() {

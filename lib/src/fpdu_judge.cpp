@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "mpa/crc_patterns.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/fpdu_rules.h"
 
@@ -84,6 +85,15 @@ void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_exp
                        fpdu.header_seq.value(), fpdu.ulpdu_length));
   }
   if (crc_bad && !crc_explained) {
+    // A CRC made a recognisable wrong way names how the sender makes them (crc_patterns.h).
+    if (const auto pattern = recognise_crc_pattern(fpdu.crc_received, fpdu.crc_computed)) {
+      fatal(sink, DiagId::FpduCrcMiscomputed, fpdu.header_seq, header_offset, frame,
+            fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x} where 0x{:08x} "
+                        "was due: {}; the receiver must reject it (RFC 5044 8)",
+                        fpdu.header_seq.value(), fpdu.ulpdu_length, fpdu.crc_received,
+                        fpdu.crc_computed, describe(*pattern)));
+      return;
+    }
     fatal(sink, DiagId::FpduCrcMismatch, fpdu.header_seq, header_offset, frame,
           fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x}, computed "
                       "0x{:08x}",

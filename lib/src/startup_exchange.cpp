@@ -28,6 +28,7 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
     auto more = check_negotiation(*request, f);
     v.issues.insert(v.issues.end(), std::make_move_iterator(more.begin()),
                     std::make_move_iterator(more.end()));
+    if (auto crc = check_crc_use(*request, f)) v.issues.push_back(std::move(*crc));
   }
   if (trailing_in_segment) {
     v.issues.push_back({DiagId::StartupPdLengthMismatch,

@@ -56,6 +56,28 @@ EnhancedBlock EnhancedBlock::decode(const std::uint8_t* p) {
   return block;
 }
 
+EnhancedBlock EnhancedBlock::decode_little_endian(const std::uint8_t* p) {
+  const std::array<std::uint8_t, kEnhancedBlockSize> swapped{p[1], p[0], p[3], p[2]};
+  return decode(swapped.data());
+}
+
+bool EnhancedBlock::plausible() const {
+  const auto depth = [](std::uint16_t v) { return v <= kPlausibleDepth || v == kNoNegotiation; };
+  return depth(ird) && depth(ord) && (peer_to_peer || !any_rtr());
+}
+
+bool EnhancedBlock::reads_little_endian(const std::uint8_t* p) {
+  bool differs = false;
+  for (int half = 0; half < 2; ++half) {
+    const std::uint8_t* h = p + 2 * half;
+    if (h[0] == h[1]) continue;  // reads alike both ways
+    differs = true;
+    const std::uint16_t value = load_be16(h) & 0x3FFF;
+    if (value <= kPlausibleDepth || value == kNoNegotiation) return false;
+  }
+  return differs && decode_little_endian(p).plausible();
+}
+
 FrameKind classify_key(std::span<const std::uint8_t> key) {
   if (equals_key(key, kRequestKey)) return FrameKind::Request;
   if (equals_key(key, kReplyKey)) return FrameKind::Reply;
@@ -131,7 +153,10 @@ std::size_t StartupFrameParser::push(std::span<const std::uint8_t> data) {
   if (state_ == State::Done && frame_.s() && frame_.revision >= 2 &&
       frame_.revision != kVendorRevision && frame_.private_data.size() >= kEnhancedBlockSize &&
       !frame_.enhanced) {
-    frame_.enhanced = EnhancedBlock::decode(frame_.private_data.data());
+    const std::uint8_t* block = frame_.private_data.data();
+    frame_.enhanced_little_endian = EnhancedBlock::reads_little_endian(block);
+    frame_.enhanced = frame_.enhanced_little_endian ? EnhancedBlock::decode_little_endian(block)
+                                                    : EnhancedBlock::decode(block);
   }
   consumed_ += used;
   return used;
@@ -225,11 +250,44 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                                     frame.pd_length)});
     }
   }
+  if (frame.enhanced_little_endian && frame.enhanced) {
+    // RFC 6581 9: network byte order. Named, then judged as meant (swapped).
+    const EnhancedBlock as_sent = EnhancedBlock::decode(frame.private_data.data());
+    const EnhancedBlock& meant = *frame.enhanced;
+    issues.push_back(
+        {DiagId::StartupEnhancedBlockLittleEndian,
+         fmt::format("IRD/ORD block {:02x} {:02x} {:02x} {:02x} of the MPA {} is little-endian: in "
+                     "network order it reads IRD {} ORD {}{}, byte-swapped IRD {} ORD {}{}; read "
+                     "as meant",
+                     frame.private_data[0], frame.private_data[1], frame.private_data[2],
+                     frame.private_data[3], name, as_sent.ird, as_sent.ord,
+                     as_sent.peer_to_peer ? " A=1" : "", meant.ird, meant.ord,
+                     meant.peer_to_peer ? " A=1" : "")});
+  }
+  // RFC 6581 10: an Initiator that wants no enhanced feature sends an unenhanced Request. With
+  // A=0 and IRD and ORD 0x3FFF the exchange settles nothing (the Reply must echo 0x3FFF and A=0).
+  if (is_request && frame.enhanced && !frame.enhanced->peer_to_peer &&
+      frame.enhanced->ird == kNoNegotiation && frame.enhanced->ord == kNoNegotiation) {
+    issues.push_back({DiagId::StartupEnhancedNegotiatesNothing,
+                      fmt::format("enhanced MPA {} (S=1, Rev {}) negotiates nothing: A=0 and IRD "
+                                  "and ORD 0x3FFF (no negotiation)",
+                                  name, frame.revision)});
+  }
   if (frame.enhanced && !frame.enhanced->peer_to_peer && frame.enhanced->any_rtr()) {
     issues.push_back({DiagId::StartupRtrFlagsWithoutP2p,
                       fmt::format("A=0 but RTR flags set ({})", rtr_list(*frame.enhanced))});
   }
   return issues;
+}
+
+std::optional<StartupIssue> check_crc_use(const StartupFrame& request, const StartupFrame& reply) {
+  // RFC 5044 1.2, 4.4: CRCs are off only if both sides asked (C=0 both); legal where the path
+  // protects the data as well, which a capture does not show.
+  if (reply.kind != FrameKind::Reply || reply.r() || request.c() || reply.c()) return std::nullopt;
+  return StartupIssue{DiagId::StartupCrcDisabled,
+                      "C=0 in the Request and in the Reply: no CRCs in either direction (RFC 5044 "
+                      "4.4 (2b)); only a path with integrity at least as good as CRC32c makes "
+                      "that conformant (RFC 5044 1.2)"};
 }
 
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request,

@@ -127,10 +127,12 @@ void add_revisions(std::vector<Scenario>& out) {
                       }));
   out.push_back(
       valid("valid-rev2-no-negotiation",
-            "Rev 2, IRD/ORD 0x3FFF (no negotiation) echoed by the Reply; markers both ways",
+            "Rev 2 peer-to-peer (Write RTR), IRD/ORD 0x3FFF (no negotiation) echoed by the Reply; "
+            "markers both ways",
             [](Scenario& s) {
               set_revision(s, 2);
               set_ird_ord(s, kNoNegotiation, kNoNegotiation, kNoNegotiation, kNoNegotiation);
+              make_peer_to_peer(s, MessageKind::WriteRtr);
               markers(s, true, true);
             }));
   const std::pair<const char*, MessageKind> rtrs[] = {{"send", MessageKind::SendRtr},
@@ -589,6 +591,7 @@ std::vector<std::string> implied_notes(const Scenario& s) {
   }
   if (s.segmentation.ignores_boundaries()) add_note(notes, "fpdu.not-segment-aligned");
   if (s.close != Ending::None) add_note(notes, "connection.closed");
+  if (!s.crc_enabled() && !s.responder.frame.r) add_note(notes, "startup.crc-disabled");
   return notes;
 }
 

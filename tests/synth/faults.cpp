@@ -213,6 +213,23 @@ void no_negotiation_unsolicited(Scenario& s) {
   set_revision(s, 2);
   set_ird_ord(s, 16, 16, kNoNegotiation, 16);
 }
+// RFC 5044 4.4 (2b): both sides asked for no CRCs.
+void crc_disabled(Scenario& s) {
+  s.initiator.frame.c = false;
+  s.responder.frame.c = false;
+}
+// RFC 6581 9: the Request's IRD/ORD block (IRD 16, ORD 8) with each half little-endian; the
+// Reply answers the values meant.
+void enhanced_block_little_endian(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 8, 8, 16);
+  s.initiator.frame.enhanced->little_endian = true;
+}
+// RFC 6581 10: S=1 with nothing to negotiate (A=0, IRD/ORD 0x3FFF), echoed by the Reply.
+void enhanced_negotiates_nothing(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, kNoNegotiation, kNoNegotiation, kNoNegotiation, kNoNegotiation);
+}
 
 // ---- full operation
 
@@ -220,6 +237,22 @@ void crc_mismatch(Scenario& s) {
   s.initiator.frame.c = true;
   ensure_messages(s.initiator, 5);
   s.initiator.messages[1].tweaks.corrupt_crc = true;
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+}
+// Every Initiator FPDU carries its CRC32c byte-swapped; judging stops at the first.
+void crc_miscomputed(Scenario& s) {
+  s.initiator.frame.c = true;
+  ensure_messages(s.initiator, 5);
+  s.initiator_quirks.crc = SenderQuirks::Crc::ByteSwapped;
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+}
+// CRCs on because the Reply asked (Request C=0, Reply C=1); the Initiator writes zero CRC
+// fields all the same, as if they were off.
+void crc_miscomputed_zero(Scenario& s) {
+  s.initiator.frame.c = false;
+  s.responder.frame.c = true;
+  ensure_messages(s.initiator, 5);
+  s.initiator_quirks.crc = SenderQuirks::Crc::Zero;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
 }
 void pad_nonzero(Scenario& s) {
@@ -678,6 +711,21 @@ constexpr FaultRecipe kRecipes[] = {
      "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
      "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",
      ip_fragment_overlap_mismatch},
+    {"startup.crc-disabled", "Rev 1, C=0 in the Request and in the Reply: no CRCs either way",
+     crc_disabled},
+    {"fpdu.crc-miscomputed",
+     "CRC on; every Initiator FPDU carries its CRC32c byte-swapped (most-significant octet first)",
+     crc_miscomputed},
+    {"fpdu.crc-miscomputed",
+     "Request C=0, Reply C=1 (CRCs on both ways); every Initiator FPDU has a CRC field of zero",
+     crc_miscomputed_zero, "zero"},
+    {"startup.enhanced-block-little-endian",
+     "Rev 2: the Request's IRD/ORD block (IRD 16, ORD 8) has each half little-endian (10 00 08 "
+     "00); the Reply answers IRD 8, ORD 16",
+     enhanced_block_little_endian},
+    {"startup.enhanced-negotiates-nothing",
+     "Rev 2 client-server (A=0), Request IRD/ORD 0x3FFF (no negotiation), echoed by the Reply",
+     enhanced_negotiates_nothing},
 };
 
 }  // namespace

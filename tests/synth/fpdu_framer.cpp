@@ -83,6 +83,20 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
   // fall inside the CRC field: it is written there, not covered.
   if (quirks_.omit_crc_field) return out;
   std::uint32_t value = crc_ ? mpa::crc32c(out.bytes) : 0;
+  switch (quirks_.crc) {
+    case SenderQuirks::Crc::Rfc:
+      break;
+    case SenderQuirks::Crc::Zero:
+      value = 0;
+      break;
+    case SenderQuirks::Crc::ByteSwapped:
+      value = (value >> 24) | ((value >> 8) & 0x0000FF00u) | ((value << 8) & 0x00FF0000u) |
+              (value << 24);
+      break;
+    case SenderQuirks::Crc::NotInverted:
+      value = ~value;
+      break;
+  }
   if (tweaks.corrupt_crc) value ^= 0x00010000u;
   value ^= tweaks.crc_xor;
   out.crc_offset = out.bytes.size();

@@ -46,6 +46,9 @@ struct SenderQuirks {
   } pad = Pad::Rfc;
   bool omit_crc_field = false;  // no CRC field at all
   int length_bias = 0;          // added to the ULPDU_Length field (it counts other octets)
+  // How it makes its CRCs (RFC 5044 4.4 broken on purpose): zero instead of a CRC, the CRC32c
+  // written most-significant octet first, or the CRC32c without its final inversion.
+  enum class Crc : std::uint8_t { Rfc, Zero, ByteSwapped, NotInverted } crc = Crc::Rfc;
   bool operator==(const SenderQuirks&) const = default;
 };
 

@@ -57,8 +57,15 @@ Bytes encode_enhanced_block(const EnhancedBlock& block) {
                                       (value & 0x3FFF));
   };
   Bytes out;
-  put_be16(out, half(block.peer_to_peer, block.send_rtr, block.ird));
-  put_be16(out, half(block.write_rtr, block.read_rtr, block.ord));
+  for (const std::uint16_t h : {half(block.peer_to_peer, block.send_rtr, block.ird),
+                                half(block.write_rtr, block.read_rtr, block.ord)}) {
+    if (block.little_endian) {
+      out.push_back(static_cast<std::uint8_t>(h & 0xFF));
+      out.push_back(static_cast<std::uint8_t>(h >> 8));
+    } else {
+      put_be16(out, h);
+    }
+  }
   return out;
 }
 

@@ -35,6 +35,7 @@ struct EnhancedBlock {
   bool read_rtr = false;      // D
   std::uint16_t ird = 0;
   std::uint16_t ord = 0;
+  bool little_endian = false;  // each 16-bit half least-significant octet first (RFC 6581 9 broken)
 };
 Bytes encode_enhanced_block(const EnhancedBlock& block);
 

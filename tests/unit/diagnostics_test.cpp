@@ -72,6 +72,10 @@ constexpr Required kRequired[] = {
     {"capture.ip-fragment", Note, 0},
     {"ip.fragment-overlap-mismatch", Error, 0},
     {"tcp.retransmission-check-stopped", Note, 0},
+    {"startup.crc-disabled", Note, 0},
+    {"fpdu.crc-miscomputed", Error, 2},
+    {"startup.enhanced-block-little-endian", Warning, 0},
+    {"startup.enhanced-negotiates-nothing", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

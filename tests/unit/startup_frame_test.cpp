@@ -132,6 +132,53 @@ TEST(StartupFrameParser, DecodesIrdOrdOnlyWithSBitAndRev2) {
   EXPECT_TRUE(parse({.flags = 0x10, .revision = 2, .private_data = block}).enhanced.has_value());
 }
 
+// RFC 6581 9: network byte order. A block whose halves are little-endian is read as meant when
+// its depths in network order are implausible and byte-swapped are not.
+TEST(StartupFrameParser, ReadsALittleEndianIrdOrdBlockAsMeant) {
+  const auto read = [](Bytes block) {
+    return parse({.key = test::kReq, .flags = 0x10, .revision = 2, .private_data = block});
+  };
+  const StartupFrame le = read({0x10, 0x00, 0x08, 0x00});  // IRD 16, ORD 8 little-endian
+  ASSERT_TRUE(le.enhanced.has_value());
+  EXPECT_TRUE(le.enhanced_little_endian);
+  EXPECT_EQ(le.enhanced->ird, 16);
+  EXPECT_EQ(le.enhanced->ord, 8);
+  const StartupFrame none = read({0xFF, 0x3F, 0xFF, 0x3F});  // 0x3FFF twice, little-endian
+  EXPECT_TRUE(none.enhanced_little_endian);
+  EXPECT_EQ(none.enhanced->ird, kNoNegotiation);
+  EXPECT_EQ(none.enhanced->ord, kNoNegotiation);
+  const StartupFrame p2p = read({0x04, 0x80, 0x02, 0x80});  // A=1 IRD 4, C=1 ORD 2
+  EXPECT_TRUE(p2p.enhanced_little_endian);
+  EXPECT_TRUE(p2p.enhanced->peer_to_peer);
+  EXPECT_TRUE(p2p.enhanced->write_rtr);
+  EXPECT_EQ(p2p.enhanced->ird, 4);
+  EXPECT_EQ(p2p.enhanced->ord, 2);
+  const StartupFrame half = read({0x00, 0x00, 0x10, 0x00});  // IRD 0 reads alike both ways
+  EXPECT_TRUE(half.enhanced_little_endian);
+  EXPECT_EQ(half.enhanced->ird, 0);
+  EXPECT_EQ(half.enhanced->ord, 16);
+}
+
+TEST(StartupFrameParser, NeverTakesAPlausibleNetworkOrderBlockForALittleEndianOne) {
+  const auto order_of = [](Bytes block) {
+    const StartupFrame f =
+        parse({.key = test::kReq, .flags = 0x10, .revision = 2, .private_data = block});
+    EXPECT_TRUE(f.enhanced.has_value());
+    return f.enhanced_little_endian;
+  };
+  EXPECT_FALSE(order_of(enhanced_block(false, false, 16, false, false, 16)));
+  EXPECT_FALSE(order_of(enhanced_block(false, false, 0, false, false, 0)));  // siw's 0/0
+  EXPECT_FALSE(order_of(enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF)));
+  EXPECT_FALSE(order_of(enhanced_block(true, false, 16, true, true, 8)));
+  EXPECT_FALSE(order_of(enhanced_block(false, false, 255, false, false, 128)));
+  // One half plausible in network order: not little-endian, whatever the other.
+  EXPECT_FALSE(order_of(enhanced_block(false, false, 16, false, false, 0x1000)));
+  // Implausible both ways (swapped: 0x3492): read as sent.
+  EXPECT_FALSE(order_of(enhanced_block(true, false, 0x1234, true, true, 0x0ABC)));
+  // Swapped, an RTR flag without A (10 40 = B=1, A=0): not a plausible block either.
+  EXPECT_FALSE(order_of({0x10, 0x40, 0x08, 0x00}));
+}
+
 TEST(StartupFrameParser, Rev129ExtensionFollowsTheHeaderAndIsNotInPdLength) {
   const std::array<std::uint8_t, 8> extension = {0xC0, 0x0C, 0x1E, 0x00, 0, 0, 0, 1};
   const Bytes bytes = startup_frame({.key = test::kReq,
@@ -490,6 +537,59 @@ TEST(StartupNegotiation, NoNegotiationMustBeEchoed) {
   EXPECT_EQ(negotiation_issues(
                 request, rev2(test::kRep, enhanced_block(false, false, 0x3FFF, false, false, 16))),
             Names{"startup.no-negotiation-not-echoed"});
+}
+
+TEST(StartupFrameCheck, LittleEndianIrdOrdBlockIsAWarningAndTheRestIsJudgedAsMeant) {
+  const FrameSpec request = rev2(test::kReq, Bytes{0x04, 0x00, 0x04, 0x00});  // IRD 4, ORD 4
+  const auto issues = check_startup_frame(parse(request), FrameKind::Request);
+  ASSERT_EQ(names_of(issues),
+            (Names{"startup.revision-2", "startup.enhanced-block-little-endian"}));
+  EXPECT_EQ(info(issues[1].id).severity, Severity::Warning);
+  EXPECT_NE(issues[1].message.find("IRD 1024 ORD 1024"), std::string::npos);
+  EXPECT_NE(issues[1].message.find("IRD 4 ORD 4"), std::string::npos);
+  // Judged as meant: a Responder ORD of 8 exceeds the Initiator IRD of 4 (read in network
+  // order it would be 1024, and nothing would be said).
+  EXPECT_EQ(negotiation_issues(request,
+                               rev2(test::kRep, enhanced_block(false, false, 4, false, false, 8))),
+            Names{"startup.insufficient-ird"});
+  EXPECT_EQ(negotiation_issues(request,
+                               rev2(test::kRep, enhanced_block(false, false, 4, false, false, 4))),
+            Names{});
+}
+
+TEST(StartupFrameCheck, EnhancedRequestThatNegotiatesNothingIsAWarning) {
+  const Bytes nothing = enhanced_block(false, false, 0x3FFF, false, false, 0x3FFF);
+  const auto issues = check_startup_frame(parse(rev2(test::kReq, nothing)), FrameKind::Request);
+  ASSERT_EQ(names_of(issues), (Names{"startup.revision-2", "startup.enhanced-negotiates-nothing"}));
+  EXPECT_EQ(info(issues[1].id).severity, Severity::Warning);
+  // The Reply that echoes it must (RFC 6581 9.1, 10): not blamed.
+  EXPECT_EQ(frame_issues(rev2(test::kRep, nothing), FrameKind::Reply), Names{"startup.revision-2"});
+  // Peer-to-peer, or one depth to negotiate, is enhanced functionality.
+  EXPECT_EQ(frame_issues(rev2(test::kReq, enhanced_block(true, false, 0x3FFF, true, false, 0x3FFF)),
+                         FrameKind::Request),
+            Names{"startup.revision-2"});
+  EXPECT_EQ(frame_issues(rev2(test::kReq, enhanced_block(false, false, 0x3FFF, false, false, 0)),
+                         FrameKind::Request),
+            Names{"startup.revision-2"});
+  EXPECT_EQ(frame_issues(rev2(test::kReq, enhanced_block(false, false, 8, false, false, 0x3FFF)),
+                         FrameKind::Request),
+            Names{"startup.revision-2"});
+}
+
+TEST(StartupNegotiation, CrcsOffBothWaysIsANoteWithTheAcceptingReply) {
+  const auto crc_use = [](std::uint8_t request_flags, std::uint8_t reply_flags) {
+    return check_crc_use(parse({.key = test::kReq, .flags = request_flags}),
+                         parse({.key = test::kRep, .flags = reply_flags}));
+  };
+  const auto off = crc_use(0x00, 0x00);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_EQ(info(off->id).name, "startup.crc-disabled");
+  EXPECT_EQ(info(off->id).severity, Severity::Note);
+  EXPECT_FALSE(crc_use(0x40, 0x00).has_value());  // either side's C=1 turns CRCs on
+  EXPECT_FALSE(crc_use(0x00, 0x40).has_value());
+  EXPECT_FALSE(crc_use(0x00, 0x20).has_value());  // a reject: no full operation
+  EXPECT_FALSE(
+      check_crc_use(parse({.key = test::kReq}), parse({.key = "MPA ID Rex Frame"})).has_value());
 }
 
 TEST(StartupFrameDescribe, SaysWhatTheFrameNegotiates) {

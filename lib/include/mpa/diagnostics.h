@@ -145,6 +145,13 @@ enum class DiagId : std::uint16_t {
   IpFragmentOverlapMismatch,
   // Retransmissions compared back to the peer's acknowledgement, in bounded memory.
   TcpRetransmissionCheckStopped,
+  // Sender rules of RFC 5044 4.4 and RFC 6581 9-10 added later: CRCs off both ways, a CRC
+  // computed in a recognisable wrong way, the IRD/ORD block's byte order, an enhanced Request
+  // that negotiates nothing.
+  StartupCrcDisabled,
+  FpduCrcMiscomputed,
+  StartupEnhancedBlockLittleEndian,
+  StartupEnhancedNegotiatesNothing,
   kCount,
 };
 

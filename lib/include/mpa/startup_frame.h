@@ -38,6 +38,9 @@ enum class FrameKind : std::uint8_t { Request, Reply, Unknown };
 std::string_view to_string(FrameKind kind);
 
 // RFC 6581 9: A B IRD(14) | C D ORD(14), network byte order.
+// A depth any real stack sends: Linux rdma_cm carries IRD and ORD in a u8, so ULPs ask for at
+// most 255 (hardware caps them lower still); 0x3FFF is "no negotiation".
+inline constexpr std::uint16_t kPlausibleDepth = 255;
 struct EnhancedBlock {
   bool peer_to_peer = false;  // A
   bool send_rtr = false;      // B: zero-length Send (FULPDU) RTR
@@ -46,6 +49,17 @@ struct EnhancedBlock {
   std::uint16_t ird = 0;
   std::uint16_t ord = 0;
   static EnhancedBlock decode(const std::uint8_t* p);
+  // The block as a sender that forgot network byte order writes it: each 16-bit half
+  // least-significant octet first.
+  static EnhancedBlock decode_little_endian(const std::uint8_t* p);
+  // True when the 4 octets at `p` read as a little-endian block and not as a network-order
+  // one: each half is implausible in network order (a depth above kPlausibleDepth and not
+  // 0x3FFF) unless its two octets are equal (it reads alike both ways), at least one half
+  // differs, and the swapped reading is plausible (depths plausible, no RTR flag without A).
+  // A network-order block of plausible depths is never taken for one.
+  static bool reads_little_endian(const std::uint8_t* p);
+  // Both depths plausible and no RTR flag without A.
+  bool plausible() const;
   bool any_rtr() const { return send_rtr || write_rtr || read_rtr; }
   bool operator==(const EnhancedBlock&) const = default;
 };
@@ -60,6 +74,9 @@ struct StartupFrame {
   bool has_vendor_extension = false;
   std::vector<std::uint8_t> private_data;  // as received (at most pd_length octets)
   std::optional<EnhancedBlock> enhanced;   // S=1, Rev >= 2, and 4 octets present
+  // The block was sent little-endian (EnhancedBlock::reads_little_endian): `enhanced` holds
+  // what the sender meant, read byte-swapped.
+  bool enhanced_little_endian = false;
 
   bool m() const { return flags & startup_flags::kM; }
   bool c() const { return flags & startup_flags::kC; }
@@ -111,7 +128,7 @@ struct StartupIssue {
   std::string message;
 };
 
-// Rules one frame must follow on its own (RFC 5044 7.1.1; RFC 6581 6, 9.2).
+// Rules one frame must follow on its own (RFC 5044 7.1.1; RFC 6581 6, 9, 9.2, 10).
 // `expected` is the kind the sender's role calls for.
 std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected);
 
@@ -120,6 +137,11 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
 // only as the answer to 0x3FFF, and Responder ORD <= Initiator IRD (accepted Reply; a
 // Responder ORD of 0x3FFF is "no negotiation" only when the Initiator IRD was 0x3FFF).
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply);
+
+// CRCs off in both directions (C=0 in the Request and in an accepting Reply): legal only where
+// the path protects the data as well as CRC32c (RFC 5044 1.2, 4.4), which a capture does not
+// show, so a note (startup.crc-disabled), said once per connection with the Reply.
+std::optional<StartupIssue> check_crc_use(const StartupFrame& request, const StartupFrame& reply);
 
 // One-line description: "MPA Request Rev 2 M=0 C=1 IRD=16 ORD=8 PD_Length=4".
 std::string describe(const StartupFrame& frame);
