@@ -72,6 +72,7 @@ constexpr Required kRequired[] = {
     {"capture.ip-fragment", Note, 0},
     {"ip.fragment-overlap-mismatch", Error, 0},
     {"tcp.retransmission-check-stopped", Note, 0},
+    {"rdmap.ird-exceeded", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -145,6 +145,8 @@ enum class DiagId : std::uint16_t {
   IpFragmentOverlapMismatch,
   // Retransmissions compared back to the peer's acknowledgement, in bounded memory.
   TcpRetransmissionCheckStopped,
+  // RDMA Read and Atomic Requests beyond the IRD the peer declared (RFC 6581 9.1).
+  RdmapIrdExceeded,
   kCount,
 };
 
