@@ -191,7 +191,7 @@ std::string_view rdmap_opcode_name(std::size_t opcode) {
   static constexpr std::string_view kNames[16] = {
       "rdma_write",      "rdma_read_request", "rdma_read_response", "send",
       "send_invalidate", "send_se",           "send_se_invalidate", "terminate",
-      "opcode_8",        "opcode_9",          "opcode_10",          "opcode_11",
+      "immediate_data",  "immediate_data_se", "atomic_request",     "atomic_response",
       "opcode_12",       "opcode_13",         "opcode_14",          "opcode_15"};
   return opcode < 16 ? kNames[opcode] : "?";
 }

@@ -207,7 +207,8 @@ void write_catalogue_json(std::ostream& out);
 void write_rules(std::ostream& out, bool json);
 void write_rules_json(std::ostream& out);
 
-// RDMAP opcode names (RFC 5040 4.2) and ULPDU size bucket labels, shared by the reporters.
+// RDMAP opcode names (RFC 5040 4.2; 8-11 from RFC 7306) and ULPDU size bucket labels, shared
+// by the reporters.
 std::string_view rdmap_opcode_name(std::size_t opcode);
 std::string ulpdu_bucket_label(std::size_t bucket);
 // Share of a in b as a percentage (0 when b is 0).

@@ -1,11 +1,11 @@
 // DDP (RFC 5041 4) and RDMAP (RFC 5040 4) header decoding, and RFC 6581 RTR recognition.
 #include "mpa/ddp.h"
 
+#include <fmt/format.h>
+
 #include "byte_order.h"
 
 namespace mpa {
-namespace {}  // namespace
-
 std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu) {
   if (ulpdu.size() < 2) return std::nullopt;
   DdpHeader h;
@@ -27,6 +27,48 @@ std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu) {
     h.header_size = kDdpUntaggedHeaderSize;
   }
   return h;
+}
+
+std::uint32_t rdmap_header_size(const DdpHeader& ddp) {
+  if (ddp.tagged) return 0;
+  switch (static_cast<RdmapOpcode>(ddp.opcode)) {
+    case RdmapOpcode::ReadRequest:
+      return kRdmaReadRequestSize;
+    case RdmapOpcode::AtomicRequest:
+      return kAtomicRequestMinSize;
+    case RdmapOpcode::AtomicResponse:
+      return kAtomicResponseSize;
+    default:
+      return 0;
+  }
+}
+
+bool is_ird_request(const DdpHeader& ddp) {
+  const auto op = static_cast<RdmapOpcode>(ddp.opcode);
+  return !ddp.tagged && (op == RdmapOpcode::ReadRequest || op == RdmapOpcode::AtomicRequest);
+}
+
+bool is_ird_response_end(const DdpHeader& ddp) {
+  const auto op = static_cast<RdmapOpcode>(ddp.opcode);
+  if (!ddp.last) return false;
+  return (ddp.tagged && op == RdmapOpcode::ReadResponse) ||
+         (!ddp.tagged && op == RdmapOpcode::AtomicResponse);
+}
+
+std::string rdmap_opcode_words(std::uint8_t opcode) {
+  static constexpr const char* kWords[12] = {"RDMA Write",
+                                             "RDMA Read Request",
+                                             "RDMA Read Response",
+                                             "Send",
+                                             "Send with Invalidate",
+                                             "Send with Solicited Event",
+                                             "Send with SE and Invalidate",
+                                             "Terminate",
+                                             "Immediate Data",
+                                             "Immediate Data with Solicited Event",
+                                             "Atomic Request",
+                                             "Atomic Response"};
+  return opcode < 12 ? std::string(kWords[opcode]) : fmt::format("opcode {}", opcode);
 }
 
 RtrKind classify_rtr(std::span<const std::uint8_t> ulpdu_head, std::uint16_t ulpdu_length) {

@@ -130,7 +130,8 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      MpaError::None,
      "DDP/RDMAP version does not belong to the negotiated MPA revision (0: Rev 0, 1: Rev 1/2)"},
     {DdpUlpduTooShort, "ddp.ulpdu-too-short", Warning, Protocol, "RFC 5041 4", MpaError::None,
-     "ULPDU too short to hold the DDP header its control field announces"},
+     "ULPDU too short to hold the DDP header its control field announces, or the RDMAP header its "
+     "opcode needs (RDMA Read Request, Terminate, RFC 7306 Atomic Request and Response)"},
     {RdmapTerminate, "rdmap.terminate", Note, Protocol, "RFC 5040 4.8", MpaError::None,
      "RDMAP Terminate: the peer's own verdict (layer, error type, error code)"},
     {RdmapTerminateDisagrees, "rdmap.terminate-disagrees", Warning, Protocol, "RFC 5040 4.8",
@@ -138,8 +139,9 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "Terminate blames an MPA error that mpa-check did not see in the data it refers to"},
     {RdmapTerminateEncoding, "rdmap.terminate-encoding", Warning, Protocol, "RFC 5040 4.8",
      MpaError::None,
-     "Terminate Control laid out as Linux siw does (Layer/EType nibbles swapped, flags in low "
-     "bits)"},
+     "Terminate Control laid out as a known stack does, not as RFC 5040 4.8 / RFC 6580: Linux "
+     "siw's (Layer/EType nibbles swapped, flags in low bits) or Chelsio cxgb4's and Intel irdma's "
+     "(an MPA error as layer 2, error type 3)"},
     {StartupReservedBitSiwGso, "startup.reserved-bit-siw-gso", Warning, Protocol, "RFC 5044 7.1.1",
      MpaError::None,
      "Reserved flag bit 0x08 set: Linux siw's GSO experiment (FPDUs larger than the MSS follow)"},
@@ -225,6 +227,11 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "RFC 6581 10", MpaError::None,
      "Enhanced Request (S=1) that negotiates nothing (A=0, IRD and ORD 0x3FFF): RFC 6581 10 asks "
      "for an unenhanced Request then"},
+    // ---- RDMAP over MPA, added later
+    {RdmapIrdExceeded, "rdmap.ird-exceeded", Error, Protocol, "RFC 6581 9.1", MpaError::None,
+     "More RDMA Read and Atomic Requests outstanding than the IRD the peer declared in its startup "
+     "frame (counted from the capture, answered in order): an error, since the peer may refuse "
+     "the request and terminate the connection"},
 }};
 
 constexpr bool ids_in_enum_order() {

@@ -198,6 +198,8 @@ class MpaConnection {
   void on_end(Sender& s, std::uint64_t frame, StreamEnd how);
   void on_fpdu(Sender& s, const FpduEvent& fpdu);
   void on_fpdu_revised(Sender& s, const FpduEvent& revised, bool markers);
+  void count_ird_requests(Sender& s, const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp,
+                          std::vector<Finding>& found);
   // The finding gate: held until the connection is known to carry MPA, then stamped with
   // connection and direction, counted and delivered.
   void report(Sender& s, Finding&& finding);

@@ -202,6 +202,9 @@ std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, 
 void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t length,
                            GapCause cause, std::uint64_t frame) {
   open_early(s);  // (the gap's finding follows what the octets before it showed)
+  // Requests or their answers may be among the missing octets (RFC 6581 9.1 counts).
+  s.ulp.lose_count();
+  s.peer->ulp.lose_count();
   const bool truncated = cause == GapCause::Truncated;
   report(s, truncated ? DiagId::CaptureTruncated : DiagId::CaptureGap, frame, seq, offset,
          fmt::format("{} octets at seq {} {}", length, seq.value(),
@@ -341,6 +344,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context.reply = summary_.reply ? &*summary_.reply : nullptr;
   context.siw_sender = s.siw;
   const UlpVerdict verdict = s.ulp.check(fpdu, context, found);
+  count_ird_requests(s, fpdu, verdict.ddp, found);
   if (verdict.terminate) {
     const Sender& peer = *s.peer;
     TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};
@@ -383,6 +387,39 @@ void MpaConnection::on_fpdu_revised(Sender& s, const FpduEvent& revised, bool ma
     if (const auto frame = s.octet_frames.frame_of(fpdu.end_offset() - 1)) fpdu.last_frame = *frame;
   }
   context_.sink.on_fpdu_revised(fpdu, markers);
+}
+
+// RDMA Read and Atomic Requests against the IRD the peer declared (RFC 6581 9.1): the
+// Responder's IRD bounds the Initiator's requests; the Initiator's, or the Responder's own
+// ORD where that is larger (the Initiator raises its IRD to it or terminates), the
+// Responder's. An FPDU that cannot be read as sent may hide a request or an answer.
+void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
+                                       const std::optional<DdpHeader>& ddp,
+                                       std::vector<Finding>& found) {
+  if (!ddp || !fpdu.judged || fpdu.crc_status == CrcStatus::Bad) {
+    if (fpdu.ulpdu_length != 0 || !fpdu.judged) {
+      s.ulp.lose_count();
+      s.peer->ulp.lose_count();
+    }
+    return;
+  }
+  if (is_ird_response_end(*ddp)) {
+    s.peer->ulp.count_answer();
+    return;
+  }
+  if (!is_ird_request(*ddp)) return;
+  const bool from_initiator = &s == initiator_;
+  const auto& request = summary_.request;
+  const auto& reply = summary_.reply;
+  std::optional<std::uint16_t> peer_ird;
+  if (request && reply && request->enhanced && reply->enhanced) {
+    if (from_initiator) {
+      if (reply->enhanced->ird != kNoNegotiation) peer_ird = reply->enhanced->ird;
+    } else if (request->enhanced->ird != kNoNegotiation && reply->enhanced->ord != kNoNegotiation) {
+      peer_ird = std::max(request->enhanced->ird, reply->enhanced->ord);
+    }
+  }
+  s.ulp.count_request(fpdu, *ddp, peer_ird, direction_of(s), found);
 }
 
 void MpaConnection::settle_alignment(Sender& s) {

@@ -12,6 +12,25 @@ std::string_view mpa_error_name(std::uint8_t code) {
   return known ? describe(*known) : "unknown MPA error";
 }
 
+std::string_view layout_stack(TerminateLayout layout) {
+  switch (layout) {
+    case TerminateLayout::Siw:
+      return "Linux siw";
+    case TerminateLayout::CxgbIrdma:
+      return "Chelsio cxgb4 / Intel irdma";
+    case TerminateLayout::Rfc5040:
+      break;
+  }
+  return "";
+}
+
+std::size_t terminate_header_size(const Terminate& t) {
+  std::size_t size = 4;  // Terminate Control (19 bits) and Reserved (13 bits)
+  if (t.ddp_header_included) size += 2 + kDdpTaggedHeaderSize;
+  if (t.rdmap_header_included) size += kRdmaReadRequestSize;
+  return size;
+}
+
 std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, bool siw_peer) {
   constexpr std::size_t kControl = kDdpUntaggedHeaderSize;
   if (ulpdu.size() < kControl + 4) return std::nullopt;
@@ -28,6 +47,7 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
   const bool looks_swapped = b0 == 0x02 && code >= 1 && code <= 7;
   if (looks_swapped && (siw_peer || flags_low)) {
     t.siw_layout = true;
+    t.layout = TerminateLayout::Siw;
     t.layer = b0 & 0x0F;
     t.etype = b0 >> 4;
     t.segment_length_valid = b2 & 0x01;
@@ -39,6 +59,10 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
     t.segment_length_valid = b2 & 0x80;
     t.ddp_header_included = b2 & 0x40;
     t.rdmap_header_included = b2 & 0x20;
+    // Chelsio cxgb4 (LAYER_MPA | DDP_LLP) and Intel irdma ((LAYER_MPA << 4) | DDP_LLP) write
+    // an MPA error as layer 2 with DDP's error type 3; RFC 6580 registers MPA errors under
+    // error type 0 and nothing under 3, so the octet names those stacks.
+    if (b0 == 0x23 && code >= 1 && code <= 7) t.layout = TerminateLayout::CxgbIrdma;
   }
   if (t.ddp_header_included) {
     const std::size_t at = kControl + 4 + 2;  // after the DDP Segment Length field
@@ -53,6 +77,10 @@ std::string describe(const Terminate& t) {
                       : t.layer == 2 ? "LLP"
                                      : "unknown layer";
   if (auto mpa = t.mpa_error_code()) {
+    if (t.layout == TerminateLayout::CxgbIrdma) {
+      return fmt::format("LLP (MPA) error {}: {} (as {} write it: error type 3)", *mpa,
+                         mpa_error_name(*mpa), layout_stack(t.layout));
+    }
     return fmt::format("LLP (MPA) error {}: {}", *mpa, mpa_error_name(*mpa));
   }
   return fmt::format("{} (layer {}) error type {} code 0x{:02x}", layer, t.layer, t.etype,

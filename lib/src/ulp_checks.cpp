@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mpa/ddp.h"
 #include "mpa/startup_exchange.h"
 #include "mpa/terminate.h"
 
@@ -32,17 +33,37 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
   remember(fpdu);
   if (fpdu.ulpdu_length == 0) return v;
   v.ddp = decode_ddp(fpdu.ulpdu_head);
+  // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
+  // announces, then the RDMAP header its opcode needs.
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  std::string need;
   if (!v.ddp) {
+    need = fmt::format("the {} DDP header it announces",
+                       (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged");
+  } else if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+    const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
+    const std::size_t body = t ? terminate_header_size(*t) : 4;
+    if (size < kDdpUntaggedHeaderSize + body) {
+      need = fmt::format("the 18-octet DDP header and the {}-octet Terminate header{} it needs",
+                         body, t && body > 4 ? " (with the parts its M/D/R flags announce)" : "");
+    }
+  } else if (const std::uint32_t body = rdmap_header_size(*v.ddp);
+             body != 0 && size < v.ddp->header_size + body) {
+    need = fmt::format(
+        "the {}-octet DDP header and the {}{}-octet {} header it needs", v.ddp->header_size,
+        v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::AtomicRequest) ? "at least " : "",
+        body, rdmap_opcode_words(v.ddp->opcode));
+  }
+  if (!need.empty()) {
+    too_short_seen_ = true;
     if (fpdu.judged && !said_too_short_) {
       said_too_short_ = true;
       out.push_back(make_finding(
           DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
-          fmt::format("ULPDU of {} octets at seq {} cannot hold the {} DDP header it announces "
-                      "(first of this direction)",
-                      fpdu.ulpdu_length, fpdu.header_seq.value(),
-                      (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged")));
+          fmt::format("ULPDU of {} octets at seq {} cannot hold {} (first of this direction)", size,
+                      fpdu.header_seq.value(), need)));
     }
-    return v;
+    if (!v.ddp) return v;
   }
   // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
   if (fpdu.judged && context.revision && !said_ddp_version_) {
@@ -59,6 +80,35 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     v.terminate = true;
   }
   return v;
+}
+
+namespace {
+const char* role(Direction direction) {
+  return direction == Direction::Initiator ? "Initiator" : "Responder";
+}
+}  // namespace
+
+void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
+                              std::optional<std::uint16_t> peer_ird, Direction direction,
+                              std::vector<Finding>& out) {
+  ++outstanding_;
+  if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
+  said_ird_ = true;
+  out.push_back(make_finding(
+      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+      fmt::format("{} sent its {} (MSN {}) at seq {} with {} requests outstanding (RDMA Read and "
+                  "Atomic Requests whose last answer the capture had not yet shown), more than "
+                  "the IRD of {} the {} declared",
+                  role(direction), rdmap_opcode_words(ddp.opcode), ddp.msn, fpdu.header_seq.value(),
+                  outstanding_, *peer_ird, role(other(direction)))));
+}
+
+void UlpChecks::count_answer() {
+  if (outstanding_ == 0) {
+    count_lost_ = true;  // an answer to a request the capture did not show
+    return;
+  }
+  --outstanding_;
 }
 
 void UlpChecks::remember(const FpduEvent& fpdu) {
@@ -98,15 +148,24 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
     out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
                                std::move(message)));
   };
+  const std::string_view stack = layout_stack(t->layout);
   add(DiagId::RdmapTerminate,
-      fmt::format("{} sent a Terminate: {}{}", to_string(context.direction), describe(*t), blame));
-  if (t->siw_layout) {
+      fmt::format("{} sent a Terminate{}: {}{}", to_string(context.direction),
+                  stack.empty() ? std::string() : fmt::format(" in {}'s layout", stack),
+                  describe(*t), blame));
+  const std::uint8_t* control = &fpdu.ulpdu_head[kDdpUntaggedHeaderSize];
+  if (t->layout == TerminateLayout::Siw) {
     add(DiagId::RdmapTerminateEncoding,
         fmt::format(
             "Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
             "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
-            fpdu.ulpdu_head[kDdpUntaggedHeaderSize], fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 1],
-            fpdu.ulpdu_head[kDdpUntaggedHeaderSize + 2], t->etype, t->layer));
+            control[0], control[1], control[2], t->etype, t->layer));
+  } else if (t->layout == TerminateLayout::CxgbIrdma) {
+    add(DiagId::RdmapTerminateEncoding,
+        fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: an MPA error as layer 2, "
+                    "error type 3 (Chelsio cxgb4's and Intel irdma's LAYER_MPA | DDP_LLP); RFC "
+                    "6580 registers MPA errors as layer 2, error type 0",
+                    control[0], control[1], control[2]));
   }
   const auto code = t->mpa_error();
   if (!code) return;
@@ -126,7 +185,17 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
       }
       break;
     case MpaError::MarkerMismatch:
-      if (!seen.contains(MpaError::MarkerMismatch)) {
+      if (t->layout == TerminateLayout::Siw) {
+        // siw sends code 3 (its LLP_ECODE_FPDU_START) for a ULPDU too short for the headers
+        // its opcode needs as well as for marker errors, and never uses markers: its claim
+        // is that the FPDU's start or length was wrong.
+        const bool too_short = peer.checks && peer.checks->saw_too_short();
+        if (!too_short && !seen.contains(MpaError::MarkerMismatch)) {
+          disagreement =
+              "it claims error 3 (Linux siw: an FPDU whose ULPDU_Length does not fit its DDP/RDMAP "
+              "headers, or a marker error), but mpa-check saw neither in the peer's data";
+        }
+      } else if (!seen.contains(MpaError::MarkerMismatch)) {
         disagreement = peer.markers && !*peer.markers
                            ? "it claims a marker error, but no markers were negotiated towards it"
                            : "it claims a marker/ULPDU_Length error that mpa-check did not see";
@@ -161,8 +230,10 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
       break;
   }
   if (!disagreement.empty()) {
-    add(DiagId::RdmapTerminateDisagrees, fmt::format("Terminate MPA error {} ({}): {}",
-                                                     number(*code), describe(*code), disagreement));
+    add(DiagId::RdmapTerminateDisagrees,
+        fmt::format("Terminate MPA error {} ({}){}: {}", number(*code), describe(*code),
+                    stack.empty() ? std::string() : fmt::format(", read in {}'s layout", stack),
+                    disagreement));
   }
 }
 

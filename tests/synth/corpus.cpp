@@ -154,6 +154,30 @@ void add_revisions(std::vector<Scenario>& out) {
                 if (kind == MessageKind::ReadRtr) markers(s, true, true);
               }));
   }
+  out.push_back(valid(
+      "valid-rev2-rdmap-extensions",
+      "Rev 2, IRD/ORD 4 both ways: the Initiator sends RFC 7306 Immediate Data (with and without "
+      "Solicited Event), an Atomic Request and two 3000-octet RDMA Read Requests (three requests "
+      "outstanding, within the IRD), then a Send; the Responder answers them in order (the Read "
+      "Responses in several DDP segments)",
+      [](Scenario& s) {
+        set_revision(s, 2);
+        set_ird_ord(s, 4, 4, 4, 4);
+        s.batch = 8;
+        const auto msg = [](MessageKind kind, std::size_t size) {
+          MessageSpec m;
+          m.kind = kind;
+          m.size = size;
+          return m;
+        };
+        s.initiator.messages = {
+            msg(MessageKind::ImmediateData, 0),  msg(MessageKind::ImmediateDataSe, 0),
+            msg(MessageKind::AtomicRequest, 0),  msg(MessageKind::ReadRequest, 3000),
+            msg(MessageKind::ReadRequest, 3000), msg(MessageKind::Send, 200)};
+        s.responder.messages = {msg(MessageKind::AtomicResponse, 0),
+                                msg(MessageKind::ReadResponse, 3000),
+                                msg(MessageKind::ReadResponse, 3000)};
+      }));
   out.push_back(valid("valid-rev0",
                       "Rev 0 (RDMA Consortium): markers and CRC both ways, DDP/RDMAP version 0",
                       [](Scenario& s) { set_revision(s, 0); }));

@@ -467,6 +467,73 @@ void terminate_encoding(Scenario& s) {
   s.initiator.messages[1].tweaks.corrupt_crc = true;
   s.expected.findings.push_back("fpdu.crc-mismatch");
 }
+// Chelsio cxgb4 / Intel irdma answer a real CRC error with Terminate LLP/MPA/CRC written as
+// layer 2, error type 3 (first octet 0x23); the claim is right, only the layout is named.
+void terminate_encoding_cxgb_irdma(Scenario& s) {
+  set_revision(s, 2);
+  s.initiator.frame.c = s.responder.frame.c = true;
+  TerminateSpec t = terminate_of(2, 0, 2);
+  t.cxgb_irdma_layout = true;
+  responder_terminates(s, t);
+  s.initiator.messages[1].tweaks.corrupt_crc = true;
+  s.expected.findings.push_back("fpdu.crc-mismatch");
+}
+// The same layout blaming a CRC error on a connection without CRCs: judged as a CRC claim.
+void terminate_disagrees_cxgb_irdma(Scenario& s) {
+  set_revision(s, 2);
+  s.initiator.frame.c = s.responder.frame.c = false;
+  TerminateSpec t = terminate_of(2, 0, 2);
+  t.cxgb_irdma_layout = true;
+  responder_terminates(s, t);
+  s.expected.findings.push_back("rdmap.terminate-encoding");
+}
+// siw answers an RDMA Read Request cut short (12 of its 28 header octets) with Terminate
+// LLP/MPA code 3 in its own layout: siw's code for an FPDU whose length does not fit its
+// headers, which agrees with what the capture shows (no marker claim).
+void ulpdu_too_short_siw_terminate(Scenario& s) {
+  siw_like(s);
+  s.responder.frame.m = false;
+  s.batch = 3;
+  MessageSpec cut;
+  cut.kind = MessageKind::TruncatedReadRequest;
+  s.initiator.messages = {send_of(100), cut};
+  const std::vector<Chunk> fpdus = frame_fpdus(s, Dir::Initiator);
+  const Bytes& quoted = fpdus[1].bytes;
+  TerminateSpec t = terminate_of(2, 0, 3);
+  t.siw_layout = true;
+  t.ddp_header =
+      Bytes(quoted.begin() + 2, quoted.begin() + 2 + static_cast<std::ptrdiff_t>(kUntaggedHeader));
+  t.ddp_segment_length = static_cast<std::uint16_t>(kUntaggedHeader + 12);
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = t;
+  s.responder.messages = {m};
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::FullOperation) + 1, Dir::Responder);
+  };
+  s.expected.findings.push_back("rdmap.terminate-encoding");
+  s.expected.notes.push_back("rdmap.terminate");
+}
+MessageSpec message_of(MessageKind kind, std::size_t size) {
+  MessageSpec m;
+  m.kind = kind;
+  m.size = size;
+  return m;
+}
+// Rev 2: the Responder declares IRD 2 (and the Initiator ORD 2 is all it may use), yet the
+// Initiator sends three RDMA Read Requests before the first Read Response; the Responder
+// answers all three.
+void ird_exceeded(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 4, 2, 2, 2);
+  s.batch = 8;
+  s.initiator.messages = {message_of(MessageKind::ReadRequest, 600),
+                          message_of(MessageKind::ReadRequest, 600),
+                          message_of(MessageKind::ReadRequest, 600), send_of(100)};
+  s.responder.messages = {message_of(MessageKind::ReadResponse, 600),
+                          message_of(MessageKind::ReadResponse, 600),
+                          message_of(MessageKind::ReadResponse, 600)};
+}
 void reserved_bit_siw_gso(Scenario& s) {
   siw_like(s);
   s.initiator.frame.reserved = 0x08;
@@ -662,6 +729,24 @@ constexpr FaultRecipe kRecipes[] = {
      "answers with Terminate LLP/MPA/CRC in siw's layout (Layer/EType nibbles swapped, M/D flags "
      "in the low bits), then closes",
      terminate_encoding},
+    {"rdmap.terminate-encoding",
+     "the Initiator's RDMA Write has a bad CRC (C=1) and the Responder answers with Terminate "
+     "LLP/MPA/CRC as Chelsio cxgb4 and Intel irdma write it (layer 2, error type 3: first octet "
+     "0x23), then closes",
+     terminate_encoding_cxgb_irdma, "cxgb4-irdma"},
+    {"rdmap.terminate-disagrees",
+     "no CRCs (C=0 both ways); the Responder sends a Terminate in Chelsio cxgb4's and Intel "
+     "irdma's layout (0x23) blaming an MPA CRC error (code 2) on a Write, and closes",
+     terminate_disagrees_cxgb_irdma, "cxgb4-irdma-crc-off"},
+    {"ddp.ulpdu-too-short",
+     "siw-like conversation; the Initiator's RDMA Read Request carries 12 of its 28 header "
+     "octets, and the Responder answers with Terminate LLP/MPA code 3 in siw's layout (siw's "
+     "code for such an FPDU, not a marker claim), then closes",
+     ulpdu_too_short_siw_terminate, "read-request-siw-terminate"},
+    {"rdmap.ird-exceeded",
+     "Rev 2, Responder IRD 2: the Initiator sends three 600-octet RDMA Read Requests before the "
+     "first Read Response arrives; the Responder answers all three",
+     ird_exceeded},
     {"startup.reserved-bit-siw-gso",
      "siw-like Request with reserved bit 0x08 (siw GSO), then a 4000-octet FPDU in one segment",
      reserved_bit_siw_gso},

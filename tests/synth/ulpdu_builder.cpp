@@ -12,10 +12,17 @@ constexpr std::uint8_t kOpReadRequest = 0x1;
 constexpr std::uint8_t kOpReadResponse = 0x2;
 constexpr std::uint8_t kOpSend = 0x3;
 constexpr std::uint8_t kOpTerminate = 0x7;
+// RFC 7306.
+constexpr std::uint8_t kOpImmediateData = 0x8;
+constexpr std::uint8_t kOpImmediateDataSe = 0x9;
+constexpr std::uint8_t kOpAtomicRequest = 0xA;
+constexpr std::uint8_t kOpAtomicResponse = 0xB;
 
 constexpr std::uint32_t kSendQueue = 0;
 constexpr std::uint32_t kReadRequestQueue = 1;
 constexpr std::uint32_t kTerminateQueue = 2;
+constexpr std::uint32_t kAtomicRequestQueue = 3;
+constexpr std::uint32_t kAtomicResponseQueue = 4;
 
 // Terminate Control and the 13 reserved bits after it, as RFC 5040 Figure 8 lays them out,
 // or as Linux siw's little-endian bitfields put them on the wire.
@@ -27,7 +34,8 @@ void put_terminate_control(Bytes& out, const TerminateSpec& t) {
     put_u8(out, t.code);
     put_u8(out, static_cast<std::uint8_t>((m ? 0x01 : 0) | (d ? 0x02 : 0)));
   } else {
-    put_u8(out, static_cast<std::uint8_t>((t.layer & 0xF) << 4 | (t.etype & 0xF)));
+    const std::uint8_t etype = t.cxgb_irdma_layout && t.layer == 2 ? 3 : t.etype;
+    put_u8(out, static_cast<std::uint8_t>((t.layer & 0xF) << 4 | (etype & 0xF)));
     put_u8(out, t.code);
     put_u8(out, static_cast<std::uint8_t>((m ? 0x80 : 0) | (d ? 0x40 : 0)));
   }
@@ -129,6 +137,45 @@ Bytes UlpduBuilder::read_request(std::size_t read_size) {
   return out;
 }
 
+std::vector<Bytes> UlpduBuilder::read_response(std::size_t size, std::size_t max_payload,
+                                               PayloadFill fill) {
+  const std::uint32_t stag = next_stag_++;
+  std::uint64_t to = 0x7F3B00002000ull;
+  std::vector<Bytes> out;
+  const std::vector<std::size_t> parts = pieces(size, max_payload);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out.push_back(tagged(i + 1 == parts.size(), kOpReadResponse, stag, to, parts[i], fill));
+    to += parts[i];
+  }
+  return out;
+}
+
+// RFC 7306 Atomic Request header: Reserved(28) Atomic Operation Code(4), Request Identifier,
+// Remote STag, Remote Tagged Offset, Add or Swap Data, Add or Swap Mask, Compare Data,
+// Compare Mask (the 64-bit fields big-endian).
+Bytes UlpduBuilder::atomic_request() {
+  const std::uint32_t msn = ++next_msn_[kAtomicRequestQueue];
+  Bytes out = untagged(true, kOpAtomicRequest, kAtomicRequestQueue, msn, 0, 0, PayloadFill::Zero);
+  put_be32(out, 0);    // Atomic Operation Code 0: FetchAdd
+  put_be32(out, msn);  // Request Identifier
+  put_be32(out, 0x00C0FFEE);
+  put_be64(out, 0x7F3C00003000ull);
+  put_be64(out, 1);  // add 1
+  put_be64(out, 0);
+  put_be64(out, 0);
+  put_be64(out, 0);
+  return out;
+}
+
+// RFC 7306 Atomic Response header: Original Request Identifier, Original Remote Data Value.
+Bytes UlpduBuilder::atomic_response() {
+  const std::uint32_t msn = ++next_msn_[kAtomicResponseQueue];
+  Bytes out = untagged(true, kOpAtomicResponse, kAtomicResponseQueue, msn, 0, 0, PayloadFill::Zero);
+  put_be32(out, msn);  // the n-th response answers the n-th request
+  put_be64(out, 41);
+  return out;
+}
+
 Bytes UlpduBuilder::terminate(const TerminateSpec& spec) {
   const std::uint32_t msn = ++next_msn_[kTerminateQueue];
   Bytes out = untagged(true, kOpTerminate, kTerminateQueue, msn, 0, 0, PayloadFill::Zero);
@@ -165,6 +212,25 @@ std::vector<Bytes> UlpduBuilder::message(MessageKind kind, std::size_t payload_s
     }
     case MessageKind::Terminate:
       return {terminate(TerminateSpec{})};
+    case MessageKind::ReadRequest:
+      return {read_request(payload_size)};
+    case MessageKind::ReadResponse:
+      return read_response(payload_size, max_payload(kTaggedHeader), fill);
+    case MessageKind::ImmediateData:
+    case MessageKind::ImmediateDataSe: {
+      const std::uint8_t op =
+          kind == MessageKind::ImmediateData ? kOpImmediateData : kOpImmediateDataSe;
+      return {untagged(true, op, kSendQueue, ++next_msn_[kSendQueue], 0, 8, fill)};
+    }
+    case MessageKind::AtomicRequest:
+      return {atomic_request()};
+    case MessageKind::AtomicResponse:
+      return {atomic_response()};
+    case MessageKind::TruncatedReadRequest: {
+      Bytes out = read_request(0);
+      out.resize(kUntaggedHeader + 12);
+      return {out};
+    }
   }
   return {};
 }

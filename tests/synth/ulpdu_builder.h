@@ -1,6 +1,7 @@
 // ULPDUs as an RNIC hands them to MPA: DDP segments (RFC 5041) carrying RDMAP messages
-// (RFC 5040): untagged Send, tagged RDMA Write, RDMA Read Request and Response, and the
-// zero-length RTR indications of RFC 6581 9.2. DDP/RDMAP version 1, or 0 for Rev 0
+// (RFC 5040): untagged Send, tagged RDMA Write, RDMA Read Request and Response, the
+// zero-length RTR indications of RFC 6581 9.2, and RFC 7306's Immediate Data and Atomic
+// Request and Response. DDP/RDMAP version 1, or 0 for Rev 0
 // (RDMA Consortium) conversations.
 #pragma once
 
@@ -15,15 +16,22 @@
 namespace mpa::synth {
 
 enum class MessageKind : std::uint8_t {
-  Send,               // untagged, QN 0
-  Write,              // tagged
-  SendRtr,            // zero-length Send (ULPDU_Length 18)
-  WriteRtr,           // zero-length RDMA Write (ULPDU_Length 14)
-  ReadRtr,            // RDMA Read Request, read size 0 (ULPDU_Length 46)
-  ReadResponseEmpty,  // zero-length RDMA Read Response, the answer to a Read RTR
-  EmptyUlpdu,         // ULPDU_Length 0: no DDP header at all
-  TruncatedDdp,       // 10 octets of an untagged DDP header (too short for it)
-  Terminate,          // RDMAP Terminate (QN 2), see TerminateSpec
+  Send,                  // untagged, QN 0
+  Write,                 // tagged
+  SendRtr,               // zero-length Send (ULPDU_Length 18)
+  WriteRtr,              // zero-length RDMA Write (ULPDU_Length 14)
+  ReadRtr,               // RDMA Read Request, read size 0 (ULPDU_Length 46)
+  ReadResponseEmpty,     // zero-length RDMA Read Response, the answer to a Read RTR
+  EmptyUlpdu,            // ULPDU_Length 0: no DDP header at all
+  TruncatedDdp,          // 10 octets of an untagged DDP header (too short for it)
+  Terminate,             // RDMAP Terminate (QN 2), see TerminateSpec
+  ReadRequest,           // RDMA Read Request (QN 1) for `size` octets (the message has no payload)
+  ReadResponse,          // RDMA Read Response of `size` octets: tagged segments, L on the last
+  ImmediateData,         // RFC 7306 Immediate Data (opcode 0x8, QN 0): 8 octets, `size` ignored
+  ImmediateDataSe,       // RFC 7306 Immediate Data with Solicited Event (opcode 0x9)
+  AtomicRequest,         // RFC 7306 Atomic Request (opcode 0xA): FetchAdd, `size` ignored
+  AtomicResponse,        // RFC 7306 Atomic Response (opcode 0xB), `size` ignored
+  TruncatedReadRequest,  // an RDMA Read Request cut to 12 octets of its 28-octet header
 };
 
 // An RDMAP Terminate (RFC 5040 4.8): Terminate Control `Layer EType ErrorCode M D R`, then
@@ -35,6 +43,9 @@ struct TerminateSpec {
   std::uint16_t ddp_segment_length = 0;
   Bytes ddp_header;         // quoted; empty: D=0
   bool siw_layout = false;  // Linux siw's little-endian C bitfields: nibbles swapped, flags low
+  // Chelsio cxgb4's and Intel irdma's: an LLP (layer 2) error with error type 3 (first octet
+  // 0x23 for an MPA error), the rest as RFC 5040 Figure 8.
+  bool cxgb_irdma_layout = false;
 };
 
 enum class PayloadFill : std::uint8_t { Random, Zero };
@@ -63,6 +74,9 @@ class UlpduBuilder {
   std::vector<Bytes> send(std::size_t size, std::size_t max_payload, PayloadFill fill);
   std::vector<Bytes> write(std::size_t size, std::size_t max_payload, PayloadFill fill);
   Bytes read_request(std::size_t read_size);
+  std::vector<Bytes> read_response(std::size_t size, std::size_t max_payload, PayloadFill fill);
+  Bytes atomic_request();
+  Bytes atomic_response();
   Bytes untagged(bool last, std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn,
                  std::uint32_t mo, std::size_t payload, PayloadFill fill);
   Bytes tagged(bool last, std::uint8_t opcode, std::uint32_t stag, std::uint64_t to,

@@ -136,5 +136,35 @@ TEST(Ddp, OrdinaryMessagesAreNotRtrs) {
   EXPECT_EQ(classify_rtr(Bytes{}, 0), RtrKind::None);
 }
 
+// RFC 5040 4.4 and RFC 7306: the RDMAP header each opcode needs after its DDP header, and
+// which messages a peer's IRD holds until their answer ends.
+TEST(Ddp, EachOpcodeNeedsItsRdmapHeader) {
+  const auto header = [](const Bytes& octets) {
+    const auto h = decode_ddp(octets);
+    EXPECT_TRUE(h);
+    return h.value_or(DdpHeader{});
+  };
+  EXPECT_EQ(rdmap_header_size(header(untagged(0x1, 1, 1, 0))), 28u);  // RDMA Read Request
+  EXPECT_EQ(rdmap_header_size(header(untagged(0xA, 3, 1, 0))), 28u);  // Atomic Request (least)
+  EXPECT_EQ(rdmap_header_size(header(untagged(0xB, 4, 1, 0))), 12u);  // Atomic Response
+  EXPECT_EQ(rdmap_header_size(header(untagged(0x3, 0, 1, 0))), 0u);   // Send: payload only
+  EXPECT_EQ(rdmap_header_size(header(untagged(0x8, 0, 1, 0))), 0u);   // Immediate Data
+  EXPECT_EQ(rdmap_header_size(header(tagged(0x1, 5, 0))), 0u);        // a tagged "Read Request": no
+  EXPECT_TRUE(is_ird_request(header(untagged(0x1, 1, 1, 0))));
+  EXPECT_TRUE(is_ird_request(header(untagged(0xA, 3, 1, 0))));
+  EXPECT_FALSE(is_ird_request(header(untagged(0x3, 0, 1, 0))));
+  EXPECT_FALSE(is_ird_request(header(tagged(0x1, 5, 0))));
+  EXPECT_TRUE(is_ird_response_end(header(tagged(0x2, 5, 0))));  // L=1
+  Bytes middle = tagged(0x2, 5, 0);
+  middle[0] &= static_cast<std::uint8_t>(~0x40);  // L=0: more segments follow
+  EXPECT_FALSE(is_ird_response_end(header(middle)));
+  EXPECT_TRUE(is_ird_response_end(header(untagged(0xB, 4, 1, 0))));
+  EXPECT_FALSE(is_ird_response_end(header(untagged(0xB, 4, 1, 0, 1, false))));
+  EXPECT_FALSE(is_ird_response_end(header(tagged(0x0, 5, 0))));  // RDMA Write
+  EXPECT_EQ(rdmap_opcode_words(0x9), "Immediate Data with Solicited Event");
+  EXPECT_EQ(rdmap_opcode_words(0xA), "Atomic Request");
+  EXPECT_EQ(rdmap_opcode_words(0xC), "opcode 12");
+}
+
 }  // namespace
 }  // namespace mpa

@@ -76,6 +76,7 @@ constexpr Required kRequired[] = {
     {"fpdu.crc-miscomputed", Error, 2},
     {"startup.enhanced-block-little-endian", Warning, 0},
     {"startup.enhanced-negotiates-nothing", Warning, 0},
+    {"rdmap.ird-exceeded", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "decider_support.h"
+#include "mpa/terminate.h"
 
 namespace mpa {
 namespace {
@@ -13,7 +14,8 @@ using namespace test;
 
 // An RDMAP Terminate (RFC 5040 4.8) carrying an LLP (MPA) error `code`; with `quoted`, the
 // terminated DDP header follows (D bit).
-Bytes terminate(std::uint8_t code, const Bytes& quoted = {}, bool siw_layout = false) {
+Bytes terminate(std::uint8_t code, const Bytes& quoted = {}, bool siw_layout = false,
+                std::uint8_t first = 0x20) {
   Bytes t = {0x41, 0x47, 0, 0, 0, 0};
   put_be32(t, 2);  // queue 2: Terminates
   put_be32(t, 1);
@@ -21,7 +23,7 @@ Bytes terminate(std::uint8_t code, const Bytes& quoted = {}, bool siw_layout = f
   if (siw_layout) {
     t.insert(t.end(), {0x02, code, static_cast<std::uint8_t>(quoted.empty() ? 0x01 : 0x03), 0});
   } else {
-    t.insert(t.end(), {0x20, code, static_cast<std::uint8_t>(quoted.empty() ? 0x80 : 0xC0), 0});
+    t.insert(t.end(), {first, code, static_cast<std::uint8_t>(quoted.empty() ? 0x80 : 0xC0), 0});
   }
   put_be16(t, 0);  // DDP segment length
   t.insert(t.end(), quoted.begin(), quoted.end());
@@ -181,6 +183,188 @@ TEST(UlpChecks, MarkerAndRtrClaimsAreHeldAgainstTheNegotiation) {
   seen.add(MpaError::NoMatchingRtr);
   sender.check_terminate(rtr.event, {}, {&peer, seen, true, false}, out);
   EXPECT_EQ(names(out), std::vector<std::string>{"rdmap.terminate"});
+}
+
+// Chelsio cxgb4 (LAYER_MPA | DDP_LLP) and Intel irdma write an MPA error as layer 2, error
+// type 3: the first octet 0x23. Decoded as the MPA error it is, the stack named.
+TEST(Terminate, ChelsioAndIntelLayoutIsAnMpaErrorWithErrorType3) {
+  const Bytes octets = terminate(2, {}, false, 0x23);
+  const auto t = decode_terminate(octets, false);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->layout, TerminateLayout::CxgbIrdma);
+  EXPECT_FALSE(t->siw_layout);
+  EXPECT_EQ(t->layer, 2);
+  EXPECT_EQ(t->etype, 3);
+  EXPECT_EQ(t->mpa_error(), MpaError::CrcError);
+  EXPECT_TRUE(t->segment_length_valid);  // flags where RFC 5040 Figure 8 puts them
+  EXPECT_NE(describe(*t).find("error type 3"), std::string::npos) << describe(*t);
+  EXPECT_EQ(layout_stack(t->layout), "Chelsio cxgb4 / Intel irdma");
+  // RFC 5040's own layout (0x20) and siw's (0x02) are told apart from it.
+  const auto rfc = decode_terminate(terminate(2), false);
+  ASSERT_TRUE(rfc);
+  EXPECT_EQ(rfc->layout, TerminateLayout::Rfc5040);
+  EXPECT_EQ(rfc->mpa_error(), MpaError::CrcError);
+  const auto siw = decode_terminate(terminate(2, {}, true), true);
+  ASSERT_TRUE(siw);
+  EXPECT_EQ(siw->layout, TerminateLayout::Siw);
+  EXPECT_EQ(siw->mpa_error(), MpaError::CrcError);
+  // Layer 2 with error type 3 and a code no MPA error has: not an MPA error, no stack.
+  const auto other = decode_terminate(terminate(0x20, {}, false, 0x23), false);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->layout, TerminateLayout::Rfc5040);
+  EXPECT_FALSE(other->mpa_error_code());
+  // What the header needs: 4 octets; with D, the segment length and a DDP header; with R, the
+  // Read Request header.
+  EXPECT_EQ(terminate_header_size(*rfc), 4u);
+  Terminate with_d = *rfc;
+  with_d.ddp_header_included = true;
+  EXPECT_EQ(terminate_header_size(with_d), 4u + 2 + 14);
+  with_d.rdmap_header_included = true;
+  EXPECT_EQ(terminate_header_size(with_d), 4u + 2 + 14 + 28);
+}
+
+TEST(UlpChecks, ChelsioAndIntelTerminatesAreJudgedUnderTheirLayout) {
+  UlpChecks sender, peer;
+  std::vector<Finding> out;
+  TestFpdu t(terminate(2, {}, false, 0x23));
+  UlpContext context;
+  context.direction = Direction::Responder;
+  ASSERT_TRUE(sender.check(t.event, context, out).terminate);
+  MpaErrorSet seen;
+  seen.add(MpaError::CrcError);
+  sender.check_terminate(t.event, context, {&peer, seen, true, false}, out);
+  ASSERT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-encoding"}));
+  EXPECT_NE(out[0].message.find("Chelsio cxgb4 / Intel irdma"), std::string::npos)
+      << out[0].message;
+  EXPECT_NE(out[1].message.find("23 02"), std::string::npos) << out[1].message;
+  // The same claim without CRCs on the connection: contradicted, read as a CRC claim.
+  out.clear();
+  sender.check_terminate(t.event, context, {&peer, {}, false, false}, out);
+  ASSERT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-encoding",
+                                                  "rdmap.terminate-disagrees"}));
+  EXPECT_NE(out[2].message.find("CRCs were not negotiated"), std::string::npos) << out[2].message;
+}
+
+// siw answers a ULPDU too short for its headers with code 3 (its LLP_ECODE_FPDU_START): not a
+// marker claim when mpa-check saw such a ULPDU.
+TEST(UlpChecks, SiwsCode3AgreesWithATooShortUlpdu) {
+  UlpChecks sender, peer;
+  UlpContext context;
+  context.siw_sender = true;
+  std::vector<Finding> scratch;
+  Bytes cut = {0x41, 0x41, 0, 0, 0, 0};
+  put_be32(cut, 1);
+  put_be32(cut, 1);
+  put_be32(cut, 0);
+  cut.resize(18 + 12, 0);  // 12 of the Read Request's 28 header octets
+  TestFpdu short_read(cut);
+  peer.check(short_read.event, {}, scratch);
+  EXPECT_EQ(names(scratch), std::vector<std::string>{"ddp.ulpdu-too-short"});
+  EXPECT_TRUE(peer.saw_too_short());
+  TestFpdu t(terminate(3, {}, true));
+  std::vector<Finding> out;
+  sender.check_terminate(t.event, context, {&peer, {}, true, false}, out);
+  EXPECT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-encoding"}));
+  // Without such a ULPDU (and no marker error) siw's code 3 has no cause.
+  UlpChecks clean_peer;
+  out.clear();
+  sender.check_terminate(t.event, context, {&clean_peer, {}, true, false}, out);
+  ASSERT_EQ(names(out), (std::vector<std::string>{"rdmap.terminate", "rdmap.terminate-encoding",
+                                                  "rdmap.terminate-disagrees"}));
+  EXPECT_NE(out[2].message.find("Linux siw"), std::string::npos) << out[2].message;
+  EXPECT_EQ(out[2].message.find("no markers were negotiated"), std::string::npos) << out[2].message;
+}
+
+// ddp.ulpdu-too-short: the RDMAP header each opcode needs, not only DDP's.
+TEST(UlpChecks, AUlpduShorterThanItsOpcodesHeader) {
+  const auto untagged = [](std::uint8_t opcode, std::uint32_t queue, std::size_t size) {
+    Bytes u = {0x41, static_cast<std::uint8_t>(0x40 | opcode), 0, 0, 0, 0};
+    put_be32(u, queue);
+    put_be32(u, 1);
+    put_be32(u, 0);
+    u.resize(size, 0);
+    return u;
+  };
+  struct Case {
+    Bytes ulpdu;
+    bool too_short;
+    const char* words;
+  };
+  const Case cases[] = {
+      {untagged(0x1, 1, 18 + 27), true, "28-octet RDMA Read Request header"},
+      {untagged(0x1, 1, 18 + 28), false, ""},
+      {untagged(0xA, 3, 18 + 20), true, "at least 28-octet Atomic Request header"},
+      {untagged(0xA, 3, 18 + 52), false, ""},
+      {untagged(0xB, 4, 18 + 11), true, "12-octet Atomic Response header"},
+      {untagged(0xB, 4, 18 + 12), false, ""},
+      {untagged(0x7, 2, 18 + 3), true, "4-octet Terminate header"},
+      {untagged(0x3, 0, 18), false, ""},  // an empty Send
+      {untagged(0x8, 0, 18 + 8), false, ""},
+  };
+  for (const Case& c : cases) {
+    UlpChecks checks;
+    std::vector<Finding> out;
+    TestFpdu f(c.ulpdu);
+    checks.check(f.event, {}, out);
+    SCOPED_TRACE(c.words);
+    EXPECT_EQ(checks.saw_too_short(), c.too_short);
+    if (!c.too_short) {
+      EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+      continue;
+    }
+    ASSERT_EQ(names(out), std::vector<std::string>{"ddp.ulpdu-too-short"});
+    EXPECT_NE(out[0].message.find(c.words), std::string::npos) << out[0].message;
+  }
+  // A Terminate whose D bit announces a quoted DDP header it does not carry.
+  UlpChecks checks;
+  std::vector<Finding> out;
+  Bytes t = terminate(2, Bytes(14, 0));
+  t.resize(t.size() - 1);
+  TestFpdu f(t);
+  checks.check(f.event, {}, out);
+  ASSERT_EQ(names(out), std::vector<std::string>{"ddp.ulpdu-too-short"});
+  EXPECT_NE(out[0].message.find("20-octet Terminate header"), std::string::npos) << out[0].message;
+}
+
+// RDMA Read and Atomic Requests against the peer's IRD (RFC 6581 9.1): counted, answered in
+// order, named once; never once the count is uncertain or without an IRD.
+TEST(UlpChecks, OutstandingRequestsBeyondThePeersIrdOnce) {
+  Bytes read = {0x41, 0x41, 0, 0, 0, 0};
+  put_be32(read, 1);
+  put_be32(read, 7);
+  put_be32(read, 0);
+  read.resize(18 + 28, 0);
+  TestFpdu f(read);
+  const DdpHeader h = *decode_ddp(read);
+  UlpChecks checks;
+  std::vector<Finding> out;
+  checks.count_request(f.event, h, 2, Direction::Initiator, out);
+  checks.count_request(f.event, h, 2, Direction::Initiator, out);
+  EXPECT_TRUE(out.empty());
+  checks.count_answer();
+  checks.count_request(f.event, h, 2, Direction::Initiator, out);  // 2 outstanding: fine
+  EXPECT_TRUE(out.empty());
+  checks.count_request(f.event, h, 2, Direction::Initiator, out);  // 3 > 2
+  ASSERT_EQ(names(out), std::vector<std::string>{"rdmap.ird-exceeded"});
+  EXPECT_NE(out[0].message.find("RDMA Read Request (MSN 7)"), std::string::npos) << out[0].message;
+  EXPECT_NE(out[0].message.find("3 requests outstanding"), std::string::npos) << out[0].message;
+  EXPECT_NE(out[0].message.find("IRD of 2 the Responder declared"), std::string::npos)
+      << out[0].message;
+  checks.count_request(f.event, h, 2, Direction::Initiator, out);  // once per direction
+  EXPECT_EQ(out.size(), 1u);
+  // Unknown IRD: nothing; a lost count: nothing.
+  UlpChecks unknown;
+  std::vector<Finding> none;
+  for (int i = 0; i < 5; ++i)
+    unknown.count_request(f.event, h, std::nullopt, Direction::Initiator, none);
+  UlpChecks lost;
+  lost.lose_count();
+  for (int i = 0; i < 5; ++i) lost.count_request(f.event, h, 2, Direction::Initiator, none);
+  // An answer to a request the capture did not show makes the count uncertain.
+  UlpChecks unmatched;
+  unmatched.count_answer();
+  for (int i = 0; i < 5; ++i) unmatched.count_request(f.event, h, 2, Direction::Responder, none);
+  EXPECT_TRUE(none.empty()) << testing::PrintToString(names(none));
 }
 
 }  // namespace

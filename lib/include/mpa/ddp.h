@@ -1,10 +1,12 @@
-// Just enough of DDP (RFC 5041 4) and RDMAP (RFC 5040 4) headers to recognise the
-// RFC 6581 RTR messages and DDP versions. Not a DDP conformance checker.
+// Just enough of DDP (RFC 5041 4) and RDMAP (RFC 5040 4, RFC 7306) headers to recognise the
+// RFC 6581 RTR messages, DDP versions, the headers each opcode needs and the RDMA Read and
+// Atomic requests a peer must hold. Not a DDP conformance checker.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 
 namespace mpa {
 
@@ -21,7 +23,19 @@ enum class RdmapOpcode : std::uint8_t {
   SendSe = 0x5,
   SendSeInvalidate = 0x6,
   Terminate = 0x7,
+  // RFC 7306 (RDMAP extensions).
+  ImmediateData = 0x8,
+  ImmediateDataSe = 0x9,  // with Solicited Event
+  AtomicRequest = 0xA,
+  AtomicResponse = 0xB,
 };
+
+// The smallest RFC 7306 Atomic Request header every Atomic Operation fills: Reserved and
+// Atomic Operation Code, Request Identifier, Remote STag, Remote Tagged Offset and the
+// 64-bit Add or Swap Data (the masks and compare data follow for the operations using them).
+inline constexpr std::uint32_t kAtomicRequestMinSize = 28;
+// RFC 7306 Atomic Response header: Original Request Identifier, Original Remote Data Value.
+inline constexpr std::uint32_t kAtomicResponseSize = 12;
 
 struct DdpHeader {
   bool tagged = false;
@@ -66,6 +80,21 @@ constexpr bool ulpdu_header_plausible(std::uint32_t ulpdu_length, std::uint8_t d
 
 // Decodes the DDP/RDMAP header at the start of a ULPDU; nullopt if too short.
 std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu);
+
+// The RDMAP header octets an opcode needs after the DDP header when it comes in the DDP
+// model it belongs to (a whole untagged RDMA Read Request: 28; Atomic Request: at least 28;
+// Atomic Response: 12; 0 for the others; a Terminate's depends on its flags, see
+// terminate_header_size()).
+std::uint32_t rdmap_header_size(const DdpHeader& ddp);
+
+// A request the peer must hold until it answers it (RFC 5040 4.4 RDMA Read Request, RFC
+// 7306 Atomic Request; both count against the peer's IRD), and the last segment of its
+// answer (RDMA Read Response with L=1, Atomic Response).
+bool is_ird_request(const DdpHeader& ddp);
+bool is_ird_response_end(const DdpHeader& ddp);
+
+// "RDMA Read Request", "Atomic Response", ... ("opcode 12" for the undefined).
+std::string rdmap_opcode_words(std::uint8_t opcode);
 
 enum class RtrKind : std::uint8_t { None, Send, Write, Read };
 

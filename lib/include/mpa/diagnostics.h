@@ -152,6 +152,8 @@ enum class DiagId : std::uint16_t {
   FpduCrcMiscomputed,
   StartupEnhancedBlockLittleEndian,
   StartupEnhancedNegotiatesNothing,
+  // RDMA Read and Atomic Requests beyond the IRD the peer declared (RFC 6581 9.1).
+  RdmapIrdExceeded,
   kCount,
 };
 

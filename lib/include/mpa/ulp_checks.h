@@ -67,12 +67,33 @@ class UlpChecks {
   };
   // The most recent FPDU whose DDP header starts with `quoted` (at least 6 octets), if any.
   const RecentFpdu* find_quoted(std::span<const std::uint8_t> quoted) const;
+  // Whether one of its ULPDUs was too short for the DDP/RDMAP headers it announces.
+  bool saw_too_short() const { return too_short_seen_; }
+
+  // The RDMA Read and Atomic Requests this sender has outstanding at its peer (RFC 6581 9.1
+  // "initiator ORD <= responder IRD", "responder ORD <= initiator IRD", with RFC 5040 4.4's
+  // and RFC 7306's requests, answered in order), counted from the capture: a request seen
+  // adds one, the last segment of the peer's answer removes the oldest. The count only grows
+  // by what the sender sent before it could know of the answers the capture saw, so a count
+  // above the IRD the peer declared (`peer_ird`, unset when unknown) is the sender's. Named
+  // once per direction; never once the count is uncertain.
+  void count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
+                     std::optional<std::uint16_t> peer_ird, Direction direction,
+                     std::vector<Finding>& out);
+  void count_answer();
+  // Octets of either direction went missing, or an FPDU could not be read as sent: requests
+  // or answers may be among them.
+  void lose_count() { count_lost_ = true; }
 
  private:
   void remember(const FpduEvent& fpdu);
 
   bool said_ddp_version_ = false;
   bool said_too_short_ = false;
+  bool too_short_seen_ = false;
+  std::uint32_t outstanding_ = 0;  // requests not yet answered (count_request)
+  bool count_lost_ = false;
+  bool said_ird_ = false;
   std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
   std::size_t recent_count_ = 0;
 };
