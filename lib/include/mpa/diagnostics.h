@@ -145,6 +145,13 @@ enum class DiagId : std::uint16_t {
   IpFragmentOverlapMismatch,
   // Retransmissions compared back to the peer's acknowledgement, in bounded memory.
   TcpRetransmissionCheckStopped,
+  // The startup exchange as the peer reacted (RFC 5044 4.3, 7.1.2; RFC 6581 9.1, 9.2).
+  StartupInvalidReplyKeptOpen,
+  StartupRequestClosedWithoutReply,
+  StartupMarkersRefused,
+  StartupNegotiationTerminateMissing,
+  StartupReplyWithoutRtr,
+  StartupFpduAfterReject,
   kCount,
 };
 
