@@ -539,7 +539,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      Ids{StartupFpduAfterReject}, Partial,
      "what a Responder sends after its Reject is named only when it frames as MPA FPDUs (matching "
      "CRCs, or DDP headers throughout: the connection may carry other protocols then), from its "
-     "first 64 KiB; FPDUs after octets of another protocol are not looked for",
+     "first 64 KiB, unless they open with a Terminate (RFC 6581 9.1 ties one to a Reject over the "
+     "IRD); FPDUs after octets of another protocol are not looked for",
      Caps{"fault-startup.fpdu-after-reject.pcap"}},
     {"5044-7.1.2-r2e", Rfc5044, "7.1.2", 1564, 1566, Should,
      "the implementation SHOULD return an MPA Reply Frame with the Rejected Connection bit set to "
@@ -576,8 +577,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      Ids{StartupFpduAfterReject}, Partial,
      "what an Initiator sends after a Reject is named only when it frames as MPA FPDUs (matching "
      "CRCs, or DDP headers throughout: the connection may carry other protocols then), from its "
-     "first 64 KiB; an Initiator that leaves MPA over private data it does not accept (R=0) is "
-     "not told apart from one that goes on",
+     "first 64 KiB, unless they open with a Terminate; an Initiator that leaves MPA over private "
+     "data it does not accept (R=0) is not told apart from one that goes on",
      Caps{"fault-startup.fpdu-after-reject.pcap"}},
     {"5044-7.1.2-r3d", Rfc5044, "7.1.2", 1602, 1606, Should,
      "the implementation SHOULD enter Full MPA/DDP Operation Phase",

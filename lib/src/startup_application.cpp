@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mpa/ddp.h"
 #include "mpa/fpdu_search.h"
 #include "mpa/framing_inference.h"
 #include "mpa/sender_framing.h"
@@ -12,6 +13,16 @@
 #include "mpa_connection.h"
 
 namespace mpa {
+namespace {
+
+// Whether the FPDU whose ULPDU_Length field is at `at` carries an RDMAP Terminate.
+bool terminate_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  if (bytes.size() < at + 2) return false;
+  const auto ddp = decode_ddp(bytes.subspan(at + 2));
+  return ddp && !ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
+}
+
+}  // namespace
 
 void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
                                 std::uint64_t prefix) {
@@ -464,6 +475,10 @@ void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool fina
   const HeldBytes held = std::move(p->held);
   p->held = HeldBytes();
   if (!h) return;
+  // RFC 6581 9.1 ties a Terminate (MPA error 6) to a Reject over the IRD: a Terminate that
+  // opens what follows the Reject (after the zero marker, with markers) is not named.
+  const std::span<const std::uint8_t> bytes = held.bytes;
+  if (terminate_at(bytes, h->start) || (h->markers && terminate_at(bytes, h->start + 4))) return;
   const TcpSeq at = held.seq + static_cast<std::uint32_t>(h->start);
   report(s, DiagId::StartupFpduAfterReject, frame, at, held.offset + h->start,
          fmt::format("{} sent MPA FPDUs (first at seq {}; markers {}, CRC {}) after the MPA Reply "

@@ -487,6 +487,20 @@ TEST(Analyzer, FpdusAfterARejectAreNamedOtherProtocolsAreNot) {
   no_crc.initiator.frame.c = no_crc.responder.frame.c = false;
   no_crc.initiator.messages = synth::mixed_messages(12, synth::kDefaultSizes);
   EXPECT_TRUE(analyze(no_crc).has(DiagId::StartupFpduAfterReject));
+  // A Terminate right after the Reject (RFC 6581 9.1 ties one, code 6, to a Reject over the
+  // IRD) is not named; a Send is.
+  synth::Scenario terminate = with_fault("startup.fpdu-after-reject");
+  synth::MessageSpec term;
+  term.kind = synth::MessageKind::Terminate;
+  term.terminate.emplace();
+  term.terminate->layer = 2;  // LLP
+  term.terminate->code = 6;   // MPA error 6: insufficient IRD
+  terminate.initiator.messages.clear();
+  terminate.responder.messages = {term};
+  EXPECT_FALSE(analyze(terminate).has(DiagId::StartupFpduAfterReject));
+  terminate.responder.messages.front() = synth::MessageSpec{};
+  terminate.responder.messages.front().size = 40;
+  EXPECT_TRUE(analyze(terminate).has(DiagId::StartupFpduAfterReject));
   // A Reject and a close: nothing after it.
   EXPECT_FALSE(
       analyze(with_fault("startup.connection-rejected")).has(DiagId::StartupFpduAfterReject));
