@@ -33,8 +33,10 @@ constexpr std::string_view kResponderAnswered =
     "a Responder that answers (a Reply, FPDUs) is named; one that neither answers nor closes is "
     "not, and the error it reports locally is inside it";
 constexpr std::string_view kInitiatorWentOn =
-    "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named; one that "
-    "neither sends nor closes is not, and the error it reports locally is inside it";
+    "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one that "
+    "sends nothing and has not closed when the Responder closes, after acknowledging the Reply "
+    "(startup.invalid-reply-kept-open); one that stays silent until the capture ends is not (the "
+    "capture cannot show how long it waited), and the error it reports locally is inside it";
 constexpr std::string_view kMulpduFromMss =
     "the MULPDU is computed from the MSS option of the receiver's SYN (no check where the SYN was "
     "not captured), not from the EMSS the sender's TCP used; MPA MAY lower the MULPDU, so only "
@@ -47,7 +49,10 @@ constexpr std::string_view kRev1Refused =
     "that refuses it for its private data";
 constexpr std::string_view kNoRtrFlag =
     "seen only in an accepting peer-to-peer Reply (A=1) with no RTR flag set "
-    "(startup.no-matching-rtr); which options the Responder supports is inside it";
+    "(startup.reply-without-rtr, a warning: which options the Responder supports is inside it, so "
+    "the MUST and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming only options "
+    "the "
+    "Initiator did not offer is allowed (startup.no-matching-rtr, a note)";
 
 // The evidence of the receiver rules that a Terminate blaming an absent error shows.
 constexpr std::string_view kTerminateDisagrees = "fault-rdmap.terminate-disagrees.pcap";
@@ -174,7 +179,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "All MPA senders MUST be able to generate Markers when their use is declared by the opposing "
      "receiver",
      "Every sender can insert markers when its peer asks for them.", Sender, "",
-     Ids{FpduMarkersMissing}, Full, "", Caps{"fault-fpdu.markers-missing.pcap"}},
+     Ids{FpduMarkersMissing, StartupMarkersRefused}, Partial,
+     "a sender that inserts none is named; a refusal of markers asked for (a Reject of an M=1 "
+     "Request, a close without a Reply, an Initiator that closes after an accepting M=1 Reply "
+     "without sending) is named as a warning, since the capture cannot show it was for the "
+     "markers; "
+     "an Initiator that refuses with a Terminate is not",
+     Caps{"fault-fpdu.markers-missing.pcap", "fault-startup.markers-refused.pcap"}},
     {"5044-4.3-r2", Rfc5044, "4.3", 791, 794, Must,
      "MPA senders MUST insert a Marker into the data stream at a 512-octet periodic interval in "
      "the TCP Sequence Number Space",
@@ -404,8 +415,9 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "Initiator mode receivers MUST check this field for the same value, and close the connection "
      "and report an error locally if any other value is detected",
      "An Initiator closes on a Reply with a wrong key.", Receiver, "",
-     Ids{StartupInvalidReplyIgnored}, Partial, kInitiatorWentOn,
-     Caps{"fault-startup.invalid-reply-ignored.pcap"}},
+     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Partial, kInitiatorWentOn,
+     Caps{"fault-startup.invalid-reply-ignored.pcap",
+          "fault-startup.invalid-reply-kept-open.pcap"}},
     {"5044-7.1.1-r5", Rfc5044, "7.1.1", 1480, 1482, MustNot,
      "Markers MUST NOT be added to the data stream by that endpoint",
      "A side whose peer sent M=0 inserts no markers.", Sender, "", Ids{MarkerUnexpected}, Partial,
@@ -464,9 +476,11 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "If the MPA receiver cannot interoperate with the received version, then it MUST close the "
      "connection and report an error locally",
      "A receiver checks Rev and closes on one it cannot work with.", Receiver, "",
-     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored}, Partial,
+     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen},
+     Partial,
      "judged only for revisions mpa-check itself takes as unsupported (not 0, 1, 2 or 129): a side "
-     "that answers or goes on sending is named, one that neither answers nor closes is not",
+     "that answers or goes on sending is named, and an Initiator still open when the Responder "
+     "closes; a Responder that neither answers nor closes is not",
      Caps{"fault-startup.invalid-request-answered.pcap"}},
     {"5044-7.1.1-r17", Rfc5044, "7.1.1", 1527, 1529, Must,
      "This field MUST contain the length in octets of the Private Data field",
@@ -480,10 +494,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-7.1.1-r18", Rfc5044, "7.1.1", 1529, 1534, Must,
      "the receiver MUST close the connection and report an error locally",
      "A receiver closes on a PD_Length that does not match or exceeds 512.", Receiver, "",
-     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored, StartupReplyBeforePrivateData},
+     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored, StartupReplyBeforePrivateData,
+         StartupInvalidReplyKeptOpen},
      Partial,
      "a side that answers or goes on sending is named (a Reply sent before the private data came "
-     "is startup.reply-before-private-data); one that neither answers nor closes is not",
+     "is startup.reply-before-private-data), and an Initiator still open when the Responder "
+     "closes; "
+     "a Responder that neither answers nor closes is not",
      Caps{"fault-startup.pd-length-mismatch--overstated-answered.pcap"}},
     {"5044-7.1.1-r19", Rfc5044, "7.1.1", 1536, 1538, Must,
      "The Private Data field MUST be between 0 and 512 octets in length",
@@ -526,18 +543,23 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-7.1.2-r2d", Rfc5044, "7.1.2", 1560, 1562, Must,
      "the implementation MUST exit MPA, leaving the TCP connection open",
      "After its Reject, a Responder leaves MPA (and may use the connection otherwise).", Sender, "",
-     Ids{}, None,
-     "what a Responder sends after its Reject is not read (the connection may carry other "
-     "protocols then), so FPDUs after a Reject are not named",
-     Caps{}},
+     Ids{StartupFpduAfterReject}, Partial,
+     "what a Responder sends after its Reject is named only when it frames as MPA FPDUs (matching "
+     "CRCs, or DDP headers throughout: the connection may carry other protocols then), from its "
+     "first 64 KiB, unless they open with a Terminate (RFC 6581 9.1 ties one to a Reject over the "
+     "IRD); FPDUs after octets of another protocol are not looked for",
+     Caps{"fault-startup.fpdu-after-reject.pcap"}},
     {"5044-7.1.2-r2e", Rfc5044, "7.1.2", 1564, 1566, Should,
      "the implementation SHOULD return an MPA Reply Frame with the Rejected Connection bit set to "
      "'0'",
      "A Responder accepts (R=0) a Request whose private data its ULP accepts.", Sender, "",
-     Ids{StartupNoReply}, Partial,
-     "a note when no Reply comes by the capture's end (which may simply end too soon); whether the "
-     "private data was acceptable, and so whether a Reject was due instead, is the ULP's",
-     Caps{"fault-startup.no-reply.pcap"}},
+     Ids{StartupNoReply, StartupRequestClosedWithoutReply}, Partial,
+     "a note when no Reply comes by the capture's end (which may simply end too soon); a Responder "
+     "that closes on a properly formatted Rev 1 Request without any Reply is warned of (it owed a "
+     "Reply, R=0 or R=1, by this rule or 5044-7.1.2-r2c; other revisions it may refuse to "
+     "interoperate with); whether the private data was acceptable, and so which Reply, is the "
+     "ULP's",
+     Caps{"fault-startup.no-reply.pcap", "fault-startup.request-closed-without-reply.pcap"}},
     {"5044-7.1.2-r2f", Rfc5044, "7.1.2", 1575, 1577, Should,
      "SHOULD prepare to interpret any data received as FPDUs and pass any received ULPDUs to DDP",
      "An accepting Responder reads what follows as FPDUs.", No, "inside the Responder", Ids{}, None,
@@ -553,15 +575,18 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "If the MPA Reply Frame is improperly formatted, the implementation MUST close the TCP "
      "connection and exit MPA",
      "An Initiator closes on an improperly formatted Reply.", Receiver, "",
-     Ids{StartupInvalidReplyIgnored}, Partial, kInitiatorWentOn,
-     Caps{"fault-startup.invalid-reply-ignored.pcap"}},
+     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Partial, kInitiatorWentOn,
+     Caps{"fault-startup.invalid-reply-ignored.pcap",
+          "fault-startup.invalid-reply-kept-open.pcap"}},
     {"5044-7.1.2-r3c", Rfc5044, "7.1.2", 1596, 1600, Must,
      "the implementation MUST exit MPA, leaving the TCP connection open",
      "After a Reject (or private data it does not accept), an Initiator leaves MPA.", Sender, "",
-     Ids{}, None,
-     "what an Initiator sends after a Reject is not read (the connection may carry other protocols "
-     "then), so FPDUs after a Reject are not named",
-     Caps{}},
+     Ids{StartupFpduAfterReject}, Partial,
+     "what an Initiator sends after a Reject is named only when it frames as MPA FPDUs (matching "
+     "CRCs, or DDP headers throughout: the connection may carry other protocols then), from its "
+     "first 64 KiB, unless they open with a Terminate; an Initiator that leaves MPA over private "
+     "data it does not accept (R=0) is not told apart from one that goes on",
+     Caps{"fault-startup.fpdu-after-reject.pcap"}},
     {"5044-7.1.2-r3d", Rfc5044, "7.1.2", 1602, 1606, Should,
      "the implementation SHOULD enter Full MPA/DDP Operation Phase",
      "An Initiator whose Reply accepts enters full operation.", No,
@@ -579,9 +604,12 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-7.1.2-r5", Rfc5044, "7.1.2", 1620, 1622, Must,
      "the TCP/DDP connection MUST be closed, and an error returned to the ULP",
      "A side that receives a wrong key closes the connection.", Receiver, "",
-     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored}, Partial,
+     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen},
+     Partial,
      "a side that answers or goes on sending after a wrong key is named (an Initiator may send a "
-     "Terminate first); one that stays silent without closing is not",
+     "Terminate first), and an Initiator still open, silent, when the Responder closes; a "
+     "Responder "
+     "that stays silent without closing is not",
      Caps{"fault-startup.invalid-reply-ignored.pcap"}},
     {"5044-7.1.2-r6", Rfc5044, "7.1.2", 1631, 1637, Should,
      "The Responder SHOULD return an MPA Reply Frame with the \"Reject Connection\" bit set to '1' "
@@ -627,10 +655,11 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "If any of the above fails, the startup frame MUST be considered improperly formatted",
      "A startup frame whose PD_Length fails is improperly formatted (and the receiver closes).",
      Receiver, "",
-     Ids{StartupInvalidRequestAnswered, StartupReplyBeforePrivateData, StartupInvalidReplyIgnored},
+     Ids{StartupInvalidRequestAnswered, StartupReplyBeforePrivateData, StartupInvalidReplyIgnored,
+         StartupInvalidReplyKeptOpen},
      Partial,
-     "a side that answers or goes on sending is named; one that stays silent without closing is "
-     "not",
+     "a side that answers or goes on sending is named, and an Initiator still open, silent, when "
+     "the Responder closes; a Responder that stays silent without closing is not",
      Caps{"fault-startup.pd-length-mismatch--overstated-answered.pcap"}},
     {"5044-7.1.2-r10a", Rfc5044, "7.1.2", 1658, 1660, Should,
      "MPA implementations SHOULD implement a reasonable timeout while waiting for the entire set "
@@ -678,9 +707,11 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-8-r4", Rfc5044, "8", 2159, 2161, Must,
      "In this case, the TCP connection MUST be immediately closed",
      "On an invalid Request or Reply (error 4) the receiver closes at once.", Receiver, "",
-     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored}, Partial,
-     "a side that answers or goes on sending is named; one that stays silent, or closes late, is "
-     "not ('immediately' is not timed)",
+     Ids{StartupInvalidRequestAnswered, StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen},
+     Partial,
+     "a side that answers or goes on sending is named, and an Initiator that has not closed when "
+     "the Responder closes after it acknowledged the Reply; a Responder that stays silent, or a "
+     "side that closes late, is not ('immediately' is not timed)",
      Caps{"fault-startup.invalid-request-answered.pcap",
           "fault-startup.invalid-reply-ignored.pcap"}},
     {"5044-8-r5", Rfc5044, "8", 2170, 2171, MustNot,
@@ -801,10 +832,12 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "the connection",
      "An Initiator without the IRD the Reply needs sends a Terminate (layer 2, type 0, code 6) and "
      "ends the connection.",
-     Sender, "", Ids{RdmapTerminateDisagrees}, Partial,
-     "a Terminate with code 6 is checked to have a cause (rdmap.terminate-disagrees); an Initiator "
-     "that goes on, or closes, without one after startup.insufficient-ird is not named",
-     Caps{kTerminateDisagrees}},
+     Sender, "", Ids{RdmapTerminateDisagrees, StartupNegotiationTerminateMissing}, Partial,
+     "a Terminate with code 6 is checked to have a cause (rdmap.terminate-disagrees); after "
+     "startup.insufficient-ird an Initiator that closes without a Terminate, or terminates with "
+     "another code, is named; one that goes on may have raised its IRD and is not judged, nor one "
+     "whose capture ends before it closes",
+     Caps{kTerminateDisagrees, "fault-startup.negotiation-terminate-missing.pcap"}},
     {"6581-9.1-r7", Rfc6581, "9.1", 1046, 1047, Must,
      "The initiator MUST pass the responder provided IRD and ORD to the ULP",
      "The Initiator passes the Responder's IRD and ORD to its ULP (Accept and Reject).", No,
@@ -855,7 +888,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The responder MUST support at least one RTR indication option if it supports Enhanced RDMA "
      "connection establishment",
      "An enhanced Responder supports at least one RTR option.", Sender, "",
-     Ids{StartupNoMatchingRtr}, Partial, kNoRtrFlag, Caps{"fault-startup.no-matching-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Partial, kNoRtrFlag,
+     Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r4", Rfc6581, "9.2", 1088, 1090, Must,
      "then the responder MUST set Control Flag A to 1 in the MPA reply message",
      "A=1 in the Request is answered with A=1.", Sender, "", Ids{StartupP2pMismatch}, Full, "",
@@ -869,11 +903,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The responder MUST set at least one RTR indication option if it supports more than one "
      "initiator-specified RTR indication option",
      "A Responder supporting several offered RTR options accepts at least one.", Sender, "",
-     Ids{StartupNoMatchingRtr}, Partial, kNoRtrFlag, Caps{"fault-startup.no-matching-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Partial, kNoRtrFlag,
+     Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r7", Rfc6581, "9.2", 1098, 1101, Must,
      "then the responder MUST set at least one RTR indication type option it supports",
      "A Responder supporting none of the offered RTR options names one it supports.", Sender, "",
-     Ids{StartupNoMatchingRtr}, Partial, kNoRtrFlag, Caps{"fault-startup.no-matching-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Partial, kNoRtrFlag,
+     Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r8", Rfc6581, "9.2", 1103, 1104, Must,
      "the initiator MUST generate one of the negotiated RTR indications",
      "After a peer-to-peer Accept, the Initiator sends a negotiated RTR.", Sender, "",
@@ -883,11 +919,17 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "compatible connection model or RTR option",
      "An Initiator that can send none of the Responder's RTR options sends a Terminate (layer 2, "
      "type 0, code 7) and ends the connection.",
-     Sender, "", Ids{StartupNoMatchingRtr, RdmapTerminateDisagrees}, Partial,
-     "the failed negotiation is named (startup.no-matching-rtr) and a Terminate with code 7 is "
-     "checked to have a cause; that the Initiator then sends the Terminate, rather than closing or "
-     "going on, is not checked",
-     Caps{"fault-startup.no-matching-rtr.pcap"}},
+     Sender, "",
+     Ids{StartupNoMatchingRtr, RdmapTerminateDisagrees, StartupNegotiationTerminateMissing,
+         FpduRtrMissing},
+     Partial,
+     "the failed negotiation is noted (startup.no-matching-rtr) and a Terminate with code 7 is "
+     "checked to have a cause; an Initiator that closes without it, or terminates with another "
+     "code, is named, one that sends another first FPDU is fpdu.rtr-missing; an Initiator that "
+     "sends one of the Responder's own options is taken as able to (not named), and one whose "
+     "capture ends before it closes is not judged",
+     Caps{"fault-startup.no-matching-rtr.pcap",
+          "fault-startup.negotiation-terminate-missing--no-rtr.pcap"}},
     {"6581-9.2-r10", Rfc6581, "9.2", 1113, 1114, Must,
      "The initiator MUST set Control Flag A to 0 for the client-server model",
      "A client-server Initiator sets A=0.", No,
@@ -948,7 +990,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "A Responder without enhanced support closes on an enhanced Request.", Receiver, "",
      Ids{StartupEnhancedMismatch}, Partial,
      "a Responder that answers an enhanced Request with an unenhanced Reply is named; one that "
-     "stays silent without closing is not",
+     "stays silent without closing is not (a close without a Reply is this rule's reaction, so "
+     "startup.request-closed-without-reply is kept to Rev 1 Requests)",
      Caps{"fault-startup.enhanced-mismatch.pcap"}},
 });
 
@@ -958,7 +1001,8 @@ constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
     {StartupRevision2, BeyondRules::Event, "Rev 2 is RFC 6581's revision: noted, nothing broken"},
     {StartupVendorRevision, BeyondRules::Interop, "Rev 129 is Alibaba erdma's, outside both RFCs"},
     {StartupConnectionRejected, BeyondRules::Event,
-     "a Reject is allowed (RFC 5044 7.1.2 rules 2 and 6); what follows it is not read as MPA"},
+     "a Reject is allowed (RFC 5044 7.1.2 rules 2 and 6); what follows it is read only for FPDUs "
+     "(startup.fpdu-after-reject)"},
     {StartupStreamingPrefix, BeyondRules::Event,
      "a delayed startup after streaming-mode octets is allowed (RFC 5044 7.1.3)"},
     {StartupPrivateDataOver256, BeyondRules::Interop,

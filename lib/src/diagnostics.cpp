@@ -56,8 +56,11 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      MpaError::None, "RTR flags B/C/D set while A (peer-to-peer) is 0"},
     {StartupP2pMismatch, "startup.p2p-mismatch", Error, Protocol, "RFC 6581 9.2", MpaError::None,
      "Reply's A (peer-to-peer) flag does not echo the Request's"},
-    {StartupNoMatchingRtr, "startup.no-matching-rtr", Error, Protocol, "RFC 6581 9.2",
-     MpaError::NoMatchingRtr, "Peer-to-peer negotiated but no RTR option both sides support"},
+    {StartupNoMatchingRtr, "startup.no-matching-rtr", Note, Protocol, "RFC 6581 9.2",
+     MpaError::None,
+     "Peer-to-peer: no RTR option both sides set (a note: a Responder that supports none of the "
+     "offered options names its own, RFC 6581 9.2; unless the Initiator can send one of them it "
+     "MUST send a Terminate with code 7)"},
     {StartupInsufficientIrd, "startup.insufficient-ird", Error, Protocol, "RFC 6581 9.1",
      MpaError::InsufficientIrd,
      "IRD/ORD inequality violated (initiator ORD > responder IRD or responder ORD > initiator "
@@ -232,6 +235,36 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "More RDMA Read and Atomic Requests outstanding than the IRD the peer declared in its startup "
      "frame (counted from the capture, answered in order): an error, since the peer may refuse "
      "the request and terminate the connection"},
+    // ---- the startup exchange as the peer reacted
+    {StartupInvalidReplyKeptOpen, "startup.invalid-reply-kept-open", Error, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Initiator kept the connection open after an improperly formatted MPA Reply: it had "
+     "acknowledged the Reply and sent nothing, and the Responder closed first (an error: the "
+     "Initiator MUST close at once, RFC 5044 7.1.2 rules 3 and 5, section 8)"},
+    {StartupRequestClosedWithoutReply, "startup.request-closed-without-reply", Warning, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Responder closed the connection on a properly formatted Rev 1 MPA Request without any Reply "
+     "(a warning: it SHOULD answer with a Reply, R=1 to reject, and leave TCP to its ULP)"},
+    {StartupMarkersRefused, "startup.markers-refused", Warning, Protocol, "RFC 5044 4.3",
+     MpaError::None,
+     "A side asked for markers (M=1) and its peer refused the connection (a Reject, or a close "
+     "without entering full operation): every sender MUST be able to generate markers (a warning: "
+     "the refusal may have had another cause)"},
+    {StartupNegotiationTerminateMissing, "startup.negotiation-terminate-missing", Error, Protocol,
+     "RFC 6581 9.1", MpaError::None,
+     "Initiator left a failed IRD/ORD or RTR negotiation without the Terminate RFC 6581 9.1/9.2 "
+     "require (Layer 2, Error Type 0, code 6 for insufficient IRD, 7 for no usable RTR): it "
+     "closed without one, or sent one with another code (an error: a MUST)"},
+    {StartupReplyWithoutRtr, "startup.reply-without-rtr", Warning, Protocol, "RFC 6581 9.2",
+     MpaError::None,
+     "Peer-to-peer Reply (A=1) accepts with no RTR option set (a warning: RFC 6581 9.2's MUSTs "
+     "require one unless the Responder supports exactly one offered option, when only its SHOULD "
+     "is broken; the wire cannot tell which)"},
+    {StartupFpduAfterReject, "startup.fpdu-after-reject", Error, Protocol, "RFC 5044 7.1.2",
+     MpaError::None,
+     "FPDUs after a Reply that rejected the connection (R=1), where both sides MUST have left MPA "
+     "(an error; found only by a framing that FPDUs alone explain: CRCs that match, or DDP headers "
+     "throughout)"},
 }};
 
 constexpr bool ids_in_enum_order() {

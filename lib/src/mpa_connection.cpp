@@ -177,6 +177,7 @@ void MpaConnection::finish(std::uint64_t frame) {
   for (Sender& s : senders_) {
     if (std::holds_alternative<phase::Inferring>(s.phase)) try_inference(s, frame, true);
   }
+  for (Sender& s : senders_) judge_after_reject(s, frame, true);
   for (Sender& s : senders_) settle_alignment(s);
   if (request_done_ && !reply_done_) {
     report(initiator(), DiagId::StartupNoReply, frame, request_end_seq_, request_end_offset_,

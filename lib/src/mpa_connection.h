@@ -46,6 +46,9 @@ struct AnalysisContext {
   std::uint64_t mpa_connections = 0;
 };
 
+// Octets each side sends after a Reject that are looked at for FPDUs.
+inline constexpr std::size_t kAfterRejectLimit = 64u << 10;
+
 // The phases of one sender; each holds only its own state.
 namespace phase {
 struct Streaming {
@@ -109,6 +112,10 @@ struct Ended {
   // An Initiator whose Request was improperly formatted: what it sends is held (up to the
   // early-octets limit) in case the Responder accepts the Request all the same.
   bool holding = false;
+  // After a Reject (R=1): the first octets either side sends are held to see whether they
+  // are FPDUs (RFC 5044 7.1.2: both sides MUST have left MPA).
+  bool after_reject = false;
+  std::size_t next_attempt = 4096;  // held octets at the next look
 };
 }  // namespace phase
 using Phase =
@@ -266,6 +273,12 @@ class MpaConnection {
   void finish_probe(Sender& s, bool final);
   void try_inference(Sender& s, std::uint64_t frame, bool final);
   void interop_hints(std::uint64_t frame);
+  // How each side reacted to the startup exchange, judged where the capture shows it
+  // (startup_application.cpp): `s` closed (FIN or RST) in `frame`; `s` sent `fpdu`.
+  void startup_reaction_to_close(Sender& s, std::uint64_t frame);
+  void startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, bool terminate);
+  // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come).
+  void judge_after_reject(Sender& s, std::uint64_t frame, bool final);
   void startup_frame_cut(Sender& s, std::uint64_t frame);
 
   AnalysisContext& context_;
@@ -282,6 +295,13 @@ class MpaConnection {
   // The frame that completed an improperly formatted Reply that did not reject (0: none).
   std::uint64_t invalid_reply_frame_ = 0;
   bool said_invalid_reply_ignored_ = false;
+  // The startup exchange as each side reacted (startup_reaction_to_*).
+  std::uint64_t reply_end_offset_ = 0;  // the Responder's stream offset just after its Reply
+  bool reply_accepted_ = false;         // a properly formatted Reply with R=0
+  MpaErrorSet terminate_due_;           // codes of the Terminate the Initiator owes (RFC 6581)
+  bool initiator_reacted_ = false;      // its first FPDU after such a Reply was judged
+  bool startup_close_judged_ = false;
+  std::uint64_t reject_frame_ = 0;  // the frame that completed a Reject (R=1)
   const Sender* reset_by_ = nullptr;
   std::optional<RtrNegotiation> rtr_;  // peer-to-peer negotiated
   TcpSeq request_end_seq_;             // just after the Request

@@ -187,6 +187,10 @@ std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk
 
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
   if (p.holding) p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
+  if (p.after_reject) {
+    p.held.append_up_to(kAfterRejectLimit, chunk.data, chunk.frame);
+    judge_after_reject(s, chunk.frame, false);
+  }
   if (p.answered_invalid && !p.said_data) {
     p.said_data = true;
     report(
@@ -214,6 +218,7 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                          : "missing from the capture"));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
+  judge_after_reject(s, frame, true);  // (what follows the gap would not join the octets held)
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
                    // The first FPDU may be among the missing octets: the ordering rules that
@@ -261,6 +266,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
                                                                to_string(direction_of(*resetter)));
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
+  judge_after_reject(s, frame, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
   std::visit(
@@ -309,6 +315,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
           [&](auto&) {},
       },
       s.phase);
+  startup_reaction_to_close(s, frame);
 }
 
 // The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
@@ -375,6 +382,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
                        "formatted MPA Reply (frame {}) instead of closing the connection",
                        fpdu.start_seq.value(), invalid_reply_frame_));
   }
+  startup_reaction_to_fpdu(s, fpdu, verdict.terminate);
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
   s.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);

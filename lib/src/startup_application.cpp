@@ -2,13 +2,27 @@
 // (framing_inference.h) to a connection: phase changes, full operation, replays.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "mpa/ddp.h"
 #include "mpa/fpdu_search.h"
 #include "mpa/framing_inference.h"
 #include "mpa/sender_framing.h"
 #include "mpa/startup_exchange.h"
+#include "mpa/terminate.h"
 #include "mpa_connection.h"
 
 namespace mpa {
+namespace {
+
+// Whether the FPDU whose ULPDU_Length field is at `at` carries an RDMAP Terminate.
+bool terminate_at(std::span<const std::uint8_t> bytes, std::size_t at) {
+  if (bytes.size() < at + 2) return false;
+  const auto ddp = decode_ddp(bytes.subspan(at + 2));
+  return ddp && !ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
+}
+
+}  // namespace
 
 void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
                                 std::uint64_t prefix) {
@@ -255,10 +269,26 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
   reply_done_ = true;
   summary_.reply = f;
   summary_.reply_ns = context_.ns;
+  reply_end_offset_ = after_offset;
   Sender& init = initiator();
   switch (v.step) {
     case StartupStep::EndMpa:
       end_mpa();
+      if (f.kind == FrameKind::Reply && f.r() &&
+          !std::any_of(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
+            return info(i.id).error_code == MpaError::InvalidStartupFrame;
+          })) {
+        // A Reject: both sides leave MPA; what they send next is held to see whether it is
+        // FPDUs all the same.
+        reject_frame_ = frame;
+        for (Sender* side : {&init, &s}) {
+          phase::Ended& ended = side->phase.emplace<phase::Ended>();
+          ended.after_reject = true;
+          ended.held =
+              side == &s ? HeldBytes(after, after_offset)
+                         : HeldBytes(side->reassembler.next_seq(), side->reassembler.next_offset());
+        }
+      }
       return;
     case StartupStep::InvalidReply: {
       // The Initiator MUST close (RFC 5044 7.1.2 rule 3), after a Terminate if it sends one.
@@ -275,6 +305,12 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
       return;  // not a Reply's verdict
     case StartupStep::FullOperation:
       break;
+  }
+  reply_accepted_ = true;
+  terminate_due_ = v.terminate_due;
+  // A Terminate with the code owed has its cause in the Reply (rdmap.terminate-disagrees).
+  for (const MpaError code : {MpaError::InsufficientIrd, MpaError::NoMatchingRtr}) {
+    if (v.terminate_due.contains(code)) s.errors_seen.add(code);
   }
   if (v.peer_to_peer) rtr_ = RtrNegotiation{*summary_.request->enhanced, *f.enhanced};
   // Markers X->Y iff Y asked (RFC 5044 7.1.1): the Reply's M governs the Initiator's data.
@@ -354,6 +390,101 @@ void MpaConnection::finish_probe(Sender& s, bool final) {
     reader.stop_judging();
   }
   replay(s, held);
+}
+
+// ---- how each side reacted to the startup exchange
+
+void MpaConnection::startup_reaction_to_close(Sender& s, std::uint64_t frame) {
+  if (!is_mpa_ || startup_close_judged_ || !request_done_ || invalid_request_) return;
+  Sender& init = initiator();
+  Sender& resp = *init.peer;
+  // Only the first close shows a reaction: the second may answer it.
+  if (s.peer->ended) return;
+  startup_close_judged_ = true;
+  const bool init_silent = init.reassembler.next_offset() == request_end_offset_;
+  const auto report_all = [&](Sender& on, std::vector<StartupIssue> issues) {
+    for (StartupIssue& issue : issues) {
+      report(on, issue.id, frame, on.reassembler.next_seq(), on.reassembler.next_offset(),
+             std::move(issue.message));
+    }
+  };
+  if (&s == &resp) {
+    // The Responder closed first. It must have had the whole Request: its acknowledgement
+    // covers it.
+    const bool request_acked = init.reassembler.peer_acks_seen() &&
+                               init.reassembler.peer_acked_offset() >= request_end_offset_;
+    if (!reply_done_) {
+      const auto* awaited = std::get_if<phase::Startup>(&resp.phase);
+      if (request_acked && awaited && awaited->parser.consumed() == 0)
+        report_all(resp, judge_close_without_reply(*summary_.request));
+      return;
+    }
+    const bool reply_acked = resp.reassembler.peer_acks_seen() &&
+                             resp.reassembler.peer_acked_offset() >= reply_end_offset_;
+    if (invalid_reply_frame_ != 0 && init_silent && reply_acked) {
+      StartupIssue issue = judge_invalid_reply_kept_open(invalid_reply_frame_);
+      report(init, issue.id, frame, init.reassembler.next_seq(), init.reassembler.next_offset(),
+             std::move(issue.message));
+    }
+    return;
+  }
+  // The Initiator closed first.
+  if (!reply_accepted_ || !init_silent) return;
+  const bool owed = terminate_due_.contains(MpaError::InsufficientIrd) ||
+                    terminate_due_.contains(MpaError::NoMatchingRtr);
+  if (!initiator_reacted_) {
+    initiator_reacted_ = true;
+    if (auto issue = judge_negotiation_exit(terminate_due_, false, std::nullopt)) {
+      std::vector<StartupIssue> one;
+      one.push_back(std::move(*issue));
+      report_all(init, std::move(one));
+    }
+  }
+  report_all(init, judge_initiator_close_after_accept(*summary_.reply, owed));
+}
+
+void MpaConnection::startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, bool terminate) {
+  if (&s != initiator_ || !reply_accepted_ || initiator_reacted_) return;
+  initiator_reacted_ = true;
+  if (!terminate) return;  // it went on (an RTR of the Responder's, or a raised IRD)
+  const auto t = decode_terminate(fpdu.ulpdu_head, s.siw);
+  if (auto issue =
+          judge_negotiation_exit(terminate_due_, true, t ? t->mpa_error_code() : std::nullopt)) {
+    report(s, issue->id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+           std::move(issue->message));
+  }
+}
+
+// FPDUs after a Reject (RFC 5044 7.1.2 rules 2 and 3): the connection may carry another
+// protocol then, so only a framing that FPDUs alone explain counts (infer_framing: matching
+// CRCs, or DDP headers throughout), looked for in the first octets each side sends.
+void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool final) {
+  auto* p = std::get_if<phase::Ended>(&s.phase);
+  if (!p || !p->after_reject) return;
+  const std::size_t size = p->held.bytes.size();
+  const bool last = final || size >= kAfterRejectLimit;
+  if (size == 0) {
+    p->after_reject = !final;
+    return;
+  }
+  if (!last && size < p->next_attempt) return;
+  p->next_attempt = std::max<std::size_t>(4096, size * 2);
+  const auto h = infer_framing(p->held.bytes, p->held.seq, FramingChoices{}, last);
+  if (!h && !last) return;
+  p->after_reject = false;
+  const HeldBytes held = std::move(p->held);
+  p->held = HeldBytes();
+  if (!h) return;
+  // RFC 6581 9.1 ties a Terminate (MPA error 6) to a Reject over the IRD: a Terminate that
+  // opens what follows the Reject (after the zero marker, with markers) is not named.
+  const std::span<const std::uint8_t> bytes = held.bytes;
+  if (terminate_at(bytes, h->start) || (h->markers && terminate_at(bytes, h->start + 4))) return;
+  const TcpSeq at = held.seq + static_cast<std::uint32_t>(h->start);
+  report(s, DiagId::StartupFpduAfterReject, frame, at, held.offset + h->start,
+         fmt::format("{} sent MPA FPDUs (first at seq {}; markers {}, CRC {}) after the MPA Reply "
+                     "in frame {} rejected the connection (R=1), where it MUST have left MPA",
+                     to_string(direction_of(s)), at.value(), h->markers ? "on" : "off",
+                     h->crc ? "on, matching" : "off", reject_frame_));
 }
 
 // Captures without startup frames: recognise MPA by its FPDUs.

@@ -54,13 +54,31 @@ StartupVerdict judge_startup_frame(const StartupFrame& f, const StartupFrame* re
   if (f.kind == FrameKind::Request || invalid || f.r()) {
     v.step = invalid && f.kind != FrameKind::Request && !f.r() ? StartupStep::InvalidReply
                                                                : StartupStep::EndMpa;
+    // A Reject of a Request that asked for markers (RFC 5044 4.3: every sender MUST be able to
+    // generate them); the Reject may have had another cause.
+    if (f.kind == FrameKind::Reply && f.r() && !invalid && request->m()) {
+      const auto at = std::find_if(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
+        return i.id == DiagId::InteropStackFingerprint;
+      });
+      v.issues.insert(at, {DiagId::StartupMarkersRefused,
+                           "Responder rejected (R=1) a Request that asked for markers (M=1): if "
+                           "the markers were the cause, it cannot generate them"});
+    }
     return v;
   }
   v.step = StartupStep::FullOperation;
   v.peer_to_peer = request->enhanced && f.enhanced && request->enhanced->peer_to_peer &&
                    f.enhanced->peer_to_peer;
-  v.responder_unjudged =
-      has_code(v.issues, MpaError::InsufficientIrd) || has_code(v.issues, MpaError::NoMatchingRtr);
+  // The Terminate the Initiator owes if it cannot go on: code 6 (RFC 6581 9.1), code 7 (9.2).
+  for (const StartupIssue& i : v.issues) {
+    if (i.id == DiagId::StartupInsufficientIrd) v.terminate_due.add(MpaError::InsufficientIrd);
+    if (i.id == DiagId::StartupNoMatchingRtr) v.terminate_due.add(MpaError::NoMatchingRtr);
+  }
+  // The Responder's own faults in the negotiation end judgement of its side (a Reply naming
+  // RTR options of its own, as RFC 6581 9.2 allows, does not).
+  v.responder_unjudged = std::any_of(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
+    return i.id == DiagId::StartupInsufficientIrd || i.id == DiagId::StartupReplyWithoutRtr;
+  });
   return v;
 }
 
@@ -93,17 +111,84 @@ StartupIssue judge_answer_to_invalid_request(const StartupFrame& f) {
 }
 
 bool rtr_negotiated(RtrKind kind, const EnhancedBlock& request, const EnhancedBlock& reply) {
+  // With no option in common, the Responder's own options are the ones left (RFC 6581 9.2).
+  const bool any = !rtr_options_shared(request, reply);
   switch (kind) {
     case RtrKind::Send:
-      return request.send_rtr && reply.send_rtr;
+      return reply.send_rtr && (request.send_rtr || any);
     case RtrKind::Write:
-      return request.write_rtr && reply.write_rtr;
+      return reply.write_rtr && (request.write_rtr || any);
     case RtrKind::Read:
-      return request.read_rtr && reply.read_rtr;
+      return reply.read_rtr && (request.read_rtr || any);
     case RtrKind::None:
       return false;
   }
   return false;
+}
+
+std::vector<StartupIssue> judge_close_without_reply(const StartupFrame& request) {
+  std::vector<StartupIssue> issues;
+  if (request.kind != FrameKind::Request || request.revision != 1 || request.s()) return issues;
+  issues.push_back({DiagId::StartupRequestClosedWithoutReply,
+                    fmt::format("Responder closed the connection on a properly formatted Rev 1 MPA "
+                                "Request (PD_Length {}) without a Reply: it SHOULD answer with a "
+                                "Reply (R=1 to reject) and leave MPA",
+                                request.pd_length)});
+  if (request.m()) {
+    issues.push_back({DiagId::StartupMarkersRefused,
+                      "Responder closed on a Request that asked for markers (M=1), without a "
+                      "Reply: if the markers were the cause, it cannot generate them"});
+  }
+  return issues;
+}
+
+std::vector<StartupIssue> judge_initiator_close_after_accept(const StartupFrame& reply,
+                                                             bool negotiation_failed) {
+  std::vector<StartupIssue> issues;
+  if (reply.kind != FrameKind::Reply || reply.r() || !reply.m() || negotiation_failed)
+    return issues;
+  issues.push_back({DiagId::StartupMarkersRefused,
+                    "Initiator closed after a Reply that accepted and asked for markers (M=1), "
+                    "without sending an FPDU: if the markers were the cause, it cannot generate "
+                    "them"});
+  return issues;
+}
+
+StartupIssue judge_invalid_reply_kept_open(std::uint64_t reply_frame) {
+  return {DiagId::StartupInvalidReplyKeptOpen,
+          fmt::format("Initiator acknowledged the improperly formatted MPA Reply (frame {}) but "
+                      "neither closed the connection nor sent anything before the Responder "
+                      "closed it",
+                      reply_frame)};
+}
+
+std::optional<StartupIssue> judge_negotiation_exit(MpaErrorSet due, bool terminated,
+                                                   std::optional<std::uint8_t> terminate_code) {
+  const bool ird = due.contains(MpaError::InsufficientIrd);
+  const bool rtr = due.contains(MpaError::NoMatchingRtr);
+  if (!ird && !rtr) return std::nullopt;
+  const std::string owed = ird && rtr ? "6 (insufficient IRD) or 7 (no usable RTR)"
+                           : ird      ? "6 (insufficient IRD)"
+                                      : "7 (no usable RTR)";
+  if (!terminated) {
+    return StartupIssue{
+        DiagId::StartupNegotiationTerminateMissing,
+        fmt::format("Initiator closed the connection after the failed negotiation without the "
+                    "Terminate it owed: layer 2, error type 0, code {}",
+                    owed)};
+  }
+  if (terminate_code) {
+    const auto code = mpa_error_from_wire(*terminate_code);
+    if (code && due.contains(*code)) return std::nullopt;
+    return StartupIssue{DiagId::StartupNegotiationTerminateMissing,
+                        fmt::format("Initiator's Terminate after the failed negotiation carries "
+                                    "MPA error {} where code {} was due",
+                                    *terminate_code, owed)};
+  }
+  return StartupIssue{DiagId::StartupNegotiationTerminateMissing,
+                      fmt::format("Initiator's Terminate after the failed negotiation is not an "
+                                  "MPA error (layer 2, error type 0); code {} was due",
+                                  owed)};
 }
 
 }  // namespace mpa

@@ -316,12 +316,23 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request,
                       fmt::format("Request A={} but Reply A={}", rq.peer_to_peer ? 1 : 0,
                                   rp.peer_to_peer ? 1 : 0)});
   } else if (rq.peer_to_peer && !reply.r()) {
-    const bool common = (rq.send_rtr && rp.send_rtr) || (rq.write_rtr && rp.write_rtr) ||
-                        (rq.read_rtr && rp.read_rtr);
-    if (!rp.any_rtr() || !common) {
-      issues.push_back({DiagId::StartupNoMatchingRtr,
-                        fmt::format("Initiator offers RTR {}, Responder {}: no option both support",
-                                    rtr_list(rq), rtr_list(rp))});
+    // RFC 6581 9.2: the Responder sets at least one RTR option, one of its own when it supports
+    // none of those offered; an Initiator that can send none of the Responder's MUST terminate
+    // (code 7). So a Reply with no option breaks the Responder's rules, and one naming only
+    // options not offered is allowed, leaving the Initiator to send one or a Terminate.
+    if (!rp.any_rtr()) {
+      issues.push_back({DiagId::StartupReplyWithoutRtr,
+                        fmt::format("Reply accepts peer-to-peer (A=1) with no RTR option set "
+                                    "(Initiator offered {}): the Initiator has no RTR to send",
+                                    rtr_list(rq))});
+    }
+    if (!rtr_options_shared(rq, rp)) {
+      issues.push_back(
+          {DiagId::StartupNoMatchingRtr,
+           fmt::format("Initiator offers RTR {}, Responder names {}: no option both set; unless "
+                       "the Initiator can send one of the Responder's, it must send a Terminate "
+                       "(layer 2, error type 0, code 7) and close",
+                       rtr_list(rq), rtr_list(rp))});
     }
   }
   // RFC 6581 9.1: 0x3FFF ("no negotiation") is answered in kind.
@@ -356,6 +367,11 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request,
                                   rq.ord)});
   }
   return issues;
+}
+
+bool rtr_options_shared(const EnhancedBlock& request, const EnhancedBlock& reply) {
+  return (request.send_rtr && reply.send_rtr) || (request.write_rtr && reply.write_rtr) ||
+         (request.read_rtr && reply.read_rtr);
 }
 
 std::string describe(const StartupFrame& frame) {

@@ -15,9 +15,13 @@ namespace mpa {
 UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                             std::vector<Finding>& out) {
   UlpVerdict v;
-  // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR.
+  // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR, unless
+  // it is a Terminate (RFC 6581 9.2, 9.3: an Initiator that cannot go on terminates first).
+  const auto head = decode_ddp(fpdu.ulpdu_head);
+  const bool terminate =
+      head && !head->tagged && head->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
   if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu &&
-      context.rtr) {
+      context.rtr && !terminate) {
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
       out.push_back(make_finding(

@@ -93,7 +93,7 @@ void send_turn(TcpSession& tcp, const Turn& turn, const Scenario& s) {
       turn.chunks,
       super ? SegmentationPolicy{SegmentationPolicy::Kind::Packed} : policy_for(turn, s), emss,
       turn.allow_oversize);
-  tcp.pause(kTurnGapUs);
+  tcp.pause(turn.pause_us.value_or(kTurnGapUs));
   for (std::size_t i = 0; i < segments.size(); ++i) {
     tcp.send_data(turn.dir, segments[i], turn.phase);
     if (i % 2 == 1) tcp.acknowledge(peer_of(turn.dir), turn.phase);
@@ -164,10 +164,12 @@ std::size_t find_turn(const Plan& plan, Dir dir, Phase phase) {
   return plan.turns.size();
 }
 
-void close_instead_from(Plan& plan, std::size_t first, Dir closer, Ending how) {
+void close_instead_from(Plan& plan, std::size_t first, Dir closer, Ending how,
+                        std::optional<std::uint32_t> pause_us) {
   plan.turns.resize(std::min(first, plan.turns.size()));
   Turn t = turn_of(closer, Phase::Close, {});
   t.ending = how;
+  t.pause_us = pause_us;
   plan.turns.push_back(std::move(t));
 }
 

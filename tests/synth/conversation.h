@@ -21,6 +21,8 @@ std::vector<Chunk> frame_fpdus(const Scenario& s, Dir from);
 // Index of the first turn of `dir` in `phase`, or turns.size().
 std::size_t find_turn(const Plan& plan, Dir dir, Phase phase);
 // Drops every turn from `first` on and lets `closer` close gracefully in their place.
-void close_instead_from(Plan& plan, std::size_t first, Dir closer, Ending how = Ending::Fin);
+// `pause_us`: how long the closer waits first (a timeout), default a short turn gap.
+void close_instead_from(Plan& plan, std::size_t first, Dir closer, Ending how = Ending::Fin,
+                        std::optional<std::uint32_t> pause_us = std::nullopt);
 
 }  // namespace mpa::synth

@@ -178,6 +178,62 @@ void add_revisions(std::vector<Scenario>& out) {
                                 msg(MessageKind::ReadResponse, 3000),
                                 msg(MessageKind::ReadResponse, 3000)};
       }));
+  Scenario own_rtr =
+      valid("valid-rev2-p2p-responder-rtr",
+            "Rev 2 peer-to-peer: the Request offers the Send RTR only, the Reply names the Write "
+            "RTR only "
+            "(its own, as RFC 6581 9.2 allows); the Initiator can send it: its first FPDU is the "
+            "zero-length Write RTR",
+            [](Scenario& s) {
+              set_revision(s, 2);
+              make_peer_to_peer(s, MessageKind::WriteRtr);
+              EnhancedBlock& offer = *s.initiator.frame.enhanced;
+              offer.write_rtr = offer.read_rtr = false;
+            });
+  own_rtr.expected.notes.push_back("startup.no-matching-rtr");
+  out.push_back(own_rtr);
+  // RFC 6581 10: a Responder without enhanced support closes on an enhanced Request, as it
+  // must; no Reply is owed.
+  Scenario unenhanced = valid(
+      "valid-rev2-request-closed-by-unenhanced-responder",
+      "Rev 2 enhanced Request (S=1); the Responder, which does not support enhanced connection "
+      "establishment, acknowledges it and closes without a Reply (RFC 6581 10)",
+      [](Scenario& s) {
+        set_revision(s, 2);
+        s.edit_plan = [](Plan& p) {
+          close_instead_from(p, find_turn(p, Dir::Responder, Phase::Startup), Dir::Responder);
+        };
+      });
+  unenhanced.expected.notes = {"startup.revision-2", "startup.no-reply"};
+  out.push_back(unenhanced);
+  // RFC 5044 7.1.2: after a Reject the ULP may use the connection for other purposes.
+  Scenario other =
+      valid("valid-reject-then-other-protocol",
+            "the Reply rejects (R=1, CRC on); both sides leave MPA and exchange lines of another "
+            "protocol over the same connection, then the Initiator closes",
+            [](Scenario& s) {
+              s.responder.frame.r = true;
+              s.edit_plan = [](Plan& p) {
+                p.turns.resize(find_turn(p, Dir::Responder, Phase::Startup) + 1);
+                const char* lines[] = {"HELLO fallback to plain TCP\r\n", "OK plain TCP it is\r\n",
+                                       "DATA 0123456789abcdef\r\n", "BYE\r\n"};
+                Dir dir = Dir::Initiator;
+                for (const char* line : lines) {
+                  Turn t;
+                  t.dir = dir;
+                  t.phase = Phase::Streaming;
+                  Chunk c;
+                  c.kind = ChunkKind::Streaming;
+                  append(c.bytes, std::string_view(line));
+                  t.chunks.push_back(std::move(c));
+                  p.turns.push_back(std::move(t));
+                  dir = peer_of(dir);
+                }
+                close_instead_from(p, p.turns.size(), Dir::Initiator);
+              };
+            });
+  other.expected.notes = {"startup.connection-rejected"};
+  out.push_back(other);
   out.push_back(valid("valid-rev0",
                       "Rev 0 (RDMA Consortium): markers and CRC both ways, DDP/RDMAP version 0",
                       [](Scenario& s) { set_revision(s, 0); }));

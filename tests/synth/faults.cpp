@@ -119,17 +119,62 @@ void p2p_mismatch(Scenario& s) {
   s.responder.frame.enhanced->send_rtr = false;
   closes_after_reply(s);
 }
-void no_matching_rtr(Scenario& s) {
+// Offers Write only; the Reply names Read only (its own, as RFC 6581 9.2 allows).
+void rtr_not_shared(Scenario& s) {
   set_revision(s, 2);
   make_peer_to_peer(s, MessageKind::ReadRtr);
   EnhancedBlock& offer = *s.initiator.frame.enhanced;
-  offer.send_rtr = offer.read_rtr = false;  // offers Write only; the Reply accepts Read only
-  closes_after_reply(s);
+  offer.send_rtr = offer.read_rtr = false;
 }
+TerminateSpec mpa_terminate(std::uint8_t code) {
+  TerminateSpec t;
+  t.layer = 2;  // LLP
+  t.etype = 0;  // MPA
+  t.code = code;
+  return t;
+}
+void initiator_terminates(Scenario& s, TerminateSpec t);
+// The Initiator cannot send the Responder's RTR: Terminate (MPA error 7), then it closes.
+void no_matching_rtr(Scenario& s) {
+  rtr_not_shared(s);
+  initiator_terminates(s, mpa_terminate(7));
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// The Initiator cannot raise its IRD to the Responder's ORD: Terminate (MPA error 6), then it
+// closes.
 void insufficient_ird(Scenario& s) {
   set_revision(s, 2);
   set_ird_ord(s, 16, 16, 16, 64);
+  initiator_terminates(s, mpa_terminate(6));
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// ... the same failures, the Initiator closing without the Terminate (or with another code).
+void negotiation_terminate_missing(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, 16, 64);
   closes_after_reply(s);
+  s.expected.findings.push_back("startup.insufficient-ird");
+}
+void negotiation_terminate_missing_no_rtr(Scenario& s) {
+  rtr_not_shared(s);
+  closes_after_reply(s);
+  s.expected.notes.push_back("startup.no-matching-rtr");
+}
+void negotiation_terminate_wrong_code(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, 16, 64);
+  initiator_terminates(s, mpa_terminate(5));
+  s.expected.findings.push_back("startup.insufficient-ird");
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// A peer-to-peer Reply with no RTR option; the Initiator terminates (MPA error 7) and closes.
+void reply_without_rtr(Scenario& s) {
+  set_revision(s, 2);
+  make_peer_to_peer(s, MessageKind::WriteRtr);
+  s.responder.frame.enhanced->write_rtr = false;
+  initiator_terminates(s, mpa_terminate(7));
+  s.expected.notes.push_back("startup.no-matching-rtr");
+  s.expected.notes.push_back("rdmap.terminate");
 }
 void initiator_data_before_reply(Scenario& s) {
   s.initiator.frame.m = s.responder.frame.m = false;
@@ -163,6 +208,47 @@ void pd_length_overstated_answered(Scenario& s) {
   s.initiator.frame.private_data_length = 8;
   s.initiator.frame.pd_length_field = 16;
   s.expected.findings.push_back("startup.reply-before-private-data");
+}
+// The Reply's key is damaged; the Initiator neither closes nor sends, and the Responder,
+// after waiting a second, closes.
+void invalid_reply_kept_open(Scenario& s) {
+  s.responder.frame.key = "MPA ID Rxp Frame";
+  s.expected.findings.push_back("startup.key-invalid");
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Initiator, Phase::FullOperation), Dir::Responder,
+                       Ending::Fin, 1000000);
+  };
+}
+// A valid Rev 1 Request; the Responder closes without a Reply.
+void request_closed_without_reply(Scenario& s) {
+  set_revision(s, 1);
+  closes_after_request(s);
+}
+// A Rev 1 Request with M=1, rejected (R=1); the Initiator closes.
+void markers_refused(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.m = true;
+  s.responder.frame.r = true;
+  closes_after_reply(s);
+  s.expected.notes.push_back("startup.connection-rejected");
+}
+// ... closed by the Responder without a Reply.
+void markers_refused_by_close(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.m = true;
+  closes_after_request(s);
+  s.expected.findings.push_back("startup.request-closed-without-reply");
+}
+// A Reply that accepts and asks for markers (M=1); the Initiator closes without an FPDU.
+void markers_refused_by_initiator(Scenario& s) {
+  set_revision(s, 1);
+  markers_to_responder(s);
+  closes_after_reply(s);
+}
+// A Reject (R=1), and both sides send their FPDUs all the same.
+void fpdu_after_reject(Scenario& s) {
+  s.responder.frame.r = true;
+  s.expected.notes.push_back("startup.connection-rejected");
 }
 // The Reply's key is damaged and the Initiator goes on as if it were valid.
 void invalid_reply_ignored(Scenario& s) {
@@ -202,11 +288,7 @@ void initiator_terminates(Scenario& s, TerminateSpec t) {
 void ord_3fff_not_answering_3fff(Scenario& s) {
   set_revision(s, 2);
   set_ird_ord(s, 16, 16, 16, kNoNegotiation);
-  TerminateSpec t;
-  t.layer = 2;  // LLP
-  t.etype = 0;  // MPA
-  t.code = 6;   // insufficient IRD resources
-  initiator_terminates(s, t);
+  initiator_terminates(s, mpa_terminate(6));  // insufficient IRD resources
   s.expected.notes.push_back("rdmap.terminate");
 }
 void no_negotiation_unsolicited(Scenario& s) {
@@ -642,9 +724,11 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.p2p-mismatch", "Request A=1 (all RTRs), Reply A=0; the Initiator closes",
      p2p_mismatch},
     {"startup.no-matching-rtr",
-     "Request offers the Write RTR only, Reply accepts the Read RTR only; the Initiator closes",
+     "Request offers the Write RTR only, Reply names the Read RTR only (its own); the Initiator "
+     "sends a Terminate (MPA error 7) and closes",
      no_matching_rtr},
-    {"startup.insufficient-ird", "Request IRD 16, Reply ORD 64; the Initiator closes",
+    {"startup.insufficient-ird",
+     "Request IRD 16, Reply ORD 64; the Initiator sends a Terminate (MPA error 6) and closes",
      insufficient_ird},
     {"startup.initiator-data-before-reply",
      "an Initiator FPDU, in its own segment, before the Reply (markers off)",
@@ -792,6 +876,42 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.invalid-reply-ignored",
      "the Reply's key is \"MPA ID Rxp Frame\"; the Initiator sends its FPDUs all the same",
      invalid_reply_ignored},
+    {"startup.invalid-reply-kept-open",
+     "the Reply's key is \"MPA ID Rxp Frame\"; the Initiator acknowledges it and neither closes "
+     "nor "
+     "sends; a second later the Responder closes",
+     invalid_reply_kept_open},
+    {"startup.request-closed-without-reply",
+     "a valid Rev 1 Request; the Responder acknowledges it and closes without a Reply",
+     request_closed_without_reply},
+    {"startup.markers-refused",
+     "a Rev 1 Request asking for markers (M=1) is rejected (R=1); the Initiator closes",
+     markers_refused},
+    {"startup.markers-refused",
+     "a Rev 1 Request asking for markers (M=1); the Responder closes without a Reply",
+     markers_refused_by_close, "close"},
+    {"startup.markers-refused",
+     "the Reply accepts and asks for markers (M=1); the Initiator closes without sending an FPDU",
+     markers_refused_by_initiator, "initiator"},
+    {"startup.negotiation-terminate-missing",
+     "Rev 2: Request IRD 16, Reply ORD 64; the Initiator closes without a Terminate",
+     negotiation_terminate_missing},
+    {"startup.negotiation-terminate-missing",
+     "Rev 2 peer-to-peer: Request offers the Write RTR only, Reply names the Read RTR only; the "
+     "Initiator closes without a Terminate",
+     negotiation_terminate_missing_no_rtr, "no-rtr"},
+    {"startup.negotiation-terminate-missing",
+     "Rev 2: Request IRD 16, Reply ORD 64; the Initiator sends a Terminate with MPA error 5 "
+     "(local catastrophic) instead of 6, and closes",
+     negotiation_terminate_wrong_code, "wrong-code"},
+    {"startup.reply-without-rtr",
+     "Rev 2 peer-to-peer: the Reply accepts (A=1) with no RTR option; the Initiator sends a "
+     "Terminate (MPA error 7) and closes",
+     reply_without_rtr},
+    {"startup.fpdu-after-reject",
+     "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, then the "
+     "Initiator closes",
+     fpdu_after_reject},
     {"ip.fragment-overlap-mismatch",
      "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
      "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",

@@ -94,6 +94,9 @@ struct Turn {
   std::optional<SegmentationPolicy> policy;  // default: chosen from the scenario
   bool allow_oversize = false;
   Ending ending = Ending::None;  // the sender closes after its bytes
+  // Time since the peer's last packet before this turn (a peer waiting for an answer that does
+  // not come); default: a short turn gap.
+  std::optional<std::uint32_t> pause_us;
 };
 
 struct Plan {

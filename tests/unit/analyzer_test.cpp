@@ -334,13 +334,15 @@ TEST_P(StartupRecipeSplitInvariance, EverySegmentationGivesTheIntendedFindings) 
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Recipes, StartupRecipeSplitInvariance,
-                         ::testing::Values("startup.pd-length-mismatch--overstated-answered",
-                                           "startup.invalid-request-answered",
-                                           "startup.insufficient-ird--ord-3fff",
-                                           "startup.no-negotiation-unsolicited",
-                                           "startup.reply-before-private-data",
-                                           "startup.invalid-reply-ignored"));
+INSTANTIATE_TEST_SUITE_P(
+    Recipes, StartupRecipeSplitInvariance,
+    ::testing::Values("startup.pd-length-mismatch--overstated-answered",
+                      "startup.invalid-request-answered", "startup.insufficient-ird--ord-3fff",
+                      "startup.no-negotiation-unsolicited", "startup.reply-before-private-data",
+                      "startup.invalid-reply-ignored", "startup.invalid-reply-kept-open",
+                      "startup.request-closed-without-reply", "startup.markers-refused--initiator",
+                      "startup.negotiation-terminate-missing--wrong-code",
+                      "startup.fpdu-after-reject"));
 
 // A Responder that accepts an improperly formatted Request: the error is said once, then both
 // sides' FPDUs are framed with the parameters the frames declare, counted and judged.
@@ -392,6 +394,116 @@ TEST(Analyzer, AnInitiatorThatTerminatesAfterAnInvalidReplyIsNotBlamed) {
   const Recorder r = analyze(with_fault("startup.key-invalid"));
   EXPECT_TRUE(r.has(DiagId::StartupKeyInvalid));
   EXPECT_FALSE(r.has(DiagId::StartupInvalidReplyIgnored));
+  EXPECT_FALSE(r.has(DiagId::StartupInvalidReplyKeptOpen));  // it closed first
+}
+
+// The reactions to the startup exchange are judged only where the capture shows them.
+TEST(Analyzer, AnInitiatorKeepingAnInvalidReplysConnectionIsNamedWhenTheResponderCloses) {
+  const Recorder kept = analyze(with_fault("startup.invalid-reply-kept-open"));
+  EXPECT_EQ(errors_and_warnings(kept),
+            (std::vector<std::string>{"startup.invalid-reply-kept-open", "startup.key-invalid"}));
+  for (const Finding& f : kept.findings) {
+    if (f.id == DiagId::StartupInvalidReplyKeptOpen) {
+      EXPECT_EQ(f.direction, Direction::Initiator);
+    }
+  }
+  // The capture ends with the connection open: how long the Initiator waited is not shown.
+  synth::Scenario open = with_fault("startup.invalid-reply-kept-open");
+  open.edit_plan = [](synth::Plan& p) {
+    p.turns.resize(synth::find_turn(p, synth::Dir::Responder, synth::Phase::Startup) + 1);
+  };
+  open.close = synth::Ending::None;
+  EXPECT_FALSE(analyze(open).has(DiagId::StartupInvalidReplyKeptOpen));
+}
+
+TEST(Analyzer, AResponderClosingOnARequestIsWarnedOfOnlyWhereAReplyWasOwed) {
+  const Recorder rev1 = analyze(with_fault("startup.request-closed-without-reply"));
+  EXPECT_TRUE(rev1.has(DiagId::StartupRequestClosedWithoutReply));
+  EXPECT_FALSE(rev1.has(DiagId::StartupMarkersRefused));
+  // An enhanced Request, closed on by an unenhanced Responder (RFC 6581 10): as it must.
+  synth::Scenario enhanced = with_fault("startup.request-closed-without-reply");
+  synth::set_revision(enhanced, 2);
+  EXPECT_FALSE(analyze(enhanced).has(DiagId::StartupRequestClosedWithoutReply));
+  // The Initiator closes first: the Responder's close answers it.
+  synth::Scenario initiator_first = with_fault("startup.request-closed-without-reply");
+  initiator_first.edit_plan = [](synth::Plan& p) {
+    synth::close_instead_from(p, synth::find_turn(p, synth::Dir::Responder, synth::Phase::Startup),
+                              synth::Dir::Initiator);
+  };
+  EXPECT_FALSE(analyze(initiator_first).has(DiagId::StartupRequestClosedWithoutReply));
+}
+
+TEST(Analyzer, TheTerminateOwedAfterAFailedNegotiation) {
+  // Terminate 2/0/6 (insufficient IRD), 2/0/7 (no usable RTR), then a close: as required.
+  for (const char* recipe : {"startup.insufficient-ird", "startup.insufficient-ird--ord-3fff",
+                             "startup.no-matching-rtr", "startup.reply-without-rtr"}) {
+    SCOPED_TRACE(recipe);
+    const Recorder r = analyze(with_fault(recipe));
+    EXPECT_TRUE(r.has(DiagId::RdmapTerminate));
+    EXPECT_FALSE(r.has(DiagId::StartupNegotiationTerminateMissing));
+    EXPECT_FALSE(r.has(DiagId::RdmapTerminateDisagrees));
+    EXPECT_FALSE(r.has(DiagId::FpduRtrMissing));  // a Terminate may come before the RTR
+  }
+  for (const char* recipe :
+       {"startup.negotiation-terminate-missing", "startup.negotiation-terminate-missing--no-rtr",
+        "startup.negotiation-terminate-missing--wrong-code"}) {
+    SCOPED_TRACE(recipe);
+    const Recorder r = analyze(with_fault(recipe));
+    const auto f = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& g) {
+      return g.id == DiagId::StartupNegotiationTerminateMissing;
+    });
+    ASSERT_NE(f, r.findings.end());
+    EXPECT_EQ(f->direction, Direction::Initiator);
+  }
+}
+
+TEST(Analyzer, AnInitiatorSendingTheRespondersOwnRtrIsNotBlamed) {
+  synth::Scenario s = synth::base_scenario("analyzer-test-responder-rtr");
+  synth::set_revision(s, 2);
+  synth::make_peer_to_peer(s, synth::MessageKind::WriteRtr);
+  s.initiator.frame.enhanced->write_rtr = s.initiator.frame.enhanced->read_rtr = false;
+  const Recorder r = analyze(s);
+  EXPECT_TRUE(r.has(DiagId::StartupNoMatchingRtr));
+  EXPECT_TRUE(errors_and_warnings(r).empty()) << testing::PrintToString(errors_and_warnings(r));
+  // Its own offer (Send) is no RTR the Responder named.
+  s.initiator.messages.front().kind = synth::MessageKind::SendRtr;
+  EXPECT_TRUE(analyze(s).has(DiagId::FpduRtrMissing));
+}
+
+TEST(Analyzer, FpdusAfterARejectAreNamedOtherProtocolsAreNot) {
+  const Recorder r = analyze(with_fault("startup.fpdu-after-reject"));
+  std::vector<Direction> sides;
+  for (const Finding& f : r.findings) {
+    if (f.id == DiagId::StartupFpduAfterReject) sides.push_back(f.direction);
+  }
+  std::sort(sides.begin(), sides.end());
+  EXPECT_EQ(sides, (std::vector<Direction>{Direction::Initiator, Direction::Responder}));
+  // The same Reject with markers asked for: also a refusal of markers.
+  synth::Scenario markers = with_fault("startup.fpdu-after-reject");
+  markers.initiator.frame.m = true;
+  EXPECT_TRUE(analyze(markers).has(DiagId::StartupMarkersRefused));
+  // Without CRCs the FPDUs still frame with DDP headers throughout.
+  synth::Scenario no_crc = with_fault("startup.fpdu-after-reject");
+  no_crc.initiator.frame.c = no_crc.responder.frame.c = false;
+  no_crc.initiator.messages = synth::mixed_messages(12, synth::kDefaultSizes);
+  EXPECT_TRUE(analyze(no_crc).has(DiagId::StartupFpduAfterReject));
+  // A Terminate right after the Reject (RFC 6581 9.1 ties one, code 6, to a Reject over the
+  // IRD) is not named; a Send is.
+  synth::Scenario terminate = with_fault("startup.fpdu-after-reject");
+  synth::MessageSpec term;
+  term.kind = synth::MessageKind::Terminate;
+  term.terminate.emplace();
+  term.terminate->layer = 2;  // LLP
+  term.terminate->code = 6;   // MPA error 6: insufficient IRD
+  terminate.initiator.messages.clear();
+  terminate.responder.messages = {term};
+  EXPECT_FALSE(analyze(terminate).has(DiagId::StartupFpduAfterReject));
+  terminate.responder.messages.front() = synth::MessageSpec{};
+  terminate.responder.messages.front().size = 40;
+  EXPECT_TRUE(analyze(terminate).has(DiagId::StartupFpduAfterReject));
+  // A Reject and a close: nothing after it.
+  EXPECT_FALSE(
+      analyze(with_fault("startup.connection-rejected")).has(DiagId::StartupFpduAfterReject));
 }
 
 const Finding* first_of(const Recorder& r, DiagId id) {

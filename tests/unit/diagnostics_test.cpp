@@ -37,7 +37,7 @@ constexpr Required kRequired[] = {
     {"startup.reject-bit-in-request", Warning, 0},
     {"startup.connection-rejected", Note, 0},
     {"startup.enhanced-data-missing", Error, 4},
-    {"startup.no-matching-rtr", Error, 7},
+    {"startup.no-matching-rtr", Note, 0},
     {"startup.insufficient-ird", Error, 6},
     {"startup.streaming-prefix", Note, 0},
     {"startup.no-reply", Note, 0},
@@ -77,6 +77,11 @@ constexpr Required kRequired[] = {
     {"startup.enhanced-block-little-endian", Warning, 0},
     {"startup.enhanced-negotiates-nothing", Warning, 0},
     {"rdmap.ird-exceeded", Error, 0},
+    {"startup.invalid-reply-kept-open", Error, 0},
+    {"startup.request-closed-without-reply", Warning, 0},
+    {"startup.markers-refused", Warning, 0},
+    {"startup.negotiation-terminate-missing", Error, 0},
+    {"startup.reply-without-rtr", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

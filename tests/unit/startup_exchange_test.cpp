@@ -150,5 +150,107 @@ TEST(StartupExchange, RtrNegotiatedNeedsBothSidesToOfferTheKind) {
   EXPECT_FALSE(rtr_negotiated(RtrKind::None, request, reply));
 }
 
+// RFC 6581 9.2: a Responder that supports none of the offered options names its own; an
+// Initiator able to send one of them need not terminate.
+TEST(StartupExchange, WithNoOptionInCommonTheRespondersOwnAreNegotiated) {
+  EnhancedBlock request, reply;
+  request.send_rtr = true;
+  reply.write_rtr = true;
+  EXPECT_TRUE(rtr_negotiated(RtrKind::Write, request, reply));
+  EXPECT_FALSE(rtr_negotiated(RtrKind::Send, request, reply));  // not the Responder's
+  EXPECT_FALSE(rtr_negotiated(RtrKind::Read, request, reply));
+}
+
+TEST(StartupExchange, AFailedNegotiationOwesTheInitiatorsTerminate) {
+  // Responder ORD 16 > Initiator IRD 8: code 6 owed.
+  const StartupFrame ird_request = rev2(kReq, kC, false, 8, 8);
+  const StartupVerdict ird =
+      judge_startup_frame(rev2(kRep, kC, false, 16, 16), &ird_request, false);
+  EXPECT_TRUE(ird.terminate_due.contains(MpaError::InsufficientIrd));
+  EXPECT_FALSE(ird.terminate_due.contains(MpaError::NoMatchingRtr));
+  // Write offered, Read named: code 7 owed, a note only.
+  const StartupFrame p2p = rev2(kReq, kC, true, 8, 8, false, true, false);
+  const StartupVerdict own =
+      judge_startup_frame(rev2(kRep, kC, true, 8, 8, false, false, true), &p2p, false);
+  EXPECT_TRUE(own.terminate_due.contains(MpaError::NoMatchingRtr));
+  EXPECT_TRUE(has(own, "startup.no-matching-rtr"));
+  EXPECT_FALSE(has(own, "startup.reply-without-rtr"));
+  EXPECT_FALSE(own.responder_unjudged);  // no fault of the Responder's
+  // No option at all: also the Responder's warning.
+  const StartupVerdict empty = judge_startup_frame(rev2(kRep, kC, true, 8, 8), &p2p, false);
+  EXPECT_TRUE(has(empty, "startup.reply-without-rtr"));
+  EXPECT_TRUE(empty.terminate_owed());
+  EXPECT_TRUE(empty.responder_unjudged);
+  // A sound negotiation owes nothing.
+  const StartupVerdict fine =
+      judge_startup_frame(rev2(kRep, kC, true, 8, 8, false, true, false), &p2p, false);
+  EXPECT_FALSE(fine.terminate_owed());
+}
+
+TEST(StartupExchange, TheInitiatorsExitFromAFailedNegotiation) {
+  MpaErrorSet ird;
+  ird.add(MpaError::InsufficientIrd);
+  EXPECT_FALSE(judge_negotiation_exit(ird, true, std::uint8_t{6}).has_value());
+  const auto closed = judge_negotiation_exit(ird, false, std::nullopt);
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_EQ(closed->id, DiagId::StartupNegotiationTerminateMissing);
+  EXPECT_NE(closed->message.find("code 6"), std::string::npos) << closed->message;
+  const auto wrong = judge_negotiation_exit(ird, true, std::uint8_t{5});
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_NE(wrong->message.find("MPA error 5"), std::string::npos) << wrong->message;
+  EXPECT_TRUE(judge_negotiation_exit(ird, true, std::nullopt).has_value());  // not layer 2/0
+  MpaErrorSet rtr;
+  rtr.add(MpaError::NoMatchingRtr);
+  EXPECT_FALSE(judge_negotiation_exit(rtr, true, std::uint8_t{7}).has_value());
+  EXPECT_TRUE(judge_negotiation_exit(rtr, true, std::uint8_t{6}).has_value());
+  // Nothing owed: nothing to judge.
+  EXPECT_FALSE(judge_negotiation_exit(MpaErrorSet{}, false, std::nullopt).has_value());
+}
+
+TEST(StartupExchange, ARejectOfAMarkerRequestIsAMarkersRefusal) {
+  const StartupFrame markers = parse({kReq, static_cast<std::uint8_t>(kM | kC), 1});
+  const StartupVerdict v =
+      judge_startup_frame(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}), &markers, false);
+  EXPECT_EQ(v.step, StartupStep::EndMpa);
+  EXPECT_TRUE(has(v, "startup.markers-refused"));
+  EXPECT_EQ(info(DiagId::StartupMarkersRefused).severity, Severity::Warning);
+  // Accepted, or no markers asked for: no refusal.
+  EXPECT_FALSE(
+      has(judge_startup_frame(parse({kRep, kC, 1}), &markers, false), "startup.markers-refused"));
+  const StartupFrame plain = parse({kReq, kC, 1});
+  EXPECT_FALSE(
+      has(judge_startup_frame(parse({kRep, static_cast<std::uint8_t>(kC | kR), 1}), &plain, false),
+          "startup.markers-refused"));
+}
+
+TEST(StartupExchange, AResponderClosingOnARev1RequestOwedAReply) {
+  EXPECT_EQ(names(judge_close_without_reply(parse({kReq, kC, 1}))),
+            std::vector<std::string>{"startup.request-closed-without-reply"});
+  EXPECT_EQ(names(judge_close_without_reply(parse({kReq, static_cast<std::uint8_t>(kM | kC), 1}))),
+            (std::vector<std::string>{"startup.request-closed-without-reply",
+                                      "startup.markers-refused"}));
+  // An enhanced Request may be closed on by an unenhanced Responder (RFC 6581 10), a Rev 0 one
+  // by a Responder that cannot interoperate with it (RFC 5044 7.1.1).
+  EXPECT_TRUE(judge_close_without_reply(rev2(kReq, kC, false, 8, 8)).empty());
+  EXPECT_TRUE(
+      judge_close_without_reply(parse({kReq, static_cast<std::uint8_t>(kM | kC), 0})).empty());
+}
+
+TEST(StartupExchange, AnInitiatorClosingOnAnAcceptingMarkerReplyRefusesMarkers) {
+  const StartupFrame markers = parse({kRep, static_cast<std::uint8_t>(kM | kC), 1});
+  EXPECT_EQ(names(judge_initiator_close_after_accept(markers, false)),
+            std::vector<std::string>{"startup.markers-refused"});
+  // A failed negotiation explains the close; no markers asked for, nothing refused.
+  EXPECT_TRUE(judge_initiator_close_after_accept(markers, true).empty());
+  EXPECT_TRUE(judge_initiator_close_after_accept(parse({kRep, kC, 1}), false).empty());
+}
+
+TEST(StartupExchange, AnInitiatorKeepingAnInvalidReplysConnectionIsAnError) {
+  const StartupIssue issue = judge_invalid_reply_kept_open(6);
+  EXPECT_EQ(issue.id, DiagId::StartupInvalidReplyKeptOpen);
+  EXPECT_EQ(info(issue.id).severity, Severity::Error);
+  EXPECT_NE(issue.message.find("frame 6"), std::string::npos) << issue.message;
+}
+
 }  // namespace
 }  // namespace mpa

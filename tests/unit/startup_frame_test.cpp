@@ -459,11 +459,15 @@ TEST(StartupNegotiation, PeerToPeerNeedsACommonRtrOption) {
       Names{});
   const auto none = check_negotiation(
       parse(request), parse(rev2(test::kRep, enhanced_block(true, true, 4, false, true, 4))));
+  // Options of the Responder's own, none offered: allowed (RFC 6581 9.2), a note; the
+  // Initiator owes a Terminate unless it can send one.
   EXPECT_EQ(names_of(none), Names{"startup.no-matching-rtr"});
-  EXPECT_EQ(info(none[0].id).error_code, MpaError::NoMatchingRtr);
+  EXPECT_EQ(info(none[0].id).severity, Severity::Note);
+  // No option at all: the Responder's fault, a warning (a MUST or a SHOULD of RFC 6581 9.2).
   EXPECT_EQ(negotiation_issues(request,
                                rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4))),
-            Names{"startup.no-matching-rtr"});
+            (Names{"startup.reply-without-rtr", "startup.no-matching-rtr"}));
+  EXPECT_EQ(info(DiagId::StartupReplyWithoutRtr).severity, Severity::Warning);
   // A rejection does not negotiate.
   EXPECT_EQ(negotiation_issues(
                 request, rev2(test::kRep, enhanced_block(true, false, 4, false, false, 4), 0x30)),

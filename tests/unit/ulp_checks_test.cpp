@@ -64,12 +64,20 @@ TEST(UlpChecks, UnderPeerToPeerTheInitiatorsFirstFpduMustBeANegotiatedRtr) {
   TestFpdu rtr_fpdu(read_rtr());
   EXPECT_FALSE(with_rtr.check(rtr_fpdu.event, initiator_first(&rtr), fine).stop_judging);
   EXPECT_TRUE(fine.empty()) << testing::PrintToString(names(fine));
+  // Write offered and accepted, Read only the Responder's extra: Read was not negotiated.
   rtr.request.read_rtr = false;
+  rtr.request.write_rtr = rtr.reply.write_rtr = true;
   UlpChecks unoffered;
   std::vector<Finding> refused;
   EXPECT_TRUE(unoffered.check(rtr_fpdu.event, initiator_first(&rtr), refused).stop_judging);
   ASSERT_EQ(names(refused), std::vector<std::string>{"fpdu.rtr-missing"});
   EXPECT_NE(refused[0].message.find("not negotiated"), std::string::npos);
+  // No option in common: the Responder's own are what is left (RFC 6581 9.2).
+  rtr.reply.write_rtr = false;
+  UlpChecks own;
+  std::vector<Finding> allowed;
+  EXPECT_FALSE(own.check(rtr_fpdu.event, initiator_first(&rtr), allowed).stop_judging);
+  EXPECT_TRUE(allowed.empty()) << testing::PrintToString(names(allowed));
   // Not the first FPDU, or not peer-to-peer, or the Responder: no rule.
   for (UlpContext c : {initiator_first(nullptr), initiator_first(&rtr)}) {
     UlpChecks fresh;

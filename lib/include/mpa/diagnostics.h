@@ -154,6 +154,13 @@ enum class DiagId : std::uint16_t {
   StartupEnhancedNegotiatesNothing,
   // RDMA Read and Atomic Requests beyond the IRD the peer declared (RFC 6581 9.1).
   RdmapIrdExceeded,
+  // The startup exchange as the peer reacted (RFC 5044 4.3, 7.1.2; RFC 6581 9.1, 9.2).
+  StartupInvalidReplyKeptOpen,
+  StartupRequestClosedWithoutReply,
+  StartupMarkersRefused,
+  StartupNegotiationTerminateMissing,
+  StartupReplyWithoutRtr,
+  StartupFpduAfterReject,
   kCount,
 };
 

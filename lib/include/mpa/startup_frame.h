@@ -133,7 +133,9 @@ struct StartupIssue {
 std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected);
 
 // Rules between a Request and the Reply to it (RFC 6581 6, 9.1, 9.2, 10): enhanced (S)
-// echoed both ways, A echoed, a common RTR option (accepted Reply), 0x3FFF echoed, 0x3FFF
+// echoed both ways, A echoed, an RTR option in an accepting peer-to-peer Reply (and a note
+// when none is common: the Initiator owes a Terminate unless it can send the Responder's
+// own), 0x3FFF echoed, 0x3FFF
 // only as the answer to 0x3FFF, and Responder ORD <= Initiator IRD (accepted Reply; a
 // Responder ORD of 0x3FFF is "no negotiation" only when the Initiator IRD was 0x3FFF).
 std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const StartupFrame& reply);
@@ -142,6 +144,8 @@ std::vector<StartupIssue> check_negotiation(const StartupFrame& request, const S
 // the path protects the data as well as CRC32c (RFC 5044 1.2, 4.4), which a capture does not
 // show, so a note (startup.crc-disabled), said once per connection with the Reply.
 std::optional<StartupIssue> check_crc_use(const StartupFrame& request, const StartupFrame& reply);
+// Whether the Request and the Reply set an RTR option in common (RFC 6581 9.2).
+bool rtr_options_shared(const EnhancedBlock& request, const EnhancedBlock& reply);
 
 // One-line description: "MPA Request Rev 2 M=0 C=1 IRD=16 ORD=8 PD_Length=4".
 std::string describe(const StartupFrame& frame);
