@@ -24,7 +24,17 @@ enum class MessageKind : std::uint8_t {
   EmptyUlpdu,         // ULPDU_Length 0: no DDP header at all
   TruncatedDdp,       // 10 octets of an untagged DDP header (too short for it)
   Terminate,          // RDMAP Terminate (QN 2), see TerminateSpec
+  ReadRequest,        // RDMA Read Request for `size` octets (read_sink() names its sink buffer)
+  ReadResponse,       // RDMA Read Response of `size` octets answering the peer's next Read
 };
+
+// The Data Sink buffer (STag, tagged offset) of the Read Request with MSN `msn` (RFC 5040
+// 4.4): a ReadRequest names it and the peer's ReadResponse to that Read writes into it.
+struct ReadSink {
+  std::uint32_t stag = 0;
+  std::uint64_t to = 0;
+};
+ReadSink read_sink(std::uint32_t msn);
 
 // An RDMAP Terminate (RFC 5040 4.8): Terminate Control `Layer EType ErrorCode M D R`, then
 // the DDP Segment Length (M) and the terminated DDP header (D).
@@ -62,7 +72,8 @@ class UlpduBuilder {
  private:
   std::vector<Bytes> send(std::size_t size, std::size_t max_payload, PayloadFill fill);
   std::vector<Bytes> write(std::size_t size, std::size_t max_payload, PayloadFill fill);
-  Bytes read_request(std::size_t read_size);
+  Bytes read_request(std::size_t read_size, bool named_sink = false);
+  std::vector<Bytes> read_response(std::size_t size, std::size_t max_payload, PayloadFill fill);
   Bytes untagged(bool last, std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn,
                  std::uint32_t mo, std::size_t payload, PayloadFill fill);
   Bytes tagged(bool last, std::uint8_t opcode, std::uint32_t stag, std::uint64_t to,
@@ -73,6 +84,7 @@ class UlpduBuilder {
   Rng rng_;
   std::map<std::uint32_t, std::uint32_t> next_msn_;  // per queue number, starting at 1
   std::uint32_t next_stag_ = 0x00A1B200;
+  std::uint32_t reads_answered_ = 0;  // ReadResponse messages so far (the peer's Reads in order)
 };
 
 }  // namespace mpa::synth
