@@ -220,6 +220,22 @@ def test_fields(ts, args):
         expect(re.search(r"^\s*37\s+Protocol\s+MPA\s+ULPDU_Length above 64768", expert, re.M),
                f"-z expert does not group the 37 ulpdu-length-too-large findings:\n{expert}")
 
+    # The receiver's reaction to a bad CRC (receiver.*): an expert item in the frame mpa-check
+    # names (the Read Response, the first FPDU sent after the error, the close), filterable.
+    for name, finding in (("fault-receiver.invalid-fpdu-answered.pcap", "receiver.invalid-fpdu-answered"),
+                          ("fault-receiver.error-ignored.pcap", "receiver.error-ignored"),
+                          ("fault-receiver.closed-after-error.pcap", "receiver.closed-after-error")):
+        path = siw(args, name)
+        expect(path, f"{name} is missing")
+        found, _, _ = check_report(args.mpa_check, path)
+        frames = sorted(frame for frame, fid in found if fid == finding)
+        expect(len(frames) == 1, f"{name}: mpa-check reports {finding} in frames {frames}")
+        expect(ts.frames(path, "mpa." + finding) == frames, f"{name}: mpa.{finding} does not select {frames}")
+    closed = siw(args, "fault-receiver.closed-after-error.pcap")
+    expert = ts.run("-2", "-q", "-r", ts.readable(closed), "-z", "expert,warn")
+    expect(re.search(r"^\s*1\s+Sequence\s+MPA\s+Receiver closed the connection .*\b5044-8-r6\b",
+                     expert, re.M), f"-z expert lacks receiver.closed-after-error:\n{expert}")
+
     # The coloring rules shipped with the plugin: valid filters that select what they say.
     rules = {}
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugin", "mpa.colorfilters")) as f:

@@ -72,6 +72,9 @@ constexpr Required kRequired[] = {
     {"capture.ip-fragment", Note, 0},
     {"ip.fragment-overlap-mismatch", Error, 0},
     {"tcp.retransmission-check-stopped", Note, 0},
+    {"receiver.invalid-fpdu-answered", Error, 0},
+    {"receiver.error-ignored", Warning, 0},
+    {"receiver.closed-after-error", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

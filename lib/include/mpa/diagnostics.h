@@ -145,6 +145,10 @@ enum class DiagId : std::uint16_t {
   IpFragmentOverlapMismatch,
   // Retransmissions compared back to the peer's acknowledgement, in bounded memory.
   TcpRetransmissionCheckStopped,
+  // The receiver's reaction to a CRC or marker error in its peer's FPDUs (RFC 5044 4.4, 6, 8).
+  ReceiverInvalidFpduAnswered,
+  ReceiverErrorIgnored,
+  ReceiverClosedAfterError,
   kCount,
 };
 
