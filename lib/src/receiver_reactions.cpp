@@ -18,7 +18,8 @@ constexpr std::size_t kReadSize = kSinkTo + 8;
 constexpr std::uint32_t kReadRequestQueue = 1;  // RFC 5040 5.2
 
 bool is_read_request(const std::optional<DdpHeader>& ddp) {
-  return ddp && !ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadRequest) &&
+  return ddp && !ddp->tagged &&
+         ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadRequest) &&
          ddp->queue == kReadRequestQueue;
 }
 bool is_read_response(const std::optional<DdpHeader>& ddp) {
@@ -98,9 +99,8 @@ void ReceiverReactions::on_receiver_ack(TcpSeq ack, std::uint64_t frame,
   error_->receiver_offset = receiver_offset;
 }
 
-void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu,
-                                         const std::optional<DdpHeader>& ddp, bool terminate,
-                                         std::vector<Finding>& out) {
+void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp,
+                                         bool terminate, std::vector<Finding>& out) {
   if (terminate) terminated_ = true;
   if (is_read_response(ddp)) {
     if (!in_response_) {
@@ -121,16 +121,15 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu,
             r.sink_to == response_to_) {
           error_->judged = true;
           Finding f = make_finding(
-              DiagId::ReceiverInvalidFpduAnswered, response_frame_, response_seq_,
-              response_offset_,
+              DiagId::ReceiverInvalidFpduAnswered, response_frame_, response_seq_, response_offset_,
               fmt::format("the {} sent an RDMA Read Response (STag 0x{:08x}, TO 0x{:x}) at seq {} "
                           "answering the {}'s RDMA Read Request at seq {} ({} octets), {} "
                           "the FPDU at seq {} with {}: it passed on an FPDU it must reject "
                           "(RFC 5044 6, 8)",
                           receiver_name(), response_stag_, response_to_, response_seq_.value(),
                           sender_name(), r.header_seq.value(), r.size,
-                          r.in_bad_fpdu ? "carried in" : "carried after", error_->header_seq.value(),
-                          error_words()));
+                          r.in_bad_fpdu ? "carried in" : "carried after",
+                          error_->header_seq.value(), error_words()));
           f.certain_at = fpdu.last_frame;
           out.push_back(std::move(f));
         }
@@ -162,12 +161,13 @@ void ReceiverReactions::on_receiver_close(bool rst, std::uint64_t frame, TcpSeq 
   error_->judged = true;
   Finding f = make_finding(
       DiagId::ReceiverClosedAfterError, frame, seq, offset,
-      fmt::format("the {} {} the connection at seq {}, having sent nothing since it acknowledged "
-                  "(frame {}) the {}'s FPDU at seq {} with {}: no Terminate first; MPA must not close for "
-                  "errors 2 and 3 (RFC 5044 8), and a ULP closing would say why in a Terminate "
-                  "first (RFC 5040 6.2.1)",
-                  receiver_name(), rst ? "reset (RST)" : "closed (FIN)", seq.value(),
-                  error_->acked_frame, sender_name(), error_->header_seq.value(), error_words()));
+      fmt::format(
+          "the {} {} the connection at seq {}, having sent nothing since it acknowledged "
+          "(frame {}) the {}'s FPDU at seq {} with {}: no Terminate first; MPA must not close for "
+          "errors 2 and 3 (RFC 5044 8), and a ULP closing would say why in a Terminate "
+          "first (RFC 5040 6.2.1)",
+          receiver_name(), rst ? "reset (RST)" : "closed (FIN)", seq.value(), error_->acked_frame,
+          sender_name(), error_->header_seq.value(), error_words()));
   f.certain_at = frame;
   out.push_back(std::move(f));
 }

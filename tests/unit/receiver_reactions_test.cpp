@@ -91,7 +91,9 @@ class ReceiverReactionsTest : public ::testing::Test {
     rx.on_receiver_fpdu(e, decode_ddp(e.ulpdu_head), terminate, out);
   }
   // The receiver acknowledges everything the sender sent so far.
-  void ack_all(std::uint64_t frame) { rx.on_receiver_ack(TcpSeq(sender.seq), frame, receiver.offset); }
+  void ack_all(std::uint64_t frame) {
+    rx.on_receiver_ack(TcpSeq(sender.seq), frame, receiver.offset);
+  }
   void close(std::uint64_t frame, bool rst = false) {
     rx.on_receiver_close(rst, frame, TcpSeq(receiver.seq), receiver.offset, out);
     rx.on_receiver_end(frame, out);

@@ -73,8 +73,8 @@ class ReceiverReactions {
     TcpSeq header_seq;
     TcpSeq end_seq;  // after the FPDU's last octet
     std::uint64_t fpdu_frame = 0;
-    std::uint64_t acked_frame = 0;        // the receiver's first ACK covering the FPDU
-    std::uint64_t receiver_offset = 0;    // the receiver's stream offset at that ACK
+    std::uint64_t acked_frame = 0;      // the receiver's first ACK covering the FPDU
+    std::uint64_t receiver_offset = 0;  // the receiver's stream offset at that ACK
     bool unknowable = false;
     bool judged = false;  // a receiver.* finding was reported
   };
@@ -95,15 +95,15 @@ class ReceiverReactions {
 
   Direction sender_;
   std::optional<Error> error_;
-  bool pending_ = false;             // error_ set, its FPDU not yet completed
-  std::uint64_t read_requests_ = 0;  // the sender's Read Requests so far
+  bool pending_ = false;              // error_ set, its FPDU not yet completed
+  std::uint64_t read_requests_ = 0;   // the sender's Read Requests so far
   std::uint64_t read_responses_ = 0;  // the receiver's completed Read Response messages
   bool counts_lost_ = false;          // a gap or a differing retransmission: Reads unmatched
   bool in_response_ = false;          // a Read Response message of the receiver in progress
   std::uint32_t response_stag_ = 0;
   std::uint64_t response_to_ = 0;
-  std::deque<ReadRequest> reads_;  // carried in or after the bad FPDU
-  bool terminated_ = false;        // the receiver sent a Terminate
+  std::deque<ReadRequest> reads_;    // carried in or after the bad FPDU
+  bool terminated_ = false;          // the receiver sent a Terminate
   std::uint64_t sender_closed_ = 0;  // frame of the sender's FIN or RST (0: none yet)
   // The first segment of the receiver's Read Response message in progress.
   TcpSeq response_seq_;
