@@ -27,8 +27,9 @@ constexpr std::string_view kSctpOnly =
 constexpr std::string_view kReceiverMarkerError =
     "only a receiver that blames a marker error (MPA error 3) in a Terminate where mpa-check saw "
     "none is named (Linux siw's code 3, which it also sends for a ULPDU too short for its "
-    "headers, is not taken for a marker claim when mpa-check saw such a ULPDU); no bundled capture "
-    "shows one";
+    "headers, is not taken for a marker claim when mpa-check saw such a ULPDU); one that closes "
+    "or goes silent on such a marker is not (receiver.* judge reactions to real CRC and FPDUPTR "
+    "errors only); no bundled capture shows one";
 constexpr std::string_view kResponderAnswered =
     "a Responder that answers (a Reply, FPDUs) is named; one that neither answers nor closes is "
     "not, and the error it reports locally is inside it";
@@ -53,6 +54,17 @@ constexpr std::string_view kNoRtrFlag =
     "the MUST and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming only options "
     "the "
     "Initiator did not offer is allowed (startup.no-matching-rtr, a note)";
+
+// What the receiver's reaction to a CRC or marker error (receiver.*) leaves unseen.
+constexpr std::string_view kBadFpduTakenAsGood =
+    "a receiver that answers a Read Request carried in (or after) the FPDU with the error is "
+    "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate is "
+    "a warning; one that acts on it in ways the wire does not show (a Send delivered, a Write "
+    "placed) is not named, nor one whose reaction the capture does not hold (no acknowledgement "
+    "of the bad FPDU, no end of its stream)";
+constexpr std::string_view kAnsweredCapture = "fault-receiver.invalid-fpdu-answered.pcap";
+constexpr std::string_view kIgnoredCapture = "fault-receiver.error-ignored.pcap";
+constexpr std::string_view kClosedCapture = "fault-receiver.closed-after-error.pcap";
 
 // The evidence of the receiver rules that a Terminate blaming an absent error shows.
 constexpr std::string_view kTerminateDisagrees = "fault-rdmap.terminate-disagrees.pcap";
@@ -275,10 +287,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.4-r6", Rfc5044, "4.4", 917, 919, Must,
      "an MPA instance MUST continue generating and checking CRCs until the connection terminates",
      "A side whose peer asked for CRCs checks every CRC until the connection ends.", Receiver, "",
-     Ids{}, None,
-     "a peer that takes a bad-CRC FPDU as good (acknowledges it and answers it: a Read Response to "
-     "a corrupted Read Request, say) is not named",
-     Caps{}},
+     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Partial, kBadFpduTakenAsGood,
+     Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-4.4-r7", Rfc5044, "4.4", 919, 922, Must,
      "it MUST turn off CRC checking immediately after receipt of an MPA mode declaration "
      "indicating that its peer also does not require CRCs",
@@ -305,11 +315,8 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.4-r11", Rfc5044, "4.4", 959, 967, Must,
      "If not, the receiver MUST treat the FPDU as an invalid FPDU",
      "With CRCs on, a receiver checks each FPDU's CRC and treats a mismatch as an invalid FPDU.",
-     Receiver, "", Ids{}, None,
-     "a peer that acts on a bad-CRC FPDU (answers it, or goes on without a Terminate or close) is "
-     "not named; mpa-check reports the bad CRC itself (fpdu.crc-mismatch) and notes the peer's "
-     "Terminate (rdmap.terminate)",
-     Caps{}},
+     Receiver, "", Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Partial,
+     kBadFpduTakenAsGood, Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-4.5-r1", Rfc5044, "4.5", 1134, 1137, Must,
      "The maximum ULPDU Length for a single ULPDU when Markers are present MUST be computed as",
      "With markers, MULPDU = EMSS - (6 + 4 * ceiling(EMSS / 512) + EMSS mod 4).", Sender, "",
@@ -363,10 +370,11 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-6-r1", Rfc5044, "6", 1297, 1305, Must,
      "An MPA receiver MUST first verify the FPDU before passing the ULPDU to DDP",
      "A receiver locates each FPDU and checks its CRC before passing the ULPDU on.", Receiver, "",
-     Ids{}, None,
-     "a peer that acts on an FPDU it cannot have verified (answers a bad-CRC Read Request, say) is "
-     "not named",
-     Caps{}},
+     Ids{ReceiverInvalidFpduAnswered}, Partial,
+     "a receiver that answers a Read Request carried in an FPDU with a CRC or marker error is "
+     "named; one that passes such an FPDU on in ways the wire does not show (a Send delivered, a "
+     "Write placed) is not",
+     Caps{kAnsweredCapture}},
     {"5044-6-r2", Rfc5044, "6", 1307, 1324, Must,
      "To detect the start of the FPDU unambiguously one of the following MUST be used",
      "A receiver finds FPDU starts by ULPDU_Length in order, or by markers.", No,
@@ -439,8 +447,9 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      Full, "", Caps{"fault-fpdu.crc-mismatch.pcap"}},
     {"5044-7.1.1-r9", Rfc5044, "7.1.1", 1489, 1491, Must,
      "CRCs MUST be generated and checked by both endpoints",
-     "With C=1 in either frame, both sides check CRCs.", Receiver, "", Ids{}, None,
-     "a peer that takes a bad-CRC FPDU as good (acknowledges and answers it) is not named", Caps{}},
+     "With C=1 in either frame, both sides check CRCs.", Receiver, "",
+     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Partial, kBadFpduTakenAsGood,
+     Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-7.1.1-r10", Rfc5044, "7.1.1", 1491, 1494, Must,
      "When CRCs are not in use, the CRC field MUST be considered valid for FPDU checking "
      "regardless of its contents",
@@ -689,17 +698,19 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The following errors MUST be detected by MPA and the codes SHOULD be provided to DDP or "
      "other Consumer",
      "A receiver detects errors 1-4 and tells its consumer.", Receiver, "",
-     Ids{RdmapTerminateDisagrees}, Partial,
-     "a Terminate blaming an MPA error (codes 2-7) the data does not show is named; a peer that "
-     "misses an error the data shows (no Terminate, no close after a bad CRC) is not; codes stay "
-     "inside the host unless a Terminate carries them",
-     Caps{kTerminateDisagrees}},
+     Ids{RdmapTerminateDisagrees, ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Partial,
+     "a Terminate blaming an MPA error (codes 2-7) the data does not show is named, and so is a "
+     "receiver that answers or goes on after a CRC or marker error (2, 3) as if it had missed it; "
+     "one that misses a close (1) or an invalid startup frame (4) is judged by the startup and "
+     "close rules, and codes stay inside the host unless a Terminate carries them",
+     Caps{kTerminateDisagrees, kAnsweredCapture, kIgnoredCapture}},
     {"5044-8-r2", Rfc5044, "8", 2148, 2152, Should, "MPA SHOULD deliver an error to DDP",
      "A receiver reports a marker that disagrees with ULPDU_Length (error 3).", Receiver, "",
-     Ids{RdmapTerminateDisagrees}, Partial,
-     "only a Terminate blaming a marker error where mpa-check saw none is named; a receiver that "
-     "misses a real one is not",
-     Caps{kTerminateDisagrees}},
+     Ids{RdmapTerminateDisagrees, ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Partial,
+     "a Terminate blaming a marker error where mpa-check saw none is named, and a receiver that "
+     "answers or goes on after a real one; one that misses it in ways the wire does not show is "
+     "not",
+     Caps{kTerminateDisagrees, "fault-receiver.error-ignored--marker.pcap"}},
     {"5044-8-r3", Rfc5044, "8", 2152, 2157, Should,
      "the check SHOULD be made when a gap creating an out-of-order sequence is closed",
      "A receiver checks markers when a gap closes and when one points at a known FPDU.", No,
@@ -718,16 +729,19 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "Once MPA delivers an error of any type, it MUST NOT pass or deliver any additional FPDUs on "
      "that half connection",
      "After an error, a receiver passes no more FPDUs of that half connection.", Receiver, "",
-     Ids{}, None,
-     "a peer that acts on FPDUs after the one with the error (answers a later Read Request, say) "
-     "is not named; mpa-check itself stops judging that direction (fpdu.not-judged-after-error)",
-     Caps{}},
+     Ids{ReceiverInvalidFpduAnswered}, Partial,
+     "only after a CRC or marker error, and only a receiver that answers a Read Request carried "
+     "in or after the FPDU with it is named (matched by Read order, STag and tagged offset); one "
+     "that passes later FPDUs on in ways the wire does not show is not",
+     Caps{kAnsweredCapture}},
     {"5044-8-r6", Rfc5044, "8", 2173, 2175, MustNot,
      "For Error codes 2 and 3, MPA MUST NOT close the TCP connection following a reported error",
-     "After a CRC or marker error, MPA leaves closing to the ULP.", Receiver, "", Ids{}, None,
-     "a peer that closes right after a bad CRC or marker without a Terminate (a sign that MPA, not "
-     "its ULP, closed) is not named; its ULP may close, so this could only be a hint",
-     Caps{}},
+     "After a CRC or marker error, MPA leaves closing to the ULP.", Receiver, "",
+     Ids{ReceiverClosedAfterError}, Partial,
+     "a receiver that closes (FIN or RST) after acknowledging the FPDU with the error, sending "
+     "nothing first, is a warning: its ULP may close, and the wire cannot tell whose close it "
+     "was; one that sends a Terminate or other FPDUs before closing is taken as its ULP's close",
+     Caps{kClosedCapture}},
     {"5044-9.3-r1", Rfc5044, "9.3", 2373, 2374, Must,
      "MPA implementations MUST implement IPsec as described in Section 9.4",
      "Implementations implement IPsec.", No,

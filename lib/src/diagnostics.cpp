@@ -265,6 +265,30 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "FPDUs after a Reply that rejected the connection (R=1), where both sides MUST have left MPA "
      "(an error; found only by a framing that FPDUs alone explain: CRCs that match, or DDP headers "
      "throughout)"},
+    // ---- the receiver's reaction to a CRC or marker error (error codes 2 and 3) in the FPDUs
+    // it received, judged only where its acknowledgement shows it had them.
+    // Error: a Read Response answering a Read Request carried in (or after) the FPDU with the
+    // error proves the receiver passed that FPDU on, which RFC 5044 6 and 8 forbid (MUST).
+    {ReceiverInvalidFpduAnswered, "receiver.invalid-fpdu-answered", Error, Protocol, "RFC 5044 6",
+     MpaError::None,
+     "Receiver answered an RDMA Read Request carried in, or after, an FPDU with a CRC or marker "
+     "error: it passed on an FPDU it must have rejected"},
+    // Warning: its FPDUs sent after it acknowledged the bad FPDU, and no Terminate before its
+    // stream ended, show the error went unreported or ignored; but its outgoing FPDUs do not
+    // prove it delivered the bad one, and RFC 5044 8 lets last messages go out before DDP's
+    // ULP tears down: evidence of a missed error, not a broken MUST on the wire.
+    {ReceiverErrorIgnored, "receiver.error-ignored", Warning, Protocol, "RFC 5044 8",
+     MpaError::None,
+     "Receiver went on sending FPDUs after it acknowledged an FPDU with a CRC or marker error, "
+     "and its stream ended without a Terminate"},
+    // Warning: MPA must not close for errors 2 and 3 (RFC 5044 8), but its ULP may; a close
+    // with no Terminate first looks like MPA's (RDMAP SHOULD send a Terminate on an LLP error, RFC
+    // 5040 6.2.1),
+    // yet the wire cannot tell whose close it was.
+    {ReceiverClosedAfterError, "receiver.closed-after-error", Warning, Sequence, "RFC 5044 8",
+     MpaError::None,
+     "Receiver closed the connection (FIN or RST) after acknowledging an FPDU with a CRC or marker "
+     "error, sending nothing in between (no Terminate first)"},
 }};
 
 constexpr bool ids_in_enum_order() {

@@ -56,8 +56,20 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
   if ((seg.flags & tcp_flags::kRst) && !reset_by_)
     reset_by_ = &s;  // before the stream's end is told
   // The ACK field is the peer's: how far back its retransmissions are compared.
-  if (seg.flags & tcp_flags::kAck) s.peer->reassembler.on_peer_ack(seg.ack);
+  if (seg.flags & tcp_flags::kAck) {
+    s.peer->reassembler.on_peer_ack(seg.ack);
+    s.peer->rx.on_receiver_ack(seg.ack, seg.frame, s.reassembler.next_offset());
+  }
+  const bool closes = (seg.flags & (tcp_flags::kFin | tcp_flags::kRst)) != 0;
+  if (closes) s.rx.on_sender_close(seg.frame);
   s.reassembler.on_segment(seg, s);
+  if (closes) {
+    std::vector<Finding> found;
+    s.peer->rx.set_sender(direction_of(*s.peer));
+    s.peer->rx.on_receiver_close((seg.flags & tcp_flags::kRst) != 0, seg.frame,
+                                 s.reassembler.next_seq(), s.reassembler.next_offset(), found);
+    report_reactions(s, found);
+  }
   if (seg.flags & tcp_flags::kRst) {
     // A reset ends both directions.
     if (!s.peer->ended) on_end(*s.peer, seg.frame, StreamEnd::Rst);
@@ -105,6 +117,11 @@ void MpaConnection::report(Sender& s, Finding&& f) {
     s.errors_seen.add(d.error_code);
   ++summary_.findings[d.severity];
   context_.sink.on_finding(f);
+}
+
+void MpaConnection::report_reactions(Sender& s, std::vector<Finding>& found) {
+  for (Finding& f : found) report(s, std::move(f));
+  found.clear();
 }
 
 void MpaConnection::become_mpa() {
@@ -214,6 +231,7 @@ void Sender::on_stream_end(std::uint64_t, TcpSeq, StreamEnd how, std::uint64_t f
 }
 void Sender::on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
                                         MismatchEvidence evidence, std::uint64_t frame) {
+  rx.on_unknowable();  // which copy the peer took is unknown
   connection.report(
       *this, DiagId::TcpRetransmissionMismatch, frame, seq, offset,
       evidence == MismatchEvidence::Octets
@@ -238,6 +256,9 @@ void Sender::on_fpdu(const FpduEvent& fpdu) { connection.on_fpdu(*this, fpdu); }
 void Sender::on_fpdu_revised(const FpduEvent& revised, bool markers) {
   connection.on_fpdu_revised(*this, revised, markers);
 }
-void Sender::on_finding(Finding&& finding) { connection.report(*this, std::move(finding)); }
+void Sender::on_finding(Finding&& finding) {
+  rx.on_error(finding.id, finding.stream_offset);
+  connection.report(*this, std::move(finding));
+}
 
 }  // namespace mpa

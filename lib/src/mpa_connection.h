@@ -28,6 +28,7 @@
 #include "mpa/fpdu_rules.h"
 #include "mpa/interop.h"
 #include "mpa/octet_frames.h"
+#include "mpa/receiver_reactions.h"
 #include "mpa/startup_exchange.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
@@ -143,6 +144,7 @@ struct Sender final : StreamSink, FpduSink {
   MpaErrorSet errors_seen;  // RFC error codes found in its data
   FpduRules fpdu_rules;
   UlpChecks ulp;
+  ReceiverReactions rx;  // how the peer reacts to a CRC or marker error in this sender's FPDUs
   DirectionStats stats;
   TcpControlSeen tcp;        // its first SYN, FIN and RST
   OctetFrames octet_frames;  // where its recent octets arrived (findings point at them)
@@ -279,6 +281,8 @@ class MpaConnection {
   void startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, bool terminate);
   // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come).
   void judge_after_reject(Sender& s, std::uint64_t frame, bool final);
+  // Reports what `s`'s reaction to an error in its peer's FPDUs showed (receiver_reactions.h).
+  void report_reactions(Sender& s, std::vector<Finding>& found);
   void startup_frame_cut(Sender& s, std::uint64_t frame);
 
   AnalysisContext& context_;

@@ -209,6 +209,9 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
   // Requests or their answers may be among the missing octets (RFC 6581 9.1 counts).
   s.ulp.lose_count();
   s.peer->ulp.lose_count();
+  open_early(s);         // (the gap's finding follows what the octets before it showed)
+  s.rx.on_unknowable();  // what reached the receivers is unknown from here on
+  s.peer->rx.on_unknowable();
   const bool truncated = cause == GapCause::Truncated;
   report(s, truncated ? DiagId::CaptureTruncated : DiagId::CaptureGap, frame, seq, offset,
          fmt::format("{} octets at seq {} {}", length, seq.value(),
@@ -316,6 +319,11 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
       },
       s.phase);
   startup_reaction_to_close(s, frame);
+  // Its stream ended: did it go on after an error in the peer's FPDUs without a Terminate?
+  std::vector<Finding> found;
+  s.peer->rx.set_sender(direction_of(*s.peer));
+  s.peer->rx.on_receiver_end(frame, found);
+  report_reactions(s, found);
 }
 
 // The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
@@ -352,6 +360,9 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context.siw_sender = s.siw;
   const UlpVerdict verdict = s.ulp.check(fpdu, context, found);
   count_ird_requests(s, fpdu, verdict.ddp, found);
+  s.rx.on_sender_fpdu(fpdu, verdict.ddp);
+  s.peer->rx.set_sender(direction_of(*s.peer));
+  s.peer->rx.on_receiver_fpdu(fpdu, verdict.ddp, verdict.terminate, found);
   if (verdict.terminate) {
     const Sender& peer = *s.peer;
     TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};

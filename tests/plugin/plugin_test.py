@@ -251,6 +251,33 @@ def test_fields(ts, args):
         else:  # the finding names the sender's rule: pad = (ULPDU_Length + 2) mod 4
             expect("pad = (ULPDU_Length + 2) mod 4" in found[0]["message"], found[0]["message"])
             expect(pad == (length + 2) % 4, f"{name}: frame {frame} shows pad {pad}, not the sender's")
+    # The receiver's reaction to a bad CRC (receiver.*): an expert item in the frame mpa-check
+    # names (the Read Response, the first FPDU sent after the error, the close), filterable.
+    for name, finding in (("fault-receiver.invalid-fpdu-answered.pcap", "receiver.invalid-fpdu-answered"),
+                          ("fault-receiver.error-ignored.pcap", "receiver.error-ignored"),
+                          ("fault-receiver.closed-after-error.pcap", "receiver.closed-after-error")):
+        path = siw(args, name)
+        expect(path, f"{name} is missing")
+        found, _, _ = check_report(args.mpa_check, path)
+        frames = sorted(frame for frame, fid in found if fid == finding)
+        expect(len(frames) == 1, f"{name}: mpa-check reports {finding} in frames {frames}")
+        expect(ts.frames(path, "mpa." + finding) == frames, f"{name}: mpa.{finding} does not select {frames}")
+    closed = siw(args, "fault-receiver.closed-after-error.pcap")
+    expert = ts.run("-2", "-q", "-r", ts.readable(closed), "-z", "expert,warn")
+    expect(re.search(r"^\s*1\s+Sequence\s+MPA\s+Receiver closed the connection .*\b5044-8-r6\b",
+                     expert, re.M), f"-z expert lacks receiver.closed-after-error:\n{expert}")
+
+    # The coloring rules shipped with the plugin: valid filters that select what they say.
+    rules = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plugin", "mpa.colorfilters")) as f:
+        for line in f:
+            if line.startswith("@"):
+                _, name, flt, _colors = line.rstrip("\n").split("@")
+                rules[name] = flt
+    expect(set(rules) == {"MPA CRC error", "MPA error", "MPA warning"}, f"coloring rules: {sorted(rules)}")
+    expect(ts.frames(bad, rules["MPA CRC error"]) == [8], "the CRC coloring rule must select frame 8 only")
+    expect(8 in ts.frames(bad, rules["MPA error"]), "the error coloring rule must select frame 8")
+    expect(ts.frames(rping, rules["MPA CRC error"]) == [], "no CRC error in a clean capture")
 
     # DDP/RDMAP under our FPDUs; the built-in iwarp_mpa is off.
     rows = ts.fields(rping, "frame.number", "mpa.ulpdu_length", "iwarp_rdma.opcode",

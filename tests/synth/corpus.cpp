@@ -741,7 +741,9 @@ std::vector<CorpusEntry> wrapped_entries() {
         fmt::format("fault-fpdu.crc-mismatch--{}", ipv6 ? "ipv6-jumbo" : "ipv4-super-segments"));
     apply_fault(s, crc);
     s.initiator.messages = mixed_messages(150, {1454});
+    const MessageSpec terminate = s.responder.messages.back();  // the recipe's answer
     s.responder.messages = mixed_messages(150, {1454});
+    s.responder.messages.push_back(terminate);  // its last message: it answers the error
     s.initiator.messages[40].tweaks.corrupt_crc = true;
     s.batch = 150;
     s.super_segment = 128u << 10;

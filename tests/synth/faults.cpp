@@ -315,11 +315,35 @@ void enhanced_negotiates_nothing(Scenario& s) {
 
 // ---- full operation
 
+// The Responder ends its messages with a Terminate (LLP, MPA, `code`: RFC 5044 8) and closes
+// after that turn: how a receiver reacts to a CRC or marker error (RFC 5040 6.2.1), judged
+// clean by receiver.* (the messages it sent before may have been queued before the error
+// reached it: RFC 5044 8 lets last messages go out first).
+void responder_terminates_on_error(Scenario& s, std::uint8_t code) {
+  TerminateSpec t;
+  t.layer = 2;  // LLP
+  t.etype = 0;  // MPA
+  t.code = code;
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = t;
+  s.responder.messages.push_back(m);
+  s.edit_plan = [](Plan& p) {
+    std::size_t last = p.turns.size();
+    for (std::size_t i = 0; i < p.turns.size(); ++i) {
+      if (p.turns[i].dir == Dir::Responder && p.turns[i].phase == Phase::FullOperation) last = i;
+    }
+    close_instead_from(p, last + 1, Dir::Responder);
+  };
+  s.expected.notes.push_back("rdmap.terminate");
+}
+
 void crc_mismatch(Scenario& s) {
   s.initiator.frame.c = true;
   ensure_messages(s.initiator, 5);
   s.initiator.messages[1].tweaks.corrupt_crc = true;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
+  responder_terminates_on_error(s, 2);
 }
 // Every Initiator FPDU carries its CRC32c byte-swapped; judging stops at the first.
 void crc_miscomputed(Scenario& s) {
@@ -387,7 +411,10 @@ void marker_tweak(Scenario& s, const MarkerTweak& tweak) {
   s.initiator.messages[1] = send_of(1000);  // spans a marker position
   s.initiator.messages[1].tweaks.marker = tweak;
 }
-void fpduptr_mismatch(Scenario& s) { marker_tweak(s, {0, 8, 0}); }
+void fpduptr_mismatch(Scenario& s) {
+  marker_tweak(s, {0, 8, 0});
+  responder_terminates_on_error(s, 3);
+}
 void marker_reserved_nonzero(Scenario& s) { marker_tweak(s, {0x0100, 0, 0}); }
 void fpduptr_low_bits(Scenario& s) { marker_tweak(s, {0, 0, 0x0002}); }
 void marker_unexpected(Scenario& s) {
@@ -473,6 +500,76 @@ void resynchronised(Scenario& s) {
   s.initiator.messages = mixed_messages(16, {700, 1300, 300, 2000, 64});
   s.effects.drop = {{Dir::Initiator, 6}};
   s.expected.notes.push_back("capture.gap");
+}
+
+// ---- the receiver's reaction to a CRC or marker error (RFC 5044 4.4, 6, 8)
+
+MessageSpec read_request_of(std::size_t size) {
+  MessageSpec m;
+  m.kind = MessageKind::ReadRequest;
+  m.size = size;
+  return m;
+}
+
+// The Initiator's first (and only) turn: a Send, `bad` with a wrong CRC, a Send.
+void initiator_sends_bad_crc(Scenario& s, MessageSpec bad) {
+  s.initiator.frame.c = true;
+  s.batch = 3;
+  bad.tweaks.corrupt_crc = true;
+  s.initiator.messages = {send_of(100), bad, send_of(64)};
+  s.expected.findings.push_back("fpdu.crc-mismatch");
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+}
+// The Responder's first turn, after it acknowledged the Initiator's.
+void responder_sends(Scenario& s, std::vector<MessageSpec> messages) {
+  s.responder.messages = std::move(messages);
+}
+MessageSpec write_of(std::size_t size) {
+  MessageSpec m;
+  m.kind = MessageKind::Write;
+  m.size = size;
+  return m;
+}
+
+// The corrupted RDMA Read Request is answered with its Read Response.
+void invalid_fpdu_answered(Scenario& s) {
+  initiator_sends_bad_crc(s, read_request_of(1000));
+  MessageSpec response;
+  response.kind = MessageKind::ReadResponse;
+  response.size = 1000;
+  responder_sends(s, {response, send_of(200)});
+}
+// The Responder goes on with its own Sends and Writes; the Initiator closes, the Responder's
+// FIN follows: no Terminate.
+void error_ignored(Scenario& s) {
+  initiator_sends_bad_crc(s, send_of(300));
+  responder_sends(s, {send_of(300), write_of(500), send_of(40)});
+}
+// The same after an FPDUPTR that disagrees with ULPDU_Length (MPA error 3).
+void error_ignored_marker(Scenario& s) {
+  marker_tweak(s, {0, 8, 0});
+  s.batch = 3;
+  s.initiator.messages.resize(3);
+  s.expected.findings.push_back("marker.fpduptr-mismatch");
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+  responder_sends(s, {send_of(300), write_of(500), send_of(40)});
+}
+// The Responder closes at once, sending nothing (no Terminate).
+void closed_after_error_with(Scenario& s, Ending how) {
+  initiator_sends_bad_crc(s, send_of(300));
+  s.responder.messages.clear();
+  s.edit_plan = [how](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Initiator, Phase::FullOperation) + 1, Dir::Responder,
+                       how);
+  };
+}
+void closed_after_error(Scenario& s) { closed_after_error_with(s, Ending::Fin); }
+void closed_after_error_rst(Scenario& s) { closed_after_error_with(s, Ending::Rst); }
+// The conformant reaction to a corrupted Read Request: a Terminate, no Read Response.
+void read_request_terminated(Scenario& s) {
+  initiator_sends_bad_crc(s, read_request_of(1000));
+  s.responder.messages.clear();  // the Terminate at once
+  responder_terminates_on_error(s, 2);
 }
 
 // ---- DDP/RDMAP, Terminate, interop hints
@@ -740,7 +837,9 @@ constexpr FaultRecipe kRecipes[] = {
      private_data_over_256},
     {"startup.no-negotiation-not-echoed",
      "Rev 2: Request ORD 0x3FFF, Reply IRD 5 instead of 0x3FFF", no_negotiation_not_echoed},
-    {"fpdu.crc-mismatch", "the Initiator's second FPDU has a wrong CRC; more FPDUs follow",
+    {"fpdu.crc-mismatch",
+     "the Initiator's second FPDU has a wrong CRC; more FPDUs follow; the Responder's last message "
+     "is a Terminate (MPA error 2), then it closes",
      crc_mismatch},
     {"fpdu.pad-nonzero", "an Initiator FPDU with 3 pad octets 0xA5 (CRC computed over them)",
      pad_nonzero},
@@ -757,7 +856,8 @@ constexpr FaultRecipe kRecipes[] = {
      "peer-to-peer with Send RTR negotiated; the first Initiator FPDU is a Send with 100 octets",
      rtr_missing},
     {"marker.fpduptr-mismatch",
-     "markers to the Responder; one marker inside an FPDU has FPDUPTR 8 too large",
+     "markers to the Responder; one marker inside an FPDU has FPDUPTR 8 too large; the "
+     "Responder's last message is a Terminate (MPA error 3), then it closes",
      fpduptr_mismatch},
     {"marker.reserved-nonzero", "markers to the Responder; one marker's reserved field is 0x0100",
      marker_reserved_nonzero},
@@ -912,6 +1012,30 @@ constexpr FaultRecipe kRecipes[] = {
      "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, then the "
      "Initiator closes",
      fpdu_after_reject},
+    {"receiver.invalid-fpdu-answered",
+     "the Initiator's RDMA Read Request (1000 octets) has a wrong CRC; the Responder acknowledges "
+     "it and answers with the Read Response",
+     invalid_fpdu_answered},
+    {"receiver.error-ignored",
+     "the Initiator's second FPDU has a wrong CRC; the Responder acknowledges it, sends its own "
+     "Sends and Writes, and closes without a Terminate",
+     error_ignored},
+    {"receiver.error-ignored",
+     "markers to the Responder; a marker inside the Initiator's second FPDU has FPDUPTR 8 too "
+     "large (MPA error 3); the Responder goes on sending and closes without a Terminate",
+     error_ignored_marker, "marker"},
+    {"receiver.closed-after-error",
+     "the Initiator's second FPDU has a wrong CRC; the Responder acknowledges it and closes (FIN) "
+     "at once, without a Terminate",
+     closed_after_error},
+    {"receiver.closed-after-error",
+     "the Initiator's second FPDU has a wrong CRC; the Responder acknowledges it and resets (RST) "
+     "at once, without a Terminate",
+     closed_after_error_rst, "rst"},
+    {"fpdu.crc-mismatch",
+     "the Initiator's RDMA Read Request has a wrong CRC; the Responder answers with a Terminate "
+     "(MPA error 2), no Read Response, and closes",
+     read_request_terminated, "read-terminated"},
     {"ip.fragment-overlap-mismatch",
      "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
      "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",

@@ -126,25 +126,30 @@ std::vector<Bytes> UlpduBuilder::write(std::size_t size, std::size_t max_payload
   return out;
 }
 
-Bytes UlpduBuilder::read_request(std::size_t read_size) {
+ReadSink read_sink(std::uint32_t msn) {
+  return {0x00C5D000 + msn, 0x7F3B00000000ull + 0x10000ull * msn};
+}
+
+Bytes UlpduBuilder::read_request(std::size_t read_size, bool named_sink) {
   const std::uint32_t msn = ++next_msn_[kReadRequestQueue];
   Bytes out = untagged(true, kOpReadRequest, kReadRequestQueue, msn, 0, 0, PayloadFill::Zero);
-  put_be32(out, 0);  // Data Sink STag
-  put_be64(out, 0);  // Data Sink Tagged Offset
+  const ReadSink sink = named_sink ? read_sink(msn) : ReadSink{};
+  put_be32(out, sink.stag);  // Data Sink STag
+  put_be64(out, sink.to);    // Data Sink Tagged Offset
   put_be32(out, static_cast<std::uint32_t>(read_size));
-  put_be32(out, 0);  // Data Source STag
-  put_be64(out, 0);  // Data Source Tagged Offset
+  put_be32(out, named_sink ? 0x00D5E000 + msn : 0);   // Data Source STag
+  put_be64(out, named_sink ? 0x7F3C00000000ull : 0);  // Data Source Tagged Offset
   return out;
 }
 
 std::vector<Bytes> UlpduBuilder::read_response(std::size_t size, std::size_t max_payload,
                                                PayloadFill fill) {
-  const std::uint32_t stag = next_stag_++;
-  std::uint64_t to = 0x7F3B00002000ull;
+  const ReadSink sink = read_sink(++reads_answered_);
+  std::uint64_t to = sink.to;
   std::vector<Bytes> out;
   const std::vector<std::size_t> parts = pieces(size, max_payload);
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    out.push_back(tagged(i + 1 == parts.size(), kOpReadResponse, stag, to, parts[i], fill));
+    out.push_back(tagged(i + 1 == parts.size(), kOpReadResponse, sink.stag, to, parts[i], fill));
     to += parts[i];
   }
   return out;
@@ -213,7 +218,7 @@ std::vector<Bytes> UlpduBuilder::message(MessageKind kind, std::size_t payload_s
     case MessageKind::Terminate:
       return {terminate(TerminateSpec{})};
     case MessageKind::ReadRequest:
-      return {read_request(payload_size)};
+      return {read_request(payload_size, true)};
     case MessageKind::ReadResponse:
       return read_response(payload_size, max_payload(kTaggedHeader), fill);
     case MessageKind::ImmediateData:

@@ -25,14 +25,22 @@ enum class MessageKind : std::uint8_t {
   EmptyUlpdu,            // ULPDU_Length 0: no DDP header at all
   TruncatedDdp,          // 10 octets of an untagged DDP header (too short for it)
   Terminate,             // RDMAP Terminate (QN 2), see TerminateSpec
-  ReadRequest,           // RDMA Read Request (QN 1) for `size` octets (the message has no payload)
-  ReadResponse,          // RDMA Read Response of `size` octets: tagged segments, L on the last
+  ReadRequest,           // RDMA Read Request (QN 1) for `size` octets (read_sink() names its sink)
+  ReadResponse,          // RDMA Read Response of `size` octets answering the peer's next Read
   ImmediateData,         // RFC 7306 Immediate Data (opcode 0x8, QN 0): 8 octets, `size` ignored
   ImmediateDataSe,       // RFC 7306 Immediate Data with Solicited Event (opcode 0x9)
   AtomicRequest,         // RFC 7306 Atomic Request (opcode 0xA): FetchAdd, `size` ignored
   AtomicResponse,        // RFC 7306 Atomic Response (opcode 0xB), `size` ignored
   TruncatedReadRequest,  // an RDMA Read Request cut to 12 octets of its 28-octet header
 };
+
+// The Data Sink buffer (STag, tagged offset) of the Read Request with MSN `msn` (RFC 5040
+// 4.4): a ReadRequest names it and the peer's ReadResponse to that Read writes into it.
+struct ReadSink {
+  std::uint32_t stag = 0;
+  std::uint64_t to = 0;
+};
+ReadSink read_sink(std::uint32_t msn);
 
 // An RDMAP Terminate (RFC 5040 4.8): Terminate Control `Layer EType ErrorCode M D R`, then
 // the DDP Segment Length (M) and the terminated DDP header (D).
@@ -73,7 +81,7 @@ class UlpduBuilder {
  private:
   std::vector<Bytes> send(std::size_t size, std::size_t max_payload, PayloadFill fill);
   std::vector<Bytes> write(std::size_t size, std::size_t max_payload, PayloadFill fill);
-  Bytes read_request(std::size_t read_size);
+  Bytes read_request(std::size_t read_size, bool named_sink = false);
   std::vector<Bytes> read_response(std::size_t size, std::size_t max_payload, PayloadFill fill);
   Bytes atomic_request();
   Bytes atomic_response();
@@ -87,6 +95,7 @@ class UlpduBuilder {
   Rng rng_;
   std::map<std::uint32_t, std::uint32_t> next_msn_;  // per queue number, starting at 1
   std::uint32_t next_stag_ = 0x00A1B200;
+  std::uint32_t reads_answered_ = 0;  // ReadResponse messages so far (the peer's Reads in order)
 };
 
 }  // namespace mpa::synth

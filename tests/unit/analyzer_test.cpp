@@ -362,6 +362,8 @@ TEST(Analyzer, FpdusAfterAnAcceptedInvalidRequestAreReadAndJudgedAsSent) {
         {"connection.closed", Direction::Initiator},  // (the Responder's close is not judged)
         {"fpdu.crc-mismatch", Direction::Responder},
         {"fpdu.not-judged-after-error", Direction::Responder},
+        // The Initiator acknowledged the bad FPDU, went on sending and closed: no Terminate.
+        {"receiver.error-ignored", Direction::Initiator},
         {"startup.invalid-request-answered", Direction::Responder},
         {"startup.revision-unsupported", Direction::Initiator}};
     EXPECT_EQ(r.ids(true), expected);
@@ -384,6 +386,7 @@ TEST(Analyzer, FpdusAfterAnIgnoredInvalidReplyAreReadAndJudgedAsSent) {
         {"connection.closed", Direction::Initiator},
         {"fpdu.crc-mismatch", Direction::Responder},
         {"fpdu.not-judged-after-error", Direction::Responder},
+        {"receiver.error-ignored", Direction::Initiator},  // (as above)
         {"startup.invalid-reply-ignored", Direction::Initiator},
         {"startup.key-invalid", Direction::Responder}};
     EXPECT_EQ(r.ids(true), expected);

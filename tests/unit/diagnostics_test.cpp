@@ -82,6 +82,9 @@ constexpr Required kRequired[] = {
     {"startup.markers-refused", Warning, 0},
     {"startup.negotiation-terminate-missing", Error, 0},
     {"startup.reply-without-rtr", Warning, 0},
+    {"receiver.invalid-fpdu-answered", Error, 0},
+    {"receiver.error-ignored", Warning, 0},
+    {"receiver.closed-after-error", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -161,6 +161,10 @@ enum class DiagId : std::uint16_t {
   StartupNegotiationTerminateMissing,
   StartupReplyWithoutRtr,
   StartupFpduAfterReject,
+  // The receiver's reaction to a CRC or marker error in its peer's FPDUs (RFC 5044 4.4, 6, 8).
+  ReceiverInvalidFpduAnswered,
+  ReceiverErrorIgnored,
+  ReceiverClosedAfterError,
   kCount,
 };
 

@@ -1,0 +1,116 @@
+// How the receiver of one direction reacted to a CRC or marker error (RFC 5044 8, error
+// codes 2 and 3) in the FPDUs it received (RFC 5044 4.4, 6, 8): it must not pass the FPDU
+// on, nor any later one of that half connection, and MPA must not close for it (DDP's ULP
+// tears down, usually after a Terminate). One object per direction, fed the sender's error
+// and FPDUs, the receiver's acknowledgements, FPDUs and close. Pure: events in, findings out.
+//
+// Evidence, strongest first:
+// - receiver.invalid-fpdu-answered: the receiver's k-th RDMA Read Response answers the
+//   sender's k-th RDMA Read Request (Read Responses come in Request order, RFC 5040 5.2), with
+//   the Request's Data Sink STag and tagged offset, and that Request was carried in the FPDU
+//   with the error or after it.
+// - receiver.closed-after-error: the receiver acknowledged the bad FPDU (its ACK covers the
+//   FPDU's last octet: TCP accepted it, so it was not silently dropped for a retransmission,
+//   RFC 5044 8) and then closed (FIN or RST) without sending anything, the sender not having
+//   closed first.
+// - receiver.error-ignored: after that acknowledgement the receiver began at least one FPDU
+//   that is not a Terminate, and its stream ended (FIN or RST seen) without any Terminate.
+// FPDUs it began before its acknowledgement are never taken as a reaction (it may not have
+// had the bad FPDU yet). A retransmission of the sender's that differs, or a gap in either
+// stream, makes what reached the receiver unknown: nothing is judged from then on.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mpa/ddp.h"
+#include "mpa/events.h"
+
+namespace mpa {
+
+class ReceiverReactions {
+ public:
+  // `sender`: whose FPDUs are received (the receiver is the other side).
+  explicit ReceiverReactions(Direction sender = Direction::Initiator) : sender_(sender) {}
+  void set_sender(Direction sender) { sender_ = sender; }
+
+  // ---- the sender's side
+  // The sender's FPDU reader reported `id` (fpdu.crc-mismatch or marker.fpduptr-mismatch; others
+  // are ignored) about the octet at stream offset `offset`. Only the first error counts (RFC
+  // 5044 8: MPA is over in that direction after it).
+  void on_error(DiagId id, std::uint64_t offset);
+  // Each FPDU of the sender, in stream order (`ddp`: its DDP header, when it decodes).
+  void on_sender_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp);
+  // The sender closed (FIN or RST).
+  void on_sender_close(std::uint64_t frame);
+  // What reached the receiver is no longer known (a differing retransmission, a gap).
+  void on_unknowable();
+
+  // ---- the receiver's side
+  // A segment of the receiver's (frame `frame`) acknowledges the sender's octets before `ack`;
+  // `receiver_offset`: the receiver's own stream offset before that segment's payload.
+  void on_receiver_ack(TcpSeq ack, std::uint64_t frame, std::uint64_t receiver_offset);
+  // Each FPDU of the receiver (`terminate`: an RDMAP Terminate).
+  void on_receiver_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp, bool terminate,
+                        std::vector<Finding>& out);
+  // The receiver closed: its FIN or RST in `frame` (`rst`), its stream then at `seq` /
+  // `offset` (all the octets it sent before are delivered).
+  void on_receiver_close(bool rst, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+                         std::vector<Finding>& out);
+  // The receiver's stream ended in the capture (a FIN or RST seen, not the capture's end).
+  void on_receiver_end(std::uint64_t frame, std::vector<Finding>& out);
+
+  bool error_seen() const { return error_.has_value(); }
+
+ private:
+  struct Error {
+    DiagId id{};
+    std::uint64_t offset = 0;  // where it was found
+    bool fpdu_known = false;   // the FPDU it is in has completed
+    TcpSeq header_seq;
+    TcpSeq end_seq;  // after the FPDU's last octet
+    std::uint64_t fpdu_frame = 0;
+    std::uint64_t acked_frame = 0;      // the receiver's first ACK covering the FPDU
+    std::uint64_t receiver_offset = 0;  // the receiver's stream offset at that ACK
+    bool unknowable = false;
+    bool judged = false;  // a receiver.* finding was reported
+  };
+  // A Read Request of the sender's carried in or after the FPDU with the error.
+  struct ReadRequest {
+    std::uint64_t index = 0;  // 1-based, in the sender's Read Request order
+    std::uint32_t sink_stag = 0;
+    std::uint64_t sink_to = 0;
+    std::uint32_t size = 0;
+    bool in_bad_fpdu = false;
+    TcpSeq header_seq;
+  };
+  static constexpr std::size_t kReadsKept = 64;
+
+  std::string sender_name() const;
+  std::string receiver_name() const;
+  std::string error_words() const;
+
+  Direction sender_;
+  std::optional<Error> error_;
+  bool pending_ = false;              // error_ set, its FPDU not yet completed
+  std::uint64_t read_requests_ = 0;   // the sender's Read Requests so far
+  std::uint64_t read_responses_ = 0;  // the receiver's completed Read Response messages
+  bool counts_lost_ = false;          // a gap or a differing retransmission: Reads unmatched
+  bool in_response_ = false;          // a Read Response message of the receiver in progress
+  std::uint32_t response_stag_ = 0;
+  std::uint64_t response_to_ = 0;
+  std::deque<ReadRequest> reads_;    // carried in or after the bad FPDU
+  bool terminated_ = false;          // the receiver sent a Terminate
+  std::uint64_t sender_closed_ = 0;  // frame of the sender's FIN or RST (0: none yet)
+  // The first segment of the receiver's Read Response message in progress.
+  TcpSeq response_seq_;
+  std::uint64_t response_offset_ = 0;
+  std::uint64_t response_frame_ = 0;
+  // The receiver's first FPDU (not a Terminate) begun after its ACK of the bad FPDU.
+  std::optional<Finding> went_on_;
+};
+
+}  // namespace mpa
