@@ -351,6 +351,7 @@ void crc_miscomputed(Scenario& s) {
   ensure_messages(s.initiator, 5);
   s.initiator_quirks.crc = SenderQuirks::Crc::ByteSwapped;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
+  responder_terminates_on_error(s, 2);
 }
 // CRCs on because the Reply asked (Request C=0, Reply C=1); the Initiator writes zero CRC
 // fields all the same, as if they were off.
@@ -360,6 +361,7 @@ void crc_miscomputed_zero(Scenario& s) {
   ensure_messages(s.initiator, 5);
   s.initiator_quirks.crc = SenderQuirks::Crc::Zero;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
+  responder_terminates_on_error(s, 2);
 }
 void pad_nonzero(Scenario& s) {
   ensure_messages(s.initiator, 4);
@@ -1043,10 +1045,12 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.crc-disabled", "Rev 1, C=0 in the Request and in the Reply: no CRCs either way",
      crc_disabled},
     {"fpdu.crc-miscomputed",
-     "CRC on; every Initiator FPDU carries its CRC32c byte-swapped (most-significant octet first)",
+     "CRC on; every Initiator FPDU carries its CRC32c byte-swapped (most-significant octet "
+     "first); the Responder answers with a Terminate (MPA error 2) and closes",
      crc_miscomputed},
     {"fpdu.crc-miscomputed",
-     "Request C=0, Reply C=1 (CRCs on both ways); every Initiator FPDU has a CRC field of zero",
+     "Request C=0, Reply C=1 (CRCs on both ways); every Initiator FPDU has a CRC field of zero; "
+     "the Responder answers with a Terminate (MPA error 2) and closes",
      crc_miscomputed_zero, "zero"},
     {"startup.enhanced-block-little-endian",
      "Rev 2: the Request's IRD/ORD block (IRD 16, ORD 8) has each half little-endian (10 00 08 "

@@ -29,8 +29,7 @@ constexpr std::uint32_t kRight = 0x83992352u;  // RFC 5044 Figure 5's CRC
 TEST(CrcPatterns, RecognisesEachWrongWayOfMakingTheCrc) {
   EXPECT_EQ(recognise_crc_pattern(0x52239983u, kRight), CrcPattern::ByteSwapped);
   EXPECT_EQ(recognise_crc_pattern(~kRight, kRight), CrcPattern::NotInverted);
-  EXPECT_EQ(recognise_crc_pattern(0xADDC667Cu, kRight),
-            CrcPattern::ByteSwappedNotInverted);
+  EXPECT_EQ(recognise_crc_pattern(0xADDC667Cu, kRight), CrcPattern::ByteSwappedNotInverted);
   EXPECT_EQ(recognise_crc_pattern(0, kRight), CrcPattern::Zero);
 }
 
@@ -80,22 +79,22 @@ TEST(FpduReaderCrcPatterns, ByteSwappedCrcsAreNamedOnceAsMiscomputedWithCode2) {
 TEST(FpduReaderCrcPatterns, ZeroAndNotInvertedCrcsAreMiscomputedAndOtherWrongOnesMismatches) {
   {
     FpduStreamBuilder builder({.start_seq = 100, .markers = false, .crc = true});
-    const RecordingSink sink = read_with_crcs(0, [](std::uint32_t) { return 0u; }, builder);
-    EXPECT_EQ(sink.finding_names(),
-              (Names{"fpdu.crc-miscomputed", "fpdu.not-judged-after-error"}));
+    const RecordingSink sink = read_with_crcs(
+        0, [](std::uint32_t) { return 0u; }, builder);
+    EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-miscomputed", "fpdu.not-judged-after-error"}));
     EXPECT_NE(sink.findings[0].message.find("zero"), std::string::npos);
   }
   {
     FpduStreamBuilder builder({.start_seq = 100, .markers = false, .crc = true});
-    const RecordingSink sink = read_with_crcs(2, [](std::uint32_t v) { return ~v; }, builder);
-    EXPECT_EQ(sink.finding_names(),
-              (Names{"fpdu.crc-miscomputed", "fpdu.not-judged-after-error"}));
+    const RecordingSink sink = read_with_crcs(
+        2, [](std::uint32_t v) { return ~v; }, builder);
+    EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-miscomputed", "fpdu.not-judged-after-error"}));
     EXPECT_EQ(sink.findings[0].seq, builder.fpdus()[2].header_seq);
   }
   {
     FpduStreamBuilder builder({.start_seq = 100, .markers = false, .crc = true});
-    const RecordingSink sink =
-        read_with_crcs(1, [](std::uint32_t v) { return v ^ 0x00400000u; }, builder);
+    const RecordingSink sink = read_with_crcs(
+        1, [](std::uint32_t v) { return v ^ 0x00400000u; }, builder);
     EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
   }
 }
