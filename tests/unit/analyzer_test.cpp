@@ -193,6 +193,37 @@ TEST_P(SenderFraming, IsNamedAndTheRestIsReadAsSent) {
   }
 }
 
+// The FPDU a deviation was named from was reported as the RFC frames it before the deviation
+// was known: it is reported again as its sender framed it, ending where the next begins.
+TEST_P(SenderFraming, TheFpduItWasNamedFromIsReportedAgainAsItsSenderFramedIt) {
+  const FramingFault fault = GetParam();
+  const Recorder r = analyze(with_fault(fault.id));
+  // Not reported before the deviation was named, so not again: missing markers are found at
+  // the first one, before its FPDU is reported; a miscounted ULPDU_Length (CRCs on) by the
+  // CRC that matches only with it, as the FPDU is reported; lost framing frames nothing.
+  if (fault.expected == DiagId::FpduFramingLost || fault.expected == DiagId::FpduMarkersMissing ||
+      fault.expected == DiagId::FpduUlpduLengthMiscounted) {
+    EXPECT_TRUE(r.revised.empty());
+    return;
+  }
+  ASSERT_EQ(r.revised.size(), 1u);
+  const RevisedFact& revised = r.revised[0];
+  EXPECT_EQ(revised.direction, Direction::Initiator);
+  const auto named = std::find_if(r.findings.begin(), r.findings.end(),
+                                  [&](const Finding& f) { return f.id == fault.expected; });
+  ASSERT_NE(named, r.findings.end());
+  EXPECT_EQ(revised.start_seq, named->tcp_seq.value());
+  EXPECT_EQ(revised.crc_field, fault.expected != DiagId::FpduCrcFieldMissing);
+  EXPECT_FALSE(revised.markers);  // (none negotiated)
+  // The sender's next FPDU begins right after it (no markers in these conversations).
+  const auto next = std::find_if(r.fpdus.begin(), r.fpdus.end(), [&](const FpduFact& f) {
+    return f.direction == Direction::Initiator &&
+           TcpSeq(f.header_seq).is_after(TcpSeq(revised.start_seq));
+  });
+  ASSERT_NE(next, r.fpdus.end());
+  EXPECT_EQ(next->header_seq - revised.start_seq, revised.wire_length);
+}
+
 TEST_P(SenderFraming, EverySegmentationGivesTheSameFpdusAndFindings) {
   const FramingFault fault = GetParam();
   synth::Scenario reference = with_fault(fault.id);
@@ -205,6 +236,7 @@ TEST_P(SenderFraming, EverySegmentationGivesTheSameFpdusAndFindings) {
     const Recorder got = analyze(s);
     EXPECT_EQ(got.fpdus, expected.fpdus);
     EXPECT_EQ(got.ids(true), expected.ids(true));
+    EXPECT_EQ(got.revised, expected.revised);
   }
 }
 

@@ -23,6 +23,18 @@ struct FpduFact {
   friend bool operator==(const FpduFact&, const FpduFact&) = default;
 };
 
+// An FPDU reported again as its sender framed it (EventSink::on_fpdu_revised).
+struct RevisedFact {
+  Direction direction;
+  std::uint32_t start_seq;
+  std::uint32_t ulpdu_size;
+  std::uint8_t pad_length;
+  bool crc_field;
+  std::uint32_t wire_length;
+  bool markers;
+  friend bool operator==(const RevisedFact&, const RevisedFact&) = default;
+};
+
 struct Recorder : EventSink {
   std::vector<Finding> findings;
   std::vector<FpduFact> fpdus;
@@ -36,6 +48,11 @@ struct Recorder : EventSink {
         {e.direction, e.header_seq.value(), e.ulpdu_length, e.crc_status, e.markers.size()});
   }
   void on_connection_end(const ConnectionSummary& s) override { connections.push_back(s); }
+  std::vector<RevisedFact> revised;
+  void on_fpdu_revised(const FpduEvent& e, bool markers) override {
+    revised.push_back({e.direction, e.start_seq.value(), e.ulpdu_size, e.pad_length, e.crc_field,
+                       e.wire_length, markers});
+  }
 
   std::vector<std::pair<std::string, Direction>> ids(
       bool without_segmentation_notes = false) const {
