@@ -30,9 +30,6 @@ constexpr std::string_view kReceiverMarkerError =
     "headers, is not taken for a marker claim when mpa-check saw such a ULPDU); one that closes "
     "or goes silent on such a marker is not (receiver.* judge reactions to real CRC and FPDUPTR "
     "errors only); no bundled capture shows one";
-constexpr std::string_view kResponderAnswered =
-    "a Responder that answers (a Reply, FPDUs) is named; one that neither answers nor closes is "
-    "not, and the error it reports locally is inside it";
 constexpr std::string_view kInitiatorWentOn =
     "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one that "
     "sends nothing and has not closed when the Responder closes, after acknowledging the Reply "
