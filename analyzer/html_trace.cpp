@@ -10,6 +10,7 @@
 #include "mpa/fpdu_layout.h"
 #include "mpa/marker_grid.h"
 #include "mpa/startup_layout.h"
+#include "mpa/terminate.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -54,10 +55,29 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
   return out;
 }
 
-// The fields of an FPDU a finding points at.
-std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq) {
+// The fields of an FPDU a finding points at. `grid`: the markers of its direction;
+// `revised`: the FPDU as its sender framed it (EventSink::on_fpdu_revised), which a framing
+// deviation names.
+std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq,
+                                       const MarkerGrid& grid, bool revised) {
   std::vector<Highlight> out;
   const SeqRange length_field = ulpdu_length_field(f.header_seq);
+  if (revised) {
+    out.push_back({length_field, fmt::format("ULPDU_Length {} ({} octets of ULPDU sent)",
+                                             f.ulpdu_length, f.ulpdu_size)});
+    for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
+      out.push_back({run, fmt::format("pad as sent ({} octet{})", f.pad_length,
+                                      f.pad_length == 1 ? "" : "s")});
+      return true;
+    });
+    if (f.crc_field) {
+      out.push_back({crc_field(f.start_seq, f.wire_length), "CRC field"});
+    } else {
+      out.push_back({missing_crc_field(f.start_seq, f.wire_length),
+                     "no CRC field: the next FPDU begins where it belongs", true});
+    }
+    return out;
+  }
   switch (id) {
     case DiagId::FpduCrcMismatch:
     case DiagId::FpduCrcMiscomputed:
@@ -65,10 +85,19 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
                      fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received,
                                  f.crc_computed)});
       break;
+    case DiagId::RdmapTerminate:
+    case DiagId::RdmapTerminateEncoding:
+      // RFC 5040 4.8: the peer's verdict is in the Terminate Control field.
+      if (f.ulpdu_size >= kTerminateControlOffset + kTerminateControlSize) {
+        for_each_ulpdu_octets_run(
+            grid, f.header_seq, kTerminateControlOffset, kTerminateControlSize, [&](SeqRange run) {
+              out.push_back({run, "Terminate Control (Layer, EType, Error Code, M D R)"});
+              return true;
+            });
+      }
+      out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
+      break;
     case DiagId::FpduPadNonzero: {
-      // (The grid through the FPDU's own markers: none, none in the way.)
-      const MarkerGrid grid =
-          f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
       for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
         out.push_back({run, fmt::format("pad ({} octets)", f.pad_length)});
         return true;
@@ -81,9 +110,15 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
     case DiagId::MarkerUnexpected: {
       for (const MarkerFact& m : f.markers) {
         if (m.seq != finding_seq) continue;
-        out.push_back(
-            {marker_field(m.seq), fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
-                                              m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr)});
+        std::string label = fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
+                                        m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr);
+        if (fpdu_ptr_byte_swapped({m.reserved, m.fpdu_ptr}, m.expected_fpdu_ptr)) {
+          label += fmt::format(
+              "; hint: 0x{:04x} read byte-swapped is {}, the expected value (host order, "
+              "not network byte order)",
+              m.fpdu_ptr, m.expected_fpdu_ptr);
+        }
+        out.push_back({marker_field(m.seq), std::move(label)});
         out.push_back({ulpdu_length_field(marker_target(m.seq, {m.reserved, m.fpdu_ptr})),
                        fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
       }
@@ -175,22 +210,33 @@ ladder::Band* last_band(ConnectionTrace& c) {
   return c.ladder.empty() ? nullptr : std::get_if<ladder::Band>(&c.ladder.back().what);
 }
 
-// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns.
-Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq) {
+// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns. `grid`: the markers of
+// its direction (by default, through the FPDU's own: none, none in the way).
+Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq,
+                 std::optional<MarkerGrid> grid = std::nullopt, bool revised = false) {
+  if (!grid) {
+    grid = fpdu.markers.empty() ? MarkerGrid() : MarkerGrid::through(fpdu.markers.front().seq);
+  }
   Place p;
   p.kind = Place::Kind::Fpdu;
   p.direction = fpdu.direction;
   p.whole = {fpdu.start_seq, fpdu.wire_length};
+  // Sent without a CRC field: the dump goes on to where it belongs.
+  if (!fpdu.crc_field)
+    p.whole.length =
+        missing_crc_field(fpdu.start_seq, fpdu.wire_length).end().distance_from(fpdu.start_seq);
   p.first_frame = fpdu.first_frame;
   p.last_frame = fpdu.last_frame;
-  p.highlights = fpdu_highlights(id, fpdu, finding_seq);
+  p.highlights = fpdu_highlights(id, fpdu, finding_seq, *grid, revised);
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format(
       "FPDU at seq {seq} (ULPDU_Length {length}, pad {pad}, {markers} marker{s}, CRC {crc})",
       fmt::arg("seq", fpdu.header_seq.value()), fmt::arg("length", fpdu.ulpdu_length),
       fmt::arg("pad", fpdu.pad_length), fmt::arg("markers", fpdu.markers.size()),
       fmt::arg("s", fpdu.markers.size() == 1 ? "" : "s"),
-      fmt::arg("crc", to_string(fpdu.crc_status)));
+      fmt::arg("crc", fpdu.crc_field ? std::string(to_string(fpdu.crc_status))
+                                     : std::string("field not sent")));
+  if (revised) p.caption += ", as its sender framed it";
   return p;
 }
 
@@ -324,6 +370,12 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   ConnectionTrace& c = *last_;
   const auto d = static_cast<std::size_t>(fpdu.direction);
   c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
+  if (!fpdu.markers.empty()) c.last_marker[d] = fpdu.markers.back().seq;
+  if (auto& past = c.reaching_past[d]) {  // (its octets after the last: this FPDU's first)
+    if (auto it = c.places.find(*past); it != c.places.end())
+      it->second.last_frame = std::max(it->second.last_frame, fpdu.first_frame);
+    past.reset();
+  }
   const StreamSpan span{fpdu.start_seq.value(), fpdu.start_offset, fpdu.wire_length};
   c.last_fpdu[d] = span;
   for (auto& [index, gap] : c.gaps) {
@@ -332,6 +384,30 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   }
   add_to_strip(c.strip[d], fpdu);
   ladder_fpdu(c, fpdu, place_waiting(c, fpdu));
+}
+
+// A framing deviation was named: the findings about the FPDU it names (they arrive just
+// before) get the dump of that FPDU as its sender framed it.
+void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
+  next_.on_fpdu_revised(revised, markers);
+  if (!open_.contains(revised.connection)) return;
+  ConnectionTrace& c = of(revised.connection);
+  const auto d = static_cast<std::size_t>(revised.direction);
+  FpduEvent sent = revised;
+  sent.markers = {};  // (not given again: the grid of the direction places them)
+  sent.ulpdu_head = {};
+  sent.ulpdu = {};
+  const MarkerGrid grid =
+      markers && c.last_marker[d] ? MarkerGrid::through(*c.last_marker[d]) : MarkerGrid();
+  const std::uint64_t end = sent.end_offset();
+  std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+    if (w.direction != sent.direction || w.offset < sent.start_offset || w.offset >= end)
+      return false;
+    c.places[w.index] = fpdu_place(w.id, sent, w.seq, grid, true);
+    if (!sent.crc_field) c.reaching_past[d] = w.index;
+    ++trace_.places;
+    return true;
+  });
 }
 
 // Findings about this FPDU (they arrive before it): where it is, and its fields. True if

@@ -153,6 +153,11 @@ struct ConnectionTrace {
   // The last startup frame of each direction: where it sits.
   std::array<std::optional<std::pair<TcpSeq, StartupFrame>>, 2> last_startup;
   std::array<std::uint64_t, 2> last_startup_frame{};
+  // The last marker seen in each direction (the grid a revised FPDU's pad runs through).
+  std::array<std::optional<TcpSeq>, 2> last_marker;
+  // A place whose dump reaches past its FPDU (where a missing CRC field belongs): the first
+  // frame of the next FPDU of its direction holds those octets.
+  std::array<std::optional<std::size_t>, 2> reaching_past;
 };
 
 // Everything the HTML report keeps of one capture, by connection number (as in reports).
@@ -172,9 +177,7 @@ class HtmlTracer : public EventSink {
   void on_startup_frame(std::uint32_t connection, Direction direction, const StartupFrame& frame,
                         std::uint64_t frame_number, TcpSeq seq) override;
   void on_fpdu(const FpduEvent& fpdu) override;
-  void on_fpdu_revised(const FpduEvent& revised, bool markers) override {
-    next_.on_fpdu_revised(revised, markers);
-  }
+  void on_fpdu_revised(const FpduEvent& revised, bool markers) override;
   void on_connection_start(const ConnectionSummary& summary) override;
   void on_connection_end(const ConnectionSummary& summary) override;
 
