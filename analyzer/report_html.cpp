@@ -21,6 +21,7 @@
 #include "mpa/conformance.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "mpa/startup_layout.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -85,11 +86,51 @@ Verdict verdict_of(const ConnectionReport& c) { return Verdict{c.active}; }
 // allows.
 constexpr std::size_t kPrivateDataShown = kMaxPrivateData;
 
+// As text: printable ASCII as it is, every other octet as "." (a hex dump's text column).
 std::string private_text(const std::vector<std::uint8_t>& pd, std::size_t limit) {
   const std::size_t n = std::min(pd.size(), limit);
-  std::string raw(reinterpret_cast<const char*>(pd.data()), n);
+  std::string raw;
+  for (std::size_t i = 0; i < n; ++i) {
+    raw += pd[i] >= 0x20 && pd[i] < 0x7f ? static_cast<char>(pd[i]) : '.';
+  }
   std::string out = esc(raw);
   if (pd.size() > limit) out += "…";
+  return out;
+}
+
+// A startup frame's private data in hex, the IRD/ORD block (RFC 6581 9, where the library
+// found one: startup_layout.h) marked and decoded, then as text.
+std::string private_data_html(const StartupFrame& f, std::size_t limit) {
+  const std::vector<std::uint8_t>& pd = f.private_data;
+  if (pd.empty()) return "none";
+  const StartupFrameFields fields = startup_frame_fields(TcpSeq(0), f);
+  std::uint32_t block_at = 0, block_end = 0;  // octets of the private data
+  if (f.enhanced && fields.enhanced.length) {
+    block_at = fields.enhanced.seq.distance_from(fields.private_data.seq);
+    block_end = block_at + fields.enhanced.length;
+  }
+  const std::size_t n = std::min(pd.size(), limit);
+  std::string out = "<code class=\"pd-hex\">";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == block_at && block_end > block_at) {
+      out += fmt::format("<span class=\"ird-ord\" title=\"IRD/ORD block: IRD {} ORD {}\">",
+                         f.enhanced->ird, f.enhanced->ord);
+    }
+    out += fmt::format("{}{:02x}", i == 0 || i == block_at ? "" : " ", pd[i]);
+    if (i + 1 == block_end && block_end > block_at) out += "</span> ";
+  }
+  if (pd.size() > limit) out += " …";
+  out += "</code>";
+  if (f.enhanced && block_end > block_at) {
+    std::string words =
+        fmt::format("IRD/ORD block: IRD {}, ORD {}", f.enhanced->ird, f.enhanced->ord);
+    if (f.enhanced->peer_to_peer) words += ", P2P";
+    if (f.enhanced->send_rtr) words += ", send-RTR";
+    if (f.enhanced->write_rtr) words += ", write-RTR";
+    if (f.enhanced->read_rtr) words += ", read-RTR";
+    out += "<br><span class=\"ird-ord-words\">" + esc(words) + "</span>";
+  }
+  out += "<br>“" + private_text(pd, limit) + "”";
   return out;
 }
 
@@ -1101,8 +1142,8 @@ void Page::parameters_table(const ConnectionSummary& s) {
   };
   line("startup frame", s.request ? esc("Request " + startup_words(*s.request)) : "not seen",
        s.reply ? esc("Reply " + startup_words(*s.reply)) : "not seen");
-  line("private data", s.request ? private_text(s.request->private_data, kPrivateDataShown) : "",
-       s.reply ? private_text(s.reply->private_data, kPrivateDataShown) : "");
+  line("private data", s.request ? private_data_html(*s.request, kPrivateDataShown) : "",
+       s.reply ? private_data_html(*s.reply, kPrivateDataShown) : "");
   line("sends with", esc(parameters(s, Direction::Initiator)),
        esc(parameters(s, Direction::Responder)));
   line("stack", esc(a.stack), esc(b.stack));
