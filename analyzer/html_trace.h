@@ -197,9 +197,8 @@ class HtmlTracer : public EventSink {
 
 // Reads the octets of every Place of `trace` back from the capture file `path` (a second,
 // bounded pass: only the frames that hold them are decoded; it stops after the last), and
-// the capture time of the frames the ladder's FPDU, finding and band rows are at (the library
-// stamps those with the time they were reported: later, for octets held until a framing
-// decision).
+// the capture time of the frames the ladder's rows are at (the library stamps an FPDU or a
+// finding with the time it was reported: later, for octets held until a framing decision).
 // `connections`: the capture's connections as reported (numbered as the trace is);
 // `options`: how the first pass decoded (the tunnel ports, the limits of IP reassembly);
 // `ip_fragments`: the first pass met IP fragments, so this one reassembles them too, from the
