@@ -55,14 +55,19 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
   return out;
 }
 
-// The fields of an FPDU a finding points at. `grid`: the markers of its direction;
-// `revised`: the FPDU as its sender framed it (EventSink::on_fpdu_revised), which a framing
-// deviation names.
+// A framing deviation: a finding about how its sender frames FPDUs, shown on the FPDU as the
+// sender framed it (reported so, or again with EventSink::on_fpdu_revised).
+bool framing_deviation(DiagId id) {
+  return id == DiagId::FpduPadRuleWrong || id == DiagId::FpduCrcFieldMissing ||
+         id == DiagId::FpduUlpduLengthMiscounted || id == DiagId::FpduMarkersMissing;
+}
+
+// The fields of an FPDU a finding points at. `grid`: the markers of its direction.
 std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq,
-                                       const MarkerGrid& grid, bool revised) {
+                                       const MarkerGrid& grid) {
   std::vector<Highlight> out;
   const SeqRange length_field = ulpdu_length_field(f.header_seq);
-  if (revised) {
+  if (framing_deviation(id)) {
     out.push_back({length_field, fmt::format("ULPDU_Length {} ({} octets of ULPDU sent)",
                                              f.ulpdu_length, f.ulpdu_size)});
     for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
@@ -227,7 +232,7 @@ Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq,
         missing_crc_field(fpdu.start_seq, fpdu.wire_length).end().distance_from(fpdu.start_seq);
   p.first_frame = fpdu.first_frame;
   p.last_frame = fpdu.last_frame;
-  p.highlights = fpdu_highlights(id, fpdu, finding_seq, *grid, revised);
+  p.highlights = fpdu_highlights(id, fpdu, finding_seq, *grid);
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format(
       "FPDU at seq {seq} (ULPDU_Length {length}, pad {pad}, {markers} marker{s}, CRC {crc})",
@@ -338,6 +343,13 @@ void HtmlTracer::on_finding(const Finding& f) {
       return;
     }
   }
+  // About the FPDU reported last (a finding decided as or after it was reported)?
+  if (const std::optional<FpduEvent>& last = c.last_event[d];
+      last && f.stream_offset >= last->start_offset && f.stream_offset < last->end_offset()) {
+    c.places[index] = fpdu_place(f.id, *last, f.tcp_seq);
+    ++trace_.places;
+    if (!framing_deviation(f.id)) return;  // (else a revision of that FPDU may follow)
+  }
   c.waiting.push_back({index, f.direction, f.stream_offset, f.id, f.tcp_seq});
 }
 
@@ -371,6 +383,11 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   const auto d = static_cast<std::size_t>(fpdu.direction);
   c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
   if (!fpdu.markers.empty()) c.last_marker[d] = fpdu.markers.back().seq;
+  c.last_markers[d].assign(fpdu.markers.begin(), fpdu.markers.end());
+  FpduEvent& last = c.last_event[d].emplace(fpdu);
+  last.markers = c.last_markers[d];
+  last.ulpdu_head = {};
+  last.ulpdu = {};
   if (auto& past = c.reaching_past[d]) {  // (its octets after the last: this FPDU's first)
     if (auto it = c.places.find(*past); it != c.places.end())
       it->second.last_frame = std::max(it->second.last_frame, fpdu.first_frame);
@@ -403,9 +420,11 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != sent.direction || w.offset < sent.start_offset || w.offset >= end)
       return false;
-    c.places[w.index] = fpdu_place(w.id, sent, w.seq, grid, true);
+    // (placed already on the FPDU as first reported: redrawn)
+    const bool fresh =
+        c.places.insert_or_assign(w.index, fpdu_place(w.id, sent, w.seq, grid, true)).second;
     if (!sent.crc_field) c.reaching_past[d] = w.index;
-    ++trace_.places;
+    if (fresh) ++trace_.places;
     return true;
   });
 }

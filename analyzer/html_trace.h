@@ -153,6 +153,10 @@ struct ConnectionTrace {
   // The last startup frame of each direction: where it sits.
   std::array<std::optional<std::pair<TcpSeq, StartupFrame>>, 2> last_startup;
   std::array<std::uint64_t, 2> last_startup_frame{};
+  // The last FPDU reported in each direction (its markers kept alongside; no ULPDU), for
+  // findings about it that come after it.
+  std::array<std::optional<FpduEvent>, 2> last_event;
+  std::array<std::vector<MarkerFact>, 2> last_markers;
   // The last marker seen in each direction (the grid a revised FPDU's pad runs through).
   std::array<std::optional<TcpSeq>, 2> last_marker;
   // A place whose dump reaches past its FPDU (where a missing CRC field belongs): the first
