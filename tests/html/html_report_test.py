@@ -599,6 +599,9 @@ def main():
 
     for name, fid, title in (("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong", "pad as sent"),
                              ("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing", "no CRC field"),
+                             ("fault-fpdu.ulpdu-length-miscounted.pcap", "fpdu.ulpdu-length-miscounted",
+                              "ULPDU_Length 1016 (1014 octets of ULPDU sent)"),
+                             ("fault-fpdu.markers-missing.pcap", "fpdu.markers-missing", "ULPDU_Length"),
                              ("fault-rdmap.terminate-encoding.pcap", "rdmap.terminate-encoding", "Terminate Control"),
                              ("fault-rdmap.terminate-encoding--cxgb4-irdma.pcap", "rdmap.terminate-encoding",
                               "Terminate Control"),
