@@ -83,15 +83,19 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       max_frame = std::max(max_frame, to);
     }
   }
-  // The ladder's rows at the capture time of their frames.
+  // The ladder's rows at the capture time of their frames, where the library's time may be
+  // another frame's (LadderItem::retime, Band::retime_last).
   std::map<std::uint64_t, std::vector<std::uint64_t*>> times;  // frame: the times to set
+  std::vector<std::pair<std::uint64_t, std::uint64_t*>> band_ends;
   for (auto& [id, c] : trace.connections) {
     for (LadderItem& item : c.ladder) {
-      if (item.frame) times[item.frame].push_back(&item.ns);
-      if (auto* band = std::get_if<ladder::Band>(&item.what); band && band->last_frame)
-        times[band->last_frame].push_back(&band->last_ns);
+      if (item.retime && item.frame) times[item.frame].push_back(&item.ns);
+      if (auto* band = std::get_if<ladder::Band>(&item.what);
+          band && band->retime_last && band->last_frame)
+        band_ends.emplace_back(band->last_frame, &band->last_ns);
     }
   }
+  for (auto [frame, ns] : band_ends) times[frame].push_back(ns);
   if (!times.empty()) {
     min_frame = std::min(min_frame, times.begin()->first);
     max_frame = std::max(max_frame, times.rbegin()->first);

@@ -297,8 +297,30 @@ void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
 // The band the next uneventful FPDU joins: the last ladder item if it is a band, else a new one.
 ladder::Band& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
   if (ladder::Band* b = last_band(c)) return *b;
-  c.ladder.push_back({fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, ladder::Band{}});
+  c.ladder.push_back({fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, ladder::Band{}, retime_});
+  stamp(c, false, fpdu.last_frame);
   return std::get<ladder::Band>(c.ladder.back().what);
+}
+
+void HtmlTracer::clock(std::uint64_t frame, std::uint64_t ns) {
+  if (ns != now_ns_) {
+    now_ns_ = ns;
+    stamped_.clear();
+    return;
+  }
+  for (const Stamped& st : stamped_) {
+    if (st.frame >= frame) continue;
+    LadderItem& item = st.connection->ladder[st.item];
+    if (!st.band_last) {
+      item.retime = true;
+    } else if (auto* b = std::get_if<ladder::Band>(&item.what)) {
+      b->retime_last = true;
+    }
+  }
+}
+
+void HtmlTracer::stamp(ConnectionTrace& c, bool band_last, std::uint64_t frame) {
+  if (stamped_.size() < 256) stamped_.push_back({&c, c.ladder.size() - 1, band_last, frame});
 }
 
 void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
@@ -311,20 +333,26 @@ void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
 
 void HtmlTracer::on_finding(const Finding& f) {
   next_.on_finding(f);
+  frame_seen_ = std::max(frame_seen_, std::max(f.certain_at, f.frame));
+  clock(std::max(f.certain_at, f.frame), f.timestamp_ns);
   if (!open_.contains(f.connection)) return;  // (kCaptureFinding is never open)
   ConnectionTrace& c = of(f.connection);
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
+  // (stamped when it became certain: the time of its own frame only if that is the same)
+  const bool retime = f.certain_at != 0 && f.certain_at != f.frame;
   if (!c.ladder_full) {
-    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}});
+    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}, retime});
+    stamp(c, false, f.frame);
   } else if (ladder::Band* b = last_band(c)) {
     ++b->findings;
   } else {
     ladder::Band folded;
     folded.last_frame = f.frame;
     folded.last_ns = f.timestamp_ns;
+    folded.retime_last = retime;
     folded.findings = 1;
-    c.ladder.push_back({f.direction, f.frame, f.timestamp_ns, folded});
+    c.ladder.push_back({f.direction, f.frame, f.timestamp_ns, folded, retime});
   }
   if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
   const auto d = static_cast<std::size_t>(f.direction);
@@ -357,12 +385,23 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
                                   const StartupFrame& frame, std::uint64_t frame_number,
                                   TcpSeq seq) {
   next_.on_startup_frame(connection, direction, frame, frame_number, seq);
+  const std::uint64_t seen_before = frame_seen_;
+  frame_seen_ = std::max(frame_seen_, frame_number);
   if (!open_.contains(connection)) return;
   ConnectionTrace& c = of(connection);
   const auto d = static_cast<std::size_t>(direction);
   c.last_startup[d] = std::make_pair(seq, frame);
   c.last_startup_frame[d] = frame_number;
-  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}});
+  // (its time, the connection's for the Request or the Reply as taken, is another frame's
+  // when it came late or when the connection has more than one of its kind: read again)
+  bool retime = frame_number < seen_before || frame.kind == FrameKind::Unknown;
+  for (LadderItem& item : c.ladder) {
+    if (auto* other = std::get_if<ladder::Startup>(&item.what);
+        other && other->frame.kind == frame.kind) {
+      item.retime = retime = true;
+    }
+  }
+  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}, retime});
   const StartupFrameFields fields = startup_frame_fields(seq, frame);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != direction || !fields.whole.contains(w.seq)) return false;
@@ -374,6 +413,10 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
 
 void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   next_.on_fpdu(fpdu);
+  // Reported after a later frame was read (held for a framing decision): not its frame's time.
+  retime_ = fpdu.last_frame < frame_seen_;
+  frame_seen_ = std::max(frame_seen_, fpdu.last_frame);
+  clock(fpdu.last_frame, fpdu.timestamp_ns);
   if (fpdu.connection != last_id_) {
     if (!open_.contains(fpdu.connection)) return;
     last_id_ = fpdu.connection;
@@ -458,7 +501,8 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
     ++c.fpdus_drawn[d];
     ladder::Fpdu drawn{fpdu.header_seq.value(), fpdu.ulpdu_length, -1, fpdu.crc_status};
     if (auto ddp = decode_ddp(fpdu.ulpdu_head)) drawn.rdmap_opcode = ddp->opcode;
-    add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn});
+    add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn, retime_});
+    stamp(c, false, fpdu.last_frame);
     return;
   }
   ladder::Band& b = band(c, fpdu);
@@ -466,6 +510,8 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
   b.octets += fpdu.ulpdu_length;
   b.last_frame = fpdu.last_frame;
   b.last_ns = fpdu.timestamp_ns;
+  b.retime_last = retime_;
+  stamp(c, true, fpdu.last_frame);
 }
 
 void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
@@ -473,6 +519,7 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   if (summary.id == last_id_) last_id_ = UINT32_MAX;
   if (!open_.contains(summary.id)) return;
   ConnectionTrace& c = of(summary.id);
+  std::erase_if(stamped_, [&](const Stamped& st) { return st.connection == &c; });
   c.waiting.clear();
   c.waiting.shrink_to_fit();
   for (auto& s : c.last_startup) s.reset();

@@ -84,6 +84,7 @@ struct Band {
   std::uint64_t fpdus[2] = {0, 0};  // by direction
   std::uint64_t octets = 0;
   std::uint64_t last_frame = 0, last_ns = 0;
+  bool retime_last = false;    // (as LadderItem::retime, for last_ns)
   std::uint64_t findings = 0;  // findings folded into the band (beyond the pins)
 };
 
@@ -99,6 +100,9 @@ struct LadderItem {
   std::uint64_t frame = 0;  // first frame (bands: of the first FPDU)
   std::uint64_t ns = 0;
   std::variant<ladder::Startup, ladder::Fpdu, ladder::Band, ladder::Finding, ladder::Tcp> what;
+  // `ns` may not be the capture time of `frame` (an event reported after later frames were
+  // read: octets held for a decision): read_places reads it from the capture.
+  bool retime = false;
 };
 
 // Values binned over time, the bin width doubling as the connection goes on.
@@ -196,6 +200,20 @@ class HtmlTracer : public EventSink {
   CaptureTrace& trace_;
   std::set<std::uint32_t> open_;        // the connections started and not yet ended
   std::uint32_t last_id_ = UINT32_MAX;  // the connection of the last FPDU (a cache)
+  std::uint64_t frame_seen_ = 0;        // the latest frame any event was at (capture order)
+  bool retime_ = false;                 // the FPDU being traced was reported late
+  // Ladder times are the time of the frame being read when their event came (`now_ns_`):
+  // an event of a later frame at that same time shows those of earlier frames came late.
+  struct Stamped {
+    ConnectionTrace* connection;
+    std::size_t item;  // into its ladder
+    bool band_last;    // the band's last_ns, not the item's ns
+    std::uint64_t frame;
+  };
+  std::uint64_t now_ns_ = 0;
+  std::vector<Stamped> stamped_;
+  void clock(std::uint64_t frame, std::uint64_t ns);
+  void stamp(ConnectionTrace& c, bool band_last, std::uint64_t frame);
   ConnectionTrace* last_ = nullptr;
 };
 
