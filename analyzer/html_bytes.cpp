@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <utility>
+#include <variant>
 
 #include "html_trace.h"
 #include "mpa/capture_reader.h"
@@ -82,9 +83,27 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       max_frame = std::max(max_frame, to);
     }
   }
-  if (wants.empty()) return;
+  // The ladder's rows at the capture time of their frames, where the library's time may be
+  // another frame's (LadderItem::retime, Band::retime_last).
+  std::map<std::uint64_t, std::vector<std::uint64_t*>> times;  // frame: the times to set
+  std::vector<std::pair<std::uint64_t, std::uint64_t*>> band_ends;
+  for (auto& [id, c] : trace.connections) {
+    for (LadderItem& item : c.ladder) {
+      if (item.retime && item.frame) times[item.frame].push_back(&item.ns);
+      if (auto* band = std::get_if<ladder::Band>(&item.what);
+          band && band->retime_last && band->last_frame)
+        band_ends.emplace_back(band->last_frame, &band->last_ns);
+    }
+  }
+  for (auto [frame, ns] : band_ends) times[frame].push_back(ns);
+  if (!times.empty()) {
+    min_frame = std::min(min_frame, times.begin()->first);
+    max_frame = std::max(max_frame, times.rbegin()->first);
+  }
+  if (wants.empty() && times.empty()) return;
   std::error_code ec;
   if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
+    if (wants.empty()) return;  // (the ladder keeps the times the library gave)
     trace.bytes_readable = false;
     trace.bytes_note =
         "not a regular file (a pipe or a live capture): the octets could not be read again";
@@ -96,6 +115,7 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   std::string error;
   std::unique_ptr<CaptureReader> reader = CaptureReader::open(path, error);
   if (!reader || reader->live()) {
+    if (wants.empty()) return;
     trace.bytes_readable = false;
     trace.bytes_note = reader ? "a live capture: the octets could not be read again" : error;
     for (auto& [flow, list] : wants) {
@@ -113,8 +133,14 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
   IpReassembler reassembler(options.ip_reassembly);
   Quiet quiet;
   CaptureRecord record;
+  auto next_time = times.begin();
   while (reader->next(record) == ReadStatus::Record) {
     if (record.number > max_frame) break;
+    while (next_time != times.end() && next_time->first < record.number) ++next_time;
+    if (next_time != times.end() && next_time->first == record.number) {
+      for (std::uint64_t* ns : next_time->second) *ns = record.timestamp_ns;
+    }
+    if (wants.empty()) continue;
     // Each record by its own interface's link type, as the pipeline decoded it; a fragment
     // before the first place may complete a datagram inside the range.
     DecodeResult decoded;
@@ -131,7 +157,10 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
     }
     if (record.number < min_frame) continue;
     while (next_range < ranges.size() && ranges[next_range].second < record.number) ++next_range;
-    if (next_range == ranges.size()) break;
+    if (next_range == ranges.size()) {
+      if (next_time == times.end()) break;
+      continue;
+    }
     bool wanted = false;
     for (std::size_t r = next_range; r < ranges.size() && ranges[r].first <= record.number; ++r) {
       if (ranges[r].second >= record.number) {

@@ -10,6 +10,7 @@
 #include "mpa/fpdu_layout.h"
 #include "mpa/marker_grid.h"
 #include "mpa/startup_layout.h"
+#include "mpa/terminate.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -54,10 +55,34 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
   return out;
 }
 
-// The fields of an FPDU a finding points at.
-std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq) {
+// A framing deviation: a finding about how its sender frames FPDUs, shown on the FPDU as the
+// sender framed it (reported so, or again with EventSink::on_fpdu_revised).
+bool framing_deviation(DiagId id) {
+  return id == DiagId::FpduPadRuleWrong || id == DiagId::FpduCrcFieldMissing ||
+         id == DiagId::FpduUlpduLengthMiscounted || id == DiagId::FpduMarkersMissing;
+}
+
+// The fields of an FPDU a finding points at. `grid`: the markers of its direction.
+std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq,
+                                       const MarkerGrid& grid) {
   std::vector<Highlight> out;
   const SeqRange length_field = ulpdu_length_field(f.header_seq);
+  if (framing_deviation(id)) {
+    out.push_back({length_field, fmt::format("ULPDU_Length {} ({} octets of ULPDU sent)",
+                                             f.ulpdu_length, f.ulpdu_size)});
+    for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
+      out.push_back({run, fmt::format("pad as sent ({} octet{})", f.pad_length,
+                                      f.pad_length == 1 ? "" : "s")});
+      return true;
+    });
+    if (f.crc_field) {
+      out.push_back({crc_field(f.start_seq, f.wire_length), "CRC field"});
+    } else {
+      out.push_back({missing_crc_field(f.start_seq, f.wire_length),
+                     "no CRC field: the next FPDU begins where it belongs", true});
+    }
+    return out;
+  }
   switch (id) {
     case DiagId::FpduCrcMismatch:
     case DiagId::FpduCrcMiscomputed:
@@ -65,10 +90,19 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
                      fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received,
                                  f.crc_computed)});
       break;
+    case DiagId::RdmapTerminate:
+    case DiagId::RdmapTerminateEncoding:
+      // RFC 5040 4.8: the peer's verdict is in the Terminate Control field.
+      if (f.ulpdu_size >= kTerminateControlOffset + kTerminateControlSize) {
+        for_each_ulpdu_octets_run(
+            grid, f.header_seq, kTerminateControlOffset, kTerminateControlSize, [&](SeqRange run) {
+              out.push_back({run, "Terminate Control (Layer, EType, Error Code, M D R)"});
+              return true;
+            });
+      }
+      out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
+      break;
     case DiagId::FpduPadNonzero: {
-      // (The grid through the FPDU's own markers: none, none in the way.)
-      const MarkerGrid grid =
-          f.markers.empty() ? MarkerGrid() : MarkerGrid::through(f.markers.front().seq);
       for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
         out.push_back({run, fmt::format("pad ({} octets)", f.pad_length)});
         return true;
@@ -81,9 +115,15 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
     case DiagId::MarkerUnexpected: {
       for (const MarkerFact& m : f.markers) {
         if (m.seq != finding_seq) continue;
-        out.push_back(
-            {marker_field(m.seq), fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
-                                              m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr)});
+        std::string label = fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
+                                        m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr);
+        if (fpdu_ptr_byte_swapped({m.reserved, m.fpdu_ptr}, m.expected_fpdu_ptr)) {
+          label += fmt::format(
+              "; hint: 0x{:04x} read byte-swapped is {}, the expected value (host order, "
+              "not network byte order)",
+              m.fpdu_ptr, m.expected_fpdu_ptr);
+        }
+        out.push_back({marker_field(m.seq), std::move(label)});
         out.push_back({ulpdu_length_field(marker_target(m.seq, {m.reserved, m.fpdu_ptr})),
                        fmt::format("where FPDUPTR {} points", m.fpdu_ptr), true});
       }
@@ -175,22 +215,33 @@ ladder::Band* last_band(ConnectionTrace& c) {
   return c.ladder.empty() ? nullptr : std::get_if<ladder::Band>(&c.ladder.back().what);
 }
 
-// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns.
-Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq) {
+// The octets of an FPDU a finding (`id`, at `finding_seq`) concerns. `grid`: the markers of
+// its direction (by default, through the FPDU's own: none, none in the way).
+Place fpdu_place(DiagId id, const FpduEvent& fpdu, TcpSeq finding_seq,
+                 std::optional<MarkerGrid> grid = std::nullopt, bool revised = false) {
+  if (!grid) {
+    grid = fpdu.markers.empty() ? MarkerGrid() : MarkerGrid::through(fpdu.markers.front().seq);
+  }
   Place p;
   p.kind = Place::Kind::Fpdu;
   p.direction = fpdu.direction;
   p.whole = {fpdu.start_seq, fpdu.wire_length};
+  // Sent without a CRC field: the dump goes on to where it belongs.
+  if (!fpdu.crc_field)
+    p.whole.length =
+        missing_crc_field(fpdu.start_seq, fpdu.wire_length).end().distance_from(fpdu.start_seq);
   p.first_frame = fpdu.first_frame;
   p.last_frame = fpdu.last_frame;
-  p.highlights = fpdu_highlights(id, fpdu, finding_seq);
+  p.highlights = fpdu_highlights(id, fpdu, finding_seq, *grid);
   p.shown = shown_parts(p.whole, p.highlights);
   p.caption = fmt::format(
       "FPDU at seq {seq} (ULPDU_Length {length}, pad {pad}, {markers} marker{s}, CRC {crc})",
       fmt::arg("seq", fpdu.header_seq.value()), fmt::arg("length", fpdu.ulpdu_length),
       fmt::arg("pad", fpdu.pad_length), fmt::arg("markers", fpdu.markers.size()),
       fmt::arg("s", fpdu.markers.size() == 1 ? "" : "s"),
-      fmt::arg("crc", to_string(fpdu.crc_status)));
+      fmt::arg("crc", fpdu.crc_field ? std::string(to_string(fpdu.crc_status))
+                                     : std::string("field not sent")));
+  if (revised) p.caption += ", as its sender framed it";
   return p;
 }
 
@@ -246,8 +297,30 @@ void HtmlTracer::add(ConnectionTrace& c, LadderItem item) {
 // The band the next uneventful FPDU joins: the last ladder item if it is a band, else a new one.
 ladder::Band& HtmlTracer::band(ConnectionTrace& c, const FpduEvent& fpdu) {
   if (ladder::Band* b = last_band(c)) return *b;
-  c.ladder.push_back({fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, ladder::Band{}});
+  c.ladder.push_back({fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, ladder::Band{}, retime_});
+  stamp(c, false, fpdu.last_frame);
   return std::get<ladder::Band>(c.ladder.back().what);
+}
+
+void HtmlTracer::clock(std::uint64_t frame, std::uint64_t ns) {
+  if (ns != now_ns_) {
+    now_ns_ = ns;
+    stamped_.clear();
+    return;
+  }
+  for (const Stamped& st : stamped_) {
+    if (st.frame >= frame) continue;
+    LadderItem& item = st.connection->ladder[st.item];
+    if (!st.band_last) {
+      item.retime = true;
+    } else if (auto* b = std::get_if<ladder::Band>(&item.what)) {
+      b->retime_last = true;
+    }
+  }
+}
+
+void HtmlTracer::stamp(ConnectionTrace& c, bool band_last, std::uint64_t frame) {
+  if (stamped_.size() < 256) stamped_.push_back({&c, c.ladder.size() - 1, band_last, frame});
 }
 
 void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
@@ -260,20 +333,26 @@ void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
 
 void HtmlTracer::on_finding(const Finding& f) {
   next_.on_finding(f);
+  frame_seen_ = std::max(frame_seen_, std::max(f.certain_at, f.frame));
+  clock(std::max(f.certain_at, f.frame), f.timestamp_ns);
   if (!open_.contains(f.connection)) return;  // (kCaptureFinding is never open)
   ConnectionTrace& c = of(f.connection);
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
+  // (stamped when it became certain: the time of its own frame only if that is the same)
+  const bool retime = f.certain_at != 0 && f.certain_at != f.frame;
   if (!c.ladder_full) {
-    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}});
+    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}, retime});
+    stamp(c, false, f.frame);
   } else if (ladder::Band* b = last_band(c)) {
     ++b->findings;
   } else {
     ladder::Band folded;
     folded.last_frame = f.frame;
     folded.last_ns = f.timestamp_ns;
+    folded.retime_last = retime;
     folded.findings = 1;
-    c.ladder.push_back({f.direction, f.frame, f.timestamp_ns, folded});
+    c.ladder.push_back({f.direction, f.frame, f.timestamp_ns, folded, retime});
   }
   if (index >= kPlacedFindings || trace_.places >= kPlacedFindingsPerCapture) return;
   const auto d = static_cast<std::size_t>(f.direction);
@@ -292,6 +371,13 @@ void HtmlTracer::on_finding(const Finding& f) {
       return;
     }
   }
+  // About the FPDU reported last (a finding decided as or after it was reported)?
+  if (const std::optional<FpduEvent>& last = c.last_event[d];
+      last && f.stream_offset >= last->start_offset && f.stream_offset < last->end_offset()) {
+    c.places[index] = fpdu_place(f.id, *last, f.tcp_seq);
+    ++trace_.places;
+    if (!framing_deviation(f.id)) return;  // (else a revision of that FPDU may follow)
+  }
   c.waiting.push_back({index, f.direction, f.stream_offset, f.id, f.tcp_seq});
 }
 
@@ -299,12 +385,23 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
                                   const StartupFrame& frame, std::uint64_t frame_number,
                                   TcpSeq seq) {
   next_.on_startup_frame(connection, direction, frame, frame_number, seq);
+  const std::uint64_t seen_before = frame_seen_;
+  frame_seen_ = std::max(frame_seen_, frame_number);
   if (!open_.contains(connection)) return;
   ConnectionTrace& c = of(connection);
   const auto d = static_cast<std::size_t>(direction);
   c.last_startup[d] = std::make_pair(seq, frame);
   c.last_startup_frame[d] = frame_number;
-  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}});
+  // (its time, the connection's for the Request or the Reply as taken, is another frame's
+  // when it came late or when the connection has more than one of its kind: read again)
+  bool retime = frame_number < seen_before || frame.kind == FrameKind::Unknown;
+  for (LadderItem& item : c.ladder) {
+    if (auto* other = std::get_if<ladder::Startup>(&item.what);
+        other && other->frame.kind == frame.kind) {
+      item.retime = retime = true;
+    }
+  }
+  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}, retime});
   const StartupFrameFields fields = startup_frame_fields(seq, frame);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != direction || !fields.whole.contains(w.seq)) return false;
@@ -316,6 +413,10 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
 
 void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   next_.on_fpdu(fpdu);
+  // Reported after a later frame was read (held for a framing decision): not its frame's time.
+  retime_ = fpdu.last_frame < frame_seen_;
+  frame_seen_ = std::max(frame_seen_, fpdu.last_frame);
+  clock(fpdu.last_frame, fpdu.timestamp_ns);
   if (fpdu.connection != last_id_) {
     if (!open_.contains(fpdu.connection)) return;
     last_id_ = fpdu.connection;
@@ -324,6 +425,17 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   ConnectionTrace& c = *last_;
   const auto d = static_cast<std::size_t>(fpdu.direction);
   c.throughput[d].add(fpdu.timestamp_ns, fpdu.ulpdu_length);
+  if (!fpdu.markers.empty()) c.last_marker[d] = fpdu.markers.back().seq;
+  c.last_markers[d].assign(fpdu.markers.begin(), fpdu.markers.end());
+  FpduEvent& last = c.last_event[d].emplace(fpdu);
+  last.markers = c.last_markers[d];
+  last.ulpdu_head = {};
+  last.ulpdu = {};
+  if (auto& past = c.reaching_past[d]) {  // (its octets after the last: this FPDU's first)
+    if (auto it = c.places.find(*past); it != c.places.end())
+      it->second.last_frame = std::max(it->second.last_frame, fpdu.first_frame);
+    past.reset();
+  }
   const StreamSpan span{fpdu.start_seq.value(), fpdu.start_offset, fpdu.wire_length};
   c.last_fpdu[d] = span;
   for (auto& [index, gap] : c.gaps) {
@@ -332,6 +444,32 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
   }
   add_to_strip(c.strip[d], fpdu);
   ladder_fpdu(c, fpdu, place_waiting(c, fpdu));
+}
+
+// A framing deviation was named: the findings about the FPDU it names (they arrive just
+// before) get the dump of that FPDU as its sender framed it.
+void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
+  next_.on_fpdu_revised(revised, markers);
+  if (!open_.contains(revised.connection)) return;
+  ConnectionTrace& c = of(revised.connection);
+  const auto d = static_cast<std::size_t>(revised.direction);
+  FpduEvent sent = revised;
+  sent.markers = {};  // (not given again: the grid of the direction places them)
+  sent.ulpdu_head = {};
+  sent.ulpdu = {};
+  const MarkerGrid grid =
+      markers && c.last_marker[d] ? MarkerGrid::through(*c.last_marker[d]) : MarkerGrid();
+  const std::uint64_t end = sent.end_offset();
+  std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
+    if (w.direction != sent.direction || w.offset < sent.start_offset || w.offset >= end)
+      return false;
+    // (placed already on the FPDU as first reported: redrawn)
+    const bool fresh =
+        c.places.insert_or_assign(w.index, fpdu_place(w.id, sent, w.seq, grid, true)).second;
+    if (!sent.crc_field) c.reaching_past[d] = w.index;
+    if (fresh) ++trace_.places;
+    return true;
+  });
 }
 
 // Findings about this FPDU (they arrive before it): where it is, and its fields. True if
@@ -363,7 +501,8 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
     ++c.fpdus_drawn[d];
     ladder::Fpdu drawn{fpdu.header_seq.value(), fpdu.ulpdu_length, -1, fpdu.crc_status};
     if (auto ddp = decode_ddp(fpdu.ulpdu_head)) drawn.rdmap_opcode = ddp->opcode;
-    add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn});
+    add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn, retime_});
+    stamp(c, false, fpdu.last_frame);
     return;
   }
   ladder::Band& b = band(c, fpdu);
@@ -371,6 +510,8 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
   b.octets += fpdu.ulpdu_length;
   b.last_frame = fpdu.last_frame;
   b.last_ns = fpdu.timestamp_ns;
+  b.retime_last = retime_;
+  stamp(c, true, fpdu.last_frame);
 }
 
 void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
@@ -378,6 +519,7 @@ void HtmlTracer::on_connection_end(const ConnectionSummary& summary) {
   if (summary.id == last_id_) last_id_ = UINT32_MAX;
   if (!open_.contains(summary.id)) return;
   ConnectionTrace& c = of(summary.id);
+  std::erase_if(stamped_, [&](const Stamped& st) { return st.connection == &c; });
   c.waiting.clear();
   c.waiting.shrink_to_fit();
   for (auto& s : c.last_startup) s.reset();

@@ -84,6 +84,7 @@ struct Band {
   std::uint64_t fpdus[2] = {0, 0};  // by direction
   std::uint64_t octets = 0;
   std::uint64_t last_frame = 0, last_ns = 0;
+  bool retime_last = false;    // (as LadderItem::retime, for last_ns)
   std::uint64_t findings = 0;  // findings folded into the band (beyond the pins)
 };
 
@@ -99,6 +100,9 @@ struct LadderItem {
   std::uint64_t frame = 0;  // first frame (bands: of the first FPDU)
   std::uint64_t ns = 0;
   std::variant<ladder::Startup, ladder::Fpdu, ladder::Band, ladder::Finding, ladder::Tcp> what;
+  // `ns` may not be the capture time of `frame` (an event reported after later frames were
+  // read: octets held for a decision): read_places reads it from the capture.
+  bool retime = false;
 };
 
 // Values binned over time, the bin width doubling as the connection goes on.
@@ -153,6 +157,15 @@ struct ConnectionTrace {
   // The last startup frame of each direction: where it sits.
   std::array<std::optional<std::pair<TcpSeq, StartupFrame>>, 2> last_startup;
   std::array<std::uint64_t, 2> last_startup_frame{};
+  // The last FPDU reported in each direction (its markers kept alongside; no ULPDU), for
+  // findings about it that come after it.
+  std::array<std::optional<FpduEvent>, 2> last_event;
+  std::array<std::vector<MarkerFact>, 2> last_markers;
+  // The last marker seen in each direction (the grid a revised FPDU's pad runs through).
+  std::array<std::optional<TcpSeq>, 2> last_marker;
+  // A place whose dump reaches past its FPDU (where a missing CRC field belongs): the first
+  // frame of the next FPDU of its direction holds those octets.
+  std::array<std::optional<std::size_t>, 2> reaching_past;
 };
 
 // Everything the HTML report keeps of one capture, by connection number (as in reports).
@@ -172,9 +185,7 @@ class HtmlTracer : public EventSink {
   void on_startup_frame(std::uint32_t connection, Direction direction, const StartupFrame& frame,
                         std::uint64_t frame_number, TcpSeq seq) override;
   void on_fpdu(const FpduEvent& fpdu) override;
-  void on_fpdu_revised(const FpduEvent& revised, bool markers) override {
-    next_.on_fpdu_revised(revised, markers);
-  }
+  void on_fpdu_revised(const FpduEvent& revised, bool markers) override;
   void on_connection_start(const ConnectionSummary& summary) override;
   void on_connection_end(const ConnectionSummary& summary) override;
 
@@ -189,11 +200,27 @@ class HtmlTracer : public EventSink {
   CaptureTrace& trace_;
   std::set<std::uint32_t> open_;        // the connections started and not yet ended
   std::uint32_t last_id_ = UINT32_MAX;  // the connection of the last FPDU (a cache)
+  std::uint64_t frame_seen_ = 0;        // the latest frame any event was at (capture order)
+  bool retime_ = false;                 // the FPDU being traced was reported late
+  // Ladder times are the time of the frame being read when their event came (`now_ns_`):
+  // an event of a later frame at that same time shows those of earlier frames came late.
+  struct Stamped {
+    ConnectionTrace* connection;
+    std::size_t item;  // into its ladder
+    bool band_last;    // the band's last_ns, not the item's ns
+    std::uint64_t frame;
+  };
+  std::uint64_t now_ns_ = 0;
+  std::vector<Stamped> stamped_;
+  void clock(std::uint64_t frame, std::uint64_t ns);
+  void stamp(ConnectionTrace& c, bool band_last, std::uint64_t frame);
   ConnectionTrace* last_ = nullptr;
 };
 
 // Reads the octets of every Place of `trace` back from the capture file `path` (a second,
-// bounded pass: only the frames that hold them are decoded; it stops after the last).
+// bounded pass: only the frames that hold them are decoded; it stops after the last), and
+// the capture time of the frames the ladder's rows are at (the library stamps an FPDU or a
+// finding with the time it was reported: later, for octets held until a framing decision).
 // `connections`: the capture's connections as reported (numbered as the trace is);
 // `options`: how the first pass decoded (the tunnel ports, the limits of IP reassembly);
 // `ip_fragments`: the first pass met IP fragments, so this one reassembles them too, from the

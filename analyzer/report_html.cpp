@@ -21,6 +21,7 @@
 #include "mpa/conformance.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "mpa/startup_layout.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -85,11 +86,51 @@ Verdict verdict_of(const ConnectionReport& c) { return Verdict{c.active}; }
 // allows.
 constexpr std::size_t kPrivateDataShown = kMaxPrivateData;
 
+// As text: printable ASCII as it is, every other octet as "." (a hex dump's text column).
 std::string private_text(const std::vector<std::uint8_t>& pd, std::size_t limit) {
   const std::size_t n = std::min(pd.size(), limit);
-  std::string raw(reinterpret_cast<const char*>(pd.data()), n);
+  std::string raw;
+  for (std::size_t i = 0; i < n; ++i) {
+    raw += pd[i] >= 0x20 && pd[i] < 0x7f ? static_cast<char>(pd[i]) : '.';
+  }
   std::string out = esc(raw);
   if (pd.size() > limit) out += "…";
+  return out;
+}
+
+// A startup frame's private data in hex, the IRD/ORD block (RFC 6581 9, where the library
+// found one: startup_layout.h) marked and decoded, then as text.
+std::string private_data_html(const StartupFrame& f, std::size_t limit) {
+  const std::vector<std::uint8_t>& pd = f.private_data;
+  if (pd.empty()) return "none";
+  const StartupFrameFields fields = startup_frame_fields(TcpSeq(0), f);
+  std::uint32_t block_at = 0, block_end = 0;  // octets of the private data
+  if (f.enhanced && fields.enhanced.length) {
+    block_at = fields.enhanced.seq.distance_from(fields.private_data.seq);
+    block_end = block_at + fields.enhanced.length;
+  }
+  const std::size_t n = std::min(pd.size(), limit);
+  std::string out = "<code class=\"pd-hex\">";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == block_at && block_end > block_at) {
+      out += fmt::format("<span class=\"ird-ord\" title=\"IRD/ORD block: IRD {} ORD {}\">",
+                         f.enhanced->ird, f.enhanced->ord);
+    }
+    out += fmt::format("{}{:02x}", i == 0 || i == block_at ? "" : " ", pd[i]);
+    if (i + 1 == block_end && block_end > block_at) out += "</span> ";
+  }
+  if (pd.size() > limit) out += " …";
+  out += "</code>";
+  if (f.enhanced && block_end > block_at) {
+    std::string words =
+        fmt::format("IRD/ORD block: IRD {}, ORD {}", f.enhanced->ird, f.enhanced->ord);
+    if (f.enhanced->peer_to_peer) words += ", P2P";
+    if (f.enhanced->send_rtr) words += ", send-RTR";
+    if (f.enhanced->write_rtr) words += ", write-RTR";
+    if (f.enhanced->read_rtr) words += ", read-RTR";
+    out += "<br><span class=\"ird-ord-words\">" + esc(words) + "</span>";
+  }
+  out += "<br>“" + private_text(pd, limit) + "”";
   return out;
 }
 
@@ -145,6 +186,18 @@ class Page {
       : out_(out), captures_(captures), traces_(traces), options_(options) {
     for (const CaptureReport& c : captures_) connections_ += c.connections.size();
     many_ = connections_ > kManyConnections;
+    // The folders every capture name shares, shown once above the captures.
+    for (const CaptureReport& c : captures_) {
+      const std::string_view dir(c.file.data(), c.file.rfind('/') + 1);  // (npos + 1: "")
+      if (&c == &captures_.front()) {
+        prefix_ = dir;
+      } else {
+        std::size_t n = 0;
+        while (n < prefix_.size() && n < dir.size() && prefix_[n] == dir[n]) ++n;
+        while (n > 0 && prefix_[n - 1] != '/') --n;  // (whole folders only)
+        prefix_.resize(n);
+      }
+    }
   }
   void write();
 
@@ -183,6 +236,10 @@ class Page {
                std::size_t base);
   void dump_legend(const Place& p);
   void gap_strip(const GapView& gap, std::string_view id);
+  // A capture's name without the folders all share.
+  std::string name(std::size_t capture) const {
+    return captures_[capture].file.substr(prefix_.size());
+  }
   std::string anchor(const Row& row) const {
     return fmt::format("c{}-{}", row.capture, row.connection->summary.id);
   }
@@ -195,6 +252,7 @@ class Page {
   std::size_t connections_ = 0;
   bool many_ = false;
   std::size_t charted_ = 0;
+  std::string prefix_;  // the folders every capture name begins with
 };
 
 void Page::header() {
@@ -262,13 +320,26 @@ void Page::bounds_paragraph() {
 }
 
 void Page::overview(std::vector<Row>& rows) {
+  buf_ += "<section id=\"overview\"><h2>Captures</h2>\n";
+  if (!prefix_.empty()) {
+    buf_ += fmt::format("<p class=\"prefix\">in <code>{}</code></p>\n", esc(prefix_));
+  }
   buf_ +=
-      "<section id=\"overview\"><h2>Captures</h2>\n<table id=\"captures\" "
+      "<table id=\"captures\" "
       "class=\"sortable\"><thead><tr>"
       "<th>Verdict</th><th>Capture</th><th>Frames</th><th>MPA "
       "connections</th><th>Errors</th><th>Warnings</th>"
       "<th>Notes</th><th>Suppressed</th></tr></thead><tbody>\n";
-  for (std::size_t i = 0; i < captures_.size(); ++i) capture_row(i);
+  // Failing captures first (unreadable, then failed), each group in the order given.
+  std::vector<std::size_t> order(captures_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto rank = [&](std::size_t i) {
+    const CaptureReport& c = captures_[i];
+    return !c.result.ok ? 0 : fails(c, options_.policy) ? 1 : 2;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  for (std::size_t i : order) capture_row(i);
   buf_ += "</tbody></table>\n";
   flush();
 
@@ -326,11 +397,11 @@ void Page::capture_row(std::size_t i) {
   buf_ += fmt::format(
       "<tr class=\"capture-row\" data-capture-index=\"{i}\" data-file=\"{file}\" "
       "data-verdict=\"{v}\"><td data-v=\"{rank}\"><span class=\"v v-{v}\">{v}</span></td>"
-      "<td>{file}{error}</td><td class=\"n\">{frames}</td><td class=\"n\">{mpa}</td>"
+      "<td class=\"name\">{name}{error}</td><td class=\"n\">{frames}</td><td class=\"n\">{mpa}</td>"
       "<td class=\"n\">{errors}</td><td class=\"n\">{warnings}</td><td class=\"n\">{notes}</td>"
       "<td class=\"n\">{suppressed}</td></tr>\n",
-      fmt::arg("i", i), fmt::arg("file", esc(c.file)), fmt::arg("v", v),
-      fmt::arg("rank", v == "pass" ? 0 : 1),
+      fmt::arg("i", i), fmt::arg("file", esc(c.file)), fmt::arg("name", esc(name(i))),
+      fmt::arg("v", v), fmt::arg("rank", v == "pass" ? 0 : 1),
       fmt::arg("error", (c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>") +
                             not_tcp_html(c.result.stats)),
       fmt::arg("frames", c.result.stats.frames), fmt::arg("mpa", c.mpa_connections),
@@ -368,8 +439,7 @@ void Page::verdict_row(const Row& r) {
       "</tr>\n",
       fmt::arg("capture", r.capture), fmt::arg("id", s.id), fmt::arg("word", r.verdict.word()),
       fmt::arg("anchor", anchor(r)), fmt::arg("rank", 2 - r.verdict.rank()),
-      fmt::arg("file", esc(captures_[r.capture].file)),
-      fmt::arg("initiator", esc(to_string(s.initiator))),
+      fmt::arg("file", esc(name(r.capture))), fmt::arg("initiator", esc(to_string(s.initiator))),
       fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("stacks", esc(stacks(s))),
       fmt::arg("sends_i", esc(parameters(s, Direction::Initiator))),
       fmt::arg("sends_r", esc(parameters(s, Direction::Responder))),
@@ -412,8 +482,11 @@ class LadderSvg {
                : std::string();
   }
   void left_label(const LadderItem& item, int at) {
-    b_ += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"11\" fill=\"#666\">{} {}</text>", at + 4,
-                      item.frame, when(item.ns));
+    b_ += fmt::format(
+        "<text class=\"when\" data-frame=\"{frame}\" data-ns=\"{ns}\" x=\"4\" y=\"{y}\" "
+        "font-size=\"11\" fill=\"#666\">{frame} {when}</text>",
+        fmt::arg("frame", item.frame), fmt::arg("ns", item.ns), fmt::arg("y", at + 4),
+        fmt::arg("when", when(item.ns)));
   }
   void arrow(Direction d, int at, std::string_view colour, std::string_view marker, double width,
              const std::string& label, std::string_view cls);
@@ -1035,7 +1108,7 @@ void Page::connection(const Row& row, std::size_t ordinal) {
       "data-connection=\"{id}\" data-verdict=\"{word}\"><summary><span class=\"v v-{word}\">"
       "{word}</span> {file} · connection {id} · {initiator} → {responder}{stacks}</summary>\n",
       fmt::arg("anchor", anchor(row)), fmt::arg("capture", row.capture), fmt::arg("id", s.id),
-      fmt::arg("word", row.verdict.word()), fmt::arg("file", esc(captures_[row.capture].file)),
+      fmt::arg("word", row.verdict.word()), fmt::arg("file", esc(name(row.capture))),
       fmt::arg("initiator", esc(to_string(s.initiator))),
       fmt::arg("responder", esc(to_string(s.responder))),
       fmt::arg("stacks",
@@ -1069,8 +1142,8 @@ void Page::parameters_table(const ConnectionSummary& s) {
   };
   line("startup frame", s.request ? esc("Request " + startup_words(*s.request)) : "not seen",
        s.reply ? esc("Reply " + startup_words(*s.reply)) : "not seen");
-  line("private data", s.request ? private_text(s.request->private_data, kPrivateDataShown) : "",
-       s.reply ? private_text(s.reply->private_data, kPrivateDataShown) : "");
+  line("private data", s.request ? private_data_html(*s.request, kPrivateDataShown) : "",
+       s.reply ? private_data_html(*s.reply, kPrivateDataShown) : "");
   line("sends with", esc(parameters(s, Direction::Initiator)),
        esc(parameters(s, Direction::Responder)));
   line("stack", esc(a.stack), esc(b.stack));

@@ -32,8 +32,8 @@ std::size_t terminate_header_size(const Terminate& t) {
 }
 
 std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, bool siw_peer) {
-  constexpr std::size_t kControl = kDdpUntaggedHeaderSize;
-  if (ulpdu.size() < kControl + 4) return std::nullopt;
+  constexpr std::size_t kControl = kTerminateControlOffset;
+  if (ulpdu.size() < kControl + kTerminateControlSize) return std::nullopt;
   const std::uint8_t b0 = ulpdu[kControl];
   const std::uint8_t code = ulpdu[kControl + 1];
   const std::uint8_t b2 = ulpdu[kControl + 2];

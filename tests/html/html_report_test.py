@@ -184,6 +184,22 @@ def capture_octets(path, wanted):
     return out
 
 
+def frame_times(path):
+    """{frame number: capture time in ns} of a classic pcap (microsecond or nanosecond)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    e = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    nano = magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+    out, pos, number = {}, 24, 0
+    while pos + 16 <= len(data):
+        sec, frac, caplen, _ = struct.unpack(e + "IIII", data[pos:pos + 16])
+        number += 1
+        out[number] = sec * 1_000_000_000 + frac * (1 if nano else 1000)
+        pos += 16 + caplen
+    return out
+
+
 # ---- the page
 
 class Page(html.parser.HTMLParser):
@@ -203,6 +219,15 @@ class Page(html.parser.HTMLParser):
         self._figure = None
         self._mark = None
         self._stack = []
+        self.whens = []  # (capture, frame, ns) of each ladder row's label
+        self.capture_names = []  # the capture rows' names, in order
+        self.prefix = None  # the folders shown once above the captures
+        self._ladder = None
+        self._detail = None
+        self._name = None
+        self._prefix = False
+        self.pd_hex = []  # the private data in hex, as shown
+        self._pd = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -217,6 +242,16 @@ class Page(html.parser.HTMLParser):
             self.verdict_rows.append((int(a["data-capture-index"]), int(a["data-connection"]), a["data-verdict"]))
         if tag == "svg" and "ladder" in cls:
             self.ladders.append((int(a["data-capture-index"]), int(a["data-connection"])))
+            self._ladder = int(a["data-capture-index"])
+        if tag == "text" and "when" in cls:
+            self.whens.append((self._ladder, int(a["data-frame"]), int(a["data-ns"])))
+        if tag == "td" and "name" in cls:
+            self._name = ""
+        if tag == "p" and "prefix" in cls:
+            self._prefix = True
+            self.prefix = ""
+        if tag == "code" and "pd-hex" in cls:
+            self._pd = ""
         if tag == "tr" and "finding" in cls:
             self.findings.append((int(a["data-capture-index"]), int(a["data-connection"]), a["data-id"],
                                   int(a["data-frame"]), int(a["data-seq"]), a["data-direction"]))
@@ -228,6 +263,7 @@ class Page(html.parser.HTMLParser):
             self._capture = int(a["data-capture-index"])
         if tag == "section" and "detail" in cls:
             self.details.append((self._capture, a["id"], a["data-id"], int(a["data-frame"])))
+            self._detail = a["data-id"]
         if tag == "svg" and "gap" in cls:
             self.gaps.append((self._capture, a["data-id"]))
         if tag == "figure" and "dump" in cls:
@@ -235,7 +271,7 @@ class Page(html.parser.HTMLParser):
         if tag == "mark" and "hl" in cls and self._figure:
             self._mark = {"capture": self._capture, "src": self._figure[0], "dst": self._figure[1],
                           "seq": int(a["data-seq"]), "title": a.get("title", ""), "text": "",
-                          "target": "target" in cls}
+                          "target": "target" in cls, "finding": self._detail}
 
     def handle_endtag(self, tag):
         if tag == "mark" and self._mark is not None:
@@ -243,11 +279,51 @@ class Page(html.parser.HTMLParser):
             self._mark = None
         if tag == "figure":
             self._figure = None
+        if tag == "section":
+            self._detail = None
+        if tag == "td" and self._name is not None:
+            self.capture_names.append(self._name)
+            self._name = None
+        if tag == "p":
+            self._prefix = False
+        if tag == "code" and self._pd is not None:
+            self.pd_hex.append(self._pd)
+            self._pd = None
 
     def handle_data(self, data):
         if self._mark is not None:
             self._mark["text"] += data
+        if self._name is not None:
+            self._name += data
+        if self._prefix:
+            self.prefix += data
+        if self._pd is not None:
+            self._pd += data
         self.text.append(data)
+
+
+def fpduptr_in_host_order(source, out, json_capture):
+    """Copies `source` with the marker of its marker.fpduptr-mismatch finding rewritten to carry the
+    expected FPDUPTR in host order (low octet first). Returns that FPDUPTR, None if the marker
+    cannot be found."""
+    finding = [f for c in json_capture["connections"] for f in c["findings"] if f["id"] == "marker.fpduptr-mismatch"]
+    if not finding:
+        return None
+    m = re.search(r"marker at seq (\d+) has FPDUPTR (\d+), but the FPDU header is (\d+) octets", finding[0]["message"])
+    if not m:
+        return None
+    seq, got, expected = (int(x) for x in m.groups())
+    data = bytearray(open(source, "rb").read())
+    for frame, _, _, seg_seq, payload in tcp_segments(source):
+        d = (seq - seg_seq) % (1 << 32)
+        if d + 4 <= len(payload) and payload[d + 2:d + 4] == got.to_bytes(2, "big"):
+            at = data.find(payload)
+            if at < 0:
+                return None
+            data[at + d + 2:at + d + 4] = expected.to_bytes(2, "little")
+            open(out, "wb").write(data)
+            return expected
+    return None
 
 
 def parse(text):
@@ -292,7 +368,7 @@ def check_page(page, report, files, label, listed_per_connection=500):
         fail(f"{label}: findings differ from JSON ({len(page.findings)} vs {len(want)}); missing {missing}, "
              f"extra {extra}")
     want_cf = [(i, f["id"], f["frame"]) for i, cap in enumerate(caps) for f in cap["findings"]]
-    if page.capture_findings != want_cf:
+    if sorted(page.capture_findings, key=lambda f: f[0]) != want_cf:
         fail(f"{label}: capture-level findings differ from JSON")
     # Every pin names a finding of its connection and links to its detail or row.
     ids = {(i, f["id"], f["frame"]) for i, cap in enumerate(caps) for c in cap["connections"] for f in c["findings"]}
@@ -323,6 +399,39 @@ def check_page(page, report, files, label, listed_per_connection=500):
                          f"holds {got[key]:02x} ({m['title']})")
                 else:
                     verified += 1
+    # Failing captures first: unreadable, then failed, then passed.
+    rank = {"unreadable": 0, "fail": 1, "pass": 2}
+    ranks = [rank.get(v, 3) for _, _, v in page.capture_rows]
+    if ranks != sorted(ranks):
+        fail(f"{label}: failing captures are not listed first ({[v for _, _, v in page.capture_rows][:8]}...)")
+    # Capture names without the folders they all share (shown once above them).
+    names = [c["file"] for c in caps]
+    folders = os.path.commonprefix([n[:n.rfind("/") + 1] for n in names])
+    folders = folders[:folders.rfind("/") + 1]
+    if (page.prefix or "").removeprefix("in ") != folders:
+        fail(f"{label}: the folders shown above the captures are {page.prefix!r}, want {folders!r}")
+    for (index, _, _), shown in zip(page.capture_rows, page.capture_names):
+        if not shown.startswith(names[index][len(folders):]) or (folders and shown.startswith(folders)):
+            fail(f"{label}: capture row {shown!r}: want {names[index][len(folders):]!r}")
+    # Each ladder row at the capture time of its frame.
+    times, rows_timed = {}, 0
+    for cap_index, frame, ns in page.whens:
+        if not ns:
+            continue
+        path = files[cap_index]
+        if path not in times:
+            with open(path, "rb") as f:
+                classic = f.read(4) in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\xc3\xd4",
+                                        b"\xa1\xb2\x3c\x4d")
+            times[path] = frame_times(path) if classic else None
+        if times[path] is None:
+            continue
+        rows_timed += 1
+        if times[path].get(frame) != ns:
+            fail(f"{label}: {os.path.basename(path)}: ladder row at frame {frame} stamped {ns}, the frame was "
+                 f"captured at {times[path].get(frame)}")
+    if page.ladders and not rows_timed:
+        fail(f"{label}: no ladder row carries its frame's time")
     print(f"{label}: {len(page.capture_rows)} captures, {len(page.verdict_rows)} verdict rows, {len(page.ladders)} "
           f"ladders, {len(page.findings)} findings, {len(page.pins)} pins, {len(page.details)} details, "
           f"{len(page.marks)} highlighted fields ({verified} octets checked against the captures)")
@@ -483,6 +592,62 @@ def main():
     if pad_marks and all(all(int(o, 16) == 0 for o in m["octets"]) for m in pad_marks):
         fail("fpdu.pad-nonzero: the highlighted pad octets are all zero")
 
+    # Findings about octets: their dump highlights those octets (by catalogue id).
+    def capture_index(name):
+        found = [i for i, f in enumerate(files) if os.path.basename(f) == name]
+        return found[0] if found else None
+
+    for name, fid, title in (("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong", "pad as sent"),
+                             ("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing", "no CRC field"),
+                             ("fault-fpdu.ulpdu-length-miscounted.pcap", "fpdu.ulpdu-length-miscounted",
+                              "ULPDU_Length 1016 (1014 octets of ULPDU sent)"),
+                             ("fault-fpdu.markers-missing.pcap", "fpdu.markers-missing", "ULPDU_Length"),
+                             ("fault-rdmap.terminate-encoding.pcap", "rdmap.terminate-encoding", "Terminate Control"),
+                             ("fault-rdmap.terminate-encoding--cxgb4-irdma.pcap", "rdmap.terminate-encoding",
+                              "Terminate Control"),
+                             ("fault-fpdu.pad-nonzero.pcap", "fpdu.pad-nonzero", "pad"),
+                             ("fault-marker.fpduptr-mismatch.pcap", "marker.fpduptr-mismatch", "marker"),
+                             ("fault-marker.fpduptr-low-bits.pcap", "marker.fpduptr-low-bits", "marker")):
+        i = capture_index(name)
+        if i is None:
+            continue
+        if not any(d[0] == i and d[2] == fid for d in static.details):
+            fail(f"{name}: no detail for {fid}")
+        marks = [m for m in static.marks if m["capture"] == i and m["finding"] == fid]
+        if not any(m["title"].startswith(title) for m in marks):
+            fail(f"{name}: the dump of {fid} highlights no {title!r} ({[m['title'] for m in marks]})")
+        if fid == "rdmap.terminate-encoding":
+            # The octets the finding names, and the highlight holds them.
+            said = [f["message"] for c in report["captures"][i]["connections"] for f in c["findings"]
+                    if f["id"] == fid]
+            want = re.search(r"Terminate Control octets ((?:[0-9a-f]{2} ?){3})", said[0]).group(1).split()
+            control = [m for m in marks if m["title"].startswith("Terminate Control")]
+            if control and control[0]["octets"][:3] != want:
+                fail(f"{name}: Terminate Control highlighted as {control[0]['octets']}, the finding says {want}")
+        if fid == "fpdu.crc-field-missing":
+            # Where the CRC field belongs the next FPDU begins: its octets are in the capture.
+            if any("··" in m["octets"] for m in marks):
+                fail(f"{name}: octets of the {fid} dump shown as missing")
+    for name in ("fault-fpdu.pad-rule-wrong.pcap", "fault-fpdu.crc-field-missing.pcap"):
+        i = capture_index(name)
+        if i is not None and not any(c == i and ns for c, _, ns in static.whens):
+            fail(f"{name}: no ladder row carries its time")
+
+    # A field that reads right byte-swapped: FPDUPTR written in host order gets a hint.
+    swapped_file = capture_index("fault-marker.fpduptr-mismatch.pcap")
+    if swapped_file is not None:
+        swapped_pcap = os.path.join(args.work, "fpduptr-host-order.pcap")
+        expected = fpduptr_in_host_order(files[swapped_file], swapped_pcap, report["captures"][swapped_file])
+        if expected is not None:
+            swapped_page = os.path.join(args.work, "fpduptr-host-order.html")
+            run([args.mpa_check, "--no-suppress", "--html", swapped_page, swapped_pcap])
+            marks = parse(open(swapped_page, encoding="utf-8").read()).marks
+            if not any(f"byte-swapped is {expected}," in m["title"] and m["finding"] == "marker.fpduptr-mismatch"
+                       for m in marks):
+                fail(f"FPDUPTR in host order: no byte-swap hint ({[m['title'] for m in marks]})")
+        else:
+            fail("fault-marker.fpduptr-mismatch.pcap: the mismatched marker was not found to patch")
+
     # A pipe: the same findings, exit status unchanged, FPDU dumps said to be missing.
     crc_file = [f for f in files if os.path.basename(f) == "fault-fpdu.crc-mismatch.pcap"]
     if crc_file:
@@ -555,12 +720,37 @@ def main():
         fail("escape page: private data became an <img> element")
     if "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &#39;q&#39; &amp;" not in esc_text:
         fail("escape page: the private data is not shown escaped")
-    if "\ufffd" not in esc_text:
-        fail("escape page: non-UTF-8 octets not shown as U+FFFD")
+    if "\ufffd" in esc_text:
+        fail("escape page: private data shown with replacement characters")
+    if not any(" ".join(f"{b:02x}" for b in hostile) in t for t in parse(esc_text).pd_hex):
+        fail("escape page: the private data is not shown in hex")
     esc_static = parse(esc_text)
     check_page(esc_static, esc_json, [esc_pcap], "static escape page")
     if "<script>alert(\"x\")</script> 'q' &" not in "".join(esc_static.text):
         fail("escape page: the private data's text is not there as text")
+
+    # Rev 2 private data: in hex, the IRD/ORD block first and decoded as the JSON report has it.
+    binary_pd = bytes([0x00, 0xFF, 0x00, 0x10, 0x80, 0x41])
+    rev2_pcap = os.path.join(args.work, "rev2-private-data.pcap")
+    rev2_page = os.path.join(args.work, "rev2-private-data.html")
+    r = run([args.mpa_synth, "-o", rev2_pcap, "--rev", "2", "--request-pd-hex", binary_pd.hex()])
+    if r.returncode != 0:
+        fail(f"mpa-synth --rev 2 failed: {r.stderr}")
+    else:
+        rev2_json = json.loads(run([args.mpa_check, "--no-suppress", "--format", "json", rev2_pcap]).stdout)
+        run([args.mpa_check, "--no-suppress", "--html", rev2_page, rev2_pcap])
+        rev2_text = open(rev2_page, encoding="utf-8").read()
+        rev2 = parse(rev2_text)
+        request = rev2_json["captures"][0]["connections"][0]["request"]
+        words = f"IRD/ORD block: IRD {request['ird']}, ORD {request['ord']}"
+        if words not in "".join(rev2.text):
+            fail(f"Rev 2 page: the Request's IRD/ORD block is not decoded ({words!r})")
+        if not rev2.pd_hex or not rev2.pd_hex[0].split()[4:10] == [f"{b:02x}" for b in binary_pd]:
+            fail(f"Rev 2 page: the Request's private data in hex is {rev2.pd_hex[:1]}, want the IRD/ORD block, "
+                 f"then {binary_pd.hex(' ')}")
+        if "\ufffd" in rev2_text:
+            fail("Rev 2 page: binary private data shown with replacement characters")
+        check_page(rev2, rev2_json, [rev2_pcap], "static Rev 2 page")
 
     if args.browser:
         browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pcap, static, shots)

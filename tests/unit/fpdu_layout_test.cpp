@@ -11,6 +11,7 @@
 
 #include "mpa/crc32c.h"
 #include "mpa/marker_grid.h"
+#include "mpa/terminate.h"
 
 namespace mpa {
 namespace {
@@ -107,6 +108,63 @@ TEST(FpduLayout, RfcFigure6UlpduIsSplitByTheMarkerAt0x200) {
   const std::uint32_t at = crc.seq.distance_from(start);
   EXPECT_EQ(crc_from_wire(&fpdu[at]), 0x98589284u);
   EXPECT_EQ(crc_from_wire(&fpdu[at]), crc32c(std::span(fpdu).first(at)));
+}
+
+TEST(FpduLayout, AMissingCrcFieldBelongsRightAfterTheFpduAsSent) {
+  // ULPDU_Length 42, pad 0, no CRC field: 44 octets on the wire; the CRC field would have
+  // been the next four, where the next FPDU begins instead.
+  EXPECT_EQ(missing_crc_field(TcpSeq(0x100), 44), (SeqRange{TcpSeq(0x12c), 4}));
+  // Across the wrap of sequence space.
+  EXPECT_EQ(missing_crc_field(TcpSeq(0xfffffff0), 0x10), (SeqRange{TcpSeq(0), 4}));
+  // A conformant FPDU's CRC field is its own last four octets, right before that place.
+  EXPECT_EQ(crc_field(TcpSeq(0x100), 48).end(), missing_crc_field(TcpSeq(0x100), 48).seq);
+}
+
+TEST(FpduLayout, OctetsOfAUlpduAreFoundAroundTheMarkers) {
+  // RFC 5044 Figure 6: the ULPDU_Length field at 01ec, the ULPDU from 01ee, a marker at 0200.
+  const MarkerGrid grid(TcpSeq(0));
+  auto runs = [&](std::uint32_t from, std::uint32_t count) {
+    std::vector<SeqRange> out;
+    EXPECT_TRUE(for_each_ulpdu_octets_run(grid, TcpSeq(0x1ec), from, count, [&](SeqRange r) {
+      out.push_back(r);
+      return true;
+    }));
+    return out;
+  };
+  EXPECT_EQ(runs(0, 4), (std::vector<SeqRange>{{TcpSeq(0x1ee), 4}}));
+  EXPECT_EQ(runs(16, 4), (std::vector<SeqRange>{{TcpSeq(0x1fe), 2}, {TcpSeq(0x204), 2}}));
+  // A Terminate's control field there: right after the untagged DDP header, past the marker.
+  EXPECT_EQ(runs(kTerminateControlOffset, kTerminateControlSize),
+            (std::vector<SeqRange>{{TcpSeq(0x204), 4}}));
+  // Without markers, the octets follow the ULPDU_Length field.
+  std::vector<SeqRange> plain;
+  for_each_ulpdu_octets_run(MarkerGrid(), TcpSeq(100), kTerminateControlOffset,
+                            kTerminateControlSize, [&](SeqRange r) {
+                              plain.push_back(r);
+                              return true;
+                            });
+  EXPECT_EQ(plain, (std::vector<SeqRange>{{TcpSeq(120), 4}}));
+}
+
+TEST(FpduLayout, TheTerminateControlFieldIsReadWhereTheLayoutPutsIt) {
+  // An untagged DDP header, then Terminate Control: layer 2 (LLP), error type 0, MPA error 2.
+  std::vector<std::uint8_t> ulpdu(kTerminateControlOffset + 32, 0);
+  ulpdu[0] = 0x43;  // DDP: untagged, last, version 1
+  ulpdu[1] = 0x47;  // RDMAP version 1, opcode 7: Terminate
+  ulpdu[kTerminateControlOffset] = 0x20;
+  ulpdu[kTerminateControlOffset + 1] = 0x02;
+  const auto t = decode_terminate(ulpdu, false);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->layer, 2);
+  EXPECT_EQ(t->error_code, 2);
+}
+
+TEST(FpduLayout, AnFpduptrInHostOrderIsRecognised) {
+  EXPECT_TRUE(fpdu_ptr_byte_swapped({0, 0x0002}, 512));
+  EXPECT_TRUE(fpdu_ptr_byte_swapped({0, 0x8001}, 384));
+  EXPECT_FALSE(fpdu_ptr_byte_swapped({0, 0x0180}, 384));     // right as it is
+  EXPECT_FALSE(fpdu_ptr_byte_swapped({0, 0x0188}, 384));     // wrong either way
+  EXPECT_FALSE(fpdu_ptr_byte_swapped({0, 0x0404}, 0x0404));  // the same both ways
 }
 
 TEST(FpduLayout, MarkerFieldsAreJudgedAsRfc5044Section4_2Says) {

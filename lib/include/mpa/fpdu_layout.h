@@ -61,6 +61,13 @@ constexpr bool marker_fits(Marker m, std::uint16_t expected) {
 constexpr bool marker_exact(Marker m, std::uint16_t expected) {
   return m.reserved == 0 && (m.fpdu_ptr & 0x3u) == 0 && m.fpdu_ptr == expected;
 }
+// A marker whose FPDUPTR is `expected` with its two octets swapped (stored in a
+// little-endian host's order, not network byte order): 0x0002 where 512 belongs. Not a rule
+// of its own: a hint at the cause of a mismatch.
+constexpr bool fpdu_ptr_byte_swapped(Marker m, std::uint16_t expected) {
+  const auto swapped = static_cast<std::uint16_t>((m.fpdu_ptr >> 8) | (m.fpdu_ptr << 8));
+  return m.fpdu_ptr != expected && swapped == expected;
+}
 // The sequence number a marker at `marker_seq` with `fpdu_ptr` points to (RFC 5044 4.3:
 // the marker's position minus FPDUPTR, modulo 2^32): the ULPDU_Length field of the FPDU
 // holding it, or the marker itself for FPDUPTR 0 (the header follows it).
@@ -85,6 +92,12 @@ constexpr SeqRange ulpdu_length_field(TcpSeq header_seq) { return {header_seq, k
 // (`wire_length` counts markers; a marker right after the CRC belongs to the next FPDU).
 constexpr SeqRange crc_field(TcpSeq fpdu_start, std::uint32_t wire_length) {
   return {fpdu_start + (wire_length - kCrcSize), kCrcSize};
+}
+// RFC 5044 4.1: where the CRC field of an FPDU sent without one belongs (`wire_length`
+// counts no CRC field): the four octets after its last, which carry the next FPDU's first
+// octets instead (fpdu.crc-field-missing).
+constexpr SeqRange missing_crc_field(TcpSeq fpdu_start, std::uint32_t wire_length) {
+  return {fpdu_start + wire_length, kCrcSize};
 }
 // RFC 5044 4.4 (Figure 5): the CRC value goes on the wire least significant octet first;
 // the value of the four CRC octets at `p`.
@@ -120,6 +133,24 @@ constexpr bool for_each_ulpdu_run(const MarkerGrid& grid, TcpSeq header_seq,
     left -= piece.length;
   }
   return true;
+}
+
+// The runs of sequence space that hold octets [from, from + count) of the ULPDU of an FPDU
+// whose ULPDU_Length field begins at `header_seq` (a field of an upper layer's header, such
+// as a Terminate's control field), in order, as for_each_ulpdu_run.
+template <typename Run>
+constexpr bool for_each_ulpdu_octets_run(const MarkerGrid& grid, TcpSeq header_seq,
+                                         std::uint32_t from, std::uint32_t count, Run&& run) {
+  std::uint32_t skip = from;
+  return for_each_ulpdu_run(grid, header_seq, from + count, [&](SeqRange piece) {
+    if (skip >= piece.length) {
+      skip -= piece.length;
+      return true;
+    }
+    const SeqRange part = piece.sub(skip, piece.length - skip);
+    skip = 0;
+    return run(part);
+  });
 }
 
 // The runs of sequence space that hold the pad of an FPDU (RFC 5044 4.1: after its ULPDU of

@@ -11,9 +11,16 @@
 #include <string>
 #include <string_view>
 
+#include "mpa/ddp.h"
 #include "mpa/diagnostics.h"
 
 namespace mpa {
+
+// RFC 5040 4.8 (Figure 8): the Terminate Control field (Layer, EType, Error Code, M D R and
+// reserved bits: 32 bits) follows the untagged DDP header; the octets of the Terminate's
+// ULPDU it occupies, in every layout decode_terminate knows.
+inline constexpr std::uint32_t kTerminateControlOffset = kDdpUntaggedHeaderSize;
+inline constexpr std::uint32_t kTerminateControlSize = 4;
 
 enum class TerminateLayer : std::uint8_t { Rdmap = 0, Ddp = 1, Llp = 2 };
 
