@@ -60,6 +60,8 @@ struct Settings {
   std::size_t fold = 3;
   std::string color = "auto";
   unsigned jobs = 1;
+  // Threads per capture file: 2 reads (and decompresses) on one while the other analyses.
+  unsigned read_threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
   std::string interface;
   std::string write;  // -w
   std::string filter;
@@ -192,8 +194,11 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   g_reader = reader.get();
   mpa::FrameFeeder feeder(analyzer);
   collector.name_tunnels_from(feeder.tunnel_names());
+  mpa::PipelineOptions pipeline;
+  pipeline.read_thread = settings.read_threads >= 2;
   report.result = mpa::run_pipeline(
-      *reader, feeder, [&progress](const mpa::CaptureReader& r) { progress.update(r); });
+      *reader, feeder, [&progress](const mpa::CaptureReader& r) { progress.update(r); },
+      pipeline);
   g_reader = nullptr;
   collector.finish();
   report.tcp_connections = analyzer.tcp_connections();
@@ -420,6 +425,12 @@ int main(int argc, char** argv) {
   app.add_option("-j,--jobs", settings.jobs,
                  "Captures analysed in parallel (output keeps the given order)")
       ->check(CLI::Range(1u, 256u))
+      ->group("Reading captures");
+  app.add_option("--read-threads", settings.read_threads,
+                 "Threads per capture file: 2 reads and decompresses on one while the other "
+                 "analyses (the default on two cores or more), 1 does both on one (the same "
+                 "output either way)")
+      ->check(CLI::Range(1u, 2u))
       ->group("Reading captures");
   app.add_flag("--list-diagnostics", settings.list_diagnostics,
                "Print the diagnostics catalogue (with --format json: as JSON) and exit")

@@ -267,4 +267,20 @@ std::string unreached_warning(const CaptureStats& stats) {
       stats.first_unreached_detail.empty() ? "" : ", " + stats.first_unreached_detail);
 }
 
+std::string live_counts(const PipelineResult& result) {
+  if (!result.live) return {};
+  return fmt::format("libpcap: {} received, {} dropped by the kernel, {} by the interface",
+                     count_of(result.live->received, "packet"), result.live->dropped,
+                     result.live->interface_dropped);
+}
+
+std::string drops_warning(const PipelineResult& result) {
+  if (!result.live || result.live->dropped + result.live->interface_dropped == 0) return {};
+  return fmt::format(
+      "{} lost before the analysis (the capture buffer was full, or the interface dropped "
+      "them): the octets they held are capture gaps (capture.gap, could not verify), not "
+      "protocol errors",
+      count_of(result.live->dropped + result.live->interface_dropped, "packet"));
+}
+
 }  // namespace mpa::report

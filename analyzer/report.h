@@ -224,5 +224,10 @@ std::string ip_reassembly_counts(const CaptureStats& stats);
 // The warning a capture earns when frames may have carried TCP that was not analysed
 // (a tunnel payload not decoded, nesting too deep, a link type not supported); "" if none.
 std::string unreached_warning(const CaptureStats& stats);
+// A live capture's libpcap counters ("5000 packets received, 12 dropped by the kernel, 0 by
+// the interface"), and what drops mean for the report; "" for a file.
+std::string live_counts(const PipelineResult& result);
+// When packets were dropped: what that means for the report; "" otherwise.
+std::string drops_warning(const PipelineResult& result);
 
 }  // namespace mpa::report

@@ -372,6 +372,18 @@ void Page::overview(std::vector<Row>& rows) {
 }
 
 // The frames not decoded to TCP, by reason, and the warning when they may hide TCP.
+// A live capture: libpcap's counters, and the warning when it dropped packets.
+static std::string live_html(const PipelineResult& result) {
+  std::string html;
+  if (const std::string live = live_counts(result); !live.empty()) {
+    html += "<br><small class=\"not-tcp\">" + esc(live) + "</small>";
+  }
+  if (const std::string drops = drops_warning(result); !drops.empty()) {
+    html += "<br><span class=\"capture-warning\">warning: " + esc(drops) + "</span>";
+  }
+  return html;
+}
+
 static std::string not_tcp_html(const CaptureStats& stats) {
   std::string html;
   const std::string counts = not_tcp_counts(stats);
@@ -403,7 +415,7 @@ void Page::capture_row(std::size_t i) {
       fmt::arg("i", i), fmt::arg("file", esc(c.file)), fmt::arg("name", esc(name(i))),
       fmt::arg("v", v), fmt::arg("rank", v == "pass" ? 0 : 1),
       fmt::arg("error", (c.result.ok ? std::string() : " <em>(" + esc(c.result.error) + ")</em>") +
-                            not_tcp_html(c.result.stats)),
+                            not_tcp_html(c.result.stats) + live_html(c.result)),
       fmt::arg("frames", c.result.stats.frames), fmt::arg("mpa", c.mpa_connections),
       fmt::arg("errors", c.active[Severity::Error]),
       fmt::arg("warnings", c.active[Severity::Warning]),

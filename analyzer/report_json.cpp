@@ -151,6 +151,15 @@ static ordered_json counts_json(const SeverityCounts& c) {
           {"notes", c[Severity::Note]}};
 }
 
+// A live capture's libpcap counters (packets received and dropped) and what drops mean.
+static ordered_json live_json(const PipelineResult& result) {
+  const std::string warning = drops_warning(result);
+  return {{"packets_received", result.live->received},
+          {"packets_dropped", result.live->dropped},
+          {"packets_dropped_by_interface", result.live->interface_dropped},
+          {"drops_warning", warning.empty() ? ordered_json(nullptr) : ordered_json(warning)}};
+}
+
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
                 const RuleReview& review) {
   out << "{\n\"version\": 1,\n\"captures\": [";
@@ -180,6 +189,7 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
     head["first_unreached_frame"] =
         st.first_unreached_frame ? ordered_json(st.first_unreached_frame) : ordered_json(nullptr);
     head["capture_warning"] = warning.empty() ? ordered_json(nullptr) : ordered_json(warning);
+    if (cap.result.live) head["live"] = live_json(cap.result);
     head["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
     head["counts"] = counts_json(cap.active);
     head["suppressed"] = counts_json(cap.suppressed);
@@ -265,6 +275,7 @@ void write_json_lines_end(std::ostream& out, const CaptureReport& cap, const Pol
   j["complete"] = cap.result.ok;
   if (!cap.result.ok) j["error"] = cap.result.error;
   j["tcp_connections"] = cap.tcp_connections;
+  if (cap.result.live) j["live"] = live_json(cap.result);
   j["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
   j["counts"] = counts_json(cap.active);
   j["suppressed"] = counts_json(cap.suppressed);

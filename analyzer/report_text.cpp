@@ -102,6 +102,14 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
     fmt::print(out, "{}: {}: {}\n", cap.file,
                options.color ? "\033[1;35mwarning\033[0m" : "warning", warning);
   }
+  // A live capture: what libpcap counted, and what it lost.
+  if (const std::string live = live_counts(cap.result); !live.empty()) {
+    fmt::print(out, "{}:   {}\n", cap.file, live);
+  }
+  if (const std::string drops = drops_warning(cap.result); !drops.empty()) {
+    fmt::print(out, "{}: {}: {}\n", cap.file,
+               options.color ? "\033[1;35mwarning\033[0m" : "warning", drops);
+  }
 }
 
 }  // namespace

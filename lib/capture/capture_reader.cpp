@@ -1,17 +1,24 @@
 // Capture-file reading (files or standard input, plain, gzip or zstd), feeding the RFC 5044
-// MPA checker one record at a time: pcap through libpcap (its fast path), pcapng block by
-// block (pcapng_stream.h: interfaces of different link types and snaplens, as Wireshark
-// reads them, which libpcap 1.10 refuses).
+// MPA checker one record at a time: pcap through libpcap, pcapng block by block
+// (pcapng_stream.h: interfaces of different link types and snaplens, as Wireshark reads them,
+// which libpcap 1.10 refuses). A plain regular file is mapped and its records are parsed in
+// place (no copy into user space at all); a pcap record the mapping cannot give as libpcap
+// would (an unusual header, a record cut short, the end of the mapping) is read by libpcap
+// from its own offset on, so that what is read and every message stay libpcap's.
 #include "mpa/capture_reader.h"
 
 #include <fmt/format.h>
 #include <pcap/pcap.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #if MPA_HAVE_LZ4
 #include <lz4frame.h>
+#endif
+#if MPA_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
 #endif
 #include <zlib.h>
 #include <zstd.h>
@@ -22,6 +29,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "mpa/packet_decoder.h"
@@ -81,7 +89,21 @@ struct Inflow {
   bool pipe = false;
   std::array<std::uint8_t, 4> prefix{};
   std::size_t prefix_size = 0, prefix_at = 0;
+  std::uint64_t delivered = 0;  // octets returned so far (a file: the offset reached)
   std::size_t read(std::uint8_t* out, std::size_t size) {
+    const std::size_t n = read_some(out, size);
+    delivered += n;
+    return n;
+  }
+  // A regular file only: reading goes on from `offset`.
+  bool seek(std::uint64_t offset) {
+    prefix_at = prefix_size;
+    delivered = offset;
+    return fseeko(raw, static_cast<off_t>(offset), SEEK_SET) == 0;
+  }
+
+ private:
+  std::size_t read_some(std::uint8_t* out, std::size_t size) {
     std::size_t n = 0;
     while (n < size && prefix_at < prefix_size) out[n++] = prefix[prefix_at++];
     if (n == size) return n;
@@ -107,13 +129,24 @@ struct Decompressor {
   bool cut_short = false;
   std::string problem;  // why it failed
   z_stream z{};
+  bool z_ready = false;
+#if MPA_HAVE_ISAL
+  // gzip from a regular file: ISA-L's igzip. Where it finds the stream damaged or cut short,
+  // zlib reads the member again from its start (the octets igzip gave skipped), so that what
+  // is read and what is said about it are zlib's.
+  inflate_state isal{};
+  bool use_isal = false;
+  std::uint64_t member_start = 0;  // file offset of the member being inflated
+  std::uint64_t member_out = 0;    // octets it gave so far
+#endif
+  std::uint64_t skip = 0;  // octets zlib gives again, not to be returned twice
   ZSTD_DCtx* zstd = nullptr;
 #if MPA_HAVE_LZ4
   LZ4F_dctx* lz4 = nullptr;
 #endif
 
   ~Decompressor() {
-    if (kind == Compression::Gzip) inflateEnd(&z);
+    if (z_ready) inflateEnd(&z);
     if (zstd) ZSTD_freeDCtx(zstd);
 #if MPA_HAVE_LZ4
     if (lz4) LZ4F_freeDecompressionContext(lz4);
@@ -137,16 +170,67 @@ struct Decompressor {
   const char* name() const {
     return kind == Compression::Gzip ? "gzip" : kind == Compression::Zstd ? "zstd" : "LZ4";
   }
+#if MPA_HAVE_ISAL
+  void start_isal() {
+    isal_inflate_init(&isal);
+    isal.crc_flag = ISAL_GZIP;
+    use_isal = true;
+  }
+  // igzip found the member damaged or cut short: zlib reads it again from its start.
+  bool to_zlib() {
+    use_isal = false;
+    skip = member_out;
+    input_at = input_size = 0;
+    input_ended = false;
+    in_frame = false;
+    return in.seek(member_start);
+  }
+#endif
   ssize_t read(char* out, std::size_t size) {
     if (failed) return -1;
     std::size_t produced = 0;
     while (produced == 0) {
       if (!refill()) {
+#if MPA_HAVE_ISAL
+        if (use_isal && in_frame) {
+          if (!to_zlib()) return fail(0, "cannot read the gzip stream again");
+          continue;
+        }
+#endif
         if (!in_frame) return 0;  // the end, between members or frames
         cut_short = true;
         return fail(0, fmt::format("the {} stream ends early", name()));
       }
+#if MPA_HAVE_ISAL
+      if (use_isal) {
+        isal.next_in = input.data() + input_at;
+        isal.avail_in = static_cast<std::uint32_t>(input_size - input_at);
+        isal.next_out = reinterpret_cast<std::uint8_t*>(out);
+        isal.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(size, 1u << 30));
+        const std::uint32_t room = isal.avail_out;
+        const int r = isal_inflate(&isal);
+        input_at = input_size - isal.avail_in;
+        produced = room - isal.avail_out;
+        member_out += produced;
+        if (r != ISAL_DECOMP_OK) {
+          if (!to_zlib()) return fail(produced, "cannot read the gzip stream again");
+          continue;
+        }
+        in_frame = isal.block_state != ISAL_BLOCK_FINISH;
+        if (!in_frame) {
+          // Another member may follow: from here.
+          member_start = in.delivered - (input_size - input_at);
+          member_out = 0;
+          start_isal();
+        }
+        continue;
+      }
+#endif
       if (kind == Compression::Gzip) {
+        if (!z_ready) {
+          if (inflateInit2(&z, 15 + 32) != Z_OK) return fail(0, "cannot decompress gzip");
+          z_ready = true;
+        }
         z.next_in = input.data() + input_at;
         z.avail_in = static_cast<uInt>(input_size - input_at);
         z.next_out = reinterpret_cast<Bytef*>(out);
@@ -154,6 +238,13 @@ struct Decompressor {
         const int r = inflate(&z, Z_NO_FLUSH);
         input_at = input_size - z.avail_in;
         produced = size - z.avail_out;
+        if (skip > 0) {
+          // Given already by igzip: not again.
+          const std::size_t drop = static_cast<std::size_t>(std::min<std::uint64_t>(skip, produced));
+          std::memmove(out, out + drop, produced - drop);
+          produced -= drop;
+          skip -= drop;
+        }
         in_frame = r != Z_STREAM_END;
         if (r == Z_STREAM_END) {
           inflateReset(&z);  // another gzip member may follow
@@ -230,9 +321,16 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
   d->in.prefix = magic;
   d->in.prefix_size = got;
   d->kind = kind;
-  if (kind == Compression::Gzip && inflateInit2(&d->z, 15 + 32) != Z_OK) {
-    d->failed = true;
-    d->problem = "cannot decompress gzip";
+#if MPA_HAVE_ISAL
+  if (kind == Compression::Gzip && seekable) d->start_isal();
+#endif
+  if (kind == Compression::Gzip && !seekable) {
+    if (inflateInit2(&d->z, 15 + 32) != Z_OK) {
+      d->failed = true;
+      d->problem = "cannot decompress gzip";
+    } else {
+      d->z_ready = true;
+    }
   }
   if (kind == Compression::Zstd) d->zstd = ZSTD_createDCtx();
 #if MPA_HAVE_LZ4
@@ -301,12 +399,68 @@ struct CaptureReader::Impl {
   std::unique_ptr<capture::PcapngWriter> writer;
   std::chrono::steady_clock::time_point last_flush;
   bool write_failed = false;
+  // A plain regular file, mapped (nullptr: read through stdio).
+  const std::uint8_t* map = nullptr;
+  std::size_t map_size = 0;
+  // pcap read from the mapping: the next record header's offset; false once libpcap took
+  // over (an unusual record, or the end of the mapping).
+  bool map_pcap = false;
+  bool map_nano = false;  // the file's time stamps are in nanoseconds
+  std::uint32_t map_snapshot = 0;
+  std::uint64_t map_at = 0;
+  // Octets of the mapping before `released` were given back, those before `populated` were
+  // mapped in ahead; `hold`: give back only when release() says so.
+  std::uint64_t released = 0;
+  std::uint64_t populated = 0;
+  bool populate_works = true;
+  bool hold = false;
+  bool regular = false;
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
     if (stream != nullptr) std::fclose(stream);
+    if (map != nullptr) munmap(const_cast<std::uint8_t*>(map), map_size);
+  }
+  // Mapped octets are given back in chunks of this size, and mapped in ahead as much.
+  static constexpr std::uint64_t kChunk = 4u << 20;
+  void give_back(std::uint64_t offset) {
+    if (map == nullptr) return;
+    offset = std::min<std::uint64_t>(offset, map_size) & ~(kChunk - 1);
+    if (offset <= released) return;
+    madvise(const_cast<std::uint8_t*>(map) + released, offset - released, MADV_DONTNEED);
+    released = offset;
+  }
+  // Maps the next chunk in before it is read (one call instead of a page fault per 64 KiB;
+  // on the reading thread, not the analysing one).
+  void populate(std::uint64_t at) {
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+    if (map == nullptr || !populate_works || at + kChunk <= populated || populated >= map_size) {
+      return;
+    }
+    const std::uint64_t from = std::max(populated, at & ~(kChunk - 1));
+    const std::uint64_t to = std::min<std::uint64_t>(map_size, from + 2 * kChunk);
+    if (madvise(const_cast<std::uint8_t*>(map) + from, to - from, MADV_POPULATE_READ) != 0) {
+      populate_works = false;  // an older kernel: page faults map it in
+    }
+    populated = to;
   }
 };
+
+namespace {
+
+// Maps a plain regular file for reading in place; nullptr where it cannot be mapped.
+const std::uint8_t* map_file(FILE* stream, std::uint64_t size) {
+  if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return nullptr;
+  void* at = mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fileno(stream),
+                  0);
+  if (at == MAP_FAILED) return nullptr;
+  madvise(at, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
+  return static_cast<const std::uint8_t*>(at);
+}
+
+}  // namespace
 
 std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std::string& error) {
   const std::string name = display_name(path);
@@ -357,17 +511,26 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   }
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
+  const bool regular = S_ISREG(status.st_mode);
+  // A plain regular file: mapped, its records read in place.
+  auto impl = std::make_unique<Impl>();
+  impl->regular = regular;
+  if (compression == Compression::None && regular) {
+    impl->map = map_file(stream, file_size);
+    if (impl->map != nullptr) impl->map_size = static_cast<std::size_t>(file_size);
+  }
   if (head == std::array<std::uint8_t, 4>{0x0A, 0x0D, 0x0D, 0x0A}) {
     // pcapng (its Section Header Block type reads the same in both byte orders).
     auto pcapng = std::make_unique<capture::PcapngStream>();
     std::string detail;
+    if (impl->map != nullptr) pcapng->map(impl->map, impl->map_size);
     if (!pcapng->open(stream, detail)) {
       std::fclose(stream);
       error = fmt::format("{}: cannot read capture: pcapng: {}", name, detail);
       return nullptr;
     }
     std::unique_ptr<CaptureReader> reader(new CaptureReader());
-    reader->impl_ = std::make_unique<Impl>();
+    reader->impl_ = std::move(impl);
     reader->impl_->buffer = std::move(buffer);
     for (const capture::PcapngInterface& interface : pcapng->interfaces()) {
       reader->impl_->link_types.push_back(interface.link_type);
@@ -392,9 +555,27 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   }
 
   std::unique_ptr<CaptureReader> reader(new CaptureReader());
-  reader->impl_ = std::make_unique<Impl>();
+  reader->impl_ = std::move(impl);
   reader->impl_->buffer = std::move(buffer);
   reader->impl_->pcap = pcap;
+  if (Impl& m = *reader->impl_; m.map != nullptr && m.map_size >= 24) {
+    // Records read from the mapping where libpcap reads them as they are: a pcap file in this
+    // machine's byte order, version 2.4, micro- or nanosecond time stamps (other magics and
+    // versions have record headers of their own: libpcap reads those files).
+    std::uint32_t magic;
+    std::uint16_t major, minor;
+    std::memcpy(&magic, m.map, 4);
+    std::memcpy(&major, m.map + 4, 2);
+    std::memcpy(&minor, m.map + 6, 2);
+    const int snapshot = pcap_snapshot(pcap);
+    if ((magic == 0xa1b2c3d4u || magic == 0xa1b23c4du) && major == 2 && minor == 4 &&
+        !pcap_is_swapped(pcap) && snapshot > 0) {
+      m.map_pcap = true;
+      m.map_nano = magic == 0xa1b23c4du;
+      m.map_snapshot = static_cast<std::uint32_t>(snapshot);
+      m.map_at = 24;
+    }
+  }
   reader->impl_->decompressor = decompressor;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
   reader->impl_->link_types = {reader->impl_->link_type};
@@ -521,6 +702,45 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
   if (impl.failed) return ReadStatus::Error;
   if (impl.ended) return ReadStatus::End;
   if (impl.pcapng) return next_pcapng(record);
+  if (impl.map_pcap) {
+    if (impl.stop.load(std::memory_order_relaxed)) {
+      impl.ended = true;
+      return ReadStatus::End;
+    }
+    const std::uint64_t at = impl.map_at;
+    if (!impl.hold) impl.give_back(at);
+    impl.populate(at);
+    if (impl.map_size - at >= 16) {
+      std::uint32_t h[4];  // seconds, fraction, captured length, length
+      std::memcpy(h, impl.map + at, sizeof h);
+      // As libpcap gives it: within the snapshot length and libpcap's ceiling, time stamps
+      // that libpcap reads the same whether it takes them as signed or not.
+      if (h[2] <= impl.map_snapshot && h[2] <= 262144u && h[0] < 0x80000000u &&
+          h[1] < 0x80000000u && impl.map_size - at - 16 >= h[2]) {
+        ++impl.records;
+        record.number = impl.records;
+        record.timestamp_ns = std::uint64_t{h[0]} * 1'000'000'000u +
+                              (impl.map_nano ? std::uint64_t{h[1]} : std::uint64_t{h[1]} * 1000u);
+        record.original_length = h[3];
+        record.link_type = impl.link_type;
+        record.data = std::span<const std::uint8_t>(impl.map + at + 16, h[2]);
+        record.mapped = true;
+        impl.bytes_seen += h[2];
+        impl.map_at = at + 16 + h[2];
+        return ReadStatus::Record;
+      }
+    }
+    // Anything else (the end too: the file may have grown since it was mapped): libpcap
+    // reads on from this record's offset.
+    impl.map_pcap = false;
+    if (fseeko(pcap_file(impl.pcap), static_cast<off_t>(at), SEEK_SET) != 0) {
+      impl.failed = true;
+      error_ = fmt::format("{}: record {}: unreadable record ({})", display_name(path_),
+                           impl.records + 1, std::strerror(errno));
+      return ReadStatus::Error;
+    }
+  }
+  record.mapped = false;
 
   pcap_pkthdr* header = nullptr;
   const std::uint8_t* data = nullptr;
@@ -587,6 +807,10 @@ ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
   }
   capture::PcapngPacket packet;
   std::string detail;
+  if (impl.map != nullptr) {
+    if (!impl.hold) impl.give_back(impl.pcapng->consumed());
+    impl.populate(impl.pcapng->consumed());
+  }
   const capture::PcapngStream::Result result = impl.pcapng->next(packet, detail);
   if (result == capture::PcapngStream::Result::Packet) {
     ++impl.records;
@@ -595,6 +819,7 @@ ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
     record.original_length = packet.original_length;
     record.link_type = packet.link_type;
     record.data = packet.data;
+    record.mapped = packet.mapped;
     impl.bytes_seen += packet.data.size();
     return ReadStatus::Record;
   }
@@ -626,8 +851,22 @@ std::uint32_t CaptureReader::snaplen() const {
   return snaplen < 0 ? 0 : static_cast<std::uint32_t>(snaplen);
 }
 
+void CaptureReader::hold_mapped() { impl_->hold = true; }
+
+void CaptureReader::release(std::uint64_t offset) { impl_->give_back(offset); }
+
+bool CaptureReader::regular_file() const { return impl_->regular && !impl_->live; }
+
+std::optional<LiveStats> CaptureReader::live_stats() const {
+  if (!impl_->live) return std::nullopt;
+  pcap_stat stat{};
+  if (pcap_stats(impl_->pcap, &stat) != 0) return std::nullopt;
+  return LiveStats{stat.ps_recv, stat.ps_drop, stat.ps_ifdrop};
+}
+
 std::uint64_t CaptureReader::bytes_read() const {
   if (impl_->pcapng) return impl_->pcapng->consumed();
+  if (impl_->map_pcap) return impl_->map_at;
   if (FILE* stream = pcap_file(impl_->pcap); stream != nullptr) {
     const long position = std::ftell(stream);
     if (position >= 0) return static_cast<std::uint64_t>(position);

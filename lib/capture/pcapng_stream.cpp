@@ -73,6 +73,49 @@ std::uint32_t PcapngStream::u32(const std::uint8_t* at) const {
 }
 
 PcapngStream::Block PcapngStream::read_block(std::string& detail) {
+  if (map_ != nullptr) {
+    // In place, when the mapping holds the whole block and it is well formed; anything else
+    // is read through the stream from the block's offset, which says what is wrong with it.
+    const std::uint64_t at = consumed_;
+    if (at < map_size_ && map_size_ - at >= 12) {
+      const std::uint8_t* block = map_ + at;
+      std::uint32_t raw_type, magic;
+      std::memcpy(&raw_type, block, 4);
+      std::memcpy(&magic, block + 8, 4);
+      const bool section = raw_type == kSectionHeader;
+      bool swapped = swapped_;
+      bool ok = in_section_;
+      if (section) {
+        swapped = magic == __builtin_bswap32(kByteOrderMagic);
+        ok = swapped || magic == kByteOrderMagic;
+      }
+      std::uint32_t total, type;
+      std::memcpy(&total, block + 4, 4);
+      std::memcpy(&type, block, 4);
+      if (swapped) total = __builtin_bswap32(total), type = __builtin_bswap32(type);
+      if (ok && total >= (section ? 16u : 12u) && total % 4 == 0 && total <= kMaxBlock &&
+          total <= map_size_ - at) {
+        std::uint32_t trailer;
+        std::memcpy(&trailer, block + total - 4, 4);
+        if (swapped) trailer = __builtin_bswap32(trailer);
+        if (trailer == total) {
+          swapped_ = swapped;
+          type_ = section ? kSectionHeader : type;
+          body_ = block + 8;
+          body_size_ = total - 12;
+          body_mapped_ = true;
+          consumed_ += total;
+          return Block::Ok;
+        }
+      }
+    }
+    map_ = nullptr;
+    if (fseeko(stream_, static_cast<off_t>(at), SEEK_SET) != 0) {
+      detail = fmt::format("read error: {}", std::strerror(errno ? errno : EIO));
+      return Block::ReadError;
+    }
+  }
+  body_mapped_ = false;
   std::uint8_t header[12];
   const std::size_t got = std::fread(header, 1, 8, stream_);
   if (got < 8) {
@@ -132,6 +175,7 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
     return Block::Truncated;
   }
   body_size_ = total - 12;
+  body_ = block_.data();
   const std::uint32_t trailer = u32(block_.data() + body_size_);
   if (trailer != total) {
     detail = fmt::format("block of type 0x{:x}: total length {} at its start, {} at its end", type_,
@@ -147,10 +191,10 @@ bool PcapngStream::section_header(std::string& detail) {
     detail = "Section Header Block too short";
     return false;
   }
-  const std::uint16_t major = u16(block_.data() + 4);
+  const std::uint16_t major = u16(body_ + 4);
   if (major != 1) {
     detail =
-        fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(block_.data() + 6));
+        fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(body_ + 6));
     return false;
   }
   // A new section: its interfaces are numbered from 0 again.
@@ -165,23 +209,23 @@ bool PcapngStream::interface_description(std::string& detail) {
     return false;
   }
   PcapngInterface interface;
-  interface.link_type = normalised_link_type(u16(block_.data()));
-  interface.snaplen = u32(block_.data() + 4);
+  interface.link_type = normalised_link_type(u16(body_));
+  interface.snaplen = u32(body_ + 4);
   // Options: code, length, value padded to 32 bits. A damaged option list ends the options.
   std::size_t at = 8;
   while (at + 4 <= body_size_) {
-    const std::uint16_t code = u16(block_.data() + at);
-    const std::uint16_t length = u16(block_.data() + at + 2);
+    const std::uint16_t code = u16(body_ + at);
+    const std::uint16_t length = u16(body_ + at + 2);
     at += 4;
     if (code == kOptionEnd || at + length > body_size_) break;
     if (code == kOptionTsresol && length >= 1) {
-      const std::uint8_t resolution = block_[at];
+      const std::uint8_t resolution = body_[at];
       interface.binary = (resolution & 0x80) != 0;
       interface.exponent = resolution & 0x7F;
     } else if (code == kOptionTsoffset && length >= 8) {
       // A 64-bit value in the section's byte order: its high half first when big endian.
       const bool big_endian = (std::endian::native == std::endian::big) != swapped_;
-      const std::uint64_t first = u32(block_.data() + at), second = u32(block_.data() + at + 4);
+      const std::uint64_t first = u32(body_ + at), second = u32(body_ + at + 4);
       const std::uint64_t offset = big_endian ? (first << 32) | second : (second << 32) | first;
       interface.offset_s = static_cast<std::int64_t>(offset);
     }
@@ -192,7 +236,7 @@ bool PcapngStream::interface_description(std::string& detail) {
 }
 
 PcapngStream::Result PcapngStream::packet_from_block(PcapngPacket& packet, std::string& detail) {
-  const std::uint8_t* body = block_.data();
+  const std::uint8_t* body = body_;
   std::uint32_t interface_id = 0;
   std::uint64_t units = 0;
   std::uint32_t captured = 0;
@@ -236,6 +280,7 @@ PcapngStream::Result PcapngStream::packet_from_block(PcapngPacket& packet, std::
   packet.timestamp_ns = type_ == kSimplePacket ? 0 : to_nanoseconds(units, interface);
   packet.original_length = original;
   packet.data = std::span<const std::uint8_t>(body + data_at, captured);
+  packet.mapped = body_mapped_;
   return Result::Packet;
 }
 

@@ -30,6 +30,7 @@ struct PcapngPacket {
   std::uint64_t timestamp_ns = 0;
   std::uint32_t original_length = 0;
   std::span<const std::uint8_t> data;  // valid until the next call to next()
+  bool mapped = false;                 // data lies in the mapping (see map())
 };
 
 class PcapngStream {
@@ -41,6 +42,14 @@ class PcapngStream {
   // that interfaces() lists every interface declared before the first packet. On failure
   // returns false with `detail` saying why.
   bool open(std::FILE* stream, std::string& detail);
+  // Before open(): the whole file mapped at `base` (`stream` reads the same file). Blocks are
+  // read there in place, packets point into it; at a block the mapping does not hold whole
+  // (the end: the file may have grown; a block cut short), `stream` reads on from its
+  // offset, so that every message is the same.
+  void map(const std::uint8_t* base, std::size_t size) {
+    map_ = base;
+    map_size_ = size;
+  }
 
   // The next packet; Truncated/Malformed/ReadError leave `detail` saying why.
   Result next(PcapngPacket& packet, std::string& detail);
@@ -64,7 +73,11 @@ class PcapngStream {
   bool in_section_ = false;
   std::uint32_t type_ = 0;
   std::vector<std::uint8_t> block_;  // the block's body (without type and lengths), grown only
-  std::size_t body_size_ = 0;        // octets of block_ that are the current block's body
+  const std::uint8_t* body_ = nullptr;  // the current block's body: in block_ or the mapping
+  std::size_t body_size_ = 0;           // octets of the current block's body
+  bool body_mapped_ = false;
+  const std::uint8_t* map_ = nullptr;  // see map(); nullptr once the stream reads on
+  std::size_t map_size_ = 0;
   std::vector<PcapngInterface> interfaces_;
   std::uint64_t consumed_ = 0;
   bool pending_ = false;  // open() read the first packet block: next() returns it

@@ -5,39 +5,99 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <thread>
 #include <vector>
 
 #include "mpa/frame_feeder.h"
 
 namespace mpa {
+namespace {
 
-CapturedFrame captured_frame(const CaptureRecord& record) {
-  return {record.number, record.link_type, record.data, record.original_length,
-          record.timestamp_ns};
-}
+// A bounded single-producer single-consumer queue of pointers: push() waits while it is
+// full, pop() while it is empty (C++20 atomic waits: no spinning, no lock).
+template <std::size_t N>
+class SpscQueue {
+ public:
+  void push(void* item) {
+    const std::size_t tail = tail_.load(std::memory_order_relaxed);
+    std::size_t head = head_.load(std::memory_order_acquire);
+    while (tail - head == N) {
+      head_.wait(head, std::memory_order_acquire);
+      head = head_.load(std::memory_order_acquire);
+    }
+    slots_[tail % N] = item;
+    tail_.store(tail + 1, std::memory_order_release);
+    tail_.notify_one();
+  }
+  void* pop() {
+    const std::size_t head = head_.load(std::memory_order_relaxed);
+    std::size_t tail = tail_.load(std::memory_order_acquire);
+    while (tail == head) {
+      tail_.wait(tail, std::memory_order_acquire);
+      tail = tail_.load(std::memory_order_acquire);
+    }
+    void* item = slots_[head % N];
+    head_.store(head + 1, std::memory_order_release);
+    head_.notify_one();
+    return item;
+  }
 
-PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
-                            const std::function<void(const CaptureReader&)>& progress) {
-  FrameFeeder feeder(analyzer);
-  return run_pipeline(reader, feeder, progress);
-}
+ private:
+  std::array<void*, N> slots_{};
+  alignas(64) std::atomic<std::size_t> head_{0};  // the next slot to pop
+  alignas(64) std::atomic<std::size_t> tail_{0};  // the next slot to push
+};
 
-PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
-                            const std::function<void(const CaptureReader&)>& progress) {
-  PipelineResult result;
-  CaptureRecord record;
+// Records handed from the reading thread to the analysing one. Octets in the mapped file
+// are handed as they lie there; others (libpcap's, a pcapng block's, decompressed ones) are
+// copied into `octets`, since the reader reuses its buffer.
+struct Batch {
+  std::vector<CaptureRecord> records;
+  std::vector<std::uint8_t> octets;
+  std::vector<std::size_t> copied;  // records whose data lie in `octets` (offsets below)
+  std::vector<std::size_t> copied_at;
+  std::uint64_t consumed = 0;  // reader.bytes_read() after the last record
+  ReadStatus status = ReadStatus::Record;  // End or Error: the last batch
+  std::uint64_t mapped_octets = 0;
+  void clear() {
+    records.clear();
+    octets.clear();
+    copied.clear();
+    copied_at.clear();
+    mapped_octets = 0;
+    status = ReadStatus::Record;
+  }
+};
+
+// A batch is handed over at this many records or octets; this many batches exist. Memory
+// held by the handover: at most kBatches * (kBatchOctets + one record).
+constexpr std::size_t kBatchRecords = 1024;
+constexpr std::size_t kBatchOctets = 512u << 10;
+constexpr std::size_t kBatches = 8;
+
+bool unsupported(const CaptureReader& reader, PipelineResult& result, FrameFeeder& feeder) {
   // A capture none of whose interfaces (those declared before its first record) the decoder
   // knows is refused; in one that mixes link types, frames of an unknown one count as not TCP.
   const std::vector<std::uint32_t>& links = reader.link_types();
-  if (!links.empty() && std::none_of(links.begin(), links.end(), is_supported_link_type)) {
-    result.ok = false;
-    result.error = fmt::format(
-        "{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
-        "raw IP, BSD loopback)",
-        reader.path() == "-" ? std::string("<stdin>") : reader.path(), fmt::join(links, ", "));
-    feeder.finish(0);
-    return result;
+  if (links.empty() || std::any_of(links.begin(), links.end(), is_supported_link_type)) {
+    return false;
   }
+  result.ok = false;
+  result.error = fmt::format(
+      "{}: unsupported link type {} (supported: Ethernet, Linux SLL/SLL2, "
+      "raw IP, BSD loopback)",
+      reader.path() == "-" ? std::string("<stdin>") : reader.path(), fmt::join(links, ", "));
+  feeder.finish(0);
+  return true;
+}
+
+void read_here(CaptureReader& reader, FrameFeeder& feeder, PipelineResult& result,
+               const std::function<void(const CaptureReader&)>& progress) {
+  CaptureRecord record;
   for (;;) {
     const ReadStatus status = reader.next(record);
     if (status == ReadStatus::End) break;
@@ -49,6 +109,116 @@ PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
     feeder.feed(captured_frame(record));
     if (progress && (record.number & 0x3FFF) == 0) progress(reader);
   }
+}
+
+void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult& result,
+                      const std::function<void(const CaptureReader&)>& progress) {
+  std::array<Batch, kBatches> batches;
+  SpscQueue<kBatches> full, empty;
+  for (Batch& batch : batches) empty.push(&batch);
+  std::atomic<bool> abandon{false};
+  reader.hold_mapped();
+  // The reading thread: fills batches until the capture ends; each batch that comes back
+  // gives its mapped octets back.
+  std::exception_ptr failure;  // what the reading thread threw (rethrown here)
+  std::thread producer([&] {
+    CaptureRecord record;
+    for (bool more = true; more;) {
+      auto* batch = static_cast<Batch*>(empty.pop());
+      try {
+      if (batch->consumed != 0) reader.release(batch->consumed);
+      batch->clear();
+      while (batch->records.size() < kBatchRecords &&
+             batch->octets.size() + batch->mapped_octets < kBatchOctets) {
+        const ReadStatus status =
+            abandon.load(std::memory_order_relaxed) ? ReadStatus::End : reader.next(record);
+        if (status != ReadStatus::Record) {
+          batch->status = status;
+          more = false;
+          break;
+        }
+        if (record.mapped) {
+          batch->mapped_octets += record.data.size();
+        } else {
+          batch->copied.push_back(batch->records.size());
+          batch->copied_at.push_back(batch->octets.size());
+          batch->octets.insert(batch->octets.end(), record.data.begin(), record.data.end());
+        }
+        batch->records.push_back(record);
+        if (progress && (record.number & 0x3FFF) == 0) progress(reader);
+      }
+      // The copies' final place, now that `octets` grows no more.
+      for (std::size_t i = 0; i < batch->copied.size(); ++i) {
+        CaptureRecord& r = batch->records[batch->copied[i]];
+        r.data = std::span<const std::uint8_t>(batch->octets.data() + batch->copied_at[i],
+                                               r.data.size());
+      }
+      batch->consumed = reader.bytes_read();
+      } catch (...) {
+        failure = std::current_exception();
+        batch->records.clear();
+        batch->status = ReadStatus::End;
+        more = false;
+      }
+      full.push(batch);
+    }
+  });
+  Batch* batch = nullptr;
+  try {
+    for (;;) {
+      batch = static_cast<Batch*>(full.pop());
+      for (const CaptureRecord& record : batch->records) feeder.feed(captured_frame(record));
+      const ReadStatus status = batch->status;
+      empty.push(batch);
+      batch = nullptr;
+      if (status == ReadStatus::Error) {
+        result.ok = false;
+        result.error = reader.error();
+      }
+      if (status != ReadStatus::Record) break;
+    }
+  } catch (...) {
+    // The reader stops at its next record; what it still hands over is not looked at.
+    abandon = true;
+    bool ended = batch != nullptr && batch->status != ReadStatus::Record;
+    if (batch != nullptr) empty.push(batch);
+    while (!ended) {
+      batch = static_cast<Batch*>(full.pop());
+      ended = batch->status != ReadStatus::Record;
+      empty.push(batch);
+    }
+    producer.join();
+    throw;
+  }
+  producer.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+CapturedFrame captured_frame(const CaptureRecord& record) {
+  return {record.number, record.link_type, record.data, record.original_length,
+          record.timestamp_ns};
+}
+
+PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
+                            const std::function<void(const CaptureReader&)>& progress,
+                            const PipelineOptions& options) {
+  FrameFeeder feeder(analyzer);
+  return run_pipeline(reader, feeder, progress, options);
+}
+
+PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
+                            const std::function<void(const CaptureReader&)>& progress,
+                            const PipelineOptions& options) {
+  PipelineResult result;
+  if (unsupported(reader, result, feeder)) return result;
+  if (options.read_thread && reader.regular_file()) {
+    read_on_a_thread(reader, feeder, result, progress);
+  } else {
+    read_here(reader, feeder, result, progress);
+  }
+  if (reader.live()) result.live = reader.live_stats();
   feeder.finish(feeder.stats().frames);
   result.stats = feeder.stats();
   return result;

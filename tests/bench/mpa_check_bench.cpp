@@ -1,10 +1,16 @@
-// Benchmark of the whole mpa-check pipeline (issue: mpa-check performance). Builds a capture
-// of at least 1 GiB (hundreds of MPA connections, markers and CRC on, mixed FPDU sizes, MTU
-// 1500 and 9000) with the mpa-synth library, then prints in one run, from page cache:
-//   - the throughput of a plain libpcap loop that reads every record and touches every byte,
-//   - mpa-check's throughput over the same file, and their ratio,
-//   - mpa-check's peak RSS.
+// Benchmark of the whole mpa-check pipeline (issue: mpa-check performance; issue 24: speed at
+// the limit). Builds a capture of at least 1 GiB (hundreds of MPA connections, markers and CRC
+// on, mixed FPDU sizes, MTU 1500 and 9000) with the mpa-synth library, and its gzip and zstd
+// copies (gzip -6 and zstd -3, as the command-line tools write them), then prints in one run,
+// from page cache, for each of the three files:
+//   - its floor: for the plain file a libpcap loop that reads every record and touches every
+//     byte; for a compressed one the decompressor alone (the library mpa-check uses, output
+//     thrown away, as `zcat | wc -c`; zlib's own beside ISA-L's for gzip),
+//   - mpa-check's throughput over it (in octets of the capture, uncompressed), its ratio to
+//     the floor, and mpa-check's peak RSS;
+// and mpa-check with --read-threads 1 on the plain file, and CaptureReader's reading alone.
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
+//      [--rounds N]
 // (not part of ctest; --file may be a pcapng, which the libpcap loop reads too)
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,13 +19,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#if MPA_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+#include <zlib.h>
+#include <zstd.h>
 
 #include "generator.h"
 #include "mpa/capture_reader.h"
@@ -136,14 +151,91 @@ double capture_reader_loop_seconds(const std::string& path, std::uint64_t& check
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double run_mpa_check(const std::string& binary, const std::string& path, long& max_rss_kib) {
+// The decompressors alone: every octet of `path` decompressed into a reused 1 MiB buffer
+// and thrown away (what `zcat FILE | wc -c` measures, without the pipe). Returns the seconds
+// and sets `octets` to the decompressed size.
+double zlib_seconds(const std::string& path, std::uint64_t& octets) {
+  const auto start = Clock::now();
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in) throw std::runtime_error("cannot open " + path);
+  gzbuffer(in, 1u << 18);
+  std::vector<char> out(1u << 20);
+  octets = 0;
+  for (int n; (n = gzread(in, out.data(), static_cast<unsigned>(out.size()))) > 0;) octets += n;
+  gzclose(in);
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+#if MPA_HAVE_ISAL
+double isal_seconds(const std::string& path, std::uint64_t& octets) {
+  const auto start = Clock::now();
+  FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<std::uint8_t> input(1u << 18), out(1u << 20);
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.crc_flag = ISAL_GZIP;
+  octets = 0;
+  std::size_t got = 0;
+  while ((got = std::fread(input.data(), 1, input.size(), in)) > 0) {
+    state.next_in = input.data();
+    state.avail_in = static_cast<std::uint32_t>(got);
+    while (state.avail_in > 0) {
+      state.next_out = out.data();
+      state.avail_out = static_cast<std::uint32_t>(out.size());
+      if (isal_inflate(&state) != ISAL_DECOMP_OK) throw std::runtime_error("igzip failed");
+      octets += out.size() - state.avail_out;
+      if (state.block_state == ISAL_BLOCK_FINISH) {  // another member may follow
+        const std::uint8_t* rest = state.next_in;
+        const std::uint32_t left = state.avail_in;
+        isal_inflate_init(&state);
+        state.crc_flag = ISAL_GZIP;
+        state.next_in = const_cast<std::uint8_t*>(rest);
+        state.avail_in = left;
+      }
+    }
+  }
+  std::fclose(in);
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+#endif
+
+double zstd_seconds(const std::string& path, std::uint64_t& octets) {
+  const auto start = Clock::now();
+  FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<std::uint8_t> input(1u << 18), out(1u << 20);
+  ZSTD_DCtx* z = ZSTD_createDCtx();
+  octets = 0;
+  std::size_t got = 0;
+  while ((got = std::fread(input.data(), 1, input.size(), in)) > 0) {
+    ZSTD_inBuffer zin{input.data(), got, 0};
+    while (zin.pos < zin.size) {
+      ZSTD_outBuffer zout{out.data(), out.size(), 0};
+      if (ZSTD_isError(ZSTD_decompressStream(z, &zout, &zin)))
+        throw std::runtime_error("zstd failed");
+      octets += zout.pos;
+    }
+  }
+  ZSTD_freeDCtx(z);
+  std::fclose(in);
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double run_mpa_check(const std::string& binary, const std::string& path, long& max_rss_kib,
+                     const char* read_threads = nullptr) {
   const auto start = Clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
     const int devnull = ::open("/dev/null", O_WRONLY);
     dup2(devnull, STDOUT_FILENO);
-    execl(binary.c_str(), binary.c_str(), "--no-summary", "--progress", "never", path.c_str(),
-          nullptr);
+    if (read_threads) {
+      execl(binary.c_str(), binary.c_str(), "--no-summary", "--progress", "never",
+            "--read-threads", read_threads, path.c_str(), nullptr);
+    } else {
+      execl(binary.c_str(), binary.c_str(), "--no-summary", "--progress", "never", path.c_str(),
+            nullptr);
+    }
     _exit(127);
   }
   int status = 0;
@@ -155,47 +247,100 @@ double run_mpa_check(const std::string& binary, const std::string& path, long& m
   return seconds;
 }
 
+// Compresses `path` into `packed` with `command` (gzip -6, zstd -3) when it is not there yet.
+void compressed_copy(const std::string& path, const std::string& packed, const char* command) {
+  if (std::filesystem::exists(packed) &&
+      std::filesystem::last_write_time(packed) >= std::filesystem::last_write_time(path)) {
+    return;
+  }
+  fmt::print("writing {} ...\n", packed);
+  std::fflush(stdout);
+  const std::string line = fmt::format("{} < '{}' > '{}.part' && mv '{}.part' '{}'", command,
+                                       path, packed, packed, packed);
+  if (std::system(line.c_str()) != 0) throw std::runtime_error("failed: " + line);
+}
+
+struct Row {
+  std::string name;
+  std::string floor_name;
+  double floor = 1e9;  // best seconds
+  double mpa = 1e9;
+  long rss_kib = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::uint64_t size_mib = 1100;
   std::string path = MPA_BINARY_DIR "/bench-capture.pcap";
-  // --binary: another mpa-check (an older build) measured against the same libpcap loop.
+  // --binary: another mpa-check (an older build) measured against the same floors.
   std::string binary = MPA_CHECK_BINARY;
+  int rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--size-mib") == 0) size_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--file") == 0) path = argv[i + 1];
     if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
+    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::stoi(argv[i + 1]);
   }
   const std::uint64_t bytes = size_mib << 20;
   if (!std::filesystem::exists(path) || std::filesystem::file_size(path) < bytes) {
     fmt::print("writing {} MiB capture to {} ...\n", size_mib, path);
     write_capture(path, bytes);
   }
+  const std::string gz = path + ".gz", zst = path + ".zst";
+  compressed_copy(path, gz, "gzip -6 -c");
+  compressed_copy(path, zst, "zstd -3 -q -c");
   const double size = static_cast<double>(std::filesystem::file_size(path));
-  std::uint64_t checksum = 0;
+  std::uint64_t checksum = 0, octets = 0;
   pcap_loop_seconds(path, checksum);  // warm the page cache
-  double best_pcap = 1e9, best_mpa = 1e9, best_reader = 1e9;
-  long rss = 0;
+  zlib_seconds(gz, octets);
+  zstd_seconds(zst, octets);
+  Row plain{"plain pcap", "libpcap read-and-touch loop"};
+  Row gzip{"gzip -6", "decompressor alone"};
+  Row zstd{"zstd -3", "decompressor alone"};
+  Row single{"plain, --read-threads 1", "libpcap read-and-touch loop"};
+  double best_reader = 1e9, best_zlib = 1e9;
   std::uint64_t reader_checksum = 0;
-  for (int round = 0; round < 3; ++round) {
-    best_pcap = std::min(best_pcap, pcap_loop_seconds(path, checksum));
-    best_reader = std::min(best_reader, capture_reader_loop_seconds(path, reader_checksum));
+  for (int round = 0; round < rounds; ++round) {
+    // Each floor beside its mpa-check run, in the same round, so that a busy machine slows both.
     long r = 0;
-    best_mpa = std::min(best_mpa, run_mpa_check(binary, path, r));
-    rss = std::max(rss, r);
+    plain.floor = std::min(plain.floor, pcap_loop_seconds(path, checksum));
+    plain.mpa = std::min(plain.mpa, run_mpa_check(binary, path, r));
+    plain.rss_kib = std::max(plain.rss_kib, r);
+    single.mpa = std::min(single.mpa, run_mpa_check(binary, path, r, "1"));
+    single.rss_kib = std::max(single.rss_kib, r);
+    best_reader = std::min(best_reader, capture_reader_loop_seconds(path, reader_checksum));
+    best_zlib = std::min(best_zlib, zlib_seconds(gz, octets));
+#if MPA_HAVE_ISAL
+    gzip.floor = std::min(gzip.floor, isal_seconds(gz, octets));
+    gzip.floor_name = "ISA-L igzip alone";
+#else
+    gzip.floor = best_zlib;
+    gzip.floor_name = "zlib alone";
+#endif
+    gzip.mpa = std::min(gzip.mpa, run_mpa_check(binary, gz, r));
+    gzip.rss_kib = std::max(gzip.rss_kib, r);
+    zstd.floor = std::min(zstd.floor, zstd_seconds(zst, octets));
+    zstd.floor_name = "libzstd alone";
+    zstd.mpa = std::min(zstd.mpa, run_mpa_check(binary, zst, r));
+    zstd.rss_kib = std::max(zstd.rss_kib, r);
   }
-  const double pcap_gbs = size / best_pcap / 1e9;
-  const double mpa_gbs = size / best_mpa / 1e9;
-  fmt::print("capture            {:.0f} MiB ({})\n", size / 1048576.0, path);
-  fmt::print("libpcap loop       {:.2f} GB/s  (best of 3; touches every byte, sum {})\n", pcap_gbs,
-             checksum % 1000);
-  fmt::print(
-      "CaptureReader loop {:.2f} GB/s  (best of 3; mpa-check's reading alone, sum {}; {:.2f} of "
-      "libpcap's)\n",
-      size / best_reader / 1e9, reader_checksum % 1000, best_pcap / best_reader);
-  fmt::print("mpa-check          {:.2f} GB/s  (best of 3, single thread; {})\n", mpa_gbs, binary);
-  fmt::print("ratio              {:.2f}  (mpa-check / libpcap loop)\n", mpa_gbs / pcap_gbs);
-  fmt::print("mpa-check peak RSS {:.1f} MiB\n", static_cast<double>(rss) / 1024.0);
+  single.floor = plain.floor;
+  const auto gbs = [size](double seconds) { return size / seconds / 1e9; };
+  fmt::print("capture {:.0f} MiB ({}), gzip copy {:.0f} MiB, zstd copy {:.0f} MiB; {} cores; "
+             "best of {} rounds, GB/s of capture octets\n",
+             size / 1048576.0, path, std::filesystem::file_size(gz) / 1048576.0,
+             std::filesystem::file_size(zst) / 1048576.0, std::thread::hardware_concurrency(),
+             rounds);
+  fmt::print("{:<26} {:<28} {:>7} {:>10} {:>6} {:>9}\n", "input", "floor", "floor", "mpa-check",
+             "ratio", "peak RSS");
+  for (const Row* row : {&plain, &single, &gzip, &zstd}) {
+    fmt::print("{:<26} {:<28} {:>7.2f} {:>10.2f} {:>6.2f} {:>5.1f} MiB\n", row->name,
+               row->floor_name, gbs(row->floor), gbs(row->mpa), row->floor / row->mpa,
+               static_cast<double>(row->rss_kib) / 1024.0);
+  }
+  fmt::print("(gzip through zlib alone: {:.2f} GB/s; CaptureReader's reading alone, touching "
+             "every byte: {:.2f} GB/s, sum {} / {}; {})\n",
+             gbs(best_zlib), gbs(best_reader), reader_checksum % 1000, checksum % 1000, binary);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +20,17 @@ struct CaptureRecord {
   std::uint32_t original_length = 0;
   std::uint32_t link_type = 0;         // LINKTYPE_* of the interface that captured it
   std::span<const std::uint8_t> data;  // captured bytes; valid until the next call to next()
+  // The octets lie in the mapped file (a plain pcap or pcapng file, read in place): after
+  // hold_mapped(), they stay valid past next() until release() passes them.
+  bool mapped = false;
+};
+
+// libpcap's statistics of a live capture (pcap_stats): packets the kernel received and
+// dropped (its buffer full: the reader was too slow), and dropped by the interface.
+struct LiveStats {
+  std::uint64_t received = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t interface_dropped = 0;
 };
 
 enum class ReadStatus : std::uint8_t { Record, End, Error };
@@ -62,6 +74,19 @@ class CaptureReader {
   std::uint32_t snaplen() const;
   // The link types of the interfaces declared before the first record (pcap and live: one).
   const std::vector<std::uint32_t>& link_types() const;
+  // A plain regular file (pcap or pcapng, not compressed) is mapped and read in place; its
+  // records say so (CaptureRecord::mapped). By default the octets of a record are given back
+  // to the system at the next call to next() (they stay in the page cache). hold_mapped():
+  // they stay until release(offset) passes them, offset being bytes_read() after the last
+  // record no longer looked at (a reader on another thread hands records over in batches).
+  void hold_mapped();
+  void release(std::uint64_t offset);
+  // Whether the input is a regular file (plain or compressed), read as fast as it can be:
+  // not live, not a pipe, whose records must reach the analysis as soon as they arrive.
+  bool regular_file() const;
+  // A live capture's statistics so far (pcap_stats); nullopt for files or when libpcap
+  // cannot tell. Call it from the thread that reads.
+  std::optional<LiveStats> live_stats() const;
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
   // Bytes of the file consumed so far (for progress), and the file size (0 if unknown).

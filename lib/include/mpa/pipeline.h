@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "mpa/analyzer.h"
@@ -17,20 +18,35 @@ struct PipelineResult {
   bool ok = true;     // false: the file could not be read to its end (see error)
   std::string error;  // names the file and the record
   CaptureStats stats;
+  // A live capture: libpcap's counters at its end. Packets the kernel dropped are missing
+  // from the capture: the gaps they leave are reported as such (capture.gap, "could not
+  // verify"), never as protocol errors.
+  std::optional<LiveStats> live;
 };
 
 // A record as the pipeline feeds it: a frame of its own interface's link type (a pcapng file
 // may mix them; CaptureReader::link_type() is only the first interface's).
 CapturedFrame captured_frame(const CaptureRecord& record);
 
+struct PipelineOptions {
+  // A regular file (plain or compressed) is read, and decompressed, on a thread of its own
+  // that hands records over in batches through a bounded queue, while this thread decodes
+  // and analyses them: the same records in the same order, so the same results. false: one
+  // thread does both, one record after the other. Live captures and pipes are always read
+  // on the analysing thread (their records are analysed as soon as they arrive).
+  bool read_thread = true;
+};
+
 // Reads every record of `reader`, decodes it (IP fragments reassembled) and feeds TCP
 // segments to `analyzer`, then finishes the feeder and the analyzer. `progress` (may be empty) is
-// called now and then with the reader.
+// called now and then with the reader (on the thread that reads).
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,
-                            const std::function<void(const CaptureReader&)>& progress = {});
+                            const std::function<void(const CaptureReader&)>& progress = {},
+                            const PipelineOptions& options = {});
 // The same through the caller's `feeder` (whose tunnel names a report reads while
 // connections end).
 PipelineResult run_pipeline(CaptureReader& reader, FrameFeeder& feeder,
-                            const std::function<void(const CaptureReader&)>& progress = {});
+                            const std::function<void(const CaptureReader&)>& progress = {},
+                            const PipelineOptions& options = {});
 
 }  // namespace mpa
