@@ -60,8 +60,9 @@ struct Settings {
   std::size_t fold = 3;
   std::string color = "auto";
   unsigned jobs = 1;
-  // Threads per capture file: 2 reads (and decompresses) on one while the other analyses.
-  unsigned read_threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  // Threads per capture file: 2 reads (and decompresses) on one while the other analyses;
+  // 0: 2 where a second core is free (see auto_read_threads).
+  unsigned read_threads = 0;
   std::string interface;
   std::string write;  // -w
   std::string filter;
@@ -71,6 +72,18 @@ struct Settings {
   std::vector<std::uint16_t> vxlan_ports;   // in addition to 4789
   std::vector<std::uint16_t> geneve_ports;  // in addition to 6081
 };
+
+// --read-threads by default: a thread of its own for reading where the machine has two cores
+// or more and one of them is free (a load average below the cores less one). On a machine
+// busy with other work, the two threads would share what one gets, and handing records over
+// between cores costs more than it saves.
+unsigned auto_read_threads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores < 2) return 1;
+  double load = 0;
+  if (getloadavg(&load, 1) != 1) return 2;
+  return load < static_cast<double>(cores) - 1.0 ? 2 : 1;
+}
 
 std::optional<bool> on_off(const std::string& value) {
   if (value.empty()) return std::nullopt;
@@ -195,10 +208,10 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   mpa::FrameFeeder feeder(analyzer);
   collector.name_tunnels_from(feeder.tunnel_names());
   mpa::PipelineOptions pipeline;
-  pipeline.read_thread = settings.read_threads >= 2;
+  pipeline.read_thread =
+      (settings.read_threads == 0 ? auto_read_threads() : settings.read_threads) >= 2;
   report.result = mpa::run_pipeline(
-      *reader, feeder, [&progress](const mpa::CaptureReader& r) { progress.update(r); },
-      pipeline);
+      *reader, feeder, [&progress](const mpa::CaptureReader& r) { progress.update(r); }, pipeline);
   g_reader = nullptr;
   collector.finish();
   report.tcp_connections = analyzer.tcp_connections();
@@ -428,8 +441,8 @@ int main(int argc, char** argv) {
       ->group("Reading captures");
   app.add_option("--read-threads", settings.read_threads,
                  "Threads per capture file: 2 reads and decompresses on one while the other "
-                 "analyses (the default on two cores or more), 1 does both on one (the same "
-                 "output either way)")
+                 "analyses, 1 does both on one; the same output either way (default: 2 where "
+                 "the machine has two cores or more and its load average leaves one free)")
       ->check(CLI::Range(1u, 2u))
       ->group("Reading captures");
   app.add_flag("--list-diagnostics", settings.list_diagnostics,

@@ -193,8 +193,7 @@ bool PcapngStream::section_header(std::string& detail) {
   }
   const std::uint16_t major = u16(body_ + 4);
   if (major != 1) {
-    detail =
-        fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(body_ + 6));
+    detail = fmt::format("pcapng version {}.{} (only 1.x is defined)", major, u16(body_ + 6));
     return false;
   }
   // A new section: its interfaces are numbered from 0 again.

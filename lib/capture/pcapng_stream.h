@@ -72,7 +72,7 @@ class PcapngStream {
   bool swapped_ = false;  // the current section's byte order is not ours
   bool in_section_ = false;
   std::uint32_t type_ = 0;
-  std::vector<std::uint8_t> block_;  // the block's body (without type and lengths), grown only
+  std::vector<std::uint8_t> block_;     // the block's body (without type and lengths), grown only
   const std::uint8_t* body_ = nullptr;  // the current block's body: in block_ or the mapping
   std::size_t body_size_ = 0;           // octets of the current block's body
   bool body_mapped_ = false;

@@ -57,10 +57,11 @@ class SpscQueue {
 // copied into `octets`, since the reader reuses its buffer.
 struct Batch {
   std::vector<CaptureRecord> records;
+  std::vector<DecodeResult> decoded;  // each record decoded (link, IP, TCP), on the reading thread
   std::vector<std::uint8_t> octets;
   std::vector<std::size_t> copied;  // records whose data lie in `octets` (offsets below)
   std::vector<std::size_t> copied_at;
-  std::uint64_t consumed = 0;  // reader.bytes_read() after the last record
+  std::uint64_t consumed = 0;              // reader.bytes_read() after the last record
   ReadStatus status = ReadStatus::Record;  // End or Error: the last batch
   std::uint64_t mapped_octets = 0;
   void clear() {
@@ -75,9 +76,21 @@ struct Batch {
 
 // A batch is handed over at this many records or octets; this many batches exist. Memory
 // held by the handover: at most kBatches * (kBatchOctets + one record).
-constexpr std::size_t kBatchRecords = 1024;
-constexpr std::size_t kBatchOctets = 512u << 10;
-constexpr std::size_t kBatches = 8;
+// 12 MiB in flight: enough that neither thread waits for the other within a scheduler time
+// slice on a busy machine (a wait there costs a slice), little beside the 64 MiB budget.
+constexpr std::size_t kBatchRecords = 512;
+constexpr std::size_t kBatchOctets = 384u << 10;
+constexpr std::size_t kBatches = 32;
+
+// Records prefetched ahead of the one analysed.
+constexpr std::size_t kAhead = 2;
+
+void prefetch(const CaptureRecord& record, const DecodeResult& decoded) {
+  const auto* at = reinterpret_cast<const char*>(&decoded);
+  for (std::size_t line = 0; line < sizeof decoded; line += 64) __builtin_prefetch(at + line);
+  const std::uint8_t* data = record.data.data();
+  for (std::size_t line = 0; line < record.data.size(); line += 64) __builtin_prefetch(data + line);
+}
 
 bool unsupported(const CaptureReader& reader, PipelineResult& result, FrameFeeder& feeder) {
   // A capture none of whose interfaces (those declared before its first record) the decoder
@@ -118,6 +131,7 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
   for (Batch& batch : batches) empty.push(&batch);
   std::atomic<bool> abandon{false};
   reader.hold_mapped();
+  const DecodeOptions& options = feeder.decode_options();
   // The reading thread: fills batches until the capture ends; each batch that comes back
   // gives its mapped octets back.
   std::exception_ptr failure;  // what the reading thread threw (rethrown here)
@@ -126,34 +140,41 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
     for (bool more = true; more;) {
       auto* batch = static_cast<Batch*>(empty.pop());
       try {
-      if (batch->consumed != 0) reader.release(batch->consumed);
-      batch->clear();
-      while (batch->records.size() < kBatchRecords &&
-             batch->octets.size() + batch->mapped_octets < kBatchOctets) {
-        const ReadStatus status =
-            abandon.load(std::memory_order_relaxed) ? ReadStatus::End : reader.next(record);
-        if (status != ReadStatus::Record) {
-          batch->status = status;
-          more = false;
-          break;
+        if (batch->consumed != 0) reader.release(batch->consumed);
+        batch->clear();
+        while (batch->records.size() < kBatchRecords &&
+               batch->octets.size() + batch->mapped_octets < kBatchOctets) {
+          const ReadStatus status =
+              abandon.load(std::memory_order_relaxed) ? ReadStatus::End : reader.next(record);
+          if (status != ReadStatus::Record) {
+            batch->status = status;
+            more = false;
+            break;
+          }
+          if (record.mapped) {
+            batch->mapped_octets += record.data.size();
+          } else {
+            batch->copied.push_back(batch->records.size());
+            batch->copied_at.push_back(batch->octets.size());
+            batch->octets.insert(batch->octets.end(), record.data.begin(), record.data.end());
+          }
+          batch->records.push_back(record);
+          if (progress && (record.number & 0x3FFF) == 0) progress(reader);
         }
-        if (record.mapped) {
-          batch->mapped_octets += record.data.size();
-        } else {
-          batch->copied.push_back(batch->records.size());
-          batch->copied_at.push_back(batch->octets.size());
-          batch->octets.insert(batch->octets.end(), record.data.begin(), record.data.end());
+        // The copies' final place, now that `octets` grows no more.
+        for (std::size_t i = 0; i < batch->copied.size(); ++i) {
+          CaptureRecord& r = batch->records[batch->copied[i]];
+          r.data = std::span<const std::uint8_t>(batch->octets.data() + batch->copied_at[i],
+                                                 r.data.size());
         }
-        batch->records.push_back(record);
-        if (progress && (record.number & 0x3FFF) == 0) progress(reader);
-      }
-      // The copies' final place, now that `octets` grows no more.
-      for (std::size_t i = 0; i < batch->copied.size(); ++i) {
-        CaptureRecord& r = batch->records[batch->copied[i]];
-        r.data = std::span<const std::uint8_t>(batch->octets.data() + batch->copied_at[i],
-                                               r.data.size());
-      }
-      batch->consumed = reader.bytes_read();
+        // Decoded here: decoding is pure, and the analysing thread has enough to do.
+        if (batch->decoded.size() < batch->records.size()) {
+          batch->decoded.resize(batch->records.size());  // (never shrunk: reused)
+        }
+        for (std::size_t i = 0; i < batch->records.size(); ++i) {
+          batch->decoded[i] = decode_captured(captured_frame(batch->records[i]), options);
+        }
+        batch->consumed = reader.bytes_read();
       } catch (...) {
         failure = std::current_exception();
         batch->records.clear();
@@ -167,7 +188,17 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
   try {
     for (;;) {
       batch = static_cast<Batch*>(full.pop());
-      for (const CaptureRecord& record : batch->records) feeder.feed(captured_frame(record));
+      const std::size_t n = batch->records.size();
+      for (std::size_t i = 0; i < std::min(n, kAhead); ++i) {
+        prefetch(batch->records[i], batch->decoded[i]);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        // The octets (and the decoding) of a record ahead, into this core's cache while this
+        // one is analysed: they were read on the other core, long enough ago to have left its
+        // cache, and the CRC and the retransmission history would wait for each line.
+        if (i + kAhead < n) prefetch(batch->records[i + kAhead], batch->decoded[i + kAhead]);
+        feeder.feed_decoded(captured_frame(batch->records[i]), batch->decoded[i]);
+      }
       const ReadStatus status = batch->status;
       empty.push(batch);
       batch = nullptr;

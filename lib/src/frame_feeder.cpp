@@ -21,11 +21,15 @@ FrameFeeder::FrameFeeder(Analyzer& analyzer)
     : analyzer_(analyzer), reassembler_(analyzer.options().ip_reassembly) {}
 
 DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
+  DecodeResult decoded = decode_captured(frame, analyzer_.options().decode);
+  account(frame, decoded);
+  return decoded;
+}
+
+void FrameFeeder::account(const CapturedFrame& frame, const DecodeResult& decoded) {
   ++stats_.frames;
   stats_.bytes += frame.data.size();
-  DecodeResult decoded = decode_captured(frame, analyzer_.options().decode);
   count(frame.number, decoded);
-  return decoded;
 }
 
 void FrameFeeder::count(std::uint64_t frame, const DecodeResult& decoded) {

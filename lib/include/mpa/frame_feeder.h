@@ -84,6 +84,14 @@ class FrameFeeder : private IpReassemblyEvents {
     deliver(frame, decoded);
     return decoded.status;
   }
+  // The same for a frame decoded already, by decode_captured(frame, decode_options()) (on
+  // another thread: the capture pipeline decodes on its reading thread).
+  DecodeStatus feed_decoded(const CapturedFrame& frame, const DecodeResult& decoded) {
+    account(frame, decoded);
+    deliver(frame, decoded);
+    return decoded.status;
+  }
+  const DecodeOptions& decode_options() const { return analyzer_.options().decode; }
   // The capture ended at `last_frame`: IP datagrams still incomplete are given up (a capture
   // gap each), then the analyzer finishes every connection.
   void finish(std::uint64_t last_frame);
@@ -94,6 +102,7 @@ class FrameFeeder : private IpReassemblyEvents {
 
  private:
   DecodeResult decode(const CapturedFrame& frame);
+  void account(const CapturedFrame& frame, const DecodeResult& decoded);
   // Counts what a frame or a reassembled datagram held.
   void count(std::uint64_t frame, const DecodeResult& decoded);
   void count_not_tcp(std::uint64_t frame, const DecodeResult& decoded);

@@ -1,0 +1,341 @@
+// Unit tests for reading in place (issue 24): a plain pcap or pcapng file is mapped and its
+// records are parsed there, libpcap taking over at any record it would read otherwise; the
+// pipeline's reading thread hands the same records over in the same order; a gzip capture
+// read through ISA-L says what zlib says of a damaged or cut stream.
+#include <gtest/gtest.h>
+#include <pcap/pcap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "generator.h"  // mpa_synth
+#include "mpa/analyzer.h"
+#include "mpa/capture_reader.h"
+#include "mpa/pipeline.h"
+#include "scenario.h"  // mpa_synth
+
+namespace mpa {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("mpa_capture_mapped_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
+void write_file(const std::string& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+Bytes pcap_header(std::uint32_t snaplen) {
+  Bytes out(24);
+  const std::uint32_t h[6] = {0xa1b2c3d4, 0x00040002, 0, 0, snaplen, 1};
+  std::memcpy(out.data(), h, sizeof h);
+  return out;
+}
+
+void append_record(Bytes& out, std::uint32_t seconds, std::uint32_t caplen, std::uint8_t seed) {
+  const std::uint32_t h[4] = {seconds, 7, caplen, caplen};
+  const auto* p = reinterpret_cast<const std::uint8_t*>(h);
+  out.insert(out.end(), p, p + sizeof h);
+  for (std::uint32_t i = 0; i < caplen; ++i) out.push_back(static_cast<std::uint8_t>(seed + i));
+}
+
+struct Seen {
+  std::uint64_t number, ns;
+  std::uint32_t length;
+  Bytes data;
+  bool mapped;
+};
+
+std::vector<Seen> read_all(CaptureReader& reader, ReadStatus& last) {
+  std::vector<Seen> seen;
+  CaptureRecord r;
+  while ((last = reader.next(r)) == ReadStatus::Record) {
+    seen.push_back({r.number, r.timestamp_ns, r.original_length,
+                    Bytes(r.data.begin(), r.data.end()), r.mapped});
+  }
+  return seen;
+}
+
+TEST(CaptureMapped, ReadsAPlainPcapInPlace) {
+  const std::string path = temp_path("plain.pcap");
+  Bytes file = pcap_header(65535);
+  for (std::uint8_t i = 0; i < 5; ++i) append_record(file, 1700000000 + i, 60 + i, i);
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  EXPECT_TRUE(reader->regular_file());
+  ReadStatus last{};
+  const auto seen = read_all(*reader, last);
+  EXPECT_EQ(last, ReadStatus::End);
+  ASSERT_EQ(seen.size(), 5u);
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_TRUE(seen[i].mapped);
+    EXPECT_EQ(seen[i].number, i + 1);
+    EXPECT_EQ(seen[i].ns, (1700000000 + i) * 1'000'000'000ull + 7000);
+    EXPECT_EQ(seen[i].data.size(), 60 + i);
+    EXPECT_EQ(seen[i].data[0], i);
+  }
+  EXPECT_EQ(reader->bytes_read(), file.size());
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureMapped, LibpcapTakesOverAtARecordBeyondTheSnapshotLength) {
+  // Record 2 claims more octets than the file's snapshot length: libpcap gives the first
+  // snaplen of them (and skips the rest); from there on libpcap reads.
+  const std::string path = temp_path("snaplen.pcap");
+  Bytes file = pcap_header(100);
+  append_record(file, 1, 60, 1);
+  append_record(file, 2, 150, 2);
+  append_record(file, 3, 80, 3);
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  ReadStatus last{};
+  const auto seen = read_all(*reader, last);
+  EXPECT_EQ(last, ReadStatus::End) << reader->error();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].mapped);
+  EXPECT_FALSE(seen[1].mapped);
+  EXPECT_EQ(seen[1].data.size(), 100u);
+  EXPECT_EQ(seen[1].data[0], 2);
+  EXPECT_EQ(seen[2].data.size(), 80u);
+  EXPECT_EQ(seen[2].number, 3u);
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureMapped, ACutRecordIsNamedAsLibpcapNamesIt) {
+  const std::string path = temp_path("cut.pcap");
+  Bytes file = pcap_header(65535);
+  append_record(file, 1, 60, 1);
+  append_record(file, 2, 70, 2);
+  file.resize(file.size() - 5);
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  ReadStatus last{};
+  const auto seen = read_all(*reader, last);
+  EXPECT_EQ(last, ReadStatus::Error);
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_NE(reader->error().find("record 2: truncated record (truncated dump file; tried to read "
+                                 "70 captured bytes, only got 65)"),
+            std::string::npos)
+      << reader->error();
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureMapped, RecordsWrittenAfterTheFileWasOpenedAreRead) {
+  const std::string path = temp_path("growing.pcap");
+  Bytes file = pcap_header(65535);
+  append_record(file, 1, 60, 1);
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  CaptureRecord r;
+  ASSERT_EQ(reader->next(r), ReadStatus::Record);
+  Bytes more;
+  append_record(more, 2, 90, 9);
+  std::ofstream(path, std::ios::binary | std::ios::app)
+      .write(reinterpret_cast<const char*>(more.data()), static_cast<std::streamsize>(more.size()));
+  ASSERT_EQ(reader->next(r), ReadStatus::Record) << reader->error();
+  EXPECT_EQ(r.number, 2u);
+  EXPECT_EQ(r.data.size(), 90u);
+  EXPECT_EQ(reader->next(r), ReadStatus::End);
+  std::filesystem::remove(path);
+}
+
+TEST(CaptureMapped, HeldRecordsStayValidUntilReleased) {
+  const std::string path = temp_path("held.pcap");
+  Bytes file = pcap_header(65535);
+  for (std::uint8_t i = 0; i < 50; ++i) append_record(file, i, 1000, i);
+  write_file(path, file);
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  ASSERT_NE(reader, nullptr) << error;
+  reader->hold_mapped();
+  std::vector<CaptureRecord> records;
+  CaptureRecord r;
+  while (reader->next(r) == ReadStatus::Record) records.push_back(r);
+  ASSERT_EQ(records.size(), 50u);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(records[i].mapped);
+    EXPECT_EQ(records[i].data[0], static_cast<std::uint8_t>(i));
+    EXPECT_EQ(records[i].data[999], static_cast<std::uint8_t>(i + 999));
+  }
+  reader->release(reader->bytes_read());
+  std::filesystem::remove(path);
+}
+
+// What an analysis saw, for comparing two runs.
+class Recording : public EventSink {
+ public:
+  void on_finding(const Finding& f) override {
+    findings.emplace_back(f.id, f.connection, f.frame, f.certain_at, f.message);
+  }
+  void on_fpdu(const FpduEvent& e) override {
+    fpdus.emplace_back(e.connection, e.start_offset, e.last_frame, e.crc_computed);
+  }
+  std::vector<std::tuple<DiagId, std::uint32_t, std::uint64_t, std::uint64_t, std::string>>
+      findings;
+  std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::uint32_t>> fpdus;
+};
+
+Recording analyse(const std::string& path, bool read_thread, PipelineResult& result) {
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  EXPECT_NE(reader, nullptr) << error;
+  Recording sink;
+  if (!reader) return sink;
+  Analyzer analyzer(AnalyzerOptions{}, sink);
+  PipelineOptions options;
+  options.read_thread = read_thread;
+  result = run_pipeline(*reader, analyzer, {}, options);
+  return sink;
+}
+
+TEST(CaptureMapped, TheReadingThreadHandsOverTheSameRecords) {
+  synth::Scenario s = synth::base_scenario("threads");
+  synth::set_revision(s, 2);
+  s.initiator.frame.m = s.responder.frame.m = true;
+  s.initiator.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(300, {1442, 64, 4096, 9000, 17});
+  s.responder.messages = synth::mixed_messages(100, {512, 65000});
+  const Bytes image = synth::generate_pcap(s);
+  const std::string path = temp_path("threads.pcap");
+  write_file(path, image);
+  // And the same capture cut inside its last record, and compressed (copied, not mapped).
+  const std::string cut = temp_path("threads-cut.pcap");
+  write_file(cut, Bytes(image.begin(), image.end() - 10));
+  const std::string packed = temp_path("threads.pcap.gz");
+  gzFile gz = gzopen(packed.c_str(), "wb");
+  gzwrite(gz, image.data(), static_cast<unsigned>(image.size()));
+  gzclose(gz);
+  for (const std::string& file : {path, cut, packed}) {
+    PipelineResult one, two;
+    const Recording a = analyse(file, false, one);
+    const Recording b = analyse(file, true, two);
+    EXPECT_EQ(one.ok, two.ok) << file;
+    EXPECT_EQ(one.error, two.error) << file;
+    EXPECT_EQ(one.stats.frames, two.stats.frames) << file;
+    EXPECT_EQ(one.stats.tcp_segments, two.stats.tcp_segments) << file;
+    EXPECT_GT(a.fpdus.size(), 100u) << file;
+    EXPECT_EQ(a.fpdus, b.fpdus) << file;
+    EXPECT_EQ(a.findings, b.findings) << file;
+    std::filesystem::remove(file);
+  }
+}
+
+// gzip from a file (ISA-L where built with it) against the same stream on standard input
+// (zlib): the same records and the same error, damaged or cut.
+std::string read_summary(const std::string& path, bool as_stdin) {
+  const std::string out = temp_path("summary.txt");
+  const pid_t child = fork();
+  if (child == 0) {
+    std::string name = path;
+    if (as_stdin) {
+      FILE* in = std::fopen(path.c_str(), "rb");
+      int fds[2];
+      if (in == nullptr || pipe(fds) != 0) _exit(10);
+      if (fork() == 0) {  // a pipe, not a file: zlib reads it
+        close(fds[0]);
+        char buffer[4096];
+        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) {
+          if (write(fds[1], buffer, n) < 0) break;
+        }
+        _exit(0);
+      }
+      close(fds[1]);
+      dup2(fds[0], STDIN_FILENO);
+      name = "-";
+    }
+    std::string error;
+    auto reader = CaptureReader::open(name, error);
+    std::ofstream text(out);
+    if (!reader) {
+      text << "open: " << error.substr(error.find(':')) << '\n';
+      _exit(0);
+    }
+    CaptureRecord r;
+    std::uint64_t sum = 0, count = 0;
+    ReadStatus status;
+    while ((status = reader->next(r)) == ReadStatus::Record) {
+      ++count;
+      for (const std::uint8_t octet : r.data) sum = sum * 31 + octet;
+    }
+    const std::string& e = reader->error();
+    text << count << ' ' << sum << ' ' << static_cast<int>(status) << ' '
+         << (e.empty() ? e : e.substr(e.find(':'))) << '\n';
+    text.close();
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  std::filesystem::remove(out);
+  return line;
+}
+
+TEST(CaptureMapped, GzipFromAFileSaysWhatZlibSays) {
+  synth::Scenario s = synth::base_scenario("gzip");
+  s.initiator.messages = synth::mixed_messages(200, {1442, 4096});
+  const Bytes image = synth::generate_pcap(s);
+  const std::string path = temp_path("members.pcap.gz");
+  // Two members: the capture in two pieces.
+  gzFile gz = gzopen(path.c_str(), "wb");
+  gzwrite(gz, image.data(), static_cast<unsigned>(image.size() / 2));
+  gzclose(gz);
+  gz = gzopen((path + ".2").c_str(), "wb");
+  gzwrite(gz, image.data() + image.size() / 2,
+          static_cast<unsigned>(image.size() - image.size() / 2));
+  gzclose(gz);
+  {
+    std::ifstream second(path + ".2", std::ios::binary);
+    std::ofstream(path, std::ios::binary | std::ios::app) << second.rdbuf();
+    std::filesystem::remove(path + ".2");
+  }
+  std::ifstream in(path, std::ios::binary);
+  const Bytes packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string variant = temp_path("variant.pcap.gz");
+  std::vector<Bytes> variants = {packed};
+  for (const std::size_t cut : {packed.size() / 3, packed.size() / 2 + 3, packed.size() - 4}) {
+    variants.emplace_back(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(cut));
+  }
+  for (const std::size_t at : {std::size_t{40}, packed.size() / 4, packed.size() - 6}) {
+    Bytes damaged = packed;
+    damaged[at] ^= 0x5A;
+    variants.push_back(damaged);
+  }
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    write_file(variant, variants[i]);
+    const std::string from_file = read_summary(variant, false);
+    EXPECT_EQ(from_file, read_summary(variant, true)) << "variant " << i;
+    if (i == 0) {
+      EXPECT_EQ(from_file.back(), ' ') << from_file;  // read to its end, no error
+    }
+  }
+  std::filesystem::remove(variant);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace mpa
