@@ -222,8 +222,18 @@ double zstd_seconds(const std::string& path, std::uint64_t& octets) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Whether `binary` has --read-threads (an older build, given with --binary, has not: it is
+// run without it, on one thread).
+bool has_read_threads(const std::string& binary) {
+  const std::string line =
+      fmt::format("'{}' --help 2>/dev/null | grep -q -- --read-threads", binary);
+  return std::system(line.c_str()) == 0;
+}
+
 double run_mpa_check(const std::string& binary, const std::string& path, long& max_rss_kib,
                      const char* read_threads = nullptr) {
+  static const bool threads_option = has_read_threads(binary);
+  if (!threads_option) read_threads = nullptr;
   const auto start = Clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
