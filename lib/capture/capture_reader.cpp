@@ -152,11 +152,55 @@ struct Decompressor {
     if (lz4) LZ4F_freeDecompressionContext(lz4);
 #endif
     if (in.raw) std::fclose(in.raw);
+    if (map != nullptr) munmap(const_cast<std::uint8_t*>(map), map_size);
+  }
+  // A compressed regular file is mapped and its octets handed to the decompressor where they
+  // lie (no read(2) copy), given back behind as it goes; past the mapping (a file that grew)
+  // the stream reads on.
+  const std::uint8_t* map = nullptr;
+  std::size_t map_size = 0;
+  std::uint64_t map_released = 0;
+  bool map_exhausted = false;
+  const std::uint8_t* in_data = nullptr;  // input.data(), or a window of the mapping
+  static constexpr std::uint64_t kMapChunk = 4u << 20;
+
+  void map_file(std::uint64_t size) {
+    if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return;
+    void* at =
+        mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fileno(in.raw), 0);
+    if (at == MAP_FAILED) return;
+    madvise(at, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
+    map = static_cast<const std::uint8_t*>(at);
+    map_size = static_cast<std::size_t>(size);
+    in.prefix_at = in.prefix_size;  // (the sniffed octets are in the mapping)
   }
   bool refill() {
     if (input_at < input_size || input_ended) return input_at < input_size;
-    input_size = in.read(input.data(), input.size());
     input_at = 0;
+    if (map != nullptr && !map_exhausted) {
+      const std::uint64_t at = in.delivered;
+      if (at < map_size) {
+        const std::uint64_t behind = at & ~(kMapChunk - 1);
+        if (behind > map_released + kMapChunk) {
+          madvise(const_cast<std::uint8_t*>(map) + map_released, behind - map_released,
+                  MADV_DONTNEED);
+          map_released = behind;
+        }
+        if (at < map_released) map_released = at & ~(kMapChunk - 1);  // (read again: a seek)
+        in_data = map + at;
+        input_size = static_cast<std::size_t>(std::min<std::uint64_t>(input.size(), map_size - at));
+        in.delivered += input_size;
+        return true;
+      }
+      map_exhausted = true;
+      if (fseeko(in.raw, static_cast<off_t>(at), SEEK_SET) != 0) {
+        input_ended = true;
+        input_size = 0;
+        return false;
+      }
+    }
+    in_data = input.data();
+    input_size = in.read(input.data(), input.size());
     if (input_size == 0) input_ended = true;
     return input_size > 0;
   }
@@ -183,6 +227,7 @@ struct Decompressor {
     input_at = input_size = 0;
     input_ended = false;
     in_frame = false;
+    map_exhausted = false;
     return in.seek(member_start);
   }
 #endif
@@ -203,7 +248,7 @@ struct Decompressor {
       }
 #if MPA_HAVE_ISAL
       if (use_isal) {
-        isal.next_in = input.data() + input_at;
+        isal.next_in = const_cast<std::uint8_t*>(in_data + input_at);
         isal.avail_in = static_cast<std::uint32_t>(input_size - input_at);
         isal.next_out = reinterpret_cast<std::uint8_t*>(out);
         isal.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(size, 1u << 30));
@@ -231,7 +276,7 @@ struct Decompressor {
           if (inflateInit2(&z, 15 + 32) != Z_OK) return fail(0, "cannot decompress gzip");
           z_ready = true;
         }
-        z.next_in = input.data() + input_at;
+        z.next_in = const_cast<Bytef*>(in_data + input_at);
         z.avail_in = static_cast<uInt>(input_size - input_at);
         z.next_out = reinterpret_cast<Bytef*>(out);
         z.avail_out = static_cast<uInt>(size);
@@ -258,7 +303,7 @@ struct Decompressor {
         // One frame after another: the context starts over after a frame's end by itself.
         std::size_t out_size = size, in_size = input_size - input_at;
         const std::size_t r =
-            LZ4F_decompress(lz4, out, &out_size, input.data() + input_at, &in_size, nullptr);
+            LZ4F_decompress(lz4, out, &out_size, in_data + input_at, &in_size, nullptr);
         input_at += in_size;
         produced = out_size;
         if (LZ4F_isError(r)) {
@@ -270,7 +315,7 @@ struct Decompressor {
         return fail(0, "an LZ4-compressed capture, and this mpa-check was built without liblz4");
 #endif
       } else {
-        ZSTD_inBuffer zin{input.data() + input_at, input_size - input_at, 0};
+        ZSTD_inBuffer zin{in_data + input_at, input_size - input_at, 0};
         ZSTD_outBuffer zout{out, size, 0};
         const std::size_t r = ZSTD_decompressStream(zstd, &zout, &zin);
         input_at += zin.pos;
@@ -322,6 +367,10 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
   d->in.prefix = magic;
   d->in.prefix_size = got;
   d->kind = kind;
+  if (kind != Compression::None && seekable) {
+    struct stat status {};
+    if (fstat(fileno(raw), &status) == 0) d->map_file(static_cast<std::uint64_t>(status.st_size));
+  }
 #if MPA_HAVE_ISAL
   if (kind == Compression::Gzip && seekable) d->start_isal();
 #endif

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -228,10 +229,22 @@ TEST(CaptureMapped, TheReadingThreadHandsOverTheSameRecords) {
   gzFile gz = gzopen(packed.c_str(), "wb");
   gzwrite(gz, image.data(), static_cast<unsigned>(image.size()));
   gzclose(gz);
-  for (const std::string& file : {path, cut, packed}) {
+  const std::string zst = temp_path("threads.pcap.zst");
+  {
+    Bytes frame(ZSTD_compressBound(image.size()));
+    frame.resize(ZSTD_compress(frame.data(), frame.size(), image.data(), image.size(), 3));
+    write_file(zst, frame);
+  }
+  PipelineResult plain;
+  const Recording reference = analyse(path, false, plain);
+  for (const std::string& file : {path, cut, packed, zst}) {
     PipelineResult one, two;
     const Recording a = analyse(file, false, one);
     const Recording b = analyse(file, true, two);
+    if (file != cut) {  // compressed: the same as the plain file
+      EXPECT_TRUE(one.ok) << file << ": " << one.error;
+      EXPECT_EQ(a.fpdus, reference.fpdus) << file;
+    }
     EXPECT_EQ(one.ok, two.ok) << file;
     EXPECT_EQ(one.error, two.error) << file;
     EXPECT_EQ(one.stats.frames, two.stats.frames) << file;
