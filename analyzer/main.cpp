@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,7 +25,10 @@
 
 #include "html_trace.h"
 #include "mpa/crc32c.h"
+#include "mpa/implementations.h"
+#include "plugfest.h"
 #include "report.h"
+#include "report_from_json.h"
 #include "report_html.h"
 #include "streaming_text.h"
 
@@ -71,6 +75,11 @@ struct Settings {
   std::size_t max_connections = 16384;
   std::vector<std::uint16_t> vxlan_ports;   // in addition to 4789
   std::vector<std::uint16_t> geneve_ports;  // in addition to 6081
+  std::string hosts_file;                   // --hosts
+  const mpa::HostMap* hosts = nullptr;      // read from it
+  bool matrix = false;                      // --matrix
+  std::vector<std::string> compare;         // --compare OLD NEW
+  std::vector<std::string> from_json;       // --from-json A B ...
 };
 
 // --read-threads by default: a thread of its own for reading where the machine has two cores
@@ -193,7 +202,7 @@ mpa::report::CaptureReport check_file(const std::string& path, const Settings& s
   for (const std::uint16_t port : settings.geneve_ports) {
     options.decode.geneve_ports.push_back(port);
   }
-  mpa::report::Collector collector(report, settings.list_fpdus, suppressions);
+  mpa::report::Collector collector(report, settings.list_fpdus, suppressions, settings.hosts);
   // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
   if (stream) {
     collector.stream_to(stream, (settings.format == "json" && settings.interface.empty()) ||
@@ -291,10 +300,25 @@ std::vector<mpa::report::CaptureReport> check_files(const std::vector<std::strin
   return reports;
 }
 
-int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
+int finish_reports(std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
                    const mpa::report::Policy& policy, mpa::report::TextOptions text,
                    const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed,
                    const std::vector<mpa::report::CaptureTrace>& traces, double seconds);
+
+// Reads the JSON reports of earlier runs (--from-json, --compare); false (said on stderr) when
+// one cannot be read.
+bool read_reports(const std::vector<std::string>& paths,
+                  std::vector<mpa::report::CaptureReport>& reports,
+                  std::deque<mpa::report::Suppression>& rules) {
+  for (const std::string& path : paths) {
+    std::string error;
+    if (!mpa::report::read_json_report(path, reports, rules, error)) {
+      std::cerr << "mpa-check: " << error << '\n';
+      return false;
+    }
+  }
+  return true;
+}
 
 // Writes the suppression file of --write-baseline; false (said on stderr) when it cannot.
 bool write_baseline_file(const std::vector<mpa::report::CaptureReport>& reports,
@@ -365,6 +389,7 @@ int main(int argc, char** argv) {
       "Suppressed findings are counted, not listed (--show-suppressed: as 'suppressed' lines);\n"
       "rules that matched nothing are named on stderr when every capture the file names was "
       "read.\n"
+      "--compare: exit status 0 nothing new, 1 something new, 2 a report that cannot be read.\n"
       "Environment: MPA_CRC32C=NAME uses that CRC32c implementation (table, sse4.2, sse4.2-3way,\n"
       "avx512-vpclmul, armv8-crc) instead of the fastest this CPU runs; --version shows which.");
   app.add_option(
@@ -490,6 +515,30 @@ int main(int argc, char** argv) {
   app.add_option("--progress", settings.progress, "Progress on stderr for large inputs")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->group("Reports");
+  app.add_option("--hosts", settings.hosts_file,
+                 "Name the implementations: FILE maps addresses, subnets (ADDR/BITS) and MAC "
+                 "prefixes to NAME [VERSION], one a line, # comments; a host it does not name is "
+                 "named by its stack fingerprint, as a guess (\"looks like Linux siw\")")
+      ->group("Plugfest");
+  app.add_flag("--matrix", settings.matrix,
+               "Text format: also print the interop matrix (Initiator implementation x Responder "
+               "implementation over all captures: connections, verdict, first failing rule and "
+               "the side that broke it; pairs never tried); JSON always carries it as \"matrix\"")
+      ->group("Plugfest");
+  app.add_option("--compare", settings.compare,
+                 "Compare two JSON reports of earlier runs (OLD NEW): per pair of implementations "
+                 "and per connection what is new, fixed and stayed; exit status 1 when something "
+                 "is new (an error or warning, by id and the side that broke it, that the pair "
+                 "did not show in OLD), else 0 (with --format json: the comparison as JSON)")
+      ->expected(2)
+      ->group("Plugfest");
+  app.add_option("--from-json", settings.from_json,
+                 "Make the reports (text summary, --matrix, --format json, --html, --junit, "
+                 "--sarif) from JSON reports of earlier runs (CI shards, batch jobs) instead of "
+                 "reading captures: no rerun; the HTML links findings to their captures instead "
+                 "of showing their octets")
+      ->expected(1, -1)
+      ->group("Plugfest");
   try {
     app.parse(argc, argv);
     for (int i = 0; i < argc; ++i) settings.command += (i ? " " : "") + std::string(argv[i]);
@@ -505,7 +554,44 @@ int main(int argc, char** argv) {
     mpa::report::write_rules(std::cout, settings.format == "json");
     return kExitClean;
   }
-  if (settings.files.empty() && settings.interface.empty()) {
+  std::optional<mpa::HostMap> hosts;
+  if (!settings.hosts_file.empty()) {
+    std::string error;
+    hosts = mpa::HostMap::load(settings.hosts_file, error);
+    if (!hosts) {
+      std::cerr << "mpa-check: " << error << '\n';
+      return kExitUsage;
+    }
+    settings.hosts = &*hosts;
+  }
+  if (!settings.compare.empty()) {
+    if (!settings.files.empty() || !settings.from_json.empty() || !settings.interface.empty()) {
+      std::cerr << "mpa-check: --compare reads two JSON reports; give no capture with it\n";
+      return kExitUsage;
+    }
+    std::deque<mpa::report::Suppression> rules;
+    std::vector<mpa::report::CaptureReport> old_run, new_run;
+    if (!read_reports({settings.compare[0]}, old_run, rules) ||
+        !read_reports({settings.compare[1]}, new_run, rules)) {
+      return kExitUsage;
+    }
+    mpa::report::name_implementations(old_run, settings.hosts);
+    mpa::report::name_implementations(new_run, settings.hosts);
+    return mpa::report::write_comparison(std::cout, settings.compare[0], old_run,
+                                         settings.compare[1], new_run, settings.format == "json");
+  }
+  if (!settings.from_json.empty()) {
+    if (!settings.files.empty() || !settings.interface.empty()) {
+      std::cerr << "mpa-check: --from-json makes the reports from JSON reports; give no capture "
+                   "with it\n";
+      return kExitUsage;
+    }
+    if (!settings.write_baseline.empty()) {
+      std::cerr << "mpa-check: --write-baseline needs the captures, not JSON reports\n";
+      return kExitUsage;
+    }
+  }
+  if (settings.files.empty() && settings.interface.empty() && settings.from_json.empty()) {
     std::cerr << "mpa-check: no capture given (try --help)\n";
     return kExitUsage;
   }
@@ -607,6 +693,18 @@ int main(int argc, char** argv) {
                        unreadable, streaming || json_lines, traces, run_seconds());
     return settings.write_baseline.empty() || status != kExitFindings ? status : kExitClean;
   }
+  if (!settings.from_json.empty()) {
+    // Reports from reports: the findings as the earlier runs judged them (their suppressions
+    // included), the verdicts by this run's --fail-on and --require-mpa.
+    std::deque<mpa::report::Suppression> rules;
+    std::vector<mpa::report::CaptureReport> reports;
+    if (!read_reports(settings.from_json, reports, rules)) return kExitUsage;
+    bool unreadable = false;
+    for (const mpa::report::CaptureReport& r : reports) unreadable |= !r.result.ok;
+    std::vector<mpa::report::CaptureTrace> traces(settings.html.empty() ? 0 : reports.size());
+    return finish_reports(reports, settings, policy, text, nullptr, unreadable, false, traces,
+                          run_seconds());
+  }
   std::vector<std::string> files;
   expand_inputs(settings.files, files);
   if (files.empty()) {
@@ -657,10 +755,12 @@ int main(int argc, char** argv) {
 namespace {
 
 // Writes the reports of a run (text, JSON, JUnit, SARIF, HTML) and returns the exit status.
-int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
+int finish_reports(std::vector<mpa::report::CaptureReport>& reports, const Settings& settings,
                    const mpa::report::Policy& policy, mpa::report::TextOptions text,
                    const mpa::report::Suppressions* suppressions, bool unreadable, bool streamed,
                    const std::vector<mpa::report::CaptureTrace>& traces, double seconds) {
+  // Who is who, over the whole run: the hosts file, else the stacks seen from each address.
+  mpa::report::name_implementations(reports, settings.hosts);
   const mpa::report::RuleReview review =
       suppressions ? suppressions->review(reports) : mpa::report::RuleReview{};
   // What is said of the rules goes to stderr: it is about the suppression file, not the
@@ -671,6 +771,10 @@ int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const
     options.policy = policy;
     options.version = MPA_VERSION;
     options.command = settings.command;
+    if (settings.html != "-") {
+      std::error_code ec;
+      options.folder = std::filesystem::absolute(settings.html, ec).parent_path().string();
+    }
     mpa::report::write_html(out, reports, traces, options);
   };
   auto write_sarif = [&](std::ostream& out) {
@@ -698,6 +802,9 @@ int finish_reports(const std::vector<mpa::report::CaptureReport>& reports, const
     text.list_findings = !streamed;
     if (streamed) text.connections = false;  // printed as each connection ended
     mpa::report::write_text(std::cout, reports, text);
+    if (settings.matrix) {
+      mpa::report::write_matrix_text(std::cout, mpa::report::build_matrix(reports), reports);
+    }
     if (!settings.no_summary) mpa::report::write_text_end(std::cout, reports, text);
   }
   auto to_file = [](const std::string& path, std::ios::openmode mode, auto&& write) {

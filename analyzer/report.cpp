@@ -128,6 +128,15 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
     }
     pending_.erase(pending);
   }
+  for (const Direction d : {Direction::Initiator, Direction::Responder}) {
+    const Endpoint& e = d == Direction::Initiator ? c.summary.initiator : c.summary.responder;
+    namer_.observe(e.address, c.summary.direction(d).stack);
+  }
+  for (const Direction d : {Direction::Initiator, Direction::Responder}) {
+    const Endpoint& e = d == Direction::Initiator ? c.summary.initiator : c.summary.responder;
+    c.implementations[static_cast<int>(d)] =
+        namer_.name(e.address, c.summary.direction(d).mac, c.summary.direction(d).stack);
+  }
   if (observer_) observer_->on_connection_end(c);
   if (keep_connections_) report_.connections.push_back(std::move(c));
   open_.erase(summary.id);
@@ -224,6 +233,18 @@ double percent(std::uint64_t a, std::uint64_t b) {
 
 std::string describe_endpoints(const ConnectionSummary& summary) {
   return fmt::format("{} -> {}", to_string(summary.initiator), to_string(summary.responder));
+}
+
+std::string endpoint_with_name(const ConnectionReport& connection, Direction side) {
+  const ConnectionSummary& s = connection.summary;
+  const std::string endpoint = to_string(side == Direction::Initiator ? s.initiator : s.responder);
+  const std::string name = connection.implementation(side).label();
+  return name.empty() ? endpoint : fmt::format("{} ({})", endpoint, name);
+}
+
+std::string describe_endpoints(const ConnectionReport& connection) {
+  return fmt::format("{} -> {}", endpoint_with_name(connection, Direction::Initiator),
+                     endpoint_with_name(connection, Direction::Responder));
 }
 
 namespace {

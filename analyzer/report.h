@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mpa/analyzer.h"
+#include "mpa/implementations.h"
 #include "mpa/pipeline.h"
 #include "suppressions.h"
 
@@ -45,6 +46,12 @@ struct ConnectionReport {
   // Every finding of the connection, listed or not, once decided.
   SeverityCounts active;  // not suppressed
   SeverityCounts suppressed;
+  // Who each side is, by Direction: the hosts file's name, the stack its startup frames
+  // looked like (a guess), or its address (plugfest.h names them over the whole run).
+  ImplementationName implementations[2];
+  const ImplementationName& implementation(Direction d) const {
+    return implementations[static_cast<int>(d)];
+  }
 };
 
 struct CaptureReport {
@@ -53,6 +60,8 @@ struct CaptureReport {
   double seconds = 0;       // the time its analysis took
   bool missing = false;     // named on the command line but not there (result.ok is false)
   bool not_opened = false;  // could not be opened at all (a bad interface or capture filter)
+  // Read back from the JSON report of an earlier run (--from-json): no trace of its octets.
+  bool from_json = false;
   PipelineResult result;
   std::vector<ConnectionReport> connections;      // by connection id
   std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
@@ -106,8 +115,9 @@ class FindingObserver {
 // Collects the events of one capture into a CaptureReport, deciding suppressions.
 class Collector : public EventSink {
  public:
-  Collector(CaptureReport& report, bool list_fpdus, const Suppressions* suppressions = nullptr)
-      : report_(report), list_fpdus_(list_fpdus), suppressions_(suppressions) {}
+  Collector(CaptureReport& report, bool list_fpdus, const Suppressions* suppressions = nullptr,
+            const HostMap* hosts = nullptr)
+      : report_(report), list_fpdus_(list_fpdus), suppressions_(suppressions), namer_(hosts) {}
   // Connections that end are named their tunnel from `names` (the frame feeder's, filled as
   // frames arrive), so that live output names it too.
   void name_tunnels_from(const TunnelNames& names) { tunnel_names_ = &names; }
@@ -135,7 +145,8 @@ class Collector : public EventSink {
   FindingObserver* observer_ = nullptr;
   bool keep_connections_ = true;
   const TunnelNames* tunnel_names_ = nullptr;
-  std::size_t stored_ = 0;                          // findings stored for this capture
+  HostNamer namer_;         // names each connection's sides as it ends (the run names them again)
+  std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
   // Findings beyond the listing limit whose rules need the connection: decided at its end,
   // by number and id (the first such finding, and how many).
@@ -164,9 +175,11 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
 // `notes`, errors and warnings always.
 bool listed(const ReportedFinding& finding, const TextOptions& options);
 // A finding line of the text report, and the line that folds repeats.
-// `certain_at`: name the frame where it became certain when that is later than its own.
+// `certain_at`: name the frame where it became certain when that is later than its own;
+// `side_name`: the name of the side whose data it is about (ImplementationName::label).
 std::string finding_line(const std::string& file, const ReportedFinding& finding,
-                         const ConnectionSummary* connection, bool color, bool certain_at = false);
+                         const ConnectionSummary* connection, bool color, bool certain_at = false,
+                         std::string_view side_name = {});
 // The summary block of one connection (-v).
 void write_connection(std::ostream& out, const ConnectionReport& connection);
 std::string fold_line(const std::string& file, const ReportedFinding& first_folded,
@@ -216,6 +229,11 @@ double percent(std::uint64_t a, std::uint64_t b);
 
 // "10.0.0.1:4000 -> 10.0.0.2:20049"
 std::string describe_endpoints(const ConnectionSummary& summary);
+// The same with each side's name beside its address where it has one:
+// "10.0.0.1:4000 (Ardent 2.1) -> 10.0.0.2:20049 (looks like Linux siw)"
+std::string describe_endpoints(const ConnectionReport& connection);
+// An endpoint with its side's name: "10.0.0.1:4000 (Ardent 2.1)", or the endpoint alone.
+std::string endpoint_with_name(const ConnectionReport& connection, Direction side);
 // The frames not decoded to TCP by reason ("other IP protocol 3, malformed 1"); "" for none.
 std::string not_tcp_counts(const CaptureStats& stats);
 // What IP reassembly did ("20 reassembled from 46 IP fragments, 1 IP datagram incomplete");

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/startup_layout.h"
+#include "plugfest.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -179,6 +182,48 @@ std::string stacks(const ConnectionSummary& s) {
   return fmt::format("{} / {}", a.empty() ? "?" : a, b.empty() ? "?" : b);
 }
 
+// A side's name beside its address: "Cobalt NIC 5.0", a guess in italics; "" when unnamed.
+std::string implementation_html(const ImplementationName& n) {
+  if (!n.named()) return {};
+  return fmt::format("<span class=\"impl{}\" title=\"{}\">{}</span>",
+                     n.source == NameSource::Fingerprint ? " guess" : "",
+                     n.source == NameSource::Hosts
+                         ? esc("from the hosts file, " + n.rule)
+                         : esc("a guess from the stack fingerprint of its startup frames"),
+                     esc(n.label()));
+}
+
+// "10.0.0.1:4000 (Ardent 2.1)": an endpoint with its side's name.
+std::string endpoint_html(const ConnectionReport& c, Direction d) {
+  const std::string endpoint =
+      esc(to_string(d == Direction::Initiator ? c.summary.initiator : c.summary.responder));
+  const std::string name = implementation_html(c.implementation(d));
+  return name.empty() ? endpoint : fmt::format("{} ({})", endpoint, name);
+}
+
+// A relative URL for a capture file: `file` as named on the command line of the run that
+// read it (relative to the working folder), seen from `folder` (where the page is).
+std::string capture_href(const std::string& file, const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target = fs::absolute(file, ec);
+  std::string path = file;
+  if (!ec && !folder.empty()) {
+    const fs::path relative = target.lexically_relative(folder);
+    if (!relative.empty()) path = relative.generic_string();
+  }
+  std::string url;
+  for (const unsigned char c : path) {
+    if (std::isalnum(c) ||
+        std::string_view("-._~/").find(static_cast<char>(c)) != std::string_view::npos) {
+      url += static_cast<char>(c);
+    } else {
+      url += fmt::format("%{:02X}", c);
+    }
+  }
+  return url;
+}
+
 class Page {
  public:
   Page(std::ostream& out, const std::vector<CaptureReport>& captures,
@@ -212,13 +257,14 @@ class Page {
     buf_.clear();
   }
   void header();
+  void matrix();
   void totals_paragraph();
   void bounds_paragraph();
   void overview(std::vector<Row>& rows);
   void capture_row(std::size_t i);
   void verdict_row(const Row& r);
   void connection(const Row& row, std::size_t ordinal);
-  void parameters_table(const ConnectionSummary& s);
+  void parameters_table(const ConnectionReport& c);
   void ladder(const Row& row, const ConnectionTrace* trace);
   void ladder_head(const Row& row, int height);
   void charts(const Row& row, const ConnectionTrace& trace);
@@ -268,6 +314,90 @@ void Page::header() {
   totals_paragraph();
   bounds_paragraph();
   buf_ += "</header>\n";
+}
+
+// The interop matrix (plugfest.h), first on the page: Initiator implementations in rows,
+// Responder implementations in columns, each cell linked to the connection that made its
+// verdict; pairs never tried are said to be so.
+void Page::matrix() {
+  const Matrix m = build_matrix(captures_);
+  buf_ += fmt::format(
+      "<section id=\"matrix-section\"><h2>Interop matrix</h2>\n<p class=\"matrix-sum\">{}, {}, {} "
+      "of {} pairs tried; the Initiator in rows, the Responder in columns. A cell's verdict is "
+      "its worst connection's; it links to the connection with the first failing rule.</p>\n",
+      esc(count_of(m.size(), "implementation")), esc(count_of(m.connections, "MPA connection")),
+      m.tried(), m.size() * m.size());
+  if (m.size() == 0) {
+    buf_ += "</section>\n";
+    return;
+  }
+  const auto head = [&](const MatrixImplementation& impl) {
+    std::string addresses;
+    for (const std::string& a : impl.addresses) addresses += (addresses.empty() ? "" : ", ") + a;
+    // The hosts file's line by the file's name (its path in the title).
+    const std::string rule = impl.name.rule.substr(impl.name.rule.rfind('/') + 1);
+    const std::string source = impl.name.source == NameSource::Hosts ? rule
+                               : impl.name.source == NameSource::Fingerprint
+                                   ? std::string("a guess from its startup frames")
+                                   : std::string("not named");
+    return fmt::format("{}<br><small title=\"{}\">{} ({})</small>",
+                       impl.name.named() ? implementation_html(impl.name) : esc(impl.key),
+                       esc(impl.name.rule), esc(addresses), esc(source));
+  };
+  buf_ += "<table id=\"matrix\"><thead><tr><th>Initiator ↓ / Responder →</th>";
+  for (const MatrixImplementation& impl : m.implementations) {
+    buf_ +=
+        fmt::format("<th class=\"responder\" data-key=\"{}\">{}</th>", esc(impl.key), head(impl));
+  }
+  buf_ += "</tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    buf_ += fmt::format("<tr><th class=\"initiator\" data-key=\"{}\">{}</th>",
+                        esc(m.implementations[i].key), head(m.implementations[i]));
+    for (std::size_t r = 0; r < m.size(); ++r) {
+      const MatrixCell& cell = m.cell(i, r);
+      const std::string word(to_string(cell.verdict));
+      std::string cls = word;
+      std::replace(cls.begin(), cls.end(), ' ', '-');
+      const std::string attributes = fmt::format(
+          "class=\"m m-{cls}\" data-initiator=\"{i}\" data-responder=\"{r}\" "
+          "data-verdict=\"{word}\" data-connections=\"{n}\"",
+          fmt::arg("cls", cls), fmt::arg("i", esc(m.implementations[i].key)),
+          fmt::arg("r", esc(m.implementations[r].key)), fmt::arg("word", word),
+          fmt::arg("n", cell.connections.size()));
+      if (cell.verdict == PairVerdict::NotTried) {
+        buf_ += fmt::format("<td {}>not tried</td>", attributes);
+        continue;
+      }
+      const ConnectionRef& at = cell.failure ? cell.failure_at : cell.connections.front();
+      const std::string target = fmt::format("c{}-{}", at.capture, at.connection->summary.id);
+      std::string failure;
+      if (cell.failure) {
+        const std::string side = side_word(*cell.failure);
+        failure = fmt::format(
+            " data-first-failure=\"{}\" data-side=\"{}\" data-capture-index=\"{}\" "
+            "data-connection=\"{}\" data-frame=\"{}\"",
+            info(cell.failure->finding.id).name, side, at.capture, at.connection->summary.id,
+            cell.failure->finding.frame);
+      }
+      const std::string counts = verdict_counts(cell);
+      buf_ += fmt::format(
+          "<td {attributes}{failure}><a href=\"#{target}\">{word}</a><br><small>{connections}: "
+          "{counts}{rule}</small></td>",
+          fmt::arg("attributes", attributes), fmt::arg("failure", failure),
+          fmt::arg("target", target), fmt::arg("word", word),
+          fmt::arg("connections", esc(count_of(cell.connections.size(), "connection"))),
+          fmt::arg("counts", esc(counts)),
+          fmt::arg("rule", cell.failure ? fmt::format("<br><code>{}</code> {}",
+                                                      info(cell.failure->finding.id).name,
+                                                      side_word(*cell.failure).empty()
+                                                          ? std::string("about the capture")
+                                                          : "by the " + side_word(*cell.failure))
+                                        : std::string()));
+    }
+    buf_ += "</tr>\n";
+  }
+  buf_ += "</tbody></table></section>\n";
+  flush();
 }
 
 void Page::totals_paragraph() {
@@ -443,7 +573,8 @@ void Page::verdict_row(const Row& r) {
       "<tr class=\"verdict-row\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
       "data-verdict=\"{word}\" data-section=\"{anchor}\"><td data-v=\"{rank}\">"
       "<a href=\"#{anchor}\"><span class=\"v v-{word}\">{word}</span></a></td>"
-      "<td>{file}</td><td class=\"n\">{id}</td><td>{initiator} → {responder}</td>"
+      "<td>{file}</td><td class=\"n\">{id}</td><td data-initiator-impl=\"{initiator_key}\" "
+      "data-responder-impl=\"{responder_key}\">{initiator} → {responder}</td>"
       "<td>{stacks}</td><td>{sends_i}</td><td>{sends_r}</td>"
       "<td class=\"n\" data-v=\"{fpdus}\">{fpdus_i} / {fpdus_r}</td>"
       "<td class=\"n\" data-v=\"{octets}\">{octets_i} / {octets_r}</td>"
@@ -451,8 +582,12 @@ void Page::verdict_row(const Row& r) {
       "</tr>\n",
       fmt::arg("capture", r.capture), fmt::arg("id", s.id), fmt::arg("word", r.verdict.word()),
       fmt::arg("anchor", anchor(r)), fmt::arg("rank", 2 - r.verdict.rank()),
-      fmt::arg("file", esc(name(r.capture))), fmt::arg("initiator", esc(to_string(s.initiator))),
-      fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("stacks", esc(stacks(s))),
+      fmt::arg("file", esc(name(r.capture))),
+      fmt::arg("initiator", endpoint_html(*r.connection, Direction::Initiator)),
+      fmt::arg("responder", endpoint_html(*r.connection, Direction::Responder)),
+      fmt::arg("initiator_key", esc(r.connection->implementation(Direction::Initiator).key())),
+      fmt::arg("responder_key", esc(r.connection->implementation(Direction::Responder).key())),
+      fmt::arg("stacks", esc(stacks(s))),
       fmt::arg("sends_i", esc(parameters(s, Direction::Initiator))),
       fmt::arg("sends_r", esc(parameters(s, Direction::Responder))),
       fmt::arg("fpdus", a.fpdus + b.fpdus), fmt::arg("fpdus_i", thousands(a.fpdus)),
@@ -630,8 +765,9 @@ void Page::ladder_head(const Row& row, int height) {
       "<line x1=\"{xr}\" y1=\"42\" x2=\"{xr}\" y2=\"{bottom}\" stroke=\"#999\" "
       "stroke-width=\"2\"/>\n",
       fmt::arg("xi", kLaneI), fmt::arg("xr", kLaneR),
-      fmt::arg("initiator", esc(to_string(s.initiator))),
-      fmt::arg("responder", esc(to_string(s.responder))), fmt::arg("bottom", height - 8));
+      fmt::arg("initiator", esc(endpoint_with_name(*row.connection, Direction::Initiator))),
+      fmt::arg("responder", esc(endpoint_with_name(*row.connection, Direction::Responder))),
+      fmt::arg("bottom", height - 8));
 }
 
 void Page::ladder(const Row& row, const ConnectionTrace* trace) {
@@ -1041,6 +1177,12 @@ void Page::detail(const Row& row, std::size_t index, const ReportedFinding& rf, 
     gap_strip(*gap, d.name);
   } else if (place) {
     dump(*place, row.connection->summary, trace);
+  } else if (captures_[row.capture].from_json) {
+    buf_ += fmt::format(
+        "<p class=\"nodump\">Read from a JSON report: the octets are in <a class=\"capture-link\" "
+        "href=\"{}\">{}</a>, frame {}.</p>\n",
+        esc(capture_href(captures_[row.capture].file, options_.folder)),
+        esc(captures_[row.capture].file), f.frame);
   } else {
     buf_ +=
         "<p class=\"nodump\">Not about the octets of one FPDU or startup frame (no dump).</p>\n";
@@ -1121,13 +1263,27 @@ void Page::connection(const Row& row, std::size_t ordinal) {
       "{word}</span> {file} · connection {id} · {initiator} → {responder}{stacks}</summary>\n",
       fmt::arg("anchor", anchor(row)), fmt::arg("capture", row.capture), fmt::arg("id", s.id),
       fmt::arg("word", row.verdict.word()), fmt::arg("file", esc(name(row.capture))),
-      fmt::arg("initiator", esc(to_string(s.initiator))),
-      fmt::arg("responder", esc(to_string(s.responder))),
+      fmt::arg("initiator", endpoint_html(*row.connection, Direction::Initiator)),
+      fmt::arg("responder", endpoint_html(*row.connection, Direction::Responder)),
       fmt::arg("stacks",
                (stacks(s).empty() ? "" : " · " + esc(stacks(s))) +
                    (row.connection->tunnel.empty() ? std::string()
                                                    : " · in " + esc(row.connection->tunnel))));
-  parameters_table(s);
+  parameters_table(*row.connection);
+  if (captures_[row.capture].from_json) {
+    // Read back from a JSON report: the octets are in the capture, linked.
+    buf_ += fmt::format(
+        "<p class=\"from-json\">From a JSON report: no ladder, charts or octets on this page; the "
+        "capture is <a class=\"capture-link\" href=\"{href}\">{file}</a> (frames "
+        "{first}–{last}).</p>\n",
+        fmt::arg("href", esc(capture_href(captures_[row.capture].file, options_.folder))),
+        fmt::arg("file", esc(captures_[row.capture].file)), fmt::arg("first", s.first_frame),
+        fmt::arg("last", s.last_frame));
+    findings(row, trace);
+    buf_ += "</details>\n";
+    flush();
+    return;
+  }
   buf_ += "<h3>Ladder</h3>\n";
   ladder(row, trace);
   flush();
@@ -1142,7 +1298,8 @@ void Page::connection(const Row& row, std::size_t ordinal) {
 }
 
 // Parameters and counts per direction, and the connection's frames and times.
-void Page::parameters_table(const ConnectionSummary& s) {
+void Page::parameters_table(const ConnectionReport& c) {
+  const ConnectionSummary& s = c.summary;
   buf_ +=
       "<table class=\"params\"><thead><tr><th></th><th>Initiator → Responder</th><th>Responder → "
       "Initiator"
@@ -1159,6 +1316,15 @@ void Page::parameters_table(const ConnectionSummary& s) {
   line("sends with", esc(parameters(s, Direction::Initiator)),
        esc(parameters(s, Direction::Responder)));
   line("stack", esc(a.stack), esc(b.stack));
+  const auto implementation = [&](Direction d) {
+    const ImplementationName& n = c.implementation(d);
+    std::string html = n.named() ? implementation_html(n) : std::string("not named");
+    html += " · " + esc(n.address);
+    if (const auto& mac = s.direction(d).mac) html += " · " + esc(to_string(*mac));
+    return html;
+  };
+  line("implementation", implementation(Direction::Initiator),
+       implementation(Direction::Responder));
   line("FPDUs / ULPDU octets", fmt::format("{} / {}", thousands(a.fpdus), thousands(a.ulpdu_bytes)),
        fmt::format("{} / {}", thousands(b.fpdus), thousands(b.ulpdu_bytes)));
   line("CRC failures", std::to_string(a.crc_failures), std::to_string(b.crc_failures));
@@ -1181,6 +1347,7 @@ void Page::write() {
     for (const ConnectionReport& c : captures_[i].connections)
       rows.push_back({i, &c, verdict_of(c)});
   }
+  matrix();
   overview(rows);
   buf_ += "<section id=\"connections\"><h2>Connections</h2>\n";
   for (std::size_t k = 0; k < rows.size(); ++k) connection(rows[k], k);

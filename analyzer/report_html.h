@@ -14,6 +14,9 @@ struct HtmlOptions {
   Policy policy;
   std::string version;
   std::string command;  // the command line, shown at the foot of the page
+  // The folder the page is written to: captures read back from JSON reports (--from-json) are
+  // linked relative to it.
+  std::string folder;
 };
 
 // `traces[i]` belongs to `captures[i]`.

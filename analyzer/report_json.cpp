@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mpa/conformance.h"
+#include "plugfest.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -78,6 +79,8 @@ ordered_json direction_json(const DirectionSummary& d) {
   j["rdmap_opcodes"] = opcodes;
   j["terminates"] = d.terminates;
   j["stack"] = d.stack.empty() ? ordered_json(nullptr) : ordered_json(d.stack);
+  j["mac"] = d.mac ? ordered_json(to_string(*d.mac)) : ordered_json(nullptr);
+  j["payload_octets"] = d.bytes;
   return j;
 }
 
@@ -104,6 +107,23 @@ ordered_json startup_json(const StartupFrame& f) {
   return j;
 }
 
+ordered_json implementation_json(const ImplementationName& n) {
+  ordered_json j;
+  j["label"] = n.key();
+  j["source"] = to_string(n.source);
+  j["name"] = n.named() ? ordered_json(n.name) : ordered_json(nullptr);
+  j["version"] = n.version.empty() ? ordered_json(nullptr) : ordered_json(n.version);
+  j["rule"] = n.rule.empty() ? ordered_json(nullptr) : ordered_json(n.rule);
+  j["address"] = n.address;
+  return j;
+}
+
+ordered_json counts_json(const SeverityCounts& c) {
+  return {{"errors", c[Severity::Error]},
+          {"warnings", c[Severity::Warning]},
+          {"notes", c[Severity::Note]}};
+}
+
 }  // namespace
 
 ordered_json connection_json(const ConnectionReport& c) {
@@ -113,6 +133,17 @@ ordered_json connection_json(const ConnectionReport& c) {
   j["initiator"] = to_string(s.initiator);
   j["responder"] = to_string(s.responder);
   j["tunnel"] = c.tunnel.empty() ? ordered_json(nullptr) : ordered_json(c.tunnel);
+  j["implementations"] = {
+      {"initiator", implementation_json(c.implementation(Direction::Initiator))},
+      {"responder", implementation_json(c.implementation(Direction::Responder))}};
+  const ConnectionIdentity identity = identity_of(c);
+  j["identity"] = {{"initiator", identity.initiator},
+                   {"responder", identity.responder},
+                   {"port", identity.port},
+                   {"startup", identity.startup}};
+  j["verdict"] = to_string(connection_verdict(c));
+  j["first_frame"] = s.first_frame;
+  j["last_frame"] = s.last_frame;
   j["revision"] = s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
   j["startup_seen"] = s.startup_seen;
   if (s.request) j["request"] = startup_json(*s.request);
@@ -127,6 +158,8 @@ ordered_json connection_json(const ConnectionReport& c) {
   j["findings"] = ordered_json::array();
   for (const ReportedFinding& f : c.findings) j["findings"].push_back(finding_json(f, true));
   j["findings_not_listed"] = c.findings_not_stored;
+  j["counts"] = counts_json(c.active);
+  j["suppressed"] = counts_json(c.suppressed);
   if (!c.fpdus.empty()) {
     ordered_json fpdus = ordered_json::array();
     for (const FpduRecord& r : c.fpdus) {
@@ -143,13 +176,62 @@ ordered_json connection_json(const ConnectionReport& c) {
   return j;
 }
 
+// The interop matrix (plugfest.h): the implementations, and a cell per pair, tried or not.
+static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
+  const Matrix m = build_matrix(captures);
+  ordered_json implementations = ordered_json::array();
+  for (const MatrixImplementation& impl : m.implementations) {
+    ordered_json j = implementation_json(impl.name);
+    j.erase("address");
+    j["addresses"] = impl.addresses;
+    implementations.push_back(std::move(j));
+  }
+  ordered_json cells = ordered_json::array();
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t r = 0; r < m.size(); ++r) {
+      const MatrixCell& cell = m.cell(i, r);
+      ordered_json j;
+      j["initiator"] = m.implementations[i].key;
+      j["responder"] = m.implementations[r].key;
+      j["tried"] = cell.verdict != PairVerdict::NotTried;
+      j["verdict"] = to_string(cell.verdict);
+      j["connections"] = cell.connections.size();
+      j["by_verdict"] = {{"errors", cell.by_verdict[static_cast<int>(PairVerdict::Errors)]},
+                         {"warnings", cell.by_verdict[static_cast<int>(PairVerdict::Warnings)]},
+                         {"clean", cell.by_verdict[static_cast<int>(PairVerdict::Clean)]},
+                         {"not_judged", cell.by_verdict[static_cast<int>(PairVerdict::NotJudged)]}};
+      if (cell.failure) {
+        const Finding& f = cell.failure->finding;
+        const std::string side = side_word(*cell.failure);
+        j["first_failure"] = {{"id", info(f.id).name},
+                              {"severity", to_string(info(f.id).severity)},
+                              {"rules", rules_json(f.id)},
+                              {"side", side.empty() ? ordered_json(nullptr) : ordered_json(side)},
+                              {"capture", captures[cell.failure_at.capture].file},
+                              {"connection", cell.failure_at.connection->summary.id},
+                              {"frame", f.frame},
+                              {"message", f.message}};
+      } else {
+        j["first_failure"] = nullptr;
+      }
+      ordered_json refs = ordered_json::array();
+      for (const ConnectionRef& ref : cell.connections) {
+        refs.push_back({{"capture", captures[ref.capture].file},
+                        {"connection", ref.connection->summary.id},
+                        {"verdict", to_string(ref.verdict)}});
+      }
+      j["refs"] = std::move(refs);
+      cells.push_back(std::move(j));
+    }
+  }
+  return {{"implementations", std::move(implementations)},
+          {"pairs", m.size() * m.size()},
+          {"tried", m.tried()},
+          {"cells", std::move(cells)}};
+}
+
 // The document is written one connection at a time, so the report never holds more than
 // one connection's JSON in memory (a capture may carry hundreds of thousands of findings).
-static ordered_json counts_json(const SeverityCounts& c) {
-  return {{"errors", c[Severity::Error]},
-          {"warnings", c[Severity::Warning]},
-          {"notes", c[Severity::Note]}};
-}
 
 // A live capture's libpcap counters (packets received and dropped) and what drops mean.
 static ordered_json live_json(const PipelineResult& result) {
@@ -227,7 +309,8 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
                                 {"unused_suppressions", unused_rules},
                                 {"suppressions_reviewed", review.complete},
                                 {"suppressions_under_count", under_count}};
-  out << "],\n\"summary\": " << summary.dump() << "\n}\n";
+  out << "],\n\"summary\": " << summary.dump() << ",\n\"matrix\": " << matrix_json(captures).dump(1)
+      << "\n}\n";
 }
 
 namespace {

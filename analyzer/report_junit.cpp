@@ -40,7 +40,7 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
     };
     std::vector<Case> cases;
     for (const ConnectionReport& c : cap.connections) {
-      Case k{fmt::format("connection {} {}", c.summary.id, describe_endpoints(c.summary)), {}, {}};
+      Case k{fmt::format("connection {} {}", c.summary.id, describe_endpoints(c)), {}, {}};
       for (const ReportedFinding& f : c.findings) {
         const DiagnosticInfo& d = info(f.finding.id);
         if (!f.suppressed_by && counts_as_failure(d.severity, policy)) {

@@ -119,6 +119,12 @@ ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const R
   if (c) {
     properties["connection"] = c->summary.id;
     properties["endpoints"] = describe_endpoints(c->summary);
+    const auto name = [c](Direction d) {
+      const std::string label = c->implementation(d).label();
+      return label.empty() ? ordered_json(nullptr) : ordered_json(label);
+    };
+    properties["implementations"] = {{"initiator", name(Direction::Initiator)},
+                                     {"responder", name(Direction::Responder)}};
     properties["direction"] = to_string(f.direction);
     properties["tcp_seq"] = f.tcp_seq.value();
     properties["stream_offset"] = f.stream_offset;

@@ -127,7 +127,7 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
     if (s.reply) startup += "; " + describe(*s.reply);
   }
   fmt::print(out, "  connection {}: {} (initiator -> responder){}, frames {}-{}\n", s.id,
-             describe_endpoints(s), c.tunnel.empty() ? std::string() : " in " + c.tunnel,
+             describe_endpoints(c), c.tunnel.empty() ? std::string() : " in " + c.tunnel,
              s.first_frame, s.last_frame);
   fmt::print(out, "    startup   {}\n", startup);
   if (s.request_ns && s.reply_ns && s.reply_ns >= s.request_ns) {
@@ -147,13 +147,15 @@ void write_connection(std::ostream& out, const ConnectionReport& c) {
 
 // file:frame: severity: message (where; RFC, code) [id] -- the message first, the rest after.
 std::string finding_line(const std::string& file, const ReportedFinding& rf,
-                         const ConnectionSummary* c, bool color, bool certain_at) {
+                         const ConnectionSummary* c, bool color, bool certain_at,
+                         std::string_view side_name) {
   const Finding& f = rf.finding;
   const DiagnosticInfo& d = info(f.id);
   std::string where;
   if (c)
     where = fmt::format(
-        "connection {}, {} data, seq {}{}; ", c->id, to_string(f.direction), f.tcp_seq.value(),
+        "connection {}, {} data{}, seq {}{}; ", c->id, to_string(f.direction),
+        side_name.empty() ? std::string() : fmt::format(" ({})", side_name), f.tcp_seq.value(),
         certain_at && f.certain_at > f.frame ? fmt::format(", certain at frame {}", f.certain_at)
                                              : std::string());
   std::string reference(d.rfc);
@@ -197,9 +199,9 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
         if (!shown(f)) continue;
         auto& [n, first_folded] = repeats[{f.finding.id, f.suppressed_by != nullptr}];
         if (++n <= options.fold_after) {
-          lines.push_back(
-              {f.finding.frame, lines.size(),
-               finding_line(cap.file, f, &c.summary, options.color, options.certain_at)});
+          lines.push_back({f.finding.frame, lines.size(),
+                           finding_line(cap.file, f, &c.summary, options.color, options.certain_at,
+                                        c.implementation(f.finding.direction).label())});
         } else if (n == options.fold_after + 1) {
           first_folded = &f;
         }

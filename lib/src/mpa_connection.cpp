@@ -53,6 +53,7 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     if (seg.mss) s.mss = seg.mss;
   }
   s.stats.on_payload(seg.payload.size() + seg.payload_missing);
+  s.stats.on_source_mac(seg.source_mac);
   if ((seg.flags & tcp_flags::kRst) && !reset_by_)
     reset_by_ = &s;  // before the stream's end is told
   // The ACK field is the peer's: how far back its retransmissions are compared.

@@ -25,4 +25,10 @@ std::string to_string(const Endpoint& endpoint) {
   return fmt::format("{}:{}", to_string(endpoint.address), endpoint.port);
 }
 
+std::string to_string(const MacAddress& mac) {
+  const auto& b = mac.bytes;
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", b[0], b[1], b[2], b[3], b[4],
+                     b[5]);
+}
+
 }  // namespace mpa

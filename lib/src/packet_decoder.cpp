@@ -41,6 +41,9 @@ constexpr std::size_t kSllHeader = 16;
 constexpr std::size_t kSllProtocolOffset = 14;
 constexpr std::size_t kSll2Header = 20;
 constexpr std::size_t kSll2ProtocolOffset = 0;
+// The sender's link-layer address: its length, then up to 8 octets.
+constexpr std::size_t kSllAddressLengthOffset = 4;    // 16 bits; the address at 6
+constexpr std::size_t kSll2AddressLengthOffset = 11;  // 8 bits; the address at 12
 constexpr std::size_t kLoopbackHeader = 4;
 
 constexpr std::size_t kIpv4MinHeader = 20;
@@ -156,6 +159,13 @@ class FrameDecoder {
   void vxlan(std::size_t offset, std::uint64_t end);
   void geneve(std::size_t offset, std::uint64_t end);
   bool looks_like_vxlan(std::size_t offset, std::uint64_t end) const;
+  // The link-layer source address at `offset` (6 octets, captured): the last one seen before
+  // the IP header is the sending host's.
+  void source_mac(std::size_t offset) {
+    MacAddress mac;
+    std::copy_n(at(offset), mac.bytes.size(), mac.bytes.begin());
+    result_.segment.source_mac = mac;
+  }
   // Notes a tunnel layer (outer addresses from the IP header decoded last); false when the
   // path is full, the frame then given up.
   bool enter_tunnel(TunnelKind kind, std::optional<std::uint32_t> id, bool has_outer);
@@ -256,16 +266,19 @@ void FrameDecoder::decode(std::uint32_t link_type) {
       if (!captured(0, kEthernetHeader)) {
         return malformed("Ethernet header truncated ({} of {} bytes)", captured_, kEthernetHeader);
       }
+      source_mac(6);
       return decode_ethertype(12, kEthernetHeader);
     case link_type::kLinuxSll:
       if (!captured(0, kSllHeader)) {
         return malformed("Linux SLL header truncated ({} of {} bytes)", captured_, kSllHeader);
       }
+      if (load_be16(at(kSllAddressLengthOffset)) == 6) source_mac(kSllAddressLengthOffset + 2);
       return decode_ethertype(kSllProtocolOffset, kSllHeader);
     case link_type::kLinuxSll2:
       if (!captured(0, kSll2Header)) {
         return malformed("Linux SLL2 header truncated ({} of {} bytes)", captured_, kSll2Header);
       }
+      if (*at(kSll2AddressLengthOffset) == 6) source_mac(kSll2AddressLengthOffset + 1);
       return decode_ethertype(kSll2ProtocolOffset, kSll2Header);
     case link_type::kNull:
     case link_type::kLoop: {
@@ -321,6 +334,7 @@ void FrameDecoder::ethernet(std::size_t offset, std::uint64_t end) {
   if (!captured(offset, kEthernetHeader)) {
     return malformed("inner Ethernet header truncated at offset {}", offset);
   }
+  source_mac(offset + 6);
   dispatch(Key::EtherType, load_be16(at(offset + 12)), offset + kEthernetHeader, end,
            NotTcpReason::OtherEtherType);
 }

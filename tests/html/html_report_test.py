@@ -228,10 +228,27 @@ class Page(html.parser.HTMLParser):
         self._prefix = False
         self.pd_hex = []  # the private data in hex, as shown
         self._pd = None
+        self.matrix = []  # dict per cell of the interop matrix (td.m): data-* and the link
+        self._cell = None
+        self.sections = []  # ids of the sections, in page order
+        self.ids = set()  # every id on the page (link targets)
+        self.impl_names = []  # (initiator key, responder key) of each verdict row
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "section" and "id" in a:
+            self.sections.append(a["id"])
+        if tag == "td" and "m" in cls:
+            self._cell = {k[5:]: v for k, v in a.items() if k.startswith("data-")}
+            self._cell["href"] = None
+            self.matrix.append(self._cell)
+        if tag == "a" and self._cell is not None:
+            self._cell["href"] = a.get("href")
+        if tag == "td" and "data-initiator-impl" in a:
+            self.impl_names.append((a["data-initiator-impl"], a["data-responder-impl"]))
         if tag == "html" and a.get("data-script") == "ran":
             self.script_ran = True
         if tag == "script":
@@ -274,6 +291,8 @@ class Page(html.parser.HTMLParser):
                           "target": "target" in cls, "finding": self._detail}
 
     def handle_endtag(self, tag):
+        if tag == "td":
+            self._cell = None
         if tag == "mark" and self._mark is not None:
             self.marks.append(self._mark)
             self._mark = None
@@ -399,6 +418,34 @@ def check_page(page, report, files, label, listed_per_connection=500):
                          f"holds {got[key]:02x} ({m['title']})")
                 else:
                     verified += 1
+    # The interop matrix opens the page and holds the JSON report's cells, each tried cell
+    # linked to the connection with its first failing rule (or its first connection).
+    if page.sections[:2] != ["matrix-section", "overview"]:
+        fail(f"{label}: the page does not open with the interop matrix ({page.sections[:3]})")
+    by_file = {c["file"]: i for i, c in enumerate(caps)}
+    want_cells = {}
+    for c in report["matrix"]["cells"]:
+        target = None
+        if c["tried"]:
+            ref = c["first_failure"] or c["refs"][0]
+            target = f"#c{by_file[ref['capture']]}-{ref['connection']}"
+        ff = c["first_failure"]
+        want_cells[(c["initiator"], c["responder"])] = (
+            c["verdict"], str(c["connections"]), ff["id"] if ff else None, (ff["side"] or "") if ff else None, target)
+    got_cells = {(m["initiator"], m["responder"]): (m["verdict"], m["connections"], m.get("first-failure"),
+                                                    m.get("side"), m["href"]) for m in page.matrix}
+    if got_cells != want_cells:
+        diff = [(k, got_cells.get(k), want_cells.get(k)) for k in set(got_cells) | set(want_cells)
+                if got_cells.get(k) != want_cells.get(k)]
+        fail(f"{label}: matrix cells differ from the JSON report's: {diff[:4]}")
+    for m in page.matrix:
+        if m["href"] and m["href"][1:] not in page.ids:
+            fail(f"{label}: matrix cell {m['initiator']} -> {m['responder']} links to {m['href']}, not on the page")
+    # Names beside the addresses: the verdict rows carry each side's implementation.
+    want_names = sorted((c["implementations"]["initiator"]["label"], c["implementations"]["responder"]["label"])
+                        for cap in caps for c in cap["connections"])
+    if sorted(page.impl_names) != want_names:
+        fail(f"{label}: implementations of the verdict rows differ from the JSON report's")
     # Failing captures first: unreadable, then failed, then passed.
     rank = {"unreadable": 0, "fail": 1, "pass": 2}
     ranks = [rank.get(v, 3) for _, _, v in page.capture_rows]
@@ -752,14 +799,80 @@ def main():
             fail("Rev 2 page: binary private data shown with replacement characters")
         check_page(rev2, rev2_json, [rev2_pcap], "static Rev 2 page")
 
+    # The plugfest corpus with its hosts file (captures/plugfest): the page opens with the
+    # interop matrix of the day (checked against the JSON report by check_page), the names beside
+    # the addresses.
+    plugfest = sorted(glob.glob(os.path.join(args.source, "captures", "plugfest", "day1", "*.pcap")))
+    hosts = os.path.join(args.source, "captures", "plugfest", "plugfest.hosts")
+    plugfest_page = os.path.join(args.work, "plugfest.html")
+    pf = run([args.mpa_check, "--no-suppress", "--hosts", hosts, "--format", "json", "--html", plugfest_page]
+             + plugfest)
+    pf_json = json.loads(pf.stdout) if pf.stdout else {"captures": [], "matrix": {"cells": []}}
+    pf_static = parse(open(plugfest_page, encoding="utf-8").read()) if os.path.exists(plugfest_page) else Page()
+    if not plugfest:
+        fail("no plugfest captures (captures/plugfest/day1)")
+    else:
+        check_page(pf_static, pf_json, plugfest, "static plugfest page")
+        check_plugfest_matrix(pf_static, "static plugfest page")
+
     if args.browser:
         browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pcap, static, shots)
+        browser_plugfest(binary, plugfest_page, pf_json, plugfest, shots)
 
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1
     print("OK")
     return 0
+
+
+def check_plugfest_matrix(page, label):
+    """What the plugfest day's matrix shows, as the recipes intend it (tests/cli checks every
+    cell against expected.tsv; here the page's rendering of a few)."""
+    cells = {(m["initiator"], m["responder"]): m for m in page.matrix}
+    if len(cells) != 16 or sum(m["verdict"] != "not tried" for m in page.matrix) != 10:
+        fail(f"{label}: {len(cells)} matrix cells, want 16 with 10 pairs tried")
+        return
+    for key, verdict, first, side in ((("Cobalt NIC 5.0", "looks like Linux siw"), "errors", "fpdu.crc-mismatch", "initiator"),
+                                      (("Birch 0.9", "Ardent RNIC 2.1"), "warnings", "fpdu.pad-nonzero", "initiator"),
+                                      (("Birch 0.9", "looks like Linux siw"), "not judged", None, None),
+                                      (("Ardent RNIC 2.1", "Cobalt NIC 5.0"), "clean", None, None),
+                                      (("Cobalt NIC 5.0", "Birch 0.9"), "not tried", None, None)):
+        m = cells.get(key, {})
+        if (m.get("verdict"), m.get("first-failure"), m.get("side")) != (verdict, first, side):
+            fail(f"{label}: matrix cell {key}: {m}, want {verdict} {first} {side}")
+        if (m.get("href") is None) != (verdict == "not tried"):
+            fail(f"{label}: matrix cell {key}: link {m.get('href')}")
+
+
+def browser_plugfest(binary, page_path, report, files, shots):
+    """The plugfest page in Chromium: no console error, the matrix in the DOM as in the JSON
+    report, and a screenshot of it."""
+    r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom"],
+                 "file://" + os.path.abspath(page_path))
+    if r.returncode != 0 or "<html" not in r.stdout:
+        fail(f"plugfest: chromium --dump-dom failed (exit {r.returncode})")
+        return
+    for line in console_errors(r.stderr):
+        fail(f"plugfest: console error: {line.strip()}")
+    dom = parse(r.stdout)
+    if not dom.script_ran:
+        fail("plugfest: the page's script did not run to its end")
+    check_page(dom, report, files, "chromium DOM of the plugfest page")
+    check_plugfest_matrix(dom, "chromium DOM of the plugfest page")
+    os.makedirs(shots, exist_ok=True)
+    out = os.path.join(shots, "html-report-matrix.png")
+    if os.path.exists(out):
+        os.remove(out)
+    r = chromium(binary, ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+                          "--window-size=1200,900", "--hide-scrollbars", f"--screenshot={out}"],
+                 "file://" + os.path.abspath(page_path))
+    for line in console_errors(r.stderr):
+        fail(f"screenshot html-report-matrix.png: console error: {line.strip()}")
+    if not os.path.exists(out) or not png_is_drawn(out):
+        fail("screenshot html-report-matrix.png: not written or blank")
+    else:
+        print(f"screenshot: {out} ({os.path.getsize(out)} octets)")
 
 
 def browser_checks(binary, page_path, esc_page, report, esc_json, files, esc_pcap, static, shots):

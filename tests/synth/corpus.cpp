@@ -10,6 +10,7 @@
 #include "faults.h"
 #include "generator.h"
 #include "mpa/diagnostics.h"
+#include "plugfest.h"
 #include "rfc_figures.h"
 
 namespace mpa::synth {
@@ -791,7 +792,9 @@ void write_corpus(const std::filesystem::path& dir) {
     write_file(dir / (e.name + ".pcap"), pcap);
     sizes.push_back(pcap.size());
   }
-  write_text(dir / "README.md", readme(entries, sizes));
+  const std::vector<PlugfestCapture> plugfest = plugfest_captures();
+  const std::vector<std::uintmax_t> plugfest_sizes = write_plugfest(dir / "plugfest", plugfest);
+  write_text(dir / "README.md", readme(entries, sizes) + plugfest_readme(plugfest, plugfest_sizes));
   write_text(dir / "expected.tsv", expected_tsv(entries));
   for (const std::string& id : uncovered_ids(entries)) {
     fmt::print(stderr, "mpa-synth: note: no capture of the corpus is expected to show {}\n", id);

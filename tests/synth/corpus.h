@@ -29,7 +29,8 @@ std::optional<CorpusEntry> find_corpus_entry(std::string_view name);
 // startup, unaligned segmentation, large private data, the close).
 std::vector<std::string> implied_notes(const Scenario& s);
 
-// Writes every capture, README.md and expected.tsv into `dir` (created if needed).
+// Writes every capture, README.md and expected.tsv into `dir` (created if needed), and the
+// plugfest corpus into dir/plugfest (plugfest.h).
 void write_corpus(const std::filesystem::path& dir);
 
 }  // namespace mpa::synth

@@ -71,6 +71,8 @@ LinkConfig link_config(const Scenario& s) {
   link.ipv6_addr = {{{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10},
                      {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x20}}};
   link.port = {static_cast<std::uint16_t>(49152 + s.seed % 16000), kServerPort};
+  if (s.ipv4) link.ipv4 = *s.ipv4;
+  if (s.mac) link.mac = *s.mac;
   return link;
 }
 

@@ -3,6 +3,7 @@
 // the verdict a conformance checker should reach on it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -123,6 +124,10 @@ struct Scenario {
   // operation in segments of up to this many octets (FPDUs still sized for the MSS).
   std::size_t super_segment = 0;
   bool ipv6 = false;
+  // The hosts, by index_of(Dir) (default: 192.0.2.10 and 192.0.2.20, MACs 02:00:5e:10:00:01
+  // and :02): the plugfest corpus gives each implementation its own.
+  std::optional<std::array<std::array<std::uint8_t, 4>, 2>> ipv4;
+  std::optional<std::array<std::array<std::uint8_t, 6>, 2>> mac;
   std::optional<std::uint16_t> vlan;
   Ending close = Ending::Fin;
   Dir closer = Dir::Initiator;

@@ -295,6 +295,24 @@ TEST(PacketDecoder, DecodesLinuxCookedSll2Frames) {
   expect_tcp_with_payload(decode(link_type::kLinuxSll2, sll2(ipv6(kTcp, tcp(kPayload)), 0x86dd)));
 }
 
+// The sending host's link-layer address, for hosts files that name implementations by MAC
+// prefix: the Ethernet source, the cooked header's address; none for raw IP.
+TEST(PacketDecoder, KeepsTheLinkLayerSourceAddress) {
+  const MacAddress ethernet_source{{0x02, 0, 0, 0, 0, 2}};
+  const MacAddress cooked_source{{0x02, 0, 0, 0, 0, 1}};
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0800)).segment.source_mac,
+            ethernet_source);
+  EXPECT_EQ(decode(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0800, {0x8100}))
+                .segment.source_mac,
+            ethernet_source);
+  EXPECT_EQ(decode(link_type::kLinuxSll, sll(ipv4(tcp(kPayload)), 0x0800)).segment.source_mac,
+            cooked_source);
+  EXPECT_EQ(decode(link_type::kLinuxSll2, sll2(ipv4(tcp(kPayload)), 0x0800)).segment.source_mac,
+            cooked_source);
+  EXPECT_EQ(decode(link_type::kRaw, ipv4(tcp(kPayload))).segment.source_mac, std::nullopt);
+  EXPECT_EQ(to_string(cooked_source), "02:00:00:00:00:01");
+}
+
 TEST(PacketDecoder, DecodesRawIpByTheVersionNibble) {
   expect_tcp_with_payload(decode(link_type::kRaw, ipv4(tcp(kPayload))));
   const auto v6 = decode(link_type::kRaw, ipv6(kTcp, tcp(kPayload)));

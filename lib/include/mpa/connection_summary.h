@@ -50,6 +50,9 @@ struct DirectionSummary {
   std::uint64_t terminates = 0;
   std::string stack;   // implementation recognised from startup, if any
   TcpControlSeen tcp;  // this side's first SYN, FIN and RST
+  // The link-layer source address of this side's first frame that had one (none for raw IP
+  // or loopback captures): what a hosts file's MAC prefixes name.
+  std::optional<MacAddress> mac;
 };
 
 struct ConnectionSummary {

@@ -17,6 +17,10 @@ class DirectionStats {
  public:
   // A TCP segment of this sender: its payload octets, captured or not.
   void on_payload(std::uint64_t octets) { s_.bytes += octets; }
+  // The link-layer source of one of its frames: the first one is kept.
+  void on_source_mac(const std::optional<MacAddress>& mac) {
+    if (mac && !s_.mac) s_.mac = mac;
+  }
   // Full operation began, with these parameters (inferred: not negotiated).
   void on_full_operation(bool markers, bool crc, bool inferred) {
     s_.full_operation = true;

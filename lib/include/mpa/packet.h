@@ -36,6 +36,15 @@ struct Endpoint {
 std::string to_string(const Endpoint& endpoint);
 std::string to_string(const IpAddress& address);
 
+// An IEEE 802 MAC address (the link-layer source of a host's frames).
+struct MacAddress {
+  std::array<std::uint8_t, 6> bytes{};
+  friend bool operator==(const MacAddress&, const MacAddress&) = default;
+  friend auto operator<=>(const MacAddress&, const MacAddress&) = default;
+};
+// "02:00:5e:10:00:01"
+std::string to_string(const MacAddress& mac);
+
 namespace tcp_flags {
 inline constexpr std::uint8_t kFin = 0x01;
 inline constexpr std::uint8_t kSyn = 0x02;
@@ -57,6 +66,9 @@ struct TcpSegment {
   std::optional<std::uint16_t> mss;       // MSS option (SYN segments)
   std::span<const std::uint8_t> payload;  // payload bytes the capture holds
   std::uint32_t payload_missing = 0;      // payload bytes cut off (snaplen), after `payload`
+  // The link-layer source address of the Ethernet header (or Linux cooked header) nearest
+  // the IP header, when the frame has one (none for raw IP, loopback, reassembled datagrams).
+  std::optional<MacAddress> source_mac;
 };
 
 }  // namespace mpa

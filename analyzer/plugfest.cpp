@@ -1,0 +1,612 @@
+// The plugfest view of a run (see plugfest.h).
+#include "plugfest.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+namespace mpa::report {
+
+namespace {
+
+const Endpoint& endpoint_of(const ConnectionSummary& s, Direction d) {
+  return d == Direction::Initiator ? s.initiator : s.responder;
+}
+
+constexpr Direction kSides[] = {Direction::Initiator, Direction::Responder};
+
+}  // namespace
+
+void name_implementations(std::vector<CaptureReport>& captures, const HostMap* hosts) {
+  HostNamer namer(hosts);
+  for (const CaptureReport& cap : captures) {
+    for (const ConnectionReport& c : cap.connections) {
+      for (const Direction d : kSides) {
+        namer.observe(endpoint_of(c.summary, d).address, c.summary.direction(d).stack);
+      }
+    }
+  }
+  for (CaptureReport& cap : captures) {
+    for (ConnectionReport& c : cap.connections) {
+      for (const Direction d : kSides) {
+        ImplementationName& name = c.implementations[static_cast<int>(d)];
+        // An earlier run named it from its hosts file, and no hosts file is given now.
+        if (cap.from_json && !hosts && name.source == NameSource::Hosts) continue;
+        name = namer.name(endpoint_of(c.summary, d).address, c.summary.direction(d).mac,
+                          c.summary.direction(d).stack);
+      }
+    }
+  }
+}
+
+std::string_view to_string(PairVerdict verdict) {
+  switch (verdict) {
+    case PairVerdict::NotTried:
+      return "not tried";
+    case PairVerdict::NotJudged:
+      return "not judged";
+    case PairVerdict::Clean:
+      return "clean";
+    case PairVerdict::Warnings:
+      return "warnings";
+    case PairVerdict::Errors:
+      return "errors";
+  }
+  return "not tried";
+}
+
+PairVerdict connection_verdict(const ConnectionReport& c) {
+  if (c.active[Severity::Error]) return PairVerdict::Errors;
+  if (c.active[Severity::Warning]) return PairVerdict::Warnings;
+  const ConnectionSummary& s = c.summary;
+  if ((s.request && s.reply) || s.direction(Direction::Initiator).full_operation ||
+      s.direction(Direction::Responder).full_operation) {
+    return PairVerdict::Clean;
+  }
+  return PairVerdict::NotJudged;
+}
+
+const ReportedFinding* first_failure(const ConnectionReport& c) {
+  for (const Severity severity : {Severity::Error, Severity::Warning}) {
+    const ReportedFinding* first = nullptr;
+    for (const ReportedFinding& f : c.findings) {
+      if (f.suppressed_by || info(f.finding.id).severity != severity) continue;
+      if (!first || f.finding.frame < first->finding.frame) first = &f;
+    }
+    if (first) return first;
+  }
+  return nullptr;
+}
+
+std::string side_word(const ReportedFinding& f) {
+  const std::optional<Direction> side = broken_by(f.finding.id, f.finding.direction);
+  return side ? std::string(to_string(*side)) : std::string();
+}
+
+namespace {
+
+std::string frame_words(const StartupFrame& f) {
+  std::string s =
+      fmt::format("Rev {} M={} C={} R={}", f.revision, int(f.m()), int(f.c()), int(f.r()));
+  if (f.s()) s += " S=1";
+  if (f.enhanced) {
+    s += fmt::format(" IRD {} ORD {}", f.enhanced->ird, f.enhanced->ord);
+    if (f.enhanced->peer_to_peer) {
+      s += " P2P";
+      if (f.enhanced->send_rtr) s += " send-RTR";
+      if (f.enhanced->write_rtr) s += " write-RTR";
+      if (f.enhanced->read_rtr) s += " read-RTR";
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string ConnectionIdentity::text() const {
+  return fmt::format("{} -> {} port {} ({})", initiator, responder, port, startup);
+}
+
+ConnectionIdentity identity_of(const ConnectionReport& c) {
+  ConnectionIdentity id;
+  id.initiator = c.implementation(Direction::Initiator).identity();
+  id.responder = c.implementation(Direction::Responder).identity();
+  id.port = c.summary.responder.port;
+  const ConnectionSummary& s = c.summary;
+  if (!s.request && !s.reply) {
+    id.startup = "startup not seen";
+  } else {
+    id.startup = s.request ? "Request " + frame_words(*s.request) : "no Request";
+    id.startup += s.reply ? "; Reply " + frame_words(*s.reply) : "; no Reply";
+  }
+  return id;
+}
+
+// ---- the matrix
+
+std::size_t Matrix::tried() const {
+  return static_cast<std::size_t>(
+      std::count_if(cells.begin(), cells.end(),
+                    [](const MatrixCell& c) { return c.verdict != PairVerdict::NotTried; }));
+}
+
+Matrix build_matrix(const std::vector<CaptureReport>& captures) {
+  Matrix m;
+  std::map<std::string, std::size_t> index;
+  for (const CaptureReport& cap : captures) {
+    for (const ConnectionReport& c : cap.connections) {
+      for (const Direction d : kSides) {
+        const ImplementationName& n = c.implementation(d);
+        const std::string key = n.key();
+        auto [it, added] = index.emplace(key, m.implementations.size());
+        if (added) m.implementations.push_back({key, n, {}});
+        std::vector<std::string>& addresses = m.implementations[it->second].addresses;
+        const std::string address = to_string(endpoint_of(c.summary, d).address);
+        if (std::find(addresses.begin(), addresses.end(), address) == addresses.end())
+          addresses.push_back(address);
+      }
+    }
+  }
+  // Named by the hosts file first, then guesses, then addresses; alphabetically in each.
+  std::stable_sort(m.implementations.begin(), m.implementations.end(),
+                   [](const MatrixImplementation& a, const MatrixImplementation& b) {
+                     const auto rank = [](NameSource s) {
+                       return s == NameSource::Hosts ? 0 : s == NameSource::Fingerprint ? 1 : 2;
+                     };
+                     return std::make_tuple(rank(a.name.source), a.key) <
+                            std::make_tuple(rank(b.name.source), b.key);
+                   });
+  for (std::size_t i = 0; i < m.implementations.size(); ++i) {
+    index[m.implementations[i].key] = i;
+  }
+  m.cells.resize(m.size() * m.size());
+  for (std::size_t k = 0; k < captures.size(); ++k) {
+    for (const ConnectionReport& c : captures[k].connections) {
+      const std::size_t i = index[c.implementation(Direction::Initiator).key()];
+      const std::size_t r = index[c.implementation(Direction::Responder).key()];
+      MatrixCell& cell = m.cells[i * m.size() + r];
+      const PairVerdict v = connection_verdict(c);
+      cell.connections.push_back({k, &c, v});
+      ++cell.by_verdict[static_cast<int>(v)];
+      ++m.connections;
+      if (v > cell.verdict) cell.verdict = v;
+      const ReportedFinding* f = first_failure(c);
+      if (!f) continue;
+      const bool error = info(f->finding.id).severity == Severity::Error;
+      if (!cell.failure || (error && info(cell.failure->finding.id).severity != Severity::Error)) {
+        cell.failure = f;
+        cell.failure_at = {k, &c, v};
+      }
+    }
+  }
+  return m;
+}
+
+std::string verdict_counts(const MatrixCell& cell) {
+  std::string counts;
+  for (const PairVerdict v :
+       {PairVerdict::Errors, PairVerdict::Warnings, PairVerdict::Clean, PairVerdict::NotJudged}) {
+    if (const std::uint64_t n = cell.by_verdict[static_cast<int>(v)]; n) {
+      counts += fmt::format("{}{} {}{}", counts.empty() ? "" : ", ", n,
+                            v == PairVerdict::Errors || v == PairVerdict::Warnings ? "with " : "",
+                            to_string(v));
+    }
+  }
+  return counts;
+}
+
+namespace {
+
+std::string reference(const std::vector<CaptureReport>& captures, const ConnectionRef& ref) {
+  return fmt::format("{} connection {}", captures[ref.capture].file, ref.connection->summary.id);
+}
+
+// "errors 1/2": the verdict, and how many of the pair's connections have it.
+std::string cell_word(const MatrixCell& cell) {
+  if (cell.verdict == PairVerdict::NotTried) return "-";
+  return fmt::format("{} {}/{}", to_string(cell.verdict),
+                     cell.by_verdict[static_cast<int>(cell.verdict)], cell.connections.size());
+}
+
+std::string name_source_words(const MatrixImplementation& impl) {
+  switch (impl.name.source) {
+    case NameSource::Hosts:
+      return impl.name.rule;
+    case NameSource::Fingerprint:
+      return "a guess from its startup frames";
+    case NameSource::Address:
+      break;
+  }
+  return "not named";
+}
+
+// "fpdu.crc-mismatch (error) broken by the initiator (Cobalt NIC 5.0)"
+std::string failure_words(const ReportedFinding& f, const ConnectionReport& c) {
+  const DiagnosticInfo& d = info(f.finding.id);
+  const std::optional<Direction> side = broken_by(f.finding.id, f.finding.direction);
+  std::string who = "about the capture";
+  if (side) {
+    who = fmt::format("broken by the {}", to_string(*side));
+    if (const std::string name = c.implementation(*side).label(); !name.empty())
+      who += fmt::format(" ({})", name);
+  }
+  return fmt::format("{} ({}) {}", d.name, to_string(d.severity), who);
+}
+
+}  // namespace
+
+void write_matrix_text(std::ostream& out, const Matrix& m,
+                       const std::vector<CaptureReport>& captures) {
+  fmt::print(out,
+             "Interop matrix (Initiator in rows, Responder in columns): {}, {}, {} of {} pairs "
+             "tried\n",
+             count_of(m.size(), "implementation"), count_of(m.connections, "MPA connection"),
+             m.tried(), m.size() * m.size());
+  if (m.size() == 0) return;
+  std::size_t width = 0;
+  for (const MatrixImplementation& impl : m.implementations)
+    width = std::max(width, impl.key.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const MatrixImplementation& impl = m.implementations[i];
+    std::string addresses;
+    for (const std::string& a : impl.addresses) addresses += (addresses.empty() ? "" : ", ") + a;
+    fmt::print(out, "  [{}] {:<{}}  {} ({})\n", i + 1, impl.key, width, addresses,
+               name_source_words(impl));
+  }
+  std::size_t column = 4;
+  for (const MatrixCell& cell : m.cells) column = std::max(column, cell_word(cell).size() + 2);
+  const std::size_t label = std::to_string(m.size()).size() + 3 + width + 2;
+  std::string line = fmt::format("  {:<{}}", "Initiator \\ Responder", label);
+  for (std::size_t r = 0; r < m.size(); ++r)
+    line += fmt::format("{:<{}}", fmt::format("[{}]", r + 1), column);
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  out << line << '\n';
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    line = fmt::format("  {:<{}}", fmt::format("[{}] {}", i + 1, m.implementations[i].key), label);
+    for (std::size_t r = 0; r < m.size(); ++r)
+      line += fmt::format("{:<{}}", cell_word(m.cell(i, r)), column);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  }
+  std::vector<std::string> untried;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t r = 0; r < m.size(); ++r) {
+      const MatrixCell& cell = m.cell(i, r);
+      const std::string pair =
+          fmt::format("{} -> {}", m.implementations[i].key, m.implementations[r].key);
+      if (cell.verdict == PairVerdict::NotTried) {
+        untried.push_back(pair);
+        continue;
+      }
+      const std::string counts = verdict_counts(cell);
+      std::string where;
+      if (cell.failure) {
+        where = fmt::format(": {}, at {} frame {}",
+                            failure_words(*cell.failure, *cell.failure_at.connection),
+                            reference(captures, cell.failure_at), cell.failure->finding.frame);
+      } else {
+        where = ": " + reference(captures, cell.connections.front());
+        if (cell.connections.size() > 1)
+          where += fmt::format(" and {} more", cell.connections.size() - 1);
+      }
+      fmt::print(out, "  {}: {}, {} ({}){}\n", pair, to_string(cell.verdict),
+                 count_of(cell.connections.size(), "connection"), counts, where);
+    }
+  }
+  if (!untried.empty()) {
+    std::string list;
+    for (const std::string& pair : untried) list += (list.empty() ? "" : ", ") + pair;
+    fmt::print(out, "  never tried ({}): {}\n", untried.size(), list);
+  }
+}
+
+// ---- --compare
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// A finding as compared: its catalogue id and the side that broke the rule.
+struct FindingKey {
+  std::string id;
+  std::string side;
+  friend auto operator<=>(const FindingKey&, const FindingKey&) = default;
+};
+
+struct Occurrence {
+  const ReportedFinding* finding = nullptr;
+  std::size_t capture = 0;
+  const ConnectionReport* connection = nullptr;
+};
+
+using FindingSet = std::map<FindingKey, Occurrence>;
+
+void add_findings(FindingSet& set, std::size_t capture, const ConnectionReport& c) {
+  for (const ReportedFinding& f : c.findings) {
+    if (f.suppressed_by || info(f.finding.id).severity == Severity::Note) continue;
+    set.emplace(FindingKey{std::string(info(f.finding.id).name), side_word(f)},
+                Occurrence{&f, capture, &c});
+  }
+}
+
+struct PairRun {
+  bool tried = false;
+  PairVerdict verdict = PairVerdict::NotTried;
+  std::uint64_t connections = 0;
+  std::string initiator_label, responder_label;  // as shown in this run (with versions)
+  FindingSet findings;
+};
+
+using PairKey = std::pair<std::string, std::string>;
+
+std::map<PairKey, PairRun> pairs_of(const std::vector<CaptureReport>& run) {
+  std::map<PairKey, PairRun> pairs;
+  for (std::size_t k = 0; k < run.size(); ++k) {
+    for (const ConnectionReport& c : run[k].connections) {
+      PairRun& p = pairs[{c.implementation(Direction::Initiator).identity(),
+                          c.implementation(Direction::Responder).identity()}];
+      p.tried = true;
+      ++p.connections;
+      p.verdict = std::max(p.verdict, connection_verdict(c));
+      p.initiator_label = c.implementation(Direction::Initiator).key();
+      p.responder_label = c.implementation(Direction::Responder).key();
+      add_findings(p.findings, k, c);
+    }
+  }
+  return pairs;
+}
+
+struct ConnectionRun {
+  std::size_t capture = 0;
+  const ConnectionReport* connection = nullptr;
+};
+
+std::map<ConnectionIdentity, std::vector<ConnectionRun>> connections_of(
+    const std::vector<CaptureReport>& run) {
+  std::map<ConnectionIdentity, std::vector<ConnectionRun>> out;
+  for (std::size_t k = 0; k < run.size(); ++k) {
+    for (const ConnectionReport& c : run[k].connections) out[identity_of(c)].push_back({k, &c});
+  }
+  return out;
+}
+
+struct Changes {
+  std::vector<std::pair<FindingKey, Occurrence>> added, fixed, stayed;
+};
+
+Changes changes(const FindingSet& old_set, const FindingSet& new_set) {
+  Changes ch;
+  for (const auto& [key, at] : new_set) {
+    if (old_set.count(key)) {
+      ch.stayed.emplace_back(key, at);
+    } else {
+      ch.added.emplace_back(key, at);
+    }
+  }
+  for (const auto& [key, at] : old_set) {
+    if (!new_set.count(key)) ch.fixed.emplace_back(key, at);
+  }
+  return ch;
+}
+
+std::string where_words(const std::vector<CaptureReport>& run, const Occurrence& at) {
+  return fmt::format("{} connection {} frame {}", run[at.capture].file, at.connection->summary.id,
+                     at.finding->finding.frame);
+}
+
+std::string key_words(const FindingKey& key, const Occurrence& at) {
+  const std::string_view severity = to_string(info(at.finding->finding.id).severity);
+  return key.side.empty() ? fmt::format("{} ({}, about the capture)", key.id, severity)
+                          : fmt::format("{} ({}, broken by the {})", key.id, severity, key.side);
+}
+
+ordered_json occurrence_json(const std::vector<CaptureReport>& run, const FindingKey& key,
+                             const Occurrence& at) {
+  return {{"id", key.id},
+          {"severity", to_string(info(at.finding->finding.id).severity)},
+          {"side", key.side.empty() ? ordered_json(nullptr) : ordered_json(key.side)},
+          {"capture", run[at.capture].file},
+          {"connection", at.connection->summary.id},
+          {"frame", at.finding->finding.frame}};
+}
+
+ordered_json identity_json(const ConnectionIdentity& id) {
+  return {{"initiator", id.initiator},
+          {"responder", id.responder},
+          {"port", id.port},
+          {"startup", id.startup}};
+}
+
+}  // namespace
+
+int write_comparison(std::ostream& out, const std::string& old_name,
+                     const std::vector<CaptureReport>& old_run, const std::string& new_name,
+                     const std::vector<CaptureReport>& new_run, bool json) {
+  const auto old_pairs = pairs_of(old_run);
+  const auto new_pairs = pairs_of(new_run);
+  std::set<PairKey> keys;
+  for (const auto& [k, p] : old_pairs) keys.insert(k);
+  for (const auto& [k, p] : new_pairs) keys.insert(k);
+  std::size_t added = 0, fixed = 0, stayed = 0, only_new = 0, only_old = 0;
+  ordered_json pairs_json = ordered_json::array();
+  static const PairRun kNotTried;
+  for (const PairKey& key : keys) {
+    const auto o = old_pairs.find(key);
+    const auto n = new_pairs.find(key);
+    const PairRun& before = o == old_pairs.end() ? kNotTried : o->second;
+    const PairRun& after = n == new_pairs.end() ? kNotTried : n->second;
+    const std::string pair = fmt::format("{} -> {}", key.first, key.second);
+    Changes ch;
+    if (after.tried && before.tried) {
+      ch = changes(before.findings, after.findings);
+    } else if (after.tried) {
+      ch = changes({}, after.findings);
+      ++only_new;
+    } else {
+      ++only_old;
+    }
+    added += ch.added.size();
+    fixed += ch.fixed.size();
+    stayed += ch.stayed.size();
+    if (json) {
+      const auto run_json = [](const PairRun& p) {
+        return p.tried ? ordered_json{{"verdict", to_string(p.verdict)},
+                                      {"connections", p.connections},
+                                      {"initiator", p.initiator_label},
+                                      {"responder", p.responder_label}}
+                       : ordered_json(nullptr);
+      };
+      ordered_json j = {{"initiator", key.first},
+                        {"responder", key.second},
+                        {"old", run_json(before)},
+                        {"new", run_json(after)}};
+      for (const auto& [what, list, run] :
+           {std::tuple{"new_findings", &ch.added, &new_run},
+            std::tuple{"fixed", &ch.fixed, &old_run}, std::tuple{"stayed", &ch.stayed, &new_run}}) {
+        ordered_json items = ordered_json::array();
+        for (const auto& [k, at] : *list) items.push_back(occurrence_json(*run, k, at));
+        j[what] = std::move(items);
+      }
+      pairs_json.push_back(std::move(j));
+      continue;
+    }
+    if (!before.tried) {
+      fmt::print(out, "pair {}: tried in NEW only: {}, {}\n", pair, to_string(after.verdict),
+                 count_of(after.connections, "connection"));
+    } else if (!after.tried) {
+      fmt::print(out, "pair {}: tried in OLD only (not in NEW): {}, {}\n", pair,
+                 to_string(before.verdict), count_of(before.connections, "connection"));
+    } else if (before.verdict != after.verdict) {
+      fmt::print(out, "pair {}: {} -> {}\n", pair, to_string(before.verdict),
+                 to_string(after.verdict));
+    }
+    for (const auto& [k, at] : ch.added)
+      fmt::print(out, "pair {}: new {} [NEW {}]\n", pair, key_words(k, at),
+                 where_words(new_run, at));
+    for (const auto& [k, at] : ch.fixed)
+      fmt::print(out, "pair {}: fixed {} [OLD {}]\n", pair, key_words(k, at),
+                 where_words(old_run, at));
+    for (const auto& [k, at] : ch.stayed)
+      fmt::print(out, "pair {}: stayed {} [NEW {}]\n", pair, key_words(k, at),
+                 where_words(new_run, at));
+  }
+
+  // Per connection: matched by identity, the n-th of an identity in one run with the n-th in
+  // the other.
+  const auto old_connections = connections_of(old_run);
+  const auto new_connections = connections_of(new_run);
+  std::set<ConnectionIdentity> identities;
+  for (const auto& [id, list] : old_connections) identities.insert(id);
+  for (const auto& [id, list] : new_connections) identities.insert(id);
+  ordered_json connections_json = ordered_json::array();
+  std::size_t matched = 0;
+  for (const ConnectionIdentity& id : identities) {
+    static const std::vector<ConnectionRun> kNone;
+    const auto o = old_connections.find(id);
+    const auto n = new_connections.find(id);
+    const std::vector<ConnectionRun>& before = o == old_connections.end() ? kNone : o->second;
+    const std::vector<ConnectionRun>& after = n == new_connections.end() ? kNone : n->second;
+    for (std::size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
+      FindingSet old_set, new_set;
+      if (i < before.size()) add_findings(old_set, before[i].capture, *before[i].connection);
+      if (i < after.size()) add_findings(new_set, after[i].capture, *after[i].connection);
+      const Changes ch = changes(old_set, new_set);
+      const std::string name = fmt::format(
+          "{}{}", id.text(),
+          before.size() > 1 || after.size() > 1 ? fmt::format(" #{}", i + 1) : std::string());
+      const auto ref = [](const std::vector<CaptureReport>& run, const ConnectionRun& r) {
+        return fmt::format("{} connection {}", run[r.capture].file, r.connection->summary.id);
+      };
+      matched += i < before.size() && i < after.size();
+      if (json) {
+        const auto ref_json = [](const std::vector<CaptureReport>& run,
+                                 const std::vector<ConnectionRun>& list, std::size_t k) {
+          return k < list.size()
+                     ? ordered_json{{"capture", run[list[k].capture].file},
+                                    {"connection", list[k].connection->summary.id},
+                                    {"verdict", to_string(connection_verdict(*list[k].connection))}}
+                     : ordered_json(nullptr);
+        };
+        ordered_json j = {{"identity", identity_json(id)},
+                          {"ordinal", i},
+                          {"old", ref_json(old_run, before, i)},
+                          {"new", ref_json(new_run, after, i)}};
+        for (const auto& [what, list, run] : {std::tuple{"new_findings", &ch.added, &new_run},
+                                              std::tuple{"fixed", &ch.fixed, &old_run},
+                                              std::tuple{"stayed", &ch.stayed, &new_run}}) {
+          ordered_json items = ordered_json::array();
+          for (const auto& [k, at] : *list) items.push_back(occurrence_json(*run, k, at));
+          j[what] = std::move(items);
+        }
+        connections_json.push_back(std::move(j));
+        continue;
+      }
+      if (i >= before.size()) {
+        fmt::print(out, "connection {}: in NEW only ({}): {}\n", name, ref(new_run, after[i]),
+                   to_string(connection_verdict(*after[i].connection)));
+      } else if (i >= after.size()) {
+        fmt::print(out, "connection {}: in OLD only ({}): {}\n", name, ref(old_run, before[i]),
+                   to_string(connection_verdict(*before[i].connection)));
+      }
+      const auto where = [&](std::string_view run_name, const std::vector<CaptureReport>& run,
+                             const std::vector<ConnectionRun>& list) {
+        return i < list.size() ? fmt::format("{} {}", run_name, ref(run, list[i])) : std::string();
+      };
+      for (const auto& [k, at] : ch.added)
+        fmt::print(out, "connection {}: new {} [{}]\n", name, key_words(k, at),
+                   where("NEW", new_run, after));
+      for (const auto& [k, at] : ch.fixed)
+        fmt::print(out, "connection {}: fixed {} [{}]\n", name, key_words(k, at),
+                   where("OLD", old_run, before));
+      for (const auto& [k, at] : ch.stayed)
+        fmt::print(out, "connection {}: stayed {} [{}]\n", name, key_words(k, at),
+                   where("NEW", new_run, after));
+    }
+  }
+  const int status = added ? 1 : 0;
+  const auto connections = [](const std::vector<CaptureReport>& run) {
+    std::uint64_t n = 0;
+    for (const CaptureReport& cap : run) n += cap.connections.size();
+    return n;
+  };
+  if (json) {
+    const ordered_json doc = {{"version", 1},
+                              {"old",
+                               {{"report", old_name},
+                                {"captures", old_run.size()},
+                                {"connections", connections(old_run)}}},
+                              {"new",
+                               {{"report", new_name},
+                                {"captures", new_run.size()},
+                                {"connections", connections(new_run)}}},
+                              {"pairs", std::move(pairs_json)},
+                              {"connections", std::move(connections_json)},
+                              {"summary",
+                               {{"new", added},
+                                {"fixed", fixed},
+                                {"stayed", stayed},
+                                {"pairs", keys.size()},
+                                {"pairs_in_new_only", only_new},
+                                {"pairs_in_old_only", only_old},
+                                {"connections_matched", matched},
+                                {"exit_status", status}}}};
+    out << doc.dump(2) << '\n';
+    return status;
+  }
+  fmt::print(out,
+             "mpa-check: compared {} ({}, {}) with {} ({}, {}): {} new, {} fixed, {} stayed over "
+             "{} ({} tried in NEW only, {} in OLD only); {} matched\n",
+             old_name, count_of(old_run.size(), "capture"),
+             count_of(connections(old_run), "MPA connection"), new_name,
+             count_of(new_run.size(), "capture"), count_of(connections(new_run), "MPA connection"),
+             added, fixed, stayed, count_of(keys.size(), "pair"), only_new, only_old,
+             count_of(matched, "connection"));
+  return status;
+}
+
+}  // namespace mpa::report
