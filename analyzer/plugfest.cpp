@@ -129,10 +129,10 @@ ConnectionIdentity identity_of(const ConnectionReport& c) {
 
 // ---- the matrix
 
-std::size_t Matrix::tried() const {
-  return static_cast<std::size_t>(
-      std::count_if(cells.begin(), cells.end(),
-                    [](const MatrixCell& c) { return c.verdict != PairVerdict::NotTried; }));
+const MatrixCell& Matrix::cell(std::size_t initiator, std::size_t responder) const {
+  static const MatrixCell kNotTried;
+  const auto it = tried_cells.find({initiator, responder});
+  return it == tried_cells.end() ? kNotTried : it->second;
 }
 
 Matrix build_matrix(const std::vector<CaptureReport>& captures) {
@@ -164,12 +164,11 @@ Matrix build_matrix(const std::vector<CaptureReport>& captures) {
   for (std::size_t i = 0; i < m.implementations.size(); ++i) {
     index[m.implementations[i].key] = i;
   }
-  m.cells.resize(m.size() * m.size());
   for (std::size_t k = 0; k < captures.size(); ++k) {
     for (const ConnectionReport& c : captures[k].connections) {
       const std::size_t i = index[c.implementation(Direction::Initiator).key()];
       const std::size_t r = index[c.implementation(Direction::Responder).key()];
-      MatrixCell& cell = m.cells[i * m.size() + r];
+      MatrixCell& cell = m.tried_cells[{i, r}];
       const PairVerdict v = connection_verdict(c);
       cell.connections.push_back({k, &c, v});
       ++cell.by_verdict[static_cast<int>(v)];
@@ -258,50 +257,64 @@ void write_matrix_text(std::ostream& out, const Matrix& m,
     fmt::print(out, "  [{}] {:<{}}  {} ({})\n", i + 1, impl.key, width, addresses,
                name_source_words(impl));
   }
+  // The grid while it fits a terminal; beyond, the line of each pair tried tells the same.
+  constexpr std::size_t kGridMost = 12;
   std::size_t column = 4;
-  for (const MatrixCell& cell : m.cells) column = std::max(column, cell_word(cell).size() + 2);
+  for (const auto& tried : m.tried_cells)
+    column = std::max(column, cell_word(tried.second).size() + 2);
+  if (m.size() > kGridMost)
+    fmt::print(out, "  (no grid for more than {} implementations: the pairs tried follow)\n",
+               kGridMost);
   const std::size_t label = std::to_string(m.size()).size() + 3 + width + 2;
-  std::string line = fmt::format("  {:<{}}", "Initiator \\ Responder", label);
-  for (std::size_t r = 0; r < m.size(); ++r)
-    line += fmt::format("{:<{}}", fmt::format("[{}]", r + 1), column);
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  out << line << '\n';
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    line = fmt::format("  {:<{}}", fmt::format("[{}] {}", i + 1, m.implementations[i].key), label);
+  if (m.size() <= kGridMost) {
+    std::string line = fmt::format("  {:<{}}", "Initiator \\ Responder", label);
     for (std::size_t r = 0; r < m.size(); ++r)
-      line += fmt::format("{:<{}}", cell_word(m.cell(i, r)), column);
+      line += fmt::format("{:<{}}", fmt::format("[{}]", r + 1), column);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      line =
+          fmt::format("  {:<{}}", fmt::format("[{}] {}", i + 1, m.implementations[i].key), label);
+      for (std::size_t r = 0; r < m.size(); ++r)
+        line += fmt::format("{:<{}}", cell_word(m.cell(i, r)), column);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << '\n';
+    }
   }
   std::vector<std::string> untried;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    for (std::size_t r = 0; r < m.size(); ++r) {
-      const MatrixCell& cell = m.cell(i, r);
-      const std::string pair =
-          fmt::format("{} -> {}", m.implementations[i].key, m.implementations[r].key);
-      if (cell.verdict == PairVerdict::NotTried) {
-        untried.push_back(pair);
-        continue;
+  if (m.whole()) {
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      for (std::size_t r = 0; r < m.size(); ++r) {
+        if (!m.tried_cells.count({i, r}))
+          untried.push_back(
+              fmt::format("{} -> {}", m.implementations[i].key, m.implementations[r].key));
       }
-      const std::string counts = verdict_counts(cell);
-      std::string where;
-      if (cell.failure) {
-        where = fmt::format(": {}, at {} frame {}",
-                            failure_words(*cell.failure, *cell.failure_at.connection),
-                            reference(captures, cell.failure_at), cell.failure->finding.frame);
-      } else {
-        where = ": " + reference(captures, cell.connections.front());
-        if (cell.connections.size() > 1)
-          where += fmt::format(" and {} more", cell.connections.size() - 1);
-      }
-      fmt::print(out, "  {}: {}, {} ({}){}\n", pair, to_string(cell.verdict),
-                 count_of(cell.connections.size(), "connection"), counts, where);
     }
+  }
+  for (const auto& [pair_index, cell] : m.tried_cells) {
+    const std::string pair = fmt::format("{} -> {}", m.implementations[pair_index.first].key,
+                                         m.implementations[pair_index.second].key);
+    const std::string counts = verdict_counts(cell);
+    std::string where;
+    if (cell.failure) {
+      where = fmt::format(": {}, at {} frame {}",
+                          failure_words(*cell.failure, *cell.failure_at.connection),
+                          reference(captures, cell.failure_at), cell.failure->finding.frame);
+    } else {
+      where = ": " + reference(captures, cell.connections.front());
+      if (cell.connections.size() > 1)
+        where += fmt::format(" and {} more", cell.connections.size() - 1);
+    }
+    fmt::print(out, "  {}: {}, {} ({}){}\n", pair, to_string(cell.verdict),
+               count_of(cell.connections.size(), "connection"), counts, where);
   }
   if (!untried.empty()) {
     std::string list;
     for (const std::string& pair : untried) list += (list.empty() ? "" : ", ") + pair;
     fmt::print(out, "  never tried ({}): {}\n", untried.size(), list);
+  } else if (!m.whole()) {
+    fmt::print(out, "  never tried: {} pairs (not listed for more than {} implementations)\n",
+               m.size() * m.size() - m.tried(), Matrix::kMatrixGridMost);
   }
 }
 

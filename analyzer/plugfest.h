@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -75,16 +76,21 @@ struct MatrixImplementation {
 
 // Initiator implementation x Responder implementation over every connection of a run. Both
 // axes list every implementation seen in either role (hosts-file names, then guesses, then
-// addresses, each alphabetically), so that a pair never tried shows as such.
+// addresses, each alphabetically), so that a pair never tried shows as such. Only the pairs
+// tried are stored (a capture of many unnamed hosts makes a large, sparse matrix).
 struct Matrix {
   std::vector<MatrixImplementation> implementations;
-  std::vector<MatrixCell> cells;  // row-major: initiator * size + responder
+  std::map<std::pair<std::size_t, std::size_t>, MatrixCell>
+      tried_cells;  // by (initiator, responder)
   std::uint64_t connections = 0;
   std::size_t size() const { return implementations.size(); }
-  const MatrixCell& cell(std::size_t initiator, std::size_t responder) const {
-    return cells[initiator * size() + responder];
-  }
-  std::size_t tried() const;
+  // The cell of a pair, tried or not.
+  const MatrixCell& cell(std::size_t initiator, std::size_t responder) const;
+  std::size_t tried() const { return tried_cells.size(); }
+  // Whether every pair is shown (a grid, untried cells listed): at most kMatrixGridMost
+  // implementations; beyond, the pairs tried only.
+  bool whole() const { return size() <= kMatrixGridMost; }
+  static constexpr std::size_t kMatrixGridMost = 64;
 };
 Matrix build_matrix(const std::vector<CaptureReport>& captures);
 // A cell's connections by verdict: "1 with errors, 2 clean".

@@ -47,10 +47,15 @@ std::optional<MacAddress> parse_mac(const json& j) {
   return mac;
 }
 
+// An integer member (a report's numbers are all integers but the percentages, which are not
+// read back); anything else, the fallback. Out-of-range values wrap as integer conversions do.
 template <typename T>
 T number(const json& j, const char* key, T fallback = 0) {
   const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<T>() : fallback;
+  if (it == j.end()) return fallback;
+  if (it->is_number_unsigned()) return static_cast<T>(it->get<std::uint64_t>());
+  if (it->is_number_integer()) return static_cast<T>(it->get<std::int64_t>());
+  return fallback;
 }
 
 bool flag(const json& j, const char* key) {
@@ -187,7 +192,7 @@ bool capture_from(const json& j, std::deque<Suppression>& rules, CaptureReport& 
                   std::string& error) {
   cap.from_json = true;
   cap.file = text(j, "file");
-  cap.place = capture_place(cap.file, cap.file != "<stdin>");
+  cap.place = capture_place(cap.file, !cap.file.empty() && cap.file != "<stdin>");
   CaptureStats& st = cap.result.stats;
   st.frames = number<std::uint64_t>(j, "frames");
   cap.result.ok = !j.contains("complete") || flag(j, "complete");
@@ -232,6 +237,10 @@ bool capture_from(const json& j, std::deque<Suppression>& rules, CaptureReport& 
   };
   if (const auto conns = j.find("connections"); conns != j.end() && conns->is_array()) {
     for (const json& cj : *conns) {
+      if (!cj.is_object()) {
+        error = fmt::format("capture {}: a connection that is not an object", cap.file);
+        return false;
+      }
       ConnectionReport c;
       ConnectionSummary& s = c.summary;
       s.id = number<std::uint32_t>(cj, "id");
@@ -252,11 +261,12 @@ bool capture_from(const json& j, std::deque<Suppression>& rules, CaptureReport& 
       // Latencies only (the capture times are not in the report).
       if (const auto l = cj.find("startup_latency_us"); l != cj.end() && l->is_object()) {
         s.reply_ns = std::uint64_t{1} << 50;  // (any time: only the differences are shown)
-        if (const auto r = l->find("request_to_reply"); r != l->end() && r->is_number())
-          s.request_ns =
-              s.reply_ns - std::min<std::uint64_t>(r->get<std::uint64_t>() * 1000, s.reply_ns - 1);
-        if (const auto f = l->find("reply_to_first_fpdu"); f != l->end() && f->is_number())
-          s.first_fpdu_ns = s.reply_ns + f->get<std::uint64_t>() * 1000;
+        // (null when not seen; a latency beyond 2^50 ns, some 13 days, is cut there)
+        constexpr std::uint64_t kMostUs = (std::uint64_t{1} << 50) / 1000 - 1;
+        if (const auto r = l->find("request_to_reply"); r != l->end() && r->is_number_unsigned())
+          s.request_ns = s.reply_ns - std::min(r->get<std::uint64_t>(), kMostUs) * 1000;
+        if (const auto f = l->find("reply_to_first_fpdu"); f != l->end() && f->is_number_unsigned())
+          s.first_fpdu_ns = s.reply_ns + std::min(f->get<std::uint64_t>(), kMostUs) * 1000;
         if (!s.request_ns && !s.first_fpdu_ns) s.reply_ns = 0;
       }
       if (const auto impl = cj.find("implementations"); impl != cj.end() && impl->is_object()) {
@@ -285,7 +295,8 @@ bool capture_from(const json& j, std::deque<Suppression>& rules, CaptureReport& 
         }
       }
       c.findings_not_stored = number<std::uint64_t>(cj, "findings_not_listed");
-      c.active = cj.contains("counts") ? counts_from(cj["counts"]) : active;
+      c.active =
+          cj.contains("counts") && cj["counts"].is_object() ? counts_from(cj["counts"]) : active;
       c.suppressed = cj.contains("suppressed") && cj["suppressed"].is_object()
                          ? counts_from(cj["suppressed"])
                          : suppressed;

@@ -344,6 +344,59 @@ void Page::matrix() {
                        impl.name.named() ? implementation_html(impl.name) : esc(impl.key),
                        esc(impl.name.rule), esc(addresses), esc(source));
   };
+  // A cell: its verdict, connections, first failing rule and the side that broke it, linked.
+  const auto cell_html = [&](std::size_t i, std::size_t r) {
+    const MatrixCell& cell = m.cell(i, r);
+    const std::string word(to_string(cell.verdict));
+    std::string cls = word;
+    std::replace(cls.begin(), cls.end(), ' ', '-');
+    const std::string attributes = fmt::format(
+        "class=\"m m-{cls}\" data-initiator=\"{i}\" data-responder=\"{r}\" "
+        "data-verdict=\"{word}\" data-connections=\"{n}\"",
+        fmt::arg("cls", cls), fmt::arg("i", esc(m.implementations[i].key)),
+        fmt::arg("r", esc(m.implementations[r].key)), fmt::arg("word", word),
+        fmt::arg("n", cell.connections.size()));
+    if (cell.verdict == PairVerdict::NotTried)
+      return fmt::format("<td {}>not tried</td>", attributes);
+    const ConnectionRef& at = cell.failure ? cell.failure_at : cell.connections.front();
+    const std::string target = fmt::format("c{}-{}", at.capture, at.connection->summary.id);
+    std::string failure, rule;
+    if (cell.failure) {
+      const std::string side = side_word(*cell.failure);
+      const std::string_view id = info(cell.failure->finding.id).name;
+      failure = fmt::format(
+          " data-first-failure=\"{}\" data-side=\"{}\" data-capture-index=\"{}\" "
+          "data-connection=\"{}\" data-frame=\"{}\"",
+          id, side, at.capture, at.connection->summary.id, cell.failure->finding.frame);
+      rule = fmt::format("<br><code>{}</code> {}", id,
+                         side.empty() ? std::string("about the capture") : "by the " + side);
+    }
+    return fmt::format(
+        "<td {attributes}{failure}><a href=\"#{target}\">{word}</a><br><small>{connections}: "
+        "{counts}{rule}</small></td>",
+        fmt::arg("attributes", attributes), fmt::arg("failure", failure),
+        fmt::arg("target", target), fmt::arg("word", word),
+        fmt::arg("connections", esc(count_of(cell.connections.size(), "connection"))),
+        fmt::arg("counts", esc(verdict_counts(cell))), fmt::arg("rule", rule));
+  };
+  if (!m.whole()) {
+    // Too many implementations for a grid: a row per pair tried.
+    buf_ += fmt::format(
+        "<p class=\"bounds\">More than {} implementations: the pairs tried, a row each; the {} "
+        "pairs never tried are not listed.</p>\n<table id=\"matrix\" class=\"pairs\"><thead><tr>"
+        "<th>Initiator</th><th>Responder</th><th>Verdict</th></tr></thead><tbody>\n",
+        Matrix::kMatrixGridMost, m.size() * m.size() - m.tried());
+    for (const auto& [pair, cell] : m.tried_cells) {
+      buf_ +=
+          fmt::format("<tr><th class=\"initiator\">{}</th><th class=\"responder\">{}</th>{}</tr>\n",
+                      head(m.implementations[pair.first]), head(m.implementations[pair.second]),
+                      cell_html(pair.first, pair.second));
+      if (buf_.size() > (1u << 16)) flush();
+    }
+    buf_ += "</tbody></table></section>\n";
+    flush();
+    return;
+  }
   buf_ += "<table id=\"matrix\"><thead><tr><th>Initiator ↓ / Responder →</th>";
   for (const MatrixImplementation& impl : m.implementations) {
     buf_ +=
@@ -353,47 +406,7 @@ void Page::matrix() {
   for (std::size_t i = 0; i < m.size(); ++i) {
     buf_ += fmt::format("<tr><th class=\"initiator\" data-key=\"{}\">{}</th>",
                         esc(m.implementations[i].key), head(m.implementations[i]));
-    for (std::size_t r = 0; r < m.size(); ++r) {
-      const MatrixCell& cell = m.cell(i, r);
-      const std::string word(to_string(cell.verdict));
-      std::string cls = word;
-      std::replace(cls.begin(), cls.end(), ' ', '-');
-      const std::string attributes = fmt::format(
-          "class=\"m m-{cls}\" data-initiator=\"{i}\" data-responder=\"{r}\" "
-          "data-verdict=\"{word}\" data-connections=\"{n}\"",
-          fmt::arg("cls", cls), fmt::arg("i", esc(m.implementations[i].key)),
-          fmt::arg("r", esc(m.implementations[r].key)), fmt::arg("word", word),
-          fmt::arg("n", cell.connections.size()));
-      if (cell.verdict == PairVerdict::NotTried) {
-        buf_ += fmt::format("<td {}>not tried</td>", attributes);
-        continue;
-      }
-      const ConnectionRef& at = cell.failure ? cell.failure_at : cell.connections.front();
-      const std::string target = fmt::format("c{}-{}", at.capture, at.connection->summary.id);
-      std::string failure;
-      if (cell.failure) {
-        const std::string side = side_word(*cell.failure);
-        failure = fmt::format(
-            " data-first-failure=\"{}\" data-side=\"{}\" data-capture-index=\"{}\" "
-            "data-connection=\"{}\" data-frame=\"{}\"",
-            info(cell.failure->finding.id).name, side, at.capture, at.connection->summary.id,
-            cell.failure->finding.frame);
-      }
-      const std::string counts = verdict_counts(cell);
-      buf_ += fmt::format(
-          "<td {attributes}{failure}><a href=\"#{target}\">{word}</a><br><small>{connections}: "
-          "{counts}{rule}</small></td>",
-          fmt::arg("attributes", attributes), fmt::arg("failure", failure),
-          fmt::arg("target", target), fmt::arg("word", word),
-          fmt::arg("connections", esc(count_of(cell.connections.size(), "connection"))),
-          fmt::arg("counts", esc(counts)),
-          fmt::arg("rule", cell.failure ? fmt::format("<br><code>{}</code> {}",
-                                                      info(cell.failure->finding.id).name,
-                                                      side_word(*cell.failure).empty()
-                                                          ? std::string("about the capture")
-                                                          : "by the " + side_word(*cell.failure))
-                                        : std::string()));
-    }
+    for (std::size_t r = 0; r < m.size(); ++r) buf_ += cell_html(i, r);
     buf_ += "</tr>\n";
   }
   buf_ += "</tbody></table></section>\n";

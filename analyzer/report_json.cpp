@@ -187,9 +187,11 @@ static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
     implementations.push_back(std::move(j));
   }
   ordered_json cells = ordered_json::array();
+  // Every pair up to Matrix::kMatrixGridMost implementations, beyond that the pairs tried.
   for (std::size_t i = 0; i < m.size(); ++i) {
     for (std::size_t r = 0; r < m.size(); ++r) {
       const MatrixCell& cell = m.cell(i, r);
+      if (!m.whole() && cell.verdict == PairVerdict::NotTried) continue;
       ordered_json j;
       j["initiator"] = m.implementations[i].key;
       j["responder"] = m.implementations[r].key;
@@ -227,6 +229,7 @@ static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
   return {{"implementations", std::move(implementations)},
           {"pairs", m.size() * m.size()},
           {"tried", m.tried()},
+          {"untried_listed", m.whole()},
           {"cells", std::move(cells)}};
 }
 
