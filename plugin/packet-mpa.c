@@ -27,6 +27,8 @@
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/reassemble.h>
 #include <epan/show_exception.h>
 #include <epan/strutil.h>
 #include <epan/tap.h>
@@ -92,6 +94,12 @@ static expert_field ei_mpa_library_error = EI_INIT;
 
 static dissector_handle_t mpa_tcp_handle = NULL;
 static dissector_handle_t ddp_rdmap_handle = NULL;
+static int proto_ddp_rdmap = -1;
+
+/* RDMA Send reassembly on later passes (see keep_send_reassembly): frame -> the reassembled
+ * RDMA Send message (fragment_head) whose fragments that frame carries, for the frames
+ * Wireshark's DDP/RDMAP dissector keeps nothing for. */
+static wmem_map_t *send_message_of_frame = NULL;
 
 /* Preferences */
 static mpa_ws_bool pref_disable_builtin = TRUE;
@@ -514,6 +522,55 @@ add_findings_about(const mpa_frame_view *view, int kind, uint32_t index, const f
     }
 }
 
+/* RDMA Send reassembly on later passes without its quadratic cost.
+ *
+ * Wireshark 4.0's DDP/RDMAP dissector (packet-iwarp-ddp-rdmap.c, dissect_rdmap_payload) keeps,
+ * per frame, the reassembled Send message it got back (proto data of iwarp_ddp_rdmap, key 0):
+ * on the first pass only frames that complete a message get one. On the next pass a frame
+ * without it (one that carries only non-last fragments of a Send) adds its fragment to the
+ * reassembly table again, as on the first pass, to a reassembly that never completes (the last
+ * fragments, which have their message kept, are not added again) and grows by one fragment,
+ * found by walking the list and copied, per frame; only then does it keep the message the
+ * table holds for that frame from the first pass (fragment_get_reassembled_id: the message
+ * whose fragment list holds the frame) and show it, and the extra reassembly changes nothing
+ * it shows. That pass cost the square of the capture: tshark -2 on 111 MB with markers, 39.5 s
+ * of CPU and 375 MB against 4.95 s and 300 MB in one pass (Wireshark's first display filter
+ * in the GUI the same).
+ *
+ * So on the first pass, at each frame where a message completes, the frames of its fragments
+ * are noted (the message's fragment list, as the table keys them); on later passes a frame
+ * noted and without a kept message gets that message as its kept one before its ULPDUs go to
+ * DDP/RDMAP: the dissector shows what it showed, and adds nothing. (A frame carrying only
+ * non-last fragments holds fragments of one message only: a direction's Sends are in order.) */
+static void
+note_send_messages(packet_info *pinfo)
+{
+    fragment_head *message;
+
+    if (proto_ddp_rdmap < 0 || send_message_of_frame == NULL)
+        return;
+    message = (fragment_head *)p_get_proto_data(wmem_file_scope(), pinfo, proto_ddp_rdmap, 0);
+    if (message == NULL)
+        return;
+    for (fragment_item *fragment = message->next; fragment != NULL; fragment = fragment->next) {
+        if (fragment->frame != pinfo->num)
+            wmem_map_insert(send_message_of_frame, GUINT_TO_POINTER(fragment->frame), message);
+    }
+}
+
+static void
+keep_send_reassembly(packet_info *pinfo)
+{
+    void *message;
+
+    if (proto_ddp_rdmap < 0 || send_message_of_frame == NULL ||
+        p_get_proto_data(wmem_file_scope(), pinfo, proto_ddp_rdmap, 0) != NULL)
+        return;
+    message = wmem_map_lookup(send_message_of_frame, GUINT_TO_POINTER(pinfo->num));
+    if (message != NULL)
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_ddp_rdmap, 0, message);
+}
+
 /* A malformed ULPDU ends its own dissection, not the frame's. */
 static void
 call_ddp_rdmap(tvbuff_t *ulpdu, packet_info *pinfo, proto_tree *tree)
@@ -647,8 +704,12 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     if (n_ulpdus > 0 && ddp_rdmap_handle != NULL) {
         col_append_str(pinfo->cinfo, COL_INFO, " | ");
         col_set_fence(pinfo->cinfo, COL_INFO);
+        if (PINFO_FD_VISITED(pinfo))
+            keep_send_reassembly(pinfo);
         for (guint i = 0; i < n_ulpdus; i++)
             call_ddp_rdmap(ulpdus[i], pinfo, tree);
+        if (!PINFO_FD_VISITED(pinfo))
+            note_send_messages(pinfo);
     }
     return (int)tvb_captured_length(tvb);
 }
@@ -869,6 +930,8 @@ proto_register_mpa(void)
     mpa_tcp_handle = register_dissector("mpa_tcp", dissect_mpa_tcp, proto_mpa);
     mpa_tap = register_tap(MPA_TAP_NAME);
 
+    send_message_of_frame =
+        wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
     register_init_routine(mpa_init);
     register_cleanup_routine(mpa_cleanup);
     register_postseq_cleanup_routine(mpa_first_pass_done);
@@ -884,6 +947,7 @@ proto_reg_handoff_mpa(void)
                        HEURISTIC_ENABLE);
     dissector_add_for_decode_as("tcp.port", mpa_tcp_handle);
     ddp_rdmap_handle = find_dissector_add_dependency("iwarp_ddp_rdmap", proto_mpa);
+    proto_ddp_rdmap = proto_get_id_by_filter_name("iwarp_ddp_rdmap");
     build_link_type_map();
     apply_builtin_setting();
 }
