@@ -378,6 +378,7 @@ void write_catalogue_json(std::ostream& out) {
          {"rfc_error_code", d.error_code != MpaError::None ? ordered_json(number(d.error_code))
                                                            : ordered_json(nullptr)},
          {"summary", d.summary},
+         {"field", to_string(d.field)},
          {"rules", rules_json(d.id)},
          {"beyond_rules", beyond_json(d.id)}});
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "mpa/diagnostics.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/marker_grid.h"
 
@@ -375,9 +376,132 @@ FrameCache::render_fpdus(const FrameRecord &r)
             v.header_range = window->locate(mpa::ulpdu_length_field(mpa::TcpSeq(f.header_seq)));
             if (v.crc_field)
                 v.crc_range = window->locate(mpa::crc_field(start, f.wire_length));
+            // The pad's octets (one run, unless a marker splits it: from its first to its last).
+            if (f.pad_length > 0) {
+                const mpa::MarkerGrid grid = grid_of(
+                    f.markers.count, [&] { return mpa::TcpSeq(markers_.at(f.markers.begin).seq); });
+                mpa::for_each_pad_run(grid, mpa::TcpSeq(f.header_seq), f.ulpdu_size, f.pad_length,
+                                      [&](mpa::SeqRange run) {
+                                          const mpa_range r = window->locate(run);
+                                          if (r.length == 0)
+                                              return true;
+                                          if (v.pad_range.length == 0)
+                                              v.pad_range = r;
+                                          else
+                                              v.pad_range.length =
+                                                  r.offset + r.length - v.pad_range.offset;
+                                          return true;
+                                      });
+            }
         }
         rendered_fpdus_.push_back(v);
     }
+}
+
+// ---- Which field a finding is about (the catalogue says which kind: DiagField), among what
+// the frame shows.
+
+namespace
+{
+
+// The FPDU views hold the direction as the C enum; findings too.
+bool
+same_sender(const mpa_finding_view &f, std::uint32_t connection, int direction)
+{
+    return f.connection == connection && f.direction == direction;
+}
+
+// Frames looked at after a finding's own for the frame that shows its FPDU or startup frame
+// (an FPDU that spans frames is shown at the frame that completes it).
+constexpr std::uint64_t kShownInScan = 1u << 16;
+
+} // namespace
+
+void
+FrameCache::match_findings(std::uint64_t frame)
+{
+    for (mpa_finding_view &f : rendered_findings_) {
+        f.subject = MPA_SUBJECT_NONE;
+        f.subject_index = 0;
+        f.marker_index = -1;
+        f.shown_in = 0;
+        const auto field = static_cast<mpa::DiagField>(f.field);
+        const mpa::TcpSeq seq(f.tcp_seq);
+        if (mpa::is_fpdu_field(field)) {
+            for (std::size_t i = 0; i < rendered_fpdus_.size(); ++i) {
+                const mpa_fpdu_view &v = rendered_fpdus_[i];
+                if (!same_sender(f, v.connection, v.direction) ||
+                    !mpa::SeqRange{ mpa::TcpSeq(v.start_seq), v.wire_length }.contains(seq))
+                    continue;
+                f.subject = MPA_SUBJECT_FPDU;
+                f.subject_index = static_cast<std::uint32_t>(i);
+                for (std::uint32_t k = 0; field == mpa::DiagField::Marker && k < v.marker_count;
+                     ++k) {
+                    if (v.markers[k].tcp_seq == f.tcp_seq)
+                        f.marker_index = static_cast<std::int32_t>(k);
+                }
+                break;
+            }
+            if (f.subject == MPA_SUBJECT_NONE)
+                f.shown_in = frame_showing_fpdu(frame, f);
+        } else if (mpa::is_startup_field(field)) {
+            for (std::size_t i = 0; i < rendered_startups_.size(); ++i) {
+                const mpa_startup_view &v = rendered_startups_[i];
+                if (same_sender(f, v.connection, v.direction) && v.tcp_seq == f.tcp_seq) {
+                    f.subject = MPA_SUBJECT_STARTUP;
+                    f.subject_index = static_cast<std::uint32_t>(i);
+                    break;
+                }
+            }
+            if (f.subject == MPA_SUBJECT_NONE)
+                f.shown_in = frame_showing_startup(frame, f);
+        }
+    }
+}
+
+std::uint64_t
+FrameCache::frame_showing_fpdu(std::uint64_t after, const mpa_finding_view &f) const
+{
+    // A direction's FPDUs complete in stream order: the first one of the finding's direction
+    // completed after its frame holds the finding's octet, or none does.
+    const mpa::TcpSeq seq(f.tcp_seq);
+    const std::uint64_t end = std::min<std::uint64_t>(frame_index_.size(), after + kShownInScan);
+    for (std::uint64_t frame = after + 1; frame < end; ++frame) {
+        if (frame_index_[frame] == 0)
+            continue;
+        const Span span = records_.at(frame_index_[frame] - 1).fpdus;
+        for (std::uint32_t i = 0; i < span.count; ++i) {
+            const FpduRecord &r = fpdus_.at(span.begin + i);
+            const int direction = (r.bits & FpduRecord::kResponder) ? MPA_RESPONDER : MPA_INITIATOR;
+            if ((r.bits & FpduRecord::kRevised) || !same_sender(f, r.connection, direction))
+                continue;
+            if (mpa::SeqRange{ mpa::TcpSeq(r.start_seq), r.wire_length }.contains(seq))
+                return frame;
+            if (mpa::TcpSeq(r.start_seq).is_after(seq))
+                return 0;
+        }
+    }
+    return 0;
+}
+
+std::uint64_t
+FrameCache::frame_showing_startup(std::uint64_t after, const mpa_finding_view &f) const
+{
+    const std::uint64_t end = std::min<std::uint64_t>(frame_index_.size(), after + kShownInScan);
+    for (std::uint64_t frame = after + 1; frame < end; ++frame) {
+        if (frame_index_[frame] == 0)
+            continue;
+        const FrameRecord &r = records_.at(frame_index_[frame] - 1);
+        if (r.extras == 0)
+            continue;
+        const Span span = extras_.at(r.extras - 1).startups;
+        for (std::uint32_t i = 0; i < span.count; ++i) {
+            const mpa_startup_view &s = startups_.at(span.begin + i);
+            if (same_sender(f, s.connection, s.direction) && s.tcp_seq == f.tcp_seq)
+                return frame;
+        }
+    }
+    return 0;
 }
 
 const mpa_frame_view *
@@ -391,6 +515,7 @@ FrameCache::view(std::uint64_t frame)
     copy_out(findings_, x ? x->findings : Span{}, rendered_findings_);
     copy_out(startups_, x ? x->startups : Span{}, rendered_startups_);
     copy_out(ended_, x ? x->ended : Span{}, rendered_ended_);
+    match_findings(frame);
 
     mpa_frame_view &v = rendered_;
     v.mpa_payload = !rendered_startups_.empty() || !rendered_fpdus_.empty();

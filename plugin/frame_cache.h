@@ -230,6 +230,11 @@ class FrameCache
 
     bool ulpdu_in_segment(const mpa::FpduEvent &fpdu) const;
     void render_fpdus(const FrameRecord &r);
+    // Each rendered finding's subject among the rendered FPDUs and startup frames (by
+    // connection, direction and sequence number), or the later frame that shows it.
+    void match_findings(std::uint64_t frame);
+    std::uint64_t frame_showing_fpdu(std::uint64_t after, const mpa_finding_view &f) const;
+    std::uint64_t frame_showing_startup(std::uint64_t after, const mpa_finding_view &f) const;
     FrameRecord &record(std::uint64_t frame);
     FrameExtras &extras_of(std::uint64_t frame);
     template <typename T>

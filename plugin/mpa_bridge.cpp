@@ -28,6 +28,21 @@
 static_assert(MPA_FLAG_M == mpa::startup_flags::kM && MPA_FLAG_C == mpa::startup_flags::kC &&
               MPA_FLAG_R == mpa::startup_flags::kR && MPA_FLAG_S == mpa::startup_flags::kS &&
               MPA_FLAG_RES == mpa::startup_flags::kRes);
+static_assert(MPA_FIELD_NONE == static_cast<int>(mpa::DiagField::None) &&
+              MPA_FIELD_FPDU == static_cast<int>(mpa::DiagField::Fpdu) &&
+              MPA_FIELD_ULPDU_LENGTH == static_cast<int>(mpa::DiagField::UlpduLength) &&
+              MPA_FIELD_ULPDU == static_cast<int>(mpa::DiagField::Ulpdu) &&
+              MPA_FIELD_PAD == static_cast<int>(mpa::DiagField::Pad) &&
+              MPA_FIELD_CRC == static_cast<int>(mpa::DiagField::Crc) &&
+              MPA_FIELD_MARKER == static_cast<int>(mpa::DiagField::Marker) &&
+              MPA_FIELD_STARTUP_FRAME == static_cast<int>(mpa::DiagField::StartupFrame) &&
+              MPA_FIELD_STARTUP_KEY == static_cast<int>(mpa::DiagField::StartupKey) &&
+              MPA_FIELD_STARTUP_FLAGS == static_cast<int>(mpa::DiagField::StartupFlags) &&
+              MPA_FIELD_STARTUP_REVISION == static_cast<int>(mpa::DiagField::StartupRevision) &&
+              MPA_FIELD_STARTUP_PD_LENGTH == static_cast<int>(mpa::DiagField::StartupPdLength) &&
+              MPA_FIELD_STARTUP_PRIVATE_DATA ==
+                  static_cast<int>(mpa::DiagField::StartupPrivateData) &&
+              MPA_FIELD_STARTUP_ENHANCED == static_cast<int>(mpa::DiagField::StartupEnhanced));
 static_assert(MPA_SEVERITY_NOTE == static_cast<int>(mpa::Severity::Note) &&
               MPA_SEVERITY_WARNING == static_cast<int>(mpa::Severity::Warning) &&
               MPA_SEVERITY_ERROR == static_cast<int>(mpa::Severity::Error));
@@ -49,7 +64,8 @@ struct CatalogueViews {
             const mpa::DiagnosticInfo &d = catalogue[i];
             entries.push_back({ keep(d.name), static_cast<int>(d.severity), keep(d.rfc),
                                 mpa::number(d.error_code), keep(d.summary),
-                                static_cast<int>(d.category), keep(mpa::rule_ids_of(d.id)) });
+                                static_cast<int>(d.category), keep(mpa::rule_ids_of(d.id)),
+                                static_cast<int>(d.field) });
             const auto id = static_cast<std::size_t>(d.id);
             if (index_of_id.size() <= id)
                 index_of_id.resize(id + 1, 0);
@@ -99,9 +115,13 @@ struct mpa_bridge final : mpa::EventSink {
     void
     on_finding(const mpa::Finding &f) override
     {
-        const mpa_finding_view v{ catalogue_views().index(f.id), f.connection,
-                                  direction_view(f.direction), f.tcp_seq.value(),
-                                  cache.keep(f.message) };
+        mpa_finding_view v{};
+        v.diag = catalogue_views().index(f.id);
+        v.connection = f.connection;
+        v.direction = direction_view(f.direction);
+        v.tcp_seq = f.tcp_seq.value();
+        v.message = cache.keep(f.message);
+        v.field = static_cast<int>(mpa::info(f.id).field);
         cache.add_finding(f.frame, v);
     }
 

@@ -25,6 +25,24 @@ enum mpa_category {
     MPA_CATEGORY_SEQUENCE = 3
 };
 
+/* mpa::DiagField: the field a finding is about (see lib/include/mpa/diagnostics.h). */
+enum mpa_field {
+    MPA_FIELD_NONE = 0,
+    MPA_FIELD_FPDU,
+    MPA_FIELD_ULPDU_LENGTH,
+    MPA_FIELD_ULPDU,
+    MPA_FIELD_PAD,
+    MPA_FIELD_CRC,
+    MPA_FIELD_MARKER,
+    MPA_FIELD_STARTUP_FRAME,
+    MPA_FIELD_STARTUP_KEY,
+    MPA_FIELD_STARTUP_FLAGS,
+    MPA_FIELD_STARTUP_REVISION,
+    MPA_FIELD_STARTUP_PD_LENGTH,
+    MPA_FIELD_STARTUP_PRIVATE_DATA,
+    MPA_FIELD_STARTUP_ENHANCED
+};
+
 typedef struct mpa_diag_info {
     const char *name;    /* permanent id, e.g. "fpdu.crc-mismatch" */
     int severity;        /* enum mpa_severity */
@@ -34,6 +52,7 @@ typedef struct mpa_diag_info {
     int category;        /* enum mpa_category */
     const char *rules;   /* the RFC 5044 / RFC 6581 rules it checks ("5044-4.4-r9, ..."; mpa-check
                             --list-rules), or "" for one beyond them */
+    int field;           /* enum mpa_field: the field its findings are about */
 } mpa_diag_info;
 
 size_t mpa_catalogue_size(void);
@@ -100,12 +119,27 @@ enum mpa_direction { MPA_INITIATOR = 0, MPA_RESPONDER = 1 };
 enum mpa_frame_kind { MPA_REQUEST = 0, MPA_REPLY = 1, MPA_UNKNOWN_FRAME = 2 };
 enum mpa_crc_status { MPA_CRC_BAD = 0, MPA_CRC_GOOD = 1, MPA_CRC_UNCHECKED = 2 };
 
+/* What a finding of a frame is about, among what the frame shows. */
+enum mpa_subject {
+    MPA_SUBJECT_NONE = 0, /* an event, a direction, the capture; or not shown in this frame */
+    MPA_SUBJECT_FPDU,     /* the frame view's fpdus[subject_index] */
+    MPA_SUBJECT_STARTUP   /* the frame view's startups[subject_index] */
+};
+
 typedef struct mpa_finding_view {
     uint32_t diag; /* index into the catalogue */
     uint32_t connection;
     int direction; /* enum mpa_direction: whose data it is about */
     uint32_t tcp_seq;
     const char *message;
+    int field; /* enum mpa_field (the catalogue's): the field it is about */
+    /* Filled when a frame is rendered: the FPDU or startup frame holding the field, when this
+     * frame shows it (marker_index: the marker of a marker finding among that FPDU's markers,
+     * -1 when none); else shown_in, the later frame that shows it (0: none). */
+    int subject;
+    uint32_t subject_index;
+    int32_t marker_index;
+    uint64_t shown_in;
 } mpa_finding_view;
 
 typedef struct mpa_startup_view {
@@ -166,7 +200,7 @@ typedef struct mpa_fpdu_view {
     uint32_t ulpdu_piece_count;
     const uint8_t *ulpdu;
     uint32_t ulpdu_kept;
-    mpa_range range, header_range, crc_range;
+    mpa_range range, header_range, pad_range, crc_range;
 } mpa_fpdu_view;
 
 typedef struct mpa_direction_view {

@@ -13,7 +13,7 @@ using enum DiagId;
 using enum Severity;
 using enum DiagCategory;
 
-constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogue{{
+constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{{
     // ---- startup
     {StartupKeyInvalid, "startup.key-invalid", Error, Malformed, "RFC 5044 7.1.1",
      MpaError::InvalidStartupFrame,
@@ -291,6 +291,125 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kCatalogu
      "error, sending nothing in between (no Terminate first)"},
 }};
 
+// The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
+// finding's sequence number lies in that FPDU (its ULPDU_Length field for most, the marker's
+// first octet for a marker's), a startup frame finding's is the frame's first octet. Findings
+// the library reports at the stream position of an event (a close, an acknowledgement, the
+// capture's end) are about no field. Every DiagId is listed: a new one does not compile
+// until it says which field it is about (-Wswitch).
+constexpr DiagField field_of(DiagId id) {
+  using enum DiagField;
+  switch (id) {
+    case StartupKeyInvalid:
+    case StartupUnexpectedRequest:  // the key names the frame's kind
+    case StartupUnexpectedReply:
+      return StartupKey;
+    case StartupPdLengthTooLarge:
+    case StartupPdLengthMismatch:
+    case StartupPrivateDataOver256:
+      return StartupPdLength;
+    case StartupRevisionUnsupported:
+    case StartupRevision0:
+    case StartupRevision2:
+    case StartupVendorRevision:
+    case InteropRev2RetriedAsRev1:
+      return StartupRevision;
+    case StartupReservedBitsSet:
+    case StartupReservedBitSiwGso:
+    case StartupRejectBitInRequest:
+    case StartupConnectionRejected:
+    case StartupEnhancedWithoutRev2:
+    case StartupCrcDisabled:
+    case StartupMarkersRefused:
+      return StartupFlags;
+    case StartupEnhancedDataMissing:
+      return StartupPrivateData;
+    case StartupEnhancedMismatch:
+    case StartupRtrFlagsWithoutP2p:
+    case StartupP2pMismatch:
+    case StartupNoMatchingRtr:
+    case StartupInsufficientIrd:
+    case StartupNoNegotiationNotEchoed:
+    case StartupNoNegotiationUnsolicited:
+    case StartupEnhancedBlockLittleEndian:
+    case StartupEnhancedNegotiatesNothing:
+    case StartupReplyWithoutRtr:
+      return StartupEnhanced;
+    case StartupInvalidRequestAnswered:  // the answer (a Reply) to the invalid Request
+    case StartupReplyBeforePrivateData:  // the Reply sent too early
+    case InteropStackFingerprint:
+      return StartupFrame;
+    case FpduCrcMismatch:
+    case FpduCrcMiscomputed:
+    case FpduCrcFieldMissing:
+      return Crc;
+    case FpduPadNonzero:
+    case FpduPadRuleWrong:
+      return Pad;
+    case FpduUlpduLengthTooLarge:
+    case FpduUlpduLengthZero:
+    case FpduExceedsMulpdu:
+    case FpduUlpduLengthMiscounted:
+      return UlpduLength;
+    case MarkerFpduptrMismatch:
+    case MarkerReservedNonzero:
+    case MarkerFpduptrLowBits:
+    case MarkerUnexpected:
+      return Marker;
+    case FpduRtrMissing:
+    case DdpVersionMismatch:
+    case DdpUlpduTooShort:
+    case RdmapTerminate:
+    case RdmapTerminateDisagrees:
+    case RdmapTerminateEncoding:
+    case RdmapIrdExceeded:
+      return Ulpdu;
+    case FpduNotSegmentAligned:
+    case FpduResponderSentFirst:
+    case FpduNotJudgedAfterError:
+    case FpduMarkersMissing:
+    case CaptureResynchronised:       // the FPDU where framing was found again
+    case StartupInvalidReplyIgnored:  // the FPDU sent after the invalid Reply
+    case StartupFpduAfterReject:      // (found by inference; MPA is over, no FPDU is reported)
+    case StartupNegotiationTerminateMissing:  // the Terminate with the wrong code, if one
+    case ReceiverInvalidFpduAnswered:         // the Read Response
+    case ReceiverErrorIgnored:                // the FPDU sent after the bad one
+      return Fpdu;
+    case StartupInitiatorDataBeforeReply:
+    case StartupStreamingPrefix:
+    case StartupNoReply:
+    case StartupInvalidReplyKeptOpen:
+    case StartupRequestClosedWithoutReply:
+    case FpduFramingUnverifiable:
+    case FpduFramingLost:     // octets at an FPDU boundary that are no FPDU
+    case InteropP2pRequired:  // the refusal of the Request (a Reject or a close)
+    case ConnectionLostMidFpdu:
+    case ConnectionClosed:
+    case ConnectionLostMidStartup:
+    case TcpRetransmissionMismatch:
+    case TcpRetransmissionCheckStopped:
+    case CaptureGap:
+    case CaptureTruncated:
+    case CaptureStartupNotSeen:
+    case CaptureParametersInferred:
+    case CaptureIpFragment:
+    case CaptureStartupFrameCut:
+    case IpFragmentOverlapMismatch:
+    case ReceiverClosedAfterError:
+    case kCount:
+      return None;
+  }
+  return None;
+}
+
+constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> with_fields(
+    std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> entries) {
+  for (DiagnosticInfo& entry : entries) entry.field = field_of(entry.id);
+  return entries;
+}
+
+constexpr auto kCatalogue = with_fields(kEntries);
+
 constexpr bool ids_in_enum_order() {
   for (std::size_t i = 0; i < kCatalogue.size(); ++i) {
     if (static_cast<std::size_t>(kCatalogue[i].id) != i) return false;
@@ -332,6 +451,40 @@ std::string_view to_string(Severity severity) {
       return "warning";
     case Severity::Error:
       return "error";
+  }
+  return "?";
+}
+
+std::string_view to_string(DiagField field) {
+  switch (field) {
+    case DiagField::None:
+      return "none";
+    case DiagField::Fpdu:
+      return "fpdu";
+    case DiagField::UlpduLength:
+      return "ulpdu-length";
+    case DiagField::Ulpdu:
+      return "ulpdu";
+    case DiagField::Pad:
+      return "pad";
+    case DiagField::Crc:
+      return "crc";
+    case DiagField::Marker:
+      return "marker";
+    case DiagField::StartupFrame:
+      return "startup-frame";
+    case DiagField::StartupKey:
+      return "startup-key";
+    case DiagField::StartupFlags:
+      return "startup-flags";
+    case DiagField::StartupRevision:
+      return "startup-revision";
+    case DiagField::StartupPdLength:
+      return "startup-pd-length";
+    case DiagField::StartupPrivateData:
+      return "startup-private-data";
+    case DiagField::StartupEnhanced:
+      return "startup-enhanced";
   }
   return "?";
 }

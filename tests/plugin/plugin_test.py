@@ -13,6 +13,9 @@ Subcommands:
   agreement  for every capture: the (frame, finding id) pairs of tshark -2 with the
              plugin equal those of mpa-check --format json, and so do the FPDUs
              (frame, ULPDU_Length, CRC status, markers) of mpa-check --list-fpdus
+  experts    every expert item hangs on the field the catalogue says its finding is about
+             (mpa-check --list-diagnostics: CRC, pad, marker, ULPDU_Length, a startup
+             frame's field), as tshark -2 -T pdml nests it; filterable by id
   robustness tshark -2 with the plugin over every fuzz corpus file and past crasher
              (tests/fuzz; inputs of the non-capture targets turned into captures by
              corpus_to_pcap) and every hostile capture (tests/hostile): no crash, no
@@ -32,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 BAD_CRC_CAPTURE = "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap"
 RPING_CAPTURE = "siw6.1-default-rping-64B-veth1500.pcap"
@@ -404,8 +408,8 @@ def plugin_report(ts, capture):
 
 
 def expert_items(node):
-    """Every _ws.expert entry under a JSON tree node (a finding's expert item sits under its
-    mpa.finding field)."""
+    """Every _ws.expert entry under a JSON tree node (a finding's expert item sits under the
+    field it is about, in an FPDU's or startup frame's subtree, or under its mpa.finding field)."""
     if isinstance(node, list):
         for n in node:
             yield from expert_items(n)
@@ -413,7 +417,7 @@ def expert_items(node):
         for key, value in node.items():
             if key == "_ws.expert":
                 yield from (value if isinstance(value, list) else [value])
-            elif key.endswith("_tree"):
+            elif isinstance(value, (dict, list)):
                 yield from expert_items(value)
 
 
@@ -543,6 +547,148 @@ def test_agreement(ts, args):
     expect(not failures, "findings differ:\n" + "\n".join(failures))
 
 
+# ---- experts
+
+# The PDML element an expert item of each catalogue field is expected under: a field's name, or
+# a subtree of the MPA tree (FPDU, STARTUP: a startup frame, ENHANCED: its IRD/ORD block).
+FPDU, STARTUP, ENHANCED, TOP = "<FPDU>", "<startup frame>", "<IRD/ORD block>", "<MPA tree>"
+FIELD_ITEM = {
+    "crc": "mpa.crc", "pad": "mpa.pad", "marker": "mpa.marker", "ulpdu-length": "mpa.ulpdu_length",
+    "ulpdu": "mpa.ulpdu", "fpdu": FPDU, "startup-frame": STARTUP, "startup-key": "mpa.key",
+    "startup-flags": "mpa.flags", "startup-revision": "mpa.rev", "startup-pd-length": "mpa.pd_length",
+    "startup-private-data": "mpa.private_data", "startup-enhanced": ENHANCED,
+}
+
+
+def pdml_experts(ts, capture):
+    """(frame, finding id, what the expert item hangs on, shown_in frame or None, element) for
+    every MPA expert item of tshark -2 -T pdml. What it hangs on: a field name, FPDU, STARTUP,
+    ENHANCED, or TOP (the finding's own mpa.finding item at the top of the MPA tree)."""
+    out = ts.run("-2", "-r", ts.readable(capture), "-Y", "mpa", "-T", "pdml")
+    root = ET.fromstring(out)
+    found = []
+    for packet in root.iter("packet"):
+        frame = None
+        for proto in packet.iter("proto"):
+            if proto.get("name") == "geninfo":
+                frame = int(next(f.get("show") for f in proto.iter("field") if f.get("name") == "num"))
+        parents = {child: parent for parent in packet.iter() for child in parent}
+        for mpa in (p for p in packet.iter("proto") if p.get("name") == "mpa"):
+            for expert in mpa.iter("field"):
+                if expert.get("name") != "_ws.expert":
+                    continue
+                ids = [f.get("name")[len("mpa."):] for f in expert
+                       if f.get("name", "").startswith("mpa.") and f.get("name") != "mpa.plugin.library-error"]
+                if not ids:
+                    continue
+                parent = parents[expert]
+                name = parent.get("name") or ""
+                show = parent.get("show") or ""
+                if name == "mpa.finding":
+                    on = TOP
+                elif name:
+                    on = name
+                elif show.startswith("FPDU:"):
+                    on = FPDU
+                elif show.startswith("Enhanced connection establishment"):
+                    on = ENHANCED
+                elif parents.get(parent) is mpa:
+                    on = STARTUP
+                else:
+                    on = f"text item {show!r}"
+                shown_in = None
+                finding = parent if name == "mpa.finding" else next(
+                    (f for f in parent if f.get("name") == "mpa.finding" and f.get("show") == ids[0]), None)
+                if finding is not None:
+                    shown_in = next((int(f.get("show")) for f in finding.iter("field")
+                                     if f.get("name") == "mpa.finding.shown_in"), None)
+                found.append((frame, ids[0], on, shown_in, parent))
+    return found
+
+
+def test_experts(ts, args):
+    catalogue = {d["id"]: d for d in json.loads(subprocess.run(
+        [args.mpa_check, "--list-diagnostics", "--format", "json"], capture_output=True, text=True,
+        check=True).stdout)}
+    expect(catalogue["fpdu.crc-mismatch"]["field"] == "crc" and catalogue["capture.gap"]["field"] == "none",
+           "--list-diagnostics names no field for its entries")
+    captures = []
+    for d in args.captures:
+        captures += sorted(glob.glob(os.path.join(d, "*.pcap")))
+    expect(captures, "no captures")
+    counts = collections.Counter()
+    failures = []
+    # Per catalogue id with a field, over the captures made to show it (fault-<id>.pcap and its
+    # variants fault-<id>--<how>.pcap): whether one of its expert items hangs on that field (or
+    # names the later frame that draws it).
+    placed = collections.defaultdict(bool)
+    for capture in captures:
+        name = os.path.basename(capture)
+        own = re.match(r"fault-([a-z0-9.-]+?)(--.*)?\.pcap$", name)
+        own = own.group(1) if own else None
+        if own in catalogue and catalogue[own]["field"] != "none":
+            placed[own] |= False
+        for frame, fid, on, shown_in, _ in pdml_experts(ts, capture):
+            field = catalogue[fid]["field"]
+            want = FIELD_ITEM.get(field, TOP)
+            container = FPDU if field in ("crc", "pad", "marker", "ulpdu-length", "ulpdu", "fpdu") else \
+                STARTUP if field.startswith("startup-") else TOP
+            if on == want:
+                kind = "on its field"
+            elif on == container:
+                kind = "on its FPDU or startup frame"  # the field is not drawn (no CRC field sent)
+            elif on == TOP and field == "none":
+                kind = "apart (about no field)"
+            elif on == TOP and shown_in is not None:
+                kind = "apart, its field drawn in a later frame"
+            elif on == TOP:
+                # Reported at an event (a close, a refusal) rather than at the octets.
+                kind = "apart, about octets no frame draws"
+            else:
+                failures.append(f"{name}: frame {frame}: {fid} (field {field}) hangs on {on}")
+                continue
+            counts[kind] += 1
+            if fid == own and kind in ("on its field", "on its FPDU or startup frame",
+                                       "apart, its field drawn in a later frame"):
+                placed[own] = True
+            if shown_in is not None:
+                expect(shown_in > frame, f"{name}: frame {frame}: {fid} shown in frame {shown_in}")
+    # FPDUs after a Reject are found by inference only: MPA is over, the plugin draws none.
+    placed.pop("startup.fpdu-after-reject", None)
+    failures += [f"{fid}: no expert item on its field ({catalogue[fid]['field']}) in its captures"
+                 for fid, ok in sorted(placed.items()) if not ok]
+    print(f"experts: {dict(counts)}; {len(placed)} catalogue ids with a field placed in their captures")
+    expect(not failures, "expert items not where the catalogue says:\n" + "\n".join(failures[:40]))
+
+    # The bad CRC: the expert item and the finding under the CRC field, whose octets the
+    # Expert Information dialog then selects; filterable by its expert field and by id.
+    bad = siw(args, BAD_CRC_CAPTURE)
+    items = [(frame, fid, on, element) for frame, fid, on, _, element in pdml_experts(ts, bad)
+             if fid == "fpdu.crc-mismatch"]
+    expect(len(items) == 1 and items[0][0] == 8 and items[0][2] == "mpa.crc", f"CRC finding: {items}")
+    crc = items[0][3]
+    expect(int(crc.get("size")) == 4 and any(f.get("name") == "mpa.finding" and f.get("show") == "fpdu.crc-mismatch"
+                                             for f in crc), f"the CRC field: {xml_excerpt(crc)}")
+    expect(ts.frames(bad, 'mpa.finding == "fpdu.crc-mismatch"') == [8] == ts.frames(bad, "mpa.fpdu.crc-mismatch"),
+           "the CRC finding is not filterable")
+    # The pad with its octets, and the finding on it.
+    pad = next((c for d in args.captures for c in [os.path.join(d, "fault-fpdu.pad-nonzero.pcap")]
+                if os.path.exists(c)), None)
+    if pad:
+        items = [(frame, on, element) for frame, fid, on, _, element in pdml_experts(ts, pad)
+                 if fid == "fpdu.pad-nonzero"]
+        expect(items and all(on == "mpa.pad" and int(e.get("size")) > 0 for _, on, e in items),
+               f"pad findings: {[(f, on, xml_excerpt(e)) for f, on, e in items]}")
+        found, _, _ = check_report(args.mpa_check, pad)
+        frames = sorted(f for f, fid in found if fid == "fpdu.pad-nonzero")
+        expect(ts.frames(pad, 'mpa.finding == "fpdu.pad-nonzero"') == frames == ts.frames(pad, "mpa.fpdu.pad-nonzero"),
+               f"pad findings in frames {frames}")
+
+
+def xml_excerpt(element):
+    return ET.tostring(element, encoding="unicode")[:400]
+
+
 # ---- robustness
 
 # What epan and glib print when something inside a dissector went wrong.
@@ -647,7 +793,8 @@ def main():
     parser.add_argument("--corpus-to-pcap", help="tests/fuzz/corpus_to_pcap (robustness)")
     parser.add_argument("--fuzz-dir", help="tests/fuzz (robustness)")
     parser.add_argument("--hostile-dir", help="captures the hostile tests wrote (robustness)")
-    parser.add_argument("test", choices=["loads", "fields", "colouring", "tunnels", "agreement", "robustness"])
+    parser.add_argument("test", choices=["loads", "fields", "colouring", "tunnels", "agreement", "experts",
+                                         "robustness"])
     args = parser.parse_args()
     args.captures = [d for d in args.captures if os.path.isdir(d)]
     with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
@@ -656,6 +803,7 @@ def main():
             {"loads": test_loads, "fields": test_fields, "colouring": test_colouring,
              "tunnels": test_tunnels,
              "agreement": test_agreement,
+             "experts": test_experts,
              "robustness": test_robustness}[args.test](ts, args)
         except Failure as e:
             print(f"FAIL: {e}", file=sys.stderr)

@@ -164,6 +164,35 @@ TEST(Diagnostics, CategoriesGroupFindingsAsAPacketAnalyserDoes) {
   }
 }
 
+TEST(Diagnostics, EachEntrySaysWhichFieldItsFindingsAreAbout) {
+  auto field = [](std::string_view name) { return info(*find_diagnostic(name)).field; };
+  EXPECT_EQ(field("fpdu.crc-mismatch"), DiagField::Crc);
+  EXPECT_EQ(field("fpdu.crc-miscomputed"), DiagField::Crc);
+  EXPECT_EQ(field("fpdu.pad-nonzero"), DiagField::Pad);
+  EXPECT_EQ(field("fpdu.pad-rule-wrong"), DiagField::Pad);
+  EXPECT_EQ(field("marker.fpduptr-mismatch"), DiagField::Marker);
+  EXPECT_EQ(field("fpdu.ulpdu-length-too-large"), DiagField::UlpduLength);
+  EXPECT_EQ(field("rdmap.terminate"), DiagField::Ulpdu);
+  EXPECT_EQ(field("startup.key-invalid"), DiagField::StartupKey);
+  EXPECT_EQ(field("startup.reserved-bits-set"), DiagField::StartupFlags);
+  EXPECT_EQ(field("startup.pd-length-too-large"), DiagField::StartupPdLength);
+  EXPECT_EQ(field("startup.insufficient-ird"), DiagField::StartupEnhanced);
+  EXPECT_EQ(field("capture.gap"), DiagField::None);
+  EXPECT_EQ(field("connection.closed"), DiagField::None);
+  EXPECT_EQ(to_string(DiagField::Crc), "crc");
+  EXPECT_EQ(to_string(DiagField::StartupPdLength), "startup-pd-length");
+  for (const DiagnosticInfo& entry : catalogue()) {
+    // A field belongs to an FPDU or to a startup frame, never both; fpdu.* and marker.*
+    // findings are about an FPDU's octets or about none, startup.* ones not about an FPDU's
+    // fields (but an FPDU sent when it should not have been).
+    EXPECT_FALSE(is_fpdu_field(entry.field) && is_startup_field(entry.field)) << entry.name;
+    EXPECT_NE(to_string(entry.field), "?") << entry.name;
+    if (entry.name.starts_with("fpdu.") || entry.name.starts_with("marker.")) {
+      EXPECT_FALSE(is_startup_field(entry.field)) << entry.name;
+    }
+  }
+}
+
 TEST(Diagnostics, MpaErrorCodesAreTheRfcNumbersWithTheirNames) {
   EXPECT_EQ(number(MpaError::ConnectionLost), 1u);
   EXPECT_EQ(number(MpaError::InvalidStartupFrame), 4u);

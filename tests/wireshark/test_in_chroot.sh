@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The plugin built against another Wireshark and tested under that Wireshark's own tshark,
 # inside its Debian chroot (chroot.sh): it loads (-G plugins), its fields, its coloring rules, the (frame,
-# finding id) agreement with mpa-check on the bundled and the real siw captures, and the
+# finding id) agreement with mpa-check on the bundled and the real siw captures, where its expert
+# items hang (experts), and the
 # robustness run over the capture-shaped fuzz inputs.
 #   test_in_chroot.sh SUITE SOURCE_DIR
 set -euo pipefail
@@ -37,7 +38,7 @@ in_root sh -c "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=None -DMPA_WERROR=ON >
 echo "built in $(( $(date +%s) - start )) s"
 ldd "$root/build/plugin/mpa.so" >/dev/null 2>&1 || true
 status=0
-for test in loads fields colouring agreement robustness; do
+for test in loads fields colouring agreement experts robustness; do
   start=$(date +%s)
   if in_root python3 /src/tests/plugin/plugin_test.py --tshark /usr/bin/tshark --plugin /build/plugin/mpa.so \
        --mpa-check /build/analyzer/mpa-check --captures /src/captures --captures /src/captures/siw \

@@ -168,14 +168,44 @@ enum class DiagId : std::uint16_t {
   kCount,
 };
 
+// The field a finding is about: where its octets are in the FPDU or startup frame that holds
+// the finding's sequence number (Finding::tcp_seq), so that a face can hang the finding on
+// that field (the plugin's expert item under the CRC field, say) instead of finding out by a
+// rule of its own. None: the finding is about an event (a close, a gap, a retransmission),
+// a direction or the capture, not about octets a field holds.
+enum class DiagField : std::uint8_t {
+  None,
+  // Of the FPDU whose octets hold the finding's sequence number:
+  Fpdu,         // the FPDU as a whole (its framing, its place in the stream)
+  UlpduLength,  // its ULPDU_Length field
+  Ulpdu,        // its ULPDU: what DDP/RDMAP read in it
+  Pad,          // its pad
+  Crc,          // its CRC field (where it belongs, when the sender sends none)
+  Marker,       // the marker that begins at the finding's sequence number
+  // Of the startup frame that begins at the finding's sequence number:
+  StartupFrame,        // the frame as a whole (what it answers, who sent it)
+  StartupKey,          // its key
+  StartupFlags,        // its flags octet (M C R S Res)
+  StartupRevision,     // its Rev field (and a vendor extension after it)
+  StartupPdLength,     // its PD_Length field
+  StartupPrivateData,  // its private data
+  StartupEnhanced,     // its IRD/ORD block (RFC 6581 6)
+};
+
+// True for the fields of an FPDU (Fpdu .. Marker), false for those of a startup frame.
+constexpr bool is_fpdu_field(DiagField f) { return f >= DiagField::Fpdu && f <= DiagField::Marker; }
+constexpr bool is_startup_field(DiagField f) { return f >= DiagField::StartupFrame; }
+std::string_view to_string(DiagField field);  // "crc", "startup-flags", "none"
+
 struct DiagnosticInfo {
   DiagId id;
   std::string_view name;  // permanent, e.g. "fpdu.crc-mismatch"
   Severity severity;
   DiagCategory category;
-  std::string_view rfc;      // e.g. "RFC 5044 4.4"
-  MpaError error_code;       // RFC 5044 8 / RFC 6581 8 code, or None
-  std::string_view summary;  // one line
+  std::string_view rfc;               // e.g. "RFC 5044 4.4"
+  MpaError error_code;                // RFC 5044 8 / RFC 6581 8 code, or None
+  std::string_view summary;           // one line
+  DiagField field = DiagField::None;  // the field it is about (diagnostics.cpp: field_of)
 };
 
 const DiagnosticInfo& info(DiagId id);
