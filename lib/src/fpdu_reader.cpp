@@ -220,10 +220,15 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   prev.ulpdu_length = fpdu.ulpdu_length;
   prev.crc_good = fpdu.crc_status == CrcStatus::Good && !crc_explained;
   if (fpdu.ulpdu_head.size() >= 2) prev.control = {fpdu.ulpdu_head[0], fpdu.ulpdu_head[1]};
-  prev.event = fpdu;
-  prev.event.markers = {};
-  prev.event.ulpdu_head = {};
-  prev.event.ulpdu = {};
+  prev.start_offset = fpdu.start_offset;
+  prev.header_seq = fpdu.header_seq;
+  prev.first_frame = fpdu.first_frame;
+  prev.last_frame = fpdu.last_frame;
+  prev.timestamp_ns = fpdu.timestamp_ns;
+  prev.leading_marker = fpdu.leading_marker;
+  prev.starts_segment = fpdu.starts_segment;
+  prev.within_one_segment = fpdu.within_one_segment;
+  prev.judged = fpdu.judged;
 }
 
 }  // namespace mpa

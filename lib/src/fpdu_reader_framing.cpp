@@ -295,7 +295,21 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
 void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
   // The FPDU the deviation names was reported as the RFC frames it: report it again as the
   // sender framed it (ULPDU, pad, CRC field, extent), so that faces that drew it redraw it.
-  FpduEvent revised = prev_->event;
+  const reader_mode::PreviousFpdu& prev = *prev_;
+  FpduEvent revised;                                 // (no markers, ULPDU or CRC given again)
+  revised.connection = grammar_.event().connection;  // (the reader's own, as every event's)
+  revised.direction = grammar_.event().direction;
+  revised.start_seq = prev.start;
+  revised.start_offset = prev.start_offset;
+  revised.header_seq = prev.header_seq;
+  revised.ulpdu_length = prev.ulpdu_length;
+  revised.leading_marker = prev.leading_marker;
+  revised.first_frame = prev.first_frame;
+  revised.last_frame = prev.last_frame;
+  revised.starts_segment = prev.starts_segment;
+  revised.within_one_segment = prev.within_one_segment;
+  revised.judged = prev.judged;
+  revised.timestamp_ns = prev.timestamp_ns;
   const MarkerGrid grid = h.markers ? grammar_.grid() : MarkerGrid();
   revised.ulpdu_size = ulpdu_octets(h.framing, revised.ulpdu_length).value_or(0);
   revised.pad_length = static_cast<std::uint8_t>(pad_octets(h.framing, revised.ulpdu_size));

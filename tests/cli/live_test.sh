@@ -171,20 +171,41 @@ d = open(sys.argv[1], "rb").read(); at = 24; n = 0
 while at + 16 <= len(d): at += 16 + struct.unpack_from("<I", d, at + 8)[0]; n += 1
 print(n)' "$work/big.pcap")
   editcap -r "$work/big.pcap" "$work/tail.pcap" "$((total - 199))-$total"
+  # Two of them on the same interface, text and JSON Lines, both stopped.
   ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --notes --color never \
     > "$work/drops.txt" 2> "$work/drops.err" &
   pid=$!
+  ip netns exec "$ns" "$mpa_check" -i mpa1 -f tcp --format json \
+    > "$work/drops.jsonl" 2> "$work/drops-json.err" &
+  pid_json=$!
   sleep 1.5
-  kill -STOP $pid
+  kill -STOP $pid $pid_json
   in_ns tcpreplay -q -i mpa0 --topspeed "$work/big.pcap" > "$work/replay3.txt" 2>&1
-  kill -CONT $pid
+  kill -CONT $pid $pid_json
   sleep 2
   in_ns tcpreplay -q -i mpa0 --pps 500 "$work/tail.pcap" > "$work/replay4.txt" 2>&1
   sleep 1
-  kill -INT $pid
+  kill -INT $pid $pid_json
   status=0
   wait $pid || status=$?
   [ "$status" -le 1 ] || { echo "FAIL: mpa-check -i with drops exited $status"; cat "$work/drops.err"; exit 1; }
+  wait $pid_json || status=$?
+  [ "$status" -le 1 ] || { echo "FAIL: mpa-check -i --format json with drops exited $status"; cat "$work/drops-json.err"; exit 1; }
+  python3 - "$work/drops.jsonl" <<'PY'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+end = events[-1]
+live = end.get("live") or {}
+if end["event"] != "end" or live.get("packets_dropped", 0) + live.get("packets_dropped_by_interface", 0) == 0 \
+        or "capture gaps" not in (live.get("drops_warning") or ""):
+    print(f"FAIL: JSON Lines end event without the drops: {end}")
+    sys.exit(1)
+bad = [e for e in events if e["event"] == "finding" and e["severity"] != "note"]
+if bad:
+    print("FAIL: drops reported as errors or warnings in JSON Lines:", bad[:5])
+    sys.exit(1)
+print(f"ok: JSON Lines: {live['packets_dropped']} packets dropped in the end event, no error")
+PY
   python3 - "$work/drops.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

@@ -95,7 +95,18 @@ struct PreviousFpdu {
   std::uint16_t ulpdu_length = 0;
   bool crc_good = false;  // its CRC matched where the RFC puts it: no deviation framed it
   std::optional<std::array<std::uint8_t, 2>> control;  // its ULPDU's first two octets
-  FpduEvent event;  // as reported (its spans cleared): revised if a deviation names it
+  // What a revision reports again of it, if a deviation names it (FpduReader::revise_previous:
+  // the rest is its sender's framing, or its reader's own): a few scalars, not the whole event,
+  // since this is kept for every FPDU.
+  std::uint64_t start_offset = 0;
+  TcpSeq header_seq;
+  std::uint64_t first_frame = 0;
+  std::uint64_t last_frame = 0;
+  std::uint64_t timestamp_ns = 0;
+  bool leading_marker = false;
+  bool starts_segment = false;
+  bool within_one_segment = false;
+  bool judged = true;
 };
 
 }  // namespace mpa::reader_mode
