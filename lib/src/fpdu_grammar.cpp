@@ -44,8 +44,11 @@ void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   current_.starts_segment = segment_start;
   current_.within_one_segment = true;
   markers_.clear();
+  compute_crc_ = crc_ || !first_begun_;
+  first_begun_ = true;
   crc_state_ = kCrc32cInit;
   pad_nonzero_ = false;
+  current_.pad = {};
   ulpdu_head_size_ = 0;
   ulpdu_got_ = 0;
   ulpdu_.clear();
@@ -65,6 +68,9 @@ void FpduGrammar::complete(std::uint64_t frame) {
     current_.crc_computed = 0;
     current_.crc_status = CrcStatus::NotChecked;
   }
+  current_.crc_unchecked.reset();
+  if (!crc_ && compute_crc_) current_.crc_unchecked = crc32c_finish(crc_state_);
+  compute_crc_ = crc_;
   current_.markers = markers_;
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;
