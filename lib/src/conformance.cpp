@@ -24,17 +24,24 @@ using Caps = RuleCaptures;
 constexpr std::string_view kInsideHost = "an interface inside the host, between MPA and DDP";
 constexpr std::string_view kSctpOnly =
     "RFC 5043 (DDP over SCTP) session control: mpa-check reads MPA over TCP only";
-constexpr std::string_view kReceiverMarkerError =
-    "only a receiver that blames a marker error (MPA error 3) in a Terminate where mpa-check saw "
-    "none is named (Linux siw's code 3, which it also sends for a ULPDU too short for its "
-    "headers, is not taken for a marker claim when mpa-check saw such a ULPDU); one that closes "
-    "or goes silent on such a marker is not (receiver.* judge reactions to real CRC and FPDUPTR "
-    "errors only); no bundled capture shows one";
+// A receiver that refuses an FPDU for its FPDUPTR low bits (legal input).
+constexpr std::string_view kLowBitsRefused =
+    "a marker whose FPDUPTR has its low bits set: a receiver that acknowledges the first FPDU "
+    "showing it, then takes nothing more and closes sending nothing while its peer had sent "
+    "more, or that never answers a Read Request carried in it while answering the next, is "
+    "named (receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "
+    "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "
+    "which it also sends for a ULPDU too short for its headers, is not taken for a marker "
+    "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets before "
+    "it closed is not told apart from one that ended the conversation, a Terminate of another "
+    "kind is the receiver's verdict on what the FPDU carries, not told apart from a refusal, "
+    "and one that drops the FPDU silently shows it only through a Read Request it leaves "
+    "unanswered";
 constexpr std::string_view kInitiatorWentOn =
-    "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one that "
-    "sends nothing and has not closed when the Responder closes, after acknowledging the Reply "
-    "(startup.invalid-reply-kept-open); one that stays silent until the capture ends is not (the "
-    "capture cannot show how long it waited), and the error it reports locally is inside it";
+    "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one "
+    "that acknowledged the Reply, sent nothing and had not closed when the Responder closed; "
+    "one that stays silent and open until the capture ends is not judged (the capture cannot "
+    "show how long it would have waited), and the error it reports locally is inside it";
 constexpr std::string_view kMulpduFromMss =
     "the MULPDU is computed from the MSS option of the receiver's SYN (no check where the SYN was "
     "not captured), not from the EMSS the sender's TCP used: the TCP options its segments carry "
@@ -45,22 +52,23 @@ constexpr std::string_view kMulpduCeiling =
     "the MULPDU is a ceiling offered to DDP and ULPDUs below 128 octets are legal, so the ceiling "
     "is not on the wire";
 constexpr std::string_view kRev1Refused =
-    "a Responder that rejects or closes on a Rev 1 (unenhanced) Request is not told apart from one "
-    "that refuses it for its private data";
+    "a Responder that closes on a properly formatted Rev 1 Request without any Reply is "
+    "warned of (startup.request-closed-without-reply), one that answers it with an enhanced "
+    "Reply is startup.enhanced-mismatch; a Reject (R=1) is the ULP's to give, and one of a "
+    "Rev 1 Request is not told apart from one of its private data";
 constexpr std::string_view kNoRtrFlag =
-    "seen only in an accepting peer-to-peer Reply (A=1) with no RTR flag set "
-    "(startup.reply-without-rtr, a warning: which options the Responder supports is inside it, so "
-    "the MUST and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming only options "
-    "the "
-    "Initiator did not offer is allowed (startup.no-matching-rtr, a note)";
+    "only an accepting peer-to-peer Reply (A=1) with no RTR flag set shows the breach "
+    "(startup.reply-without-rtr, a warning: which options the Responder supports is inside "
+    "it, so the MUSTs and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming "
+    "only options the Initiator did not offer is allowed (startup.no-matching-rtr, a note)";
 
 // What the receiver's reaction to a CRC or marker error (receiver.*) leaves unseen.
 constexpr std::string_view kBadFpduTakenAsGood =
     "a receiver that answers a Read Request carried in (or after) the FPDU with the error is "
-    "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate is "
-    "a warning; one that acts on it in ways the wire does not show (a Send delivered, a Write "
-    "placed) is not named, nor one whose reaction the capture does not hold (no acknowledgement "
-    "of the bad FPDU, no end of its stream)";
+    "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate "
+    "is a warning; one that acts on it only in ways the wire does not show (a Send delivered, "
+    "a Write placed) leaves nothing in the capture, and one that stops silently behaves as "
+    "rejecting it would";
 constexpr std::string_view kAnsweredCapture = "fault-receiver.invalid-fpdu-answered.pcap";
 constexpr std::string_view kIgnoredCapture = "fault-receiver.error-ignored.pcap";
 constexpr std::string_view kClosedCapture = "fault-receiver.closed-after-error.pcap";
@@ -70,10 +78,17 @@ constexpr std::string_view kTerminateDisagrees = "fault-rdmap.terminate-disagree
 // A Terminate in Chelsio cxgb4's and Intel irdma's layout blaming a CRC error without CRCs.
 constexpr std::string_view kTerminateDisagreesCrcOff =
     "fault-rdmap.terminate-disagrees--cxgb4-irdma-crc-off.pcap";
-constexpr std::string_view kCrcOffTerminate =
-    "only a receiver that says so in a Terminate (MPA error 2 on a connection without CRCs, in "
-    "RFC 5040's layout, Linux siw's or Chelsio cxgb4's and Intel irdma's) is named, not one that "
-    "drops or closes silently";
+// A receiver that checks the CRC field without CRCs.
+constexpr std::string_view kCrcFieldChecked =
+    "CRCs off: a Terminate blaming a CRC error (MPA error 2, in RFC 5040's layout, Linux "
+    "siw's or Chelsio cxgb4's and Intel irdma's) is rdmap.terminate-disagrees; a receiver "
+    "that acknowledges the first FPDU whose CRC field is not its CRC32c, then takes nothing "
+    "more and closes sending nothing while its peer had sent more, or never answers a Read "
+    "Request carried in it while answering the next, is receiver.legal-fpdu-refused (a "
+    "warning); one whose TCP acknowledged later octets before it closed is not told apart "
+    "from one that ended the conversation, a Terminate of another kind is the receiver's "
+    "verdict on what the FPDU carries, and one that drops every FPDU silently answers no Read "
+    "Request at all, which no capture tells from a peer with none to answer yet";
 
 // The rules, in RFC and line order. Fields: id, RFC, section, first and last line, keyword,
 // the RFC's words, ours, where a breach shows (and why not, if nowhere), the ids that check
@@ -174,16 +189,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "When CRCs are not enabled, this field is still present, may contain any value, and MUST NOT "
      "be checked",
      "Without CRCs a receiver does not check the CRC field.", Receiver, "",
-     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full,
-     "CRCs off: a Terminate blaming a CRC error (MPA error 2, in RFC 5040's layout, Linux "
-     "siw's or Chelsio cxgb4's and Intel irdma's) is rdmap.terminate-disagrees; a receiver "
-     "that acknowledges the first FPDU whose CRC field is not its CRC32c, then takes nothing "
-     "more and closes sending nothing while its peer had sent more, or never answers a Read "
-     "Request carried in it while answering the next, is receiver.legal-fpdu-refused (a "
-     "warning); one whose TCP acknowledged later octets before it closed is not told apart "
-     "from one that ended the conversation, a Terminate of another kind is the receiver's "
-     "verdict on what the FPDU carries, and one that drops every FPDU silently answers no Read "
-     "Request at all, which no capture tells from a peer with none to answer yet",
+     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full, kCrcFieldChecked,
      Caps{kTerminateDisagrees, kTerminateDisagreesCrcOff,
           "fault-receiver.legal-fpdu-refused--crc-off.pcap"}},
     {"5044-4.2-r1", Rfc5044, "4.2", 741, 741, Must,
@@ -217,18 +223,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.2-r5", Rfc5044, "4.2", 758, 759, Must,
      "the receivers MUST always treat these as zero for calculations",
      "A receiver takes FPDUPTR's two low bits as zero.", Receiver, "",
-     Ids{ReceiverLegalFpduRefused, RdmapTerminateDisagrees}, Full,
-     "a marker whose FPDUPTR has its low bits set: a receiver that acknowledges the first FPDU "
-     "showing it, then takes nothing more and closes sending nothing while its peer had sent "
-     "more, or that never answers a Read Request carried in it while answering the next, is "
-     "named (receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "
-     "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "
-     "which it also sends for a ULPDU too short for its headers, is not taken for a marker "
-     "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets before "
-     "it closed is not told apart from one that ended the conversation, a Terminate of another "
-     "kind is the receiver's verdict on what the FPDU carries, not told apart from a refusal, "
-     "and one that drops the FPDU silently shows it only through a Read Request it leaves "
-     "unanswered",
+     Ids{ReceiverLegalFpduRefused, RdmapTerminateDisagrees}, Full, kLowBitsRefused,
      Caps{"fault-receiver.legal-fpdu-refused--fpduptr-low-bits.pcap", kTerminateDisagrees}},
     {"5044-4.3-r1", Rfc5044, "4.3", 777, 779, Must,
      "All MPA senders MUST be able to generate Markers when their use is declared by the opposing "
@@ -281,18 +276,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.3-r6", Rfc5044, "4.3", 816, 819, Must,
      "MPA reserves these bits so they MUST be treated as zero for computation at the receiver",
      "A receiver takes FPDUPTR's two low bits as zero.", Receiver, "",
-     Ids{ReceiverLegalFpduRefused, RdmapTerminateDisagrees}, Full,
-     "a marker whose FPDUPTR has its low bits set: a receiver that acknowledges the first FPDU "
-     "showing it, then takes nothing more and closes sending nothing while its peer had sent "
-     "more, or that never answers a Read Request carried in it while answering the next, is "
-     "named (receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "
-     "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "
-     "which it also sends for a ULPDU too short for its headers, is not taken for a marker "
-     "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets before "
-     "it closed is not told apart from one that ended the conversation, a Terminate of another "
-     "kind is the receiver's verdict on what the FPDU carries, not told apart from a refusal, "
-     "and one that drops the FPDU silently shows it only through a Read Request it leaves "
-     "unanswered",
+     Ids{ReceiverLegalFpduRefused, RdmapTerminateDisagrees}, Full, kLowBitsRefused,
      Caps{"fault-receiver.legal-fpdu-refused--fpduptr-low-bits.pcap", kTerminateDisagrees}},
     {"5044-4.3-r7", Rfc5044, "4.3", 821, 828, Must,
      "the MPA Markers MUST be inserted immediately preceding the first FPDU of Full Operation "
@@ -349,27 +333,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-4.4-r6", Rfc5044, "4.4", 917, 919, Must,
      "an MPA instance MUST continue generating and checking CRCs until the connection terminates",
      "A side whose peer asked for CRCs checks every CRC until the connection ends.", Receiver, "",
-     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Full,
-     "a receiver that answers a Read Request carried in (or after) the FPDU with the error is "
-     "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate "
-     "is a warning; one that acts on it only in ways the wire does not show (a Send delivered, "
-     "a Write placed) leaves nothing in the capture, and one that stops silently behaves as "
-     "rejecting it would",
+     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Full, kBadFpduTakenAsGood,
      Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-4.4-r7", Rfc5044, "4.4", 919, 922, Must,
      "it MUST turn off CRC checking immediately after receipt of an MPA mode declaration "
      "indicating that its peer also does not require CRCs",
      "When neither side asked for CRCs, neither checks them.", Receiver, "",
-     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full,
-     "CRCs off: a Terminate blaming a CRC error (MPA error 2, in RFC 5040's layout, Linux "
-     "siw's or Chelsio cxgb4's and Intel irdma's) is rdmap.terminate-disagrees; a receiver "
-     "that acknowledges the first FPDU whose CRC field is not its CRC32c, then takes nothing "
-     "more and closes sending nothing while its peer had sent more, or never answers a Read "
-     "Request carried in it while answering the next, is receiver.legal-fpdu-refused (a "
-     "warning); one whose TCP acknowledged later octets before it closed is not told apart "
-     "from one that ended the conversation, a Terminate of another kind is the receiver's "
-     "verdict on what the FPDU carries, and one that drops every FPDU silently answers no Read "
-     "Request at all, which no capture tells from a peer with none to answer yet",
+     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full, kCrcFieldChecked,
      Caps{kTerminateDisagrees, kTerminateDisagreesCrcOff,
           "fault-receiver.legal-fpdu-refused--crc-off.pcap"}},
     {"5044-4.4-r8", Rfc5044, "4.4", 926, 926, Must,
@@ -395,12 +365,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "If not, the receiver MUST treat the FPDU as an invalid FPDU",
      "With CRCs on, a receiver checks each FPDU's CRC and treats a mismatch as an invalid FPDU.",
      Receiver, "", Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Full,
-     "a receiver that answers a Read Request carried in (or after) the FPDU with the error is "
-     "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate "
-     "is a warning; one that acts on it only in ways the wire does not show (a Send delivered, "
-     "a Write placed) leaves nothing in the capture, and one that stops silently behaves as "
-     "rejecting it would",
-     Caps{kAnsweredCapture, kIgnoredCapture}},
+     kBadFpduTakenAsGood, Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-4.5-r1", Rfc5044, "4.5", 1134, 1137, Must,
      "The maximum ULPDU Length for a single ULPDU when Markers are present MUST be computed as",
      "With markers, MULPDU = EMSS - (6 + 4 * ceiling(EMSS / 512) + EMSS mod 4).", Sender, "",
@@ -517,11 +482,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "Initiator mode receivers MUST check this field for the same value, and close the connection "
      "and report an error locally if any other value is detected",
      "An Initiator closes on a Reply with a wrong key.", Receiver, "",
-     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Full,
-     "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one "
-     "that acknowledged the Reply, sent nothing and had not closed when the Responder closed; "
-     "one that stays silent and open until the capture ends is not judged (the capture cannot "
-     "show how long it would have waited), and the error it reports locally is inside it",
+     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Full, kInitiatorWentOn,
      Caps{"fault-startup.invalid-reply-ignored.pcap",
           "fault-startup.invalid-reply-kept-open.pcap"}},
     {"5044-7.1.1-r5", Rfc5044, "7.1.1", 1480, 1482, MustNot,
@@ -537,16 +498,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-7.1.1-r7", Rfc5044, "7.1.1", 1486, 1489, Must,
      "CRCs MUST not be checked and need not be generated by either endpoint",
      "With C=0 in both frames, neither side checks CRCs.", Receiver, "",
-     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full,
-     "CRCs off: a Terminate blaming a CRC error (MPA error 2, in RFC 5040's layout, Linux "
-     "siw's or Chelsio cxgb4's and Intel irdma's) is rdmap.terminate-disagrees; a receiver "
-     "that acknowledges the first FPDU whose CRC field is not its CRC32c, then takes nothing "
-     "more and closes sending nothing while its peer had sent more, or never answers a Read "
-     "Request carried in it while answering the next, is receiver.legal-fpdu-refused (a "
-     "warning); one whose TCP acknowledged later octets before it closed is not told apart "
-     "from one that ended the conversation, a Terminate of another kind is the receiver's "
-     "verdict on what the FPDU carries, and one that drops every FPDU silently answers no Read "
-     "Request at all, which no capture tells from a peer with none to answer yet",
+     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full, kCrcFieldChecked,
      Caps{kTerminateDisagrees, kTerminateDisagreesCrcOff,
           "fault-receiver.legal-fpdu-refused--crc-off.pcap"}},
     {"5044-7.1.1-r8", Rfc5044, "7.1.1", 1489, 1491, Must,
@@ -556,27 +508,13 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"5044-7.1.1-r9", Rfc5044, "7.1.1", 1489, 1491, Must,
      "CRCs MUST be generated and checked by both endpoints",
      "With C=1 in either frame, both sides check CRCs.", Receiver, "",
-     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Full,
-     "a receiver that answers a Read Request carried in (or after) the FPDU with the error is "
-     "named, one that goes on sending FPDUs after acknowledging it and never sends a Terminate "
-     "is a warning; one that acts on it only in ways the wire does not show (a Send delivered, "
-     "a Write placed) leaves nothing in the capture, and one that stops silently behaves as "
-     "rejecting it would",
+     Ids{ReceiverInvalidFpduAnswered, ReceiverErrorIgnored}, Full, kBadFpduTakenAsGood,
      Caps{kAnsweredCapture, kIgnoredCapture}},
     {"5044-7.1.1-r10", Rfc5044, "7.1.1", 1491, 1494, Must,
      "When CRCs are not in use, the CRC field MUST be considered valid for FPDU checking "
      "regardless of its contents",
      "Without CRCs, any CRC field value is valid.", Receiver, "",
-     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full,
-     "CRCs off: a Terminate blaming a CRC error (MPA error 2, in RFC 5040's layout, Linux "
-     "siw's or Chelsio cxgb4's and Intel irdma's) is rdmap.terminate-disagrees; a receiver "
-     "that acknowledges the first FPDU whose CRC field is not its CRC32c, then takes nothing "
-     "more and closes sending nothing while its peer had sent more, or never answers a Read "
-     "Request carried in it while answering the next, is receiver.legal-fpdu-refused (a "
-     "warning); one whose TCP acknowledged later octets before it closed is not told apart "
-     "from one that ended the conversation, a Terminate of another kind is the receiver's "
-     "verdict on what the FPDU carries, and one that drops every FPDU silently answers no Read "
-     "Request at all, which no capture tells from a peer with none to answer yet",
+     Ids{RdmapTerminateDisagrees, ReceiverLegalFpduRefused}, Full, kCrcFieldChecked,
      Caps{kTerminateDisagrees, kTerminateDisagreesCrcOff,
           "fault-receiver.legal-fpdu-refused--crc-off.pcap"}},
     {"5044-7.1.1-r11", Rfc5044, "7.1.1", 1496, 1497, Statement,
@@ -729,11 +667,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "If the MPA Reply Frame is improperly formatted, the implementation MUST close the TCP "
      "connection and exit MPA",
      "An Initiator closes on an improperly formatted Reply.", Receiver, "",
-     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Full,
-     "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one "
-     "that acknowledged the Reply, sent nothing and had not closed when the Responder closed; "
-     "one that stays silent and open until the capture ends is not judged (the capture cannot "
-     "show how long it would have waited), and the error it reports locally is inside it",
+     Ids{StartupInvalidReplyIgnored, StartupInvalidReplyKeptOpen}, Full, kInitiatorWentOn,
      Caps{"fault-startup.invalid-reply-ignored.pcap",
           "fault-startup.invalid-reply-kept-open.pcap"}},
     {"5044-7.1.2-r3c", Rfc5044, "7.1.2", 1596, 1600, Must,
@@ -931,11 +865,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"6581-6-r2", Rfc6581, "6", 794, 796, Must,
      "A host accepting MPA connections MUST continue to accept MPA Requests with version one",
      "A Responder still accepts Rev 1 Requests.", Receiver, "",
-     Ids{StartupRequestClosedWithoutReply, StartupEnhancedMismatch}, Full,
-     "a Responder that closes on a properly formatted Rev 1 Request without any Reply is "
-     "warned of (startup.request-closed-without-reply), one that answers it with an enhanced "
-     "Reply is startup.enhanced-mismatch; a Reject (R=1) is the ULP's to give, and one of a "
-     "Rev 1 Request is not told apart from one of its private data",
+     Ids{StartupRequestClosedWithoutReply, StartupEnhancedMismatch}, Full, kRev1Refused,
      Caps{"fault-startup.request-closed-without-reply.pcap",
           "fault-startup.enhanced-mismatch.pcap"}},
     {"6581-6-r3", Rfc6581, "6", 802, 804, Must,
@@ -1076,12 +1006,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The responder MUST support at least one RTR indication option if it supports Enhanced RDMA "
      "connection establishment",
      "An enhanced Responder supports at least one RTR option.", Sender, "",
-     Ids{StartupReplyWithoutRtr}, Full,
-     "only an accepting peer-to-peer Reply (A=1) with no RTR flag set shows the breach "
-     "(startup.reply-without-rtr, a warning: which options the Responder supports is inside "
-     "it, so the MUSTs and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming "
-     "only options the Initiator did not offer is allowed (startup.no-matching-rtr, a note)",
-     Caps{"fault-startup.reply-without-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Full, kNoRtrFlag, Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r4", Rfc6581, "9.2", 1088, 1090, Must,
      "then the responder MUST set Control Flag A to 1 in the MPA reply message",
      "A=1 in the Request is answered with A=1.", Sender, "", Ids{StartupP2pMismatch}, Full, "",
@@ -1095,21 +1020,11 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The responder MUST set at least one RTR indication option if it supports more than one "
      "initiator-specified RTR indication option",
      "A Responder supporting several offered RTR options accepts at least one.", Sender, "",
-     Ids{StartupReplyWithoutRtr}, Full,
-     "only an accepting peer-to-peer Reply (A=1) with no RTR flag set shows the breach "
-     "(startup.reply-without-rtr, a warning: which options the Responder supports is inside "
-     "it, so the MUSTs and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming "
-     "only options the Initiator did not offer is allowed (startup.no-matching-rtr, a note)",
-     Caps{"fault-startup.reply-without-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Full, kNoRtrFlag, Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r7", Rfc6581, "9.2", 1098, 1101, Must,
      "then the responder MUST set at least one RTR indication type option it supports",
      "A Responder supporting none of the offered RTR options names one it supports.", Sender, "",
-     Ids{StartupReplyWithoutRtr}, Full,
-     "only an accepting peer-to-peer Reply (A=1) with no RTR flag set shows the breach "
-     "(startup.reply-without-rtr, a warning: which options the Responder supports is inside "
-     "it, so the MUSTs and the SHOULD of RFC 6581 9.2 cannot be told apart); a Reply naming "
-     "only options the Initiator did not offer is allowed (startup.no-matching-rtr, a note)",
-     Caps{"fault-startup.reply-without-rtr.pcap"}},
+     Ids{StartupReplyWithoutRtr}, Full, kNoRtrFlag, Caps{"fault-startup.reply-without-rtr.pcap"}},
     {"6581-9.2-r8", Rfc6581, "9.2", 1103, 1104, Must,
      "the initiator MUST generate one of the negotiated RTR indications",
      "After a peer-to-peer Accept, the Initiator sends a negotiated RTR.", Sender, "",
@@ -1176,11 +1091,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
     {"6581-10-r4", Rfc6581, "10", 1172, 1172, Must,
      "The responder MUST continue to accept unenhanced connection requests",
      "A Responder still accepts unenhanced Requests.", Receiver, "",
-     Ids{StartupRequestClosedWithoutReply, StartupEnhancedMismatch}, Full,
-     "a Responder that closes on a properly formatted Rev 1 Request without any Reply is "
-     "warned of (startup.request-closed-without-reply), one that answers it with an enhanced "
-     "Reply is startup.enhanced-mismatch; a Reject (R=1) is the ULP's to give, and one of a "
-     "Rev 1 Request is not told apart from one of its private data",
+     Ids{StartupRequestClosedWithoutReply, StartupEnhancedMismatch}, Full, kRev1Refused,
      Caps{"fault-startup.request-closed-without-reply.pcap",
           "fault-startup.enhanced-mismatch.pcap"}},
     {"6581-10-r5", Rfc6581, "10", 1187, 1189, Must,
