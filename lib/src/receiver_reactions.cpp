@@ -80,7 +80,7 @@ void ReceiverReactions::on_sender_close(std::uint64_t frame) {
 
 namespace {
 
-std::string legal_oddity_of(const FpduEvent& fpdu, bool first) {
+std::string legal_oddity_of(const FpduEvent& fpdu) {
   std::string what;
   const auto add = [&what](std::string_view words) {
     if (!what.empty()) what += "; ";
@@ -114,8 +114,9 @@ std::string legal_oddity_of(const FpduEvent& fpdu, bool first) {
         "lost)");
   }
   // CRCs off: any CRC field is valid and MUST NOT be checked (RFC 5044 4.1, 4.4); a receiver
-  // that checks it anyway fails on its peer's first FPDU.
-  if (first && fpdu.crc_status == CrcStatus::NotChecked && fpdu.crc_field && fpdu.crc_unchecked &&
+  // that checks it anyway fails on the first FPDU whose field is not its CRC32c (crc_unchecked
+  // is known up to that one).
+  if (fpdu.crc_status == CrcStatus::NotChecked && fpdu.crc_field && fpdu.crc_unchecked &&
       *fpdu.crc_unchecked != fpdu.crc_received) {
     add("a CRC field that does not hold its CRC32c, CRCs being off (RFC 5044 4.1, 4.4: any value "
         "is valid and MUST NOT be checked)");
@@ -127,7 +128,6 @@ std::string legal_oddity_of(const FpduEvent& fpdu, bool first) {
 
 void ReceiverReactions::on_sender_fpdu_oddity(const FpduEvent& fpdu,
                                               const std::optional<DdpHeader>& ddp) {
-  const bool first = !sender_sent_;
   const TcpSeq end = fpdu.start_seq + fpdu.wire_length;
   if (!sender_sent_ || end.is_after(sender_end_)) sender_end_ = end;
   sender_sent_ = true;
@@ -142,7 +142,7 @@ void ReceiverReactions::on_sender_fpdu_oddity(const FpduEvent& fpdu,
     return;
   }
   if (odd_) return;
-  std::string what = legal_oddity_of(fpdu, first);
+  std::string what = legal_oddity_of(fpdu);
   if (what.empty()) return;
   odd_ = LegalOddity{};
   odd_->what = what;

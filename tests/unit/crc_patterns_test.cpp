@@ -231,6 +231,34 @@ TEST(FpduReaderCrcPatterns, CrcsOverTheUlpduAloneOrWithItsPadAreNamedAsSuch) {
   EXPECT_NE(plain.findings[0].message.find("over the ULPDU alone"), std::string::npos);
 }
 
+// CRCs off: the CRC32c is computed for the first FPDU, and on while each CRC field held it, so
+// the first FPDU whose field does not is known (receiver.legal-fpdu-refused).
+TEST(FpduReaderCrcOff, TheCrc32cIsKnownUpToTheFirstFieldThatDoesNotHoldIt) {
+  FpduStreamBuilder builder({.start_seq = 100, .markers = true, .crc = true});
+  for (std::uint32_t i = 0; i < 5; ++i) builder.add_random(300 + 200 * i, i);
+  Bytes bytes = builder.bytes();
+  // Right CRC32cs in the first two, zero in the third, right again after.
+  const test::BuiltFpdu& third = builder.fpdus()[2];
+  for (std::size_t k = 0; k < 4; ++k) bytes[third.end() - 4 + k] = 0;
+  for (const std::vector<std::size_t>& cuts :
+       {std::vector<std::size_t>{}, test::every(7, bytes.size())}) {
+    const RecordingSink sink = read_in_pieces(reader_config(100, true, false), bytes, cuts);
+    ASSERT_EQ(sink.fpdus.size(), 5u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(sink.fpdus[i].crc_status, CrcStatus::NotChecked);
+      EXPECT_EQ(sink.crc_unchecked[i], builder.fpdus()[i].crc_correct) << i;
+    }
+    EXPECT_EQ(sink.crc_unchecked[2], third.crc_correct);
+    EXPECT_EQ(sink.fpdus[2].crc_received, 0u);
+    EXPECT_EQ(sink.crc_unchecked[3], std::nullopt);
+    EXPECT_EQ(sink.crc_unchecked[4], std::nullopt);
+    EXPECT_TRUE(sink.findings.empty());  // (nothing is judged by it)
+  }
+  // With CRCs on, never.
+  const RecordingSink on = read_in_pieces(reader_config(100, true, true), builder.bytes(), {});
+  for (const auto& c : on.crc_unchecked) EXPECT_EQ(c, std::nullopt);
+}
+
 TEST(FpduReaderCrcPatterns, AnyOtherWrongCrcOfAMarkedStreamIsAMismatch) {
   FpduStreamBuilder builder({.start_seq = 100, .markers = true, .crc = true});
   const auto sinks = read_marked_with_crc(

@@ -373,6 +373,18 @@ TEST_F(ReceiverReactionsTest, WithCrcsOffTheFirstFpdusCrcFieldIsLegalInput) {
   send(send_ulpdu(2), 12);
   close(13);
   EXPECT_TRUE(out.empty());
+  // Right CRC32cs first (a sender that writes them anyway): the first field that is not one.
+  ReceiverReactions later(Direction::Initiator);
+  rx = later;
+  sender = Stream{};
+  send_odd(send_ulpdu(1), 10, crc_off(0x1111, 0x1111));
+  send_odd(send_ulpdu(2), 10, crc_off(0, 0x2222));
+  ack_all(11);
+  send(send_ulpdu(3), 12);
+  close(13);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_NE(out[0].message.find(std::to_string(sender.kept[1]->event.header_seq.value())),
+            std::string::npos);
 }
 
 TEST_F(ReceiverReactionsTest, AnFpduSpanningSegmentsIsLegalInput) {

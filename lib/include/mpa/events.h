@@ -89,8 +89,10 @@ struct FpduEvent {
   CrcStatus crc_status = CrcStatus::NotChecked;
   std::uint32_t crc_received = 0;  // as a value (the wire carries it LSB first)
   std::uint32_t crc_computed = 0;  // valid when crc_status != NotChecked
-  // CRCs off: the CRC32c of the first FPDU a reader reads (a receiver MUST NOT check it, and one
-  // that does fails there; receiver_reactions.h); nullopt for the others and with CRCs on.
+  // CRCs off: the CRC32c of the first FPDU a reader reads, and of the next ones as long as each
+  // CRC field held its CRC32c, so that the first whose field does not is known (a receiver MUST
+  // NOT check it, and one that does fails there; receiver_reactions.h); nullopt for the others
+  // and with CRCs on.
   std::optional<std::uint32_t> crc_unchecked;
   std::uint64_t first_frame = 0;  // frame holding the first octet
   std::uint64_t last_frame = 0;   // frame that completed it

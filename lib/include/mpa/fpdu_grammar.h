@@ -120,9 +120,10 @@ class FpduGrammar {
   MarkerGrid grid_;
   SenderFraming framing_;
   bool crc_;
-  // The CRC is computed: with CRCs on, and for the first FPDU with them off (crc_unchecked).
+  // The CRC is computed: with CRCs on, and with them off (crc_unchecked) for the first FPDU and
+  // the next ones while each CRC field held its CRC32c.
   bool compute_crc_ = true;
-  bool first_begun_ = false;
+  bool unchecked_crc_due_ = true;
   bool keep_ulpdu_;
   TcpSeq pos_;
   std::uint64_t offset_ = 0;

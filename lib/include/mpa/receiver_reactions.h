@@ -30,7 +30,7 @@
 //   in turn answering the sender's next Read Request instead (it dropped the FPDU).
 // Oddities: the pad's value, a marker's reserved field, FPDUPTR's low bits, an FPDUPTR that
 // reaches back across the wrap of sequence numbers (RFC 5044 4.3), an FPDU that spans TCP
-// segments (RFC 5044 5.1), and, CRCs being off, a first FPDU whose CRC field is not its
+// segments (RFC 5044 5.1), and, CRCs being off, the first FPDU whose CRC field is not its
 // CRC32c (RFC 5044 4.1, 4.4: not checked). A receiver whose TCP acknowledged later octets
 // before it closed is not told apart from one that simply ended the conversation.
 #pragma once
