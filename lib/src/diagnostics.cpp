@@ -289,6 +289,23 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      MpaError::None,
      "Receiver closed the connection (FIN or RST) after acknowledging an FPDU with a CRC or marker "
      "error, sending nothing in between (no Terminate first)"},
+    // ---- added with the conformance matrix's receiver rules
+    // Error, as startup.invalid-reply-kept-open: the Responder MUST close on an improperly
+    // formatted Request (RFC 5044 7.1.1, 7.1.2 rule 2), at once (section 8), and the capture
+    // shows it had the whole Request and was still open, silent, when the Initiator gave up.
+    {StartupInvalidRequestKeptOpen, "startup.invalid-request-kept-open", Error, Protocol,
+     "RFC 5044 7.1.2", MpaError::None,
+     "Responder kept the connection open after an improperly formatted MPA Request: it had "
+     "acknowledged the Request and sent nothing, and the Initiator closed first (an error: the "
+     "Responder MUST close at once, RFC 5044 7.1.2 rule 2, section 8)"},
+    // Warning: a receiver MUST ignore the pad's value, a marker's reserved field and FPDUPTR's
+    // low bits (RFC 5044 4.1-4.3); one that stops taking the stream at the first FPDU showing
+    // one and closes has most likely refused it, but the close may have had another cause.
+    {ReceiverLegalFpduRefused, "receiver.legal-fpdu-refused", Warning, Protocol, "RFC 5044 4.1",
+     MpaError::None,
+     "Receiver closed the connection right after an FPDU whose only oddity is legal (non-zero pad, "
+     "a marker's reserved field or FPDUPTR low bits set, which it MUST ignore): it acknowledged "
+     "that FPDU, then nothing more the sender sent, and closed without sending anything"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU

@@ -44,8 +44,10 @@ void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   current_.starts_segment = segment_start;
   current_.within_one_segment = true;
   markers_.clear();
+  compute_crc_ = crc_ || unchecked_crc_due_;
   crc_state_ = kCrc32cInit;
   pad_nonzero_ = false;
+  current_.pad = {};
   ulpdu_head_size_ = 0;
   ulpdu_got_ = 0;
   ulpdu_.clear();
@@ -65,6 +67,14 @@ void FpduGrammar::complete(std::uint64_t frame) {
     current_.crc_computed = 0;
     current_.crc_status = CrcStatus::NotChecked;
   }
+  current_.crc_unchecked.reset();
+  if (!crc_ && compute_crc_) {
+    // CRCs off: computed for the first FPDU, and for the next as long as each CRC field held
+    // its CRC32c (a sender that writes them anyway): up to the first that does not.
+    current_.crc_unchecked = crc32c_finish(crc_state_);
+    unchecked_crc_due_ = framing_.crc_field && current_.crc_received == *current_.crc_unchecked;
+  }
+  compute_crc_ = crc_;
   current_.markers = markers_;
   current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
   current_.ulpdu = ulpdu_;

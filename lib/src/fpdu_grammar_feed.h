@@ -27,6 +27,7 @@ namespace mpa {
   } else {
     fact.expected_fpdu_ptr = expected_fpdu_ptr(fact.seq, current_.header_seq);
   }
+  fact.crc_before = marker_crc_before_;
   markers_.push_back(fact);
   return marker_exact(marker, fact.expected_fpdu_ptr);
 }
@@ -42,7 +43,7 @@ template <typename OrdinaryStart>
   // through the pad, markers included: one contiguous run. Covered octets are folded into
   // crc_state_ in one call when the CRC field (or the end of the push) is reached.
   const auto cover = [&](const std::uint8_t* at) {
-    if (crc_ && crc_run_ == nullptr) crc_run_ = at;
+    if (compute_crc_ && crc_run_ == nullptr) crc_run_ = at;
   };
   const auto fold = [&](const std::uint8_t* upto) {
     if (crc_run_ == nullptr) return;
@@ -70,8 +71,12 @@ template <typename OrdinaryStart>
       if (state_ == State::Crc && remaining_ < kCrcSize) {
         fold(p);
       } else {
+        // The state before the marker is kept (a CRC that leaves markers out is recognised
+        // from it, crc_patterns.h): the run is folded there, once per marker.
+        if (marker_got_ == 0) fold(p);
         cover(p);
       }
+      if (marker_got_ == 0) marker_crc_before_ = crc_state_;
       std::memcpy(&marker_[marker_got_], p, take);
       marker_got_ += take;
       pos_ += take;
@@ -126,7 +131,11 @@ template <typename OrdinaryStart>
       }
       case State::Pad: {
         take = std::min(limit, remaining_);
-        for (std::uint32_t i = 0; i < take; ++i) pad_nonzero_ |= p[i] != 0;
+        for (std::uint32_t i = 0; i < take; ++i) {
+          pad_nonzero_ |= p[i] != 0;
+          const std::uint32_t at = current_.pad_length - remaining_ + i;
+          if (at < current_.pad.size()) current_.pad[at] = p[i];
+        }
         cover(p);
         remaining_ -= take;
         if (remaining_ == 0) {

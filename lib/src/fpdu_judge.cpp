@@ -86,7 +86,7 @@ void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_exp
   }
   if (crc_bad && !crc_explained) {
     // A CRC made a recognisable wrong way names how the sender makes them (crc_patterns.h).
-    if (const auto pattern = recognise_crc_pattern(fpdu.crc_received, fpdu.crc_computed)) {
+    if (const auto pattern = recognise_crc_pattern(fpdu)) {
       fatal(sink, DiagId::FpduCrcMiscomputed, fpdu.header_seq, header_offset, frame,
             fmt::format("FPDU at seq {} (ULPDU_Length {}): CRC received 0x{:08x} where 0x{:08x} "
                         "was due: {}; the receiver must reject it (RFC 5044 8)",

@@ -57,11 +57,11 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
   if ((seg.flags & tcp_flags::kRst) && !reset_by_)
     reset_by_ = &s;  // before the stream's end is told
   // The ACK field is the peer's: how far back its retransmissions are compared.
+  const bool closes = (seg.flags & (tcp_flags::kFin | tcp_flags::kRst)) != 0;
   if (seg.flags & tcp_flags::kAck) {
     s.peer->reassembler.on_peer_ack(seg.ack);
-    s.peer->rx.on_receiver_ack(seg.ack, seg.frame, s.reassembler.next_offset());
+    s.peer->rx.on_receiver_ack(seg.ack, seg.frame, s.reassembler.next_offset(), closes);
   }
-  const bool closes = (seg.flags & (tcp_flags::kFin | tcp_flags::kRst)) != 0;
   if (closes) s.rx.on_sender_close(seg.frame);
   s.reassembler.on_segment(seg, s);
   if (closes) {

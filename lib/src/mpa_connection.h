@@ -139,9 +139,12 @@ struct Sender final : StreamSink, FpduSink {
   std::optional<std::uint16_t> mss;  // the MSS option in this sender's SYN
   Phase phase;
   bool first_fpdu_done = false;  // its first FPDU is complete (or lost in a gap)
+  // Just after its first FPDU's last octet (0: lost in a gap, or none yet).
+  std::uint64_t first_fpdu_end = 0;
   bool said_responder_first = false;
-  bool siw = false;         // its startup frame looks like Linux siw's
-  MpaErrorSet errors_seen;  // RFC error codes found in its data
+  bool data_after_startup_seen = false;  // its first octet of full operation was judged
+  bool siw = false;                      // its startup frame looks like Linux siw's
+  MpaErrorSet errors_seen;               // RFC error codes found in its data
   FpduRules fpdu_rules;
   UlpChecks ulp;
   ReceiverReactions rx;  // how the peer reacts to a CRC or marker error in this sender's FPDUs
@@ -278,6 +281,12 @@ class MpaConnection {
   // How each side reacted to the startup exchange, judged where the capture shows it
   // (startup_application.cpp): `s` closed (FIN or RST) in `frame`; `s` sent `fpdu`.
   void startup_reaction_to_close(Sender& s, std::uint64_t frame);
+  // The ordering of the opening as the sender's acknowledgements show it (RFC 5044 7.1.2
+  // rules 3 and 4): an Initiator's first octets of full operation sent before its ACKs covered
+  // the Reply; a Responder's before they covered the Initiator's first FPDU.
+  void check_acknowledged_before_sending(Sender& s, const Chunk& chunk);
+  void judge_terminate_after_reject(Sender& s, std::span<const std::uint8_t> ulpdu, TcpSeq at,
+                                    std::uint64_t offset, std::uint64_t frame);
   void startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, bool terminate);
   // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come).
   void judge_after_reject(Sender& s, std::uint64_t frame, bool final);
@@ -296,6 +305,11 @@ class MpaConnection {
   bool finished_ = false;
   bool said_not_seen_ = false;
   bool invalid_request_ = false;  // the Request was improperly formatted: MPA is over
+  // ... the frame that completed it, the Initiator's stream offset after it and the
+  // Responder's when it completed (what the Responder sent since is its answer).
+  std::uint64_t invalid_request_frame_ = 0;
+  std::uint64_t invalid_request_end_offset_ = 0;
+  std::uint64_t responder_offset_at_invalid_request_ = 0;
   // The frame that completed an improperly formatted Reply that did not reject (0: none).
   std::uint64_t invalid_reply_frame_ = 0;
   bool said_invalid_reply_ignored_ = false;

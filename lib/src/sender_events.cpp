@@ -131,6 +131,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool) {
+  s.data_after_startup_seen = true;  // (judged here: the capture shows it before the Reply)
   if (!p.said_early) {
     p.said_early = true;
     report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
@@ -143,6 +144,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& ch
 
 std::size_t MpaConnection::feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool) {
   check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
+  if (!s.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
   p.held.append(chunk.data, chunk.frame);
   finish_probe(s, false);
   return chunk.data.size();
@@ -173,6 +175,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
   if (!initiator().first_fpdu_done) {
     check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
   }
+  if (!s.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
   if (segment_start)
     s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
   p.reader.push(chunk.data, chunk.frame, segment_start, s);
@@ -345,6 +348,34 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
           size, seq.value()));
 }
 
+// A segment carries its sender's ACK of all it had received (RFC 793): the capture point
+// aside, an ACK short of the octets the rule waits for shows the sender had not had them.
+// Judged on the first octet of full operation each side sends, from the greatest ACK it had
+// sent by then (its segment's own included): never later than the truth.
+void MpaConnection::check_acknowledged_before_sending(Sender& s, const Chunk& chunk) {
+  s.data_after_startup_seen = true;
+  if (!is_mpa_ || !reply_accepted_ || chunk.data.empty()) return;
+  Sender& peer = *s.peer;
+  if (!peer.reassembler.peer_acks_seen()) return;  // (no ACK of its seen: one direction captured)
+  const std::uint64_t acked = peer.reassembler.peer_acked_offset();
+  if (&s == initiator_) {
+    if (reply_end_offset_ == 0 || acked >= reply_end_offset_) return;
+    report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
+           fmt::format("Initiator sent {} octets of full operation at seq {} before it had the "
+                       "whole MPA Reply: its acknowledgements stop {} octets short of the Reply's "
+                       "end",
+                       chunk.data.size(), chunk.seq.value(), reply_end_offset_ - acked));
+    return;
+  }
+  if (s.said_responder_first || peer.first_fpdu_end == 0 || acked >= peer.first_fpdu_end) return;
+  s.said_responder_first = true;
+  report(s, DiagId::FpduResponderSentFirst, chunk.frame, chunk.seq, chunk.offset,
+         fmt::format("Responder sent {} octets of full operation at seq {} before it had the "
+                     "Initiator's first FPDU: its acknowledgements stop {} octets short of that "
+                     "FPDU's end",
+                     chunk.data.size(), chunk.seq.value(), peer.first_fpdu_end - acked));
+}
+
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (summary_.first_fpdu_ns == 0) summary_.first_fpdu_ns = context_.ns;
   FpduReader& reader = *s.reader();
@@ -395,6 +426,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   }
   startup_reaction_to_fpdu(s, fpdu, verdict.terminate);
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
+  if (!s.first_fpdu_done) s.first_fpdu_end = fpdu.end_offset();
   s.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);
 }

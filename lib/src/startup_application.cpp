@@ -240,6 +240,9 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
       // An improperly formatted Request: the Responder MUST close (RFC 5044 7.1.2 rule 2);
       // whatever it sends instead is its answer.
       invalid_request_ = true;
+      invalid_request_frame_ = frame;
+      invalid_request_end_offset_ = after_offset;
+      responder_offset_at_invalid_request_ = s.peer->reassembler.next_offset();
       // (Its octets are held: if the Responder accepts it all the same, they are its FPDUs.)
       phase::Ended& ended = s.phase.emplace<phase::Ended>();
       ended.held = HeldBytes(after, after_offset);
@@ -395,12 +398,26 @@ void MpaConnection::finish_probe(Sender& s, bool final) {
 // ---- how each side reacted to the startup exchange
 
 void MpaConnection::startup_reaction_to_close(Sender& s, std::uint64_t frame) {
-  if (!is_mpa_ || startup_close_judged_ || !request_done_ || invalid_request_) return;
+  if (!is_mpa_ || startup_close_judged_ || (!request_done_ && !invalid_request_)) return;
   Sender& init = initiator();
   Sender& resp = *init.peer;
   // Only the first close shows a reaction: the second may answer it.
   if (s.peer->ended) return;
   startup_close_judged_ = true;
+  if (invalid_request_) {
+    // An improperly formatted Request: the Responder MUST close (RFC 5044 7.1.2 rule 2). The
+    // Initiator closed first, the Responder having acknowledged the whole Request and sent
+    // nothing since: it kept the connection open.
+    const bool acked = init.reassembler.peer_acks_seen() &&
+                       init.reassembler.peer_acked_offset() >= invalid_request_end_offset_;
+    const bool silent = resp.reassembler.next_offset() == responder_offset_at_invalid_request_;
+    if (&s == &init && acked && silent) {
+      StartupIssue issue = judge_invalid_request_kept_open(invalid_request_frame_);
+      report(resp, issue.id, frame, resp.reassembler.next_seq(), resp.reassembler.next_offset(),
+             std::move(issue.message));
+    }
+    return;
+  }
   const bool init_silent = init.reassembler.next_offset() == request_end_offset_;
   const auto report_all = [&](Sender& on, std::vector<StartupIssue> issues) {
     for (StartupIssue& issue : issues) {
@@ -447,6 +464,14 @@ void MpaConnection::startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, b
   if (&s != initiator_ || !reply_accepted_ || initiator_reacted_) return;
   initiator_reacted_ = true;
   if (!terminate) return;  // it went on (an RTR of the Responder's, or a raised IRD)
+  if (!terminate_due_.terminate_owed() && summary_.reply && summary_.reply->m()) {
+    // Its first FPDU a Terminate, nothing in the negotiation owed one: with M=1 in the Reply,
+    // a refusal of the markers asked for (RFC 5044 4.3), if they were the cause.
+    report(s, DiagId::StartupMarkersRefused, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+           "Initiator answered a Reply that accepted and asked for markers (M=1) with a Terminate "
+           "as its first FPDU: if the markers were the cause, it cannot generate them");
+    return;
+  }
   const auto t = decode_terminate(fpdu.ulpdu_head, s.siw);
   if (auto issue =
           judge_negotiation_exit(terminate_due_, true, t ? t->mpa_error_code() : std::nullopt)) {
@@ -476,15 +501,46 @@ void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool fina
   p->held = HeldBytes();
   if (!h) return;
   // RFC 6581 9.1 ties a Terminate (MPA error 6) to a Reject over the IRD: a Terminate that
-  // opens what follows the Reject (after the zero marker, with markers) is not named.
+  // opens what follows the Reject (after the zero marker, with markers) is not named as an
+  // FPDU after the Reject; after a Reject whose ORD exceeds the Initiator's IRD, its code is
+  // checked.
   const std::span<const std::uint8_t> bytes = held.bytes;
-  if (terminate_at(bytes, h->start) || (h->markers && terminate_at(bytes, h->start + 4))) return;
+  for (const std::size_t at : {h->start, h->start + (h->markers ? 4 : 0)}) {
+    if (!terminate_at(bytes, at)) continue;
+    judge_terminate_after_reject(s, bytes.subspan(at + 2),
+                                 held.seq + static_cast<std::uint32_t>(at), held.offset + at,
+                                 frame);
+    return;
+  }
   const TcpSeq at = held.seq + static_cast<std::uint32_t>(h->start);
   report(s, DiagId::StartupFpduAfterReject, frame, at, held.offset + h->start,
          fmt::format("{} sent MPA FPDUs (first at seq {}; markers {}, CRC {}) after the MPA Reply "
                      "in frame {} rejected the connection (R=1), where it MUST have left MPA",
                      to_string(direction_of(s)), at.value(), h->markers ? "on" : "off",
                      h->crc ? "on, matching" : "off", reject_frame_));
+}
+
+// RFC 6581 9.1: a Responder MAY reject a Request whose IRD is too small for the ORD its ULP
+// needs, naming that ORD in the Reject; "the TERM message MUST contain Layer 2, Error Type 0,
+// Error Code 6". A Terminate opening what either side sends after such a Reject is judged by
+// that code.
+void MpaConnection::judge_terminate_after_reject(Sender& s, std::span<const std::uint8_t> ulpdu,
+                                                 TcpSeq at, std::uint64_t offset,
+                                                 std::uint64_t frame) {
+  if (!summary_.request || !summary_.reply) return;
+  const auto& rq = summary_.request->enhanced;
+  const auto& rp = summary_.reply->enhanced;
+  if (!rq || !rp || rq->ird == kNoNegotiation || rp->ord == kNoNegotiation || rp->ord <= rq->ird)
+    return;
+  const auto t = decode_terminate(ulpdu, s.siw);
+  if (!t) return;
+  const auto code = t->mpa_error_code();
+  if (code && mpa_error_from_wire(*code) == MpaError::InsufficientIrd) return;
+  report(s, DiagId::StartupNegotiationTerminateMissing, frame, at, offset,
+         fmt::format("{}'s Terminate after the Reject over the IRD (Responder ORD {} above "
+                     "Initiator IRD {}) carries {} where Layer 2, Error Type 0, code 6 "
+                     "(insufficient IRD) is due (RFC 6581 9.1)",
+                     &s == initiator_ ? "Initiator" : "Responder", rp->ord, rq->ird, describe(*t)));
 }
 
 // Captures without startup frames: recognise MPA by its FPDUs.

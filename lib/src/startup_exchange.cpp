@@ -162,6 +162,14 @@ StartupIssue judge_invalid_reply_kept_open(std::uint64_t reply_frame) {
                       reply_frame)};
 }
 
+StartupIssue judge_invalid_request_kept_open(std::uint64_t request_frame) {
+  return {DiagId::StartupInvalidRequestKeptOpen,
+          fmt::format("Responder acknowledged the improperly formatted MPA Request (frame {}) but "
+                      "neither closed the connection nor sent anything before the Initiator "
+                      "closed it",
+                      request_frame)};
+}
+
 std::optional<StartupIssue> judge_negotiation_exit(MpaErrorSet due, bool terminated,
                                                    std::optional<std::uint8_t> terminate_code) {
   const bool ird = due.contains(MpaError::InsufficientIrd);

@@ -91,8 +91,9 @@ def render(rules, catalogue, captures):
       "side reacts to what it received; *no*, it binds what happens inside a host (the column "
       "after says why it cannot be seen).")
     w("- **Coverage**: *full*, every breach a complete capture can show is reported by the "
-      "rule's ids; *partial*, some are (the column after says which are not); *none*, nothing "
-      "checks it.")
+      "rule's ids (the column after may say what of the rule no capture can show, and how the "
+      "ids name the rest); *partial*, some are (the column after says which are not); *none*, "
+      "nothing checks it.")
     w("- **Shown by**: bundled captures (`captures/`) whose expected findings hold the rule's "
       "ids. Every capture that exercises an id is listed in [the catalogue](#catalogue-ids).")
     w("")

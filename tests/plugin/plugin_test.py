@@ -255,11 +255,19 @@ def test_fields(ts, args):
         else:  # the finding names the sender's rule: pad = (ULPDU_Length + 2) mod 4
             expect("pad = (ULPDU_Length + 2) mod 4" in found[0]["message"], found[0]["message"])
             expect(pad == (length + 2) % 4, f"{name}: frame {frame} shows pad {pad}, not the sender's")
-    # The receiver's reaction to a bad CRC (receiver.*): an expert item in the frame mpa-check
-    # names (the Read Response, the first FPDU sent after the error, the close), filterable.
+    # The receiver's reaction to a bad CRC or to legal input (receiver.*), the startup reactions
+    # and CRCs over the wrong octets: an expert item in the frame mpa-check names (the Read
+    # Response, the first FPDU sent after the error, the close), filterable.
     for name, finding in (("fault-receiver.invalid-fpdu-answered.pcap", "receiver.invalid-fpdu-answered"),
                           ("fault-receiver.error-ignored.pcap", "receiver.error-ignored"),
-                          ("fault-receiver.closed-after-error.pcap", "receiver.closed-after-error")):
+                          ("fault-receiver.closed-after-error.pcap", "receiver.closed-after-error"),
+                          ("fault-receiver.legal-fpdu-refused.pcap", "receiver.legal-fpdu-refused"),
+                          ("fault-receiver.legal-fpdu-refused--read.pcap", "receiver.legal-fpdu-refused"),
+                          ("fault-startup.invalid-request-kept-open.pcap", "startup.invalid-request-kept-open"),
+                          ("fault-startup.negotiation-terminate-missing--reject.pcap",
+                           "startup.negotiation-terminate-missing"),
+                          ("fault-startup.markers-refused--terminate.pcap", "startup.markers-refused"),
+                          ("fault-fpdu.crc-miscomputed--without-markers.pcap", "fpdu.crc-miscomputed")):
         path = siw(args, name)
         expect(path, f"{name} is missing")
         found, _, _ = check_report(args.mpa_check, path)

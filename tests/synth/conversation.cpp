@@ -2,6 +2,8 @@
 #include "conversation.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "rng.h"
 
@@ -86,7 +88,8 @@ SegmentationPolicy policy_for(const Turn& turn, const Scenario& s) {
   return SegmentationPolicy{};
 }
 
-void send_turn(TcpSession& tcp, const Turn& turn, const Scenario& s) {
+void send_turn(TcpSession& tcp, const Turn& turn, const Scenario& s,
+               std::optional<TcpSeq> stale_ack) {
   const bool super = s.super_segment > 0 && turn.phase == Phase::FullOperation;
   const std::size_t emss = super ? s.super_segment : tcp.mss(peer_of(turn.dir));
   const std::vector<Bytes> segments = segment_chunks(
@@ -95,8 +98,8 @@ void send_turn(TcpSession& tcp, const Turn& turn, const Scenario& s) {
       turn.allow_oversize);
   tcp.pause(turn.pause_us.value_or(kTurnGapUs));
   for (std::size_t i = 0; i < segments.size(); ++i) {
-    tcp.send_data(turn.dir, segments[i], turn.phase);
-    if (i % 2 == 1) tcp.acknowledge(peer_of(turn.dir), turn.phase);
+    tcp.send_data(turn.dir, segments[i], turn.phase, turn.crossed ? stale_ack : std::nullopt);
+    if (i % 2 == 1 && turn.peer_acks) tcp.acknowledge(peer_of(turn.dir), turn.phase);
   }
 }
 
@@ -109,7 +112,7 @@ void end_turn(TcpSession& tcp, const Turn& turn) {
       tcp.reset(turn.dir);
       break;
     case Ending::None:
-      tcp.acknowledge(peer_of(turn.dir), turn.phase);
+      if (turn.peer_acks) tcp.acknowledge(peer_of(turn.dir), turn.phase);
       break;
   }
 }
@@ -126,6 +129,7 @@ std::vector<Chunk> frame_fpdus(const Scenario& s, Dir from) {
                     from == Dir::Initiator ? s.initiator_quirks : SenderQuirks{});
   std::vector<Chunk> out;
   for (const MessageSpec& m : s.peer(from).messages) {
+    ulp.skip_reads(m.skip_reads);
     const std::vector<Bytes> ulpdus =
         m.terminate ? std::vector<Bytes>{ulp.terminate(*m.terminate)}
                     : ulp.message(m.kind, m.size, max_ulpdu, m.unsplit, m.fill);
@@ -149,8 +153,12 @@ Plan build_plan(const Scenario& s) {
 std::vector<TcpPacket> run_plan(const Plan& plan, const Scenario& s) {
   TcpSession tcp(s.initiator.tcp, s.responder.tcp);
   tcp.handshake();
+  // Where each side stood when its latest turn began (what a crossed turn acknowledges).
+  std::array<TcpSeq, 2> turn_start = {tcp.next_seq(Dir::Initiator), tcp.next_seq(Dir::Responder)};
   for (const Turn& turn : plan.turns) {
-    send_turn(tcp, turn, s);
+    const TcpSeq stale = turn_start[index_of(peer_of(turn.dir))];
+    turn_start[index_of(turn.dir)] = tcp.next_seq(turn.dir);
+    send_turn(tcp, turn, s, stale);
     end_turn(tcp, turn);
     if (turn.ending != Ending::None) break;
   }

@@ -192,6 +192,23 @@ void initiator_data_before_reply(Scenario& s) {
         early);
   };
 }
+// The Initiator sends its first FPDUs before the Reply reached it; the capture, nearer the
+// Responder, holds the Reply first, and the Initiator's segments acknowledge none of it.
+void initiator_data_before_reply_crossed(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    p.turns[find_turn(p, Dir::Responder, Phase::Startup)].peer_acks = false;
+    p.turns[find_turn(p, Dir::Initiator, Phase::FullOperation)].crossed = true;
+  };
+}
+// The Responder sends its first FPDUs before the Initiator's first FPDU reached it; the
+// capture, nearer the Initiator, holds the Initiator's first.
+void responder_sent_first_crossed(Scenario& s) {
+  s.edit_plan = [](Plan& p) {
+    const std::size_t first = find_turn(p, Dir::Initiator, Phase::FullOperation);
+    p.turns[first].peer_acks = false;
+    p.turns[find_turn(p, Dir::Responder, Phase::FullOperation)].crossed = true;
+  };
+}
 void streaming_prefix(Scenario& s) { s.streaming_prefix = 64; }
 void no_reply(Scenario& s) {
   s.close = Ending::None;
@@ -219,6 +236,17 @@ void invalid_reply_kept_open(Scenario& s) {
                        Ending::Fin, 1000000);
   };
 }
+// A Request with Rev 7 (improperly formatted); the Responder neither answers nor closes, and
+// the Initiator, after waiting a second, closes.
+void invalid_request_kept_open(Scenario& s) {
+  set_revision(s, 1);
+  s.initiator.frame.revision = 7;
+  s.expected.findings.push_back("startup.revision-unsupported");
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::Startup), Dir::Initiator, Ending::Fin,
+                       1000000);
+  };
+}
 // A valid Rev 1 Request; the Responder closes without a Reply.
 void request_closed_without_reply(Scenario& s) {
   set_revision(s, 1);
@@ -232,6 +260,9 @@ void markers_refused(Scenario& s) {
   closes_after_reply(s);
   s.expected.notes.push_back("startup.connection-rejected");
 }
+// ... accepted, asking for markers (M=1); the Initiator's first FPDU is a Terminate (RDMAP,
+// local catastrophic error), then it closes.
+void markers_refused_by_terminate(Scenario& s);
 // ... closed by the Responder without a Reply.
 void markers_refused_by_close(Scenario& s) {
   set_revision(s, 1);
@@ -362,6 +393,29 @@ void crc_miscomputed_zero(Scenario& s) {
   s.initiator_quirks.crc = SenderQuirks::Crc::Zero;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
   responder_terminates_on_error(s, 2);
+}
+// Markers to the Responder; every Initiator FPDU's CRC32c covers other octets than RFC 5044
+// 4.4 names (`crc`); judging stops at the first.
+void crc_over_other_octets(Scenario& s, SenderQuirks::Crc crc) {
+  crc_miscomputed(s);
+  markers_to_responder(s);
+  s.initiator_quirks.crc = crc;
+}
+// ... without the markers: the first FPDU (a 1000-octet Send) has a marker inside it too.
+void crc_without_markers(Scenario& s) {
+  crc_over_other_octets(s, SenderQuirks::Crc::WithoutMarkers);
+  s.initiator.messages[0] = send_of(1000);
+}
+// ... without the marker before ULPDU_Length (full operation opens with one): the first FPDU
+// (100 octets) holds no other.
+void crc_without_leading_marker(Scenario& s) {
+  crc_over_other_octets(s, SenderQuirks::Crc::WithoutLeadingMarker);
+  s.initiator.messages[0] = send_of(100);
+}
+// ... over the ULPDU alone (no markers: none asked for).
+void crc_ulpdu_only(Scenario& s) {
+  crc_miscomputed(s);
+  s.initiator_quirks.crc = SenderQuirks::Crc::UlpduOnly;
 }
 void pad_nonzero(Scenario& s) {
   ensure_messages(s.initiator, 4);
@@ -567,6 +621,81 @@ void closed_after_error_with(Scenario& s, Ending how) {
 }
 void closed_after_error(Scenario& s) { closed_after_error_with(s, Ending::Fin); }
 void closed_after_error_rst(Scenario& s) { closed_after_error_with(s, Ending::Rst); }
+// The Initiator's first turn (two FPDUs) is acknowledged; the Responder takes none of its
+// second turn (two more) and closes (FIN) at once, sending nothing: it refused the first turn's
+// second FPDU, whose only oddity (the variant's) is legal input.
+void refuses_second_fpdu(Scenario& s) {
+  s.batch = 2;
+  s.initiator.messages = {send_of(100), send_of(21), send_of(64), send_of(200)};
+  s.responder.messages.clear();
+  s.edit_plan = [](Plan& p) {
+    const std::size_t first = find_turn(p, Dir::Initiator, Phase::FullOperation);
+    p.turns[first + 1].peer_acks = false;
+    close_instead_from(p, first + 2, Dir::Responder);
+  };
+}
+// ... 3 pad octets 0xA5 (RFC 5044 4.1: the receiver ignores the pad).
+void legal_fpdu_refused(Scenario& s) {
+  refuses_second_fpdu(s);
+  s.initiator.messages[1].tweaks.pad_fill = 0xA5;  // ULPDU 39: 3 pad octets
+  s.expected.findings.push_back("fpdu.pad-nonzero");
+}
+// ... a marker whose reserved field is 0x0100 (RFC 5044 4.2: ignored on receipt).
+void legal_fpdu_refused_marker(Scenario& s) {
+  refuses_second_fpdu(s);
+  markers_to_responder(s);
+  s.initiator.messages[1] = send_of(1000);  // spans a marker position
+  s.initiator.messages[1].tweaks.marker = MarkerTweak{0x0100, 0, 0};
+  s.expected.findings.push_back("marker.reserved-nonzero");
+}
+// ... a marker whose FPDUPTR has bit 0x0002 set (RFC 5044 4.2, 4.3: taken as zero).
+void legal_fpdu_refused_low_bits(Scenario& s) {
+  refuses_second_fpdu(s);
+  markers_to_responder(s);
+  s.initiator.messages[1] = send_of(1000);
+  s.initiator.messages[1].tweaks.marker = MarkerTweak{0, 0, 0x0002};
+  s.expected.findings.push_back("marker.fpduptr-low-bits");
+}
+// ... a marker whose FPDUPTR reaches back across the wrap of sequence numbers (RFC 5044 4.3):
+// the Initiator's sequence numbers wrap 300 octets into full operation, between the header of
+// its second FPDU (at 128) and the marker at 512.
+void legal_fpdu_refused_seq_wrap(Scenario& s) {
+  refuses_second_fpdu(s);
+  markers_to_responder(s);
+  s.initiator.messages[1] = send_of(1000);
+  s.wrap_after = 300;
+}
+// ... split over two TCP segments (RFC 5044 5.1: receivers cope when alignment is lost).
+void legal_fpdu_refused_split(Scenario& s) {
+  refuses_second_fpdu(s);
+  s.segmentation = SegmentationPolicy{};
+  s.initiator.messages[1] = send_of(600);
+  s.initiator.messages[1].tweaks.split_across_segments = true;
+  s.expected.notes.push_back("fpdu.not-segment-aligned");
+}
+// ... CRCs off (C=0 both ways): the Initiator's first FPDU has a CRC field of zero, not its
+// CRC32c, which the receiver MUST NOT check (RFC 5044 4.1, 4.4); the Responder refuses it.
+void legal_fpdu_refused_crc_off(Scenario& s) {
+  refuses_second_fpdu(s);
+  s.initiator.frame.c = s.responder.frame.c = false;
+  s.expected.notes.push_back("startup.crc-disabled");
+}
+// Markers to the Responder; the marker opening full operation, before the Initiator's RDMA Read
+// Request, has reserved field 0x0100 (legal); the Responder answers the Initiator's next Read
+// Request, never this one (it dropped the FPDU).
+void legal_fpdu_refused_read(Scenario& s) {
+  markers_to_responder(s);
+  s.batch = 3;
+  MessageSpec odd = read_request_of(100);
+  odd.tweaks.every_marker.reserved = 0x0100;  // the leading marker: only it
+  s.initiator.messages = {odd, send_of(100), read_request_of(200)};
+  s.expected.findings.push_back("marker.reserved-nonzero");
+  MessageSpec response;
+  response.kind = MessageKind::ReadResponse;
+  response.size = 200;
+  response.skip_reads = 1;
+  s.responder.messages = {response};
+}
 // The conformant reaction to a corrupted Read Request: a Terminate, no Read Response.
 void read_request_terminated(Scenario& s) {
   initiator_sends_bad_crc(s, read_request_of(1000));
@@ -611,6 +740,29 @@ TerminateSpec terminate_of(std::uint8_t layer, std::uint8_t etype, std::uint8_t 
   return t;
 }
 
+void markers_refused_by_terminate(Scenario& s) {
+  set_revision(s, 1);
+  markers_to_responder(s);
+  initiator_terminates(s, terminate_of(0, 0, 0));
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// Rev 2: Request IRD 16, a Reply that rejects (R=1) naming the ORD 64 its ULP needs; the
+// Responder sends a Terminate with MPA error 5 (local catastrophic) instead of 6 (RFC 6581 9.1),
+// and closes.
+void negotiation_terminate_after_reject(Scenario& s) {
+  set_revision(s, 2);
+  set_ird_ord(s, 16, 16, 16, 64);
+  s.responder.frame.r = true;
+  s.initiator.messages.clear();
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = mpa_terminate(5);
+  s.responder.messages = {m};
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::FullOperation) + 1, Dir::Responder);
+  };
+  s.expected.notes.push_back("startup.connection-rejected");
+}
 // The Responder answers the Initiator's first turn with a Terminate, then closes.
 void responder_terminates(Scenario& s, TerminateSpec t) {
   t.ddp_header = initiator_write_header(s);
@@ -832,6 +984,16 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.initiator-data-before-reply",
      "an Initiator FPDU, in its own segment, before the Reply (markers off)",
      initiator_data_before_reply},
+    {"startup.initiator-data-before-reply",
+     "the Initiator's first FPDUs follow the Reply in the capture, but their segments "
+     "acknowledge none of it: they were sent before the Reply reached the Initiator (a capture "
+     "near the Responder)",
+     initiator_data_before_reply_crossed, "crossed"},
+    {"fpdu.responder-sent-first",
+     "the Responder's first FPDUs follow the Initiator's first in the capture, but their "
+     "segments acknowledge none of it: they were sent before it reached the Responder (a "
+     "capture near the Initiator)",
+     responder_sent_first_crossed, "crossed"},
     {"startup.streaming-prefix",
      "64 streaming octets each way before the Request (delayed startup)", streaming_prefix},
     {"startup.no-reply", "a Request, then the capture ends", no_reply},
@@ -1038,6 +1200,51 @@ constexpr FaultRecipe kRecipes[] = {
      "the Initiator's RDMA Read Request has a wrong CRC; the Responder answers with a Terminate "
      "(MPA error 2), no Read Response, and closes",
      read_request_terminated, "read-terminated"},
+    {"receiver.legal-fpdu-refused",
+     "the Initiator's second FPDU has 3 pad octets 0xA5 (legal input); the Responder acknowledges "
+     "it, takes none of the two FPDUs the Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused},
+    {"receiver.legal-fpdu-refused",
+     "markers to the Responder; a marker inside the Initiator's second FPDU has reserved field "
+     "0x0100 (legal input); the Responder acknowledges it, takes none of the two FPDUs the "
+     "Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused_marker, "marker"},
+    {"receiver.legal-fpdu-refused",
+     "markers to the Responder; a marker inside the Initiator's second FPDU has FPDUPTR bit "
+     "0x0002 set (legal input); the Responder acknowledges it, takes none of the two FPDUs the "
+     "Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused_low_bits, "fpduptr-low-bits"},
+    {"receiver.legal-fpdu-refused",
+     "markers to the Responder; the Initiator's sequence numbers wrap between the header of its "
+     "second FPDU and the marker inside it (legal input); the Responder acknowledges it, takes "
+     "none of the two FPDUs the Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused_seq_wrap, "seq-wrap"},
+    {"receiver.legal-fpdu-refused",
+     "the Initiator's second FPDU is split over two TCP segments (legal input); the Responder "
+     "acknowledges it, takes none of the two FPDUs the Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused_split, "split"},
+    {"receiver.legal-fpdu-refused",
+     "CRCs off (C=0 both ways); the Initiator's first FPDU has a CRC field of zero, which must "
+     "not be checked; the Responder acknowledges the first turn, takes none of the two FPDUs the "
+     "Initiator sends next, and closes (FIN)",
+     legal_fpdu_refused_crc_off, "crc-off"},
+    {"receiver.legal-fpdu-refused",
+     "markers to the Responder; the marker before the Initiator's first RDMA Read Request has "
+     "reserved field 0x0100 (legal input); the Responder answers the Initiator's second Read "
+     "Request, never the first",
+     legal_fpdu_refused_read, "read"},
+    {"startup.markers-refused",
+     "the Reply accepts and asks for markers (M=1); the Initiator's first FPDU is a Terminate "
+     "(RDMAP, local catastrophic error), then it closes",
+     markers_refused_by_terminate, "terminate"},
+    {"startup.negotiation-terminate-missing",
+     "Rev 2: Request IRD 16, the Reply rejects (R=1) naming ORD 64; the Responder sends a "
+     "Terminate with MPA error 5 (local catastrophic) instead of 6, and closes",
+     negotiation_terminate_after_reject, "reject"},
+    {"startup.invalid-request-kept-open",
+     "a Request with Rev 7; the Responder acknowledges it and neither answers nor closes; a "
+     "second later the Initiator closes",
+     invalid_request_kept_open},
     {"ip.fragment-overlap-mismatch",
      "one IPv4 data segment sent as two IP fragments; the first is captured again, its last octet "
      "changed, before the second (the octets captured first are analysed: the FPDUs are valid)",
@@ -1052,6 +1259,20 @@ constexpr FaultRecipe kRecipes[] = {
      "Request C=0, Reply C=1 (CRCs on both ways); every Initiator FPDU has a CRC field of zero; "
      "the Responder answers with a Terminate (MPA error 2) and closes",
      crc_miscomputed_zero, "zero"},
+    {"fpdu.crc-miscomputed",
+     "CRC on, markers to the Responder; every Initiator FPDU's CRC32c leaves the markers out (the "
+     "first FPDU, a 1000-octet Send, holds the marker opening full operation and one inside); the "
+     "Responder answers with a Terminate (MPA error 2) and closes",
+     crc_without_markers, "without-markers"},
+    {"fpdu.crc-miscomputed",
+     "CRC on, markers to the Responder; every Initiator FPDU's CRC32c leaves out the marker before "
+     "its ULPDU_Length (the first FPDU, a 100-octet Send, holds only the marker opening full "
+     "operation); the Responder answers with a Terminate (MPA error 2) and closes",
+     crc_without_leading_marker, "leading-marker"},
+    {"fpdu.crc-miscomputed",
+     "CRC on, no markers; every Initiator FPDU's CRC32c covers its ULPDU alone (not ULPDU_Length "
+     "or pad); the Responder answers with a Terminate (MPA error 2) and closes",
+     crc_ulpdu_only, "ulpdu-only"},
     {"startup.enhanced-block-little-endian",
      "Rev 2: the Request's IRD/ORD block (IRD 16, ORD 8) has each half little-endian (10 00 08 "
      "00); the Reply answers IRD 8, ORD 16",

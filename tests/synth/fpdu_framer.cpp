@@ -59,7 +59,8 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
   out.kind = ChunkKind::Fpdu;
   out.split_across_segments = tweaks.split_across_segments;
   // A marker falling between FPDUs belongs to this FPDU: FPDUPTR 0, inside its CRC.
-  if (at_marker_position()) {
+  const bool leading = at_marker_position();
+  if (leading) {
     put_marker(out, tweaks.every_marker.reserved,
                static_cast<std::uint16_t>(tweaks.leading_fpduptr.value_or(0) |
                                           tweaks.every_marker.fpduptr_or));
@@ -95,6 +96,18 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
       break;
     case SenderQuirks::Crc::NotInverted:
       value = ~value;
+      break;
+    case SenderQuirks::Crc::WithoutMarkers:
+      value = mpa::crc32c(body);
+      break;
+    case SenderQuirks::Crc::WithoutLeadingMarker:
+      value = mpa::crc32c(std::span(out.bytes).subspan(leading ? kMarkerLength : 0));
+      break;
+    case SenderQuirks::Crc::UlpduOnly:
+      value = mpa::crc32c(ulpdu);
+      break;
+    case SenderQuirks::Crc::UlpduAndPad:
+      value = mpa::crc32c(std::span(body).subspan(2));
       break;
   }
   if (tweaks.corrupt_crc) value ^= 0x00010000u;

@@ -47,8 +47,19 @@ struct SenderQuirks {
   bool omit_crc_field = false;  // no CRC field at all
   int length_bias = 0;          // added to the ULPDU_Length field (it counts other octets)
   // How it makes its CRCs (RFC 5044 4.4 broken on purpose): zero instead of a CRC, the CRC32c
-  // written most-significant octet first, or the CRC32c without its final inversion.
-  enum class Crc : std::uint8_t { Rfc, Zero, ByteSwapped, NotInverted } crc = Crc::Rfc;
+  // written most-significant octet first, the CRC32c without its final inversion, or the
+  // CRC32c over other octets: without the markers (RFC 5044 4.3), without only the marker
+  // before ULPDU_Length, over the ULPDU alone, over the ULPDU and its pad (iSCSI's data digest).
+  enum class Crc : std::uint8_t {
+    Rfc,
+    Zero,
+    ByteSwapped,
+    NotInverted,
+    WithoutMarkers,
+    WithoutLeadingMarker,
+    UlpduOnly,
+    UlpduAndPad,
+  } crc = Crc::Rfc;
   bool operator==(const SenderQuirks&) const = default;
 };
 

@@ -28,6 +28,9 @@ struct MessageSpec {
   PayloadFill fill = PayloadFill::Random;
   FpduTweaks tweaks;
   std::optional<TerminateSpec> terminate;  // kind Terminate
+  // kind ReadResponse: answers the peer's Read that many further on, the ones between never
+  // answered (a receiver that dropped them).
+  std::uint32_t skip_reads = 0;
 };
 
 struct PeerConfig {
@@ -98,6 +101,13 @@ struct Turn {
   // Time since the peer's last packet before this turn (a peer waiting for an answer that does
   // not come); default: a short turn gap.
   std::optional<std::uint32_t> pause_us;
+  // false: the peer acknowledges none of this turn's octets (a receiver that stopped taking
+  // the stream: its next segment, a close, may still carry the ACK its TCP owes).
+  bool peer_acks = true;
+  // Sent before the peer's previous turn reached this sender (the two crossed in flight, the
+  // capture nearer this turn's receiver): its segments acknowledge the peer only up to where
+  // the peer stood before that turn.
+  bool crossed = false;
 };
 
 struct Plan {

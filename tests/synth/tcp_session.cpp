@@ -10,7 +10,7 @@ TcpSession::TcpSession(TcpEndpointConfig initiator, TcpEndpointConfig responder)
                    responder.window_scale};
 }
 
-TcpPacket& TcpSession::emit(Dir from, std::uint8_t flags, Phase phase) {
+TcpPacket& TcpSession::emit(Dir from, std::uint8_t flags, Phase phase, std::optional<TcpSeq> ack) {
   TcpPacket p;
   p.dir = from;
   p.seq = state(from).next.value();
@@ -20,8 +20,12 @@ TcpPacket& TcpSession::emit(Dir from, std::uint8_t flags, Phase phase) {
   p.gap_us = kPacketGapUs + pending_gap_us_;
   pending_gap_us_ = 0;
   if (flags & tcp_flag::kAck) {
-    p.ack = state(peer_of(from)).next.value();
-    state(peer_of(from)).acked_by_peer_up_to = state(peer_of(from)).next;
+    if (ack) {
+      p.ack = ack->value();  // (what it had then: the rest is still to acknowledge)
+    } else {
+      p.ack = state(peer_of(from)).next.value();
+      state(peer_of(from)).acked_by_peer_up_to = state(peer_of(from)).next;
+    }
   }
   packets_.push_back(std::move(p));
   return packets_.back();
@@ -41,9 +45,9 @@ void TcpSession::handshake() {
   emit(Dir::Initiator, tcp_flag::kAck, Phase::Handshake);
 }
 
-void TcpSession::send_data(Dir from, Bytes payload, Phase phase) {
+void TcpSession::send_data(Dir from, Bytes payload, Phase phase, std::optional<TcpSeq> ack) {
   const auto length = static_cast<std::uint32_t>(payload.size());
-  emit(from, tcp_flag::kAck | tcp_flag::kPsh, phase).payload = std::move(payload);
+  emit(from, tcp_flag::kAck | tcp_flag::kPsh, phase, ack).payload = std::move(payload);
   state(from).next += length;
 }
 

@@ -27,8 +27,9 @@ class TcpSession {
 
   // SYN from the Initiator, SYN-ACK, ACK.
   void handshake();
-  // One data segment from `from`, acknowledging everything the peer sent so far.
-  void send_data(Dir from, Bytes payload, Phase phase);
+  // One data segment from `from`, acknowledging everything the peer sent so far, or only up
+  // to `ack` (a segment sent before the peer's latest octets reached its sender).
+  void send_data(Dir from, Bytes payload, Phase phase, std::optional<TcpSeq> ack = std::nullopt);
   // A pure ACK from `from`, if it has anything unacknowledged to acknowledge.
   void acknowledge(Dir from, Phase phase);
   // FIN from `closer`, the peer's FIN, the closer's final ACK.
@@ -53,7 +54,8 @@ class TcpSession {
   };
   EndpointState& state(Dir d) { return endpoints_[index_of(d)]; }
   const EndpointState& state(Dir d) const { return endpoints_[index_of(d)]; }
-  TcpPacket& emit(Dir from, std::uint8_t flags, Phase phase);
+  TcpPacket& emit(Dir from, std::uint8_t flags, Phase phase,
+                  std::optional<TcpSeq> ack = std::nullopt);
 
   std::array<EndpointState, 2> endpoints_;
   std::vector<TcpPacket> packets_;

@@ -77,6 +77,9 @@ class UlpduBuilder {
   std::vector<Bytes> message(MessageKind kind, std::size_t payload_size, std::size_t mulpdu,
                              bool unsplit, PayloadFill fill);
   Bytes terminate(const TerminateSpec& spec);
+  // The next ReadResponse answers the peer's Read `n` further on: those between are never
+  // answered.
+  void skip_reads(std::uint32_t n) { reads_answered_ += n; }
 
  private:
   std::vector<Bytes> send(std::size_t size, std::size_t max_payload, PayloadFill fill);

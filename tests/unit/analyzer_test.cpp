@@ -374,7 +374,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "startup.invalid-reply-ignored", "startup.invalid-reply-kept-open",
                       "startup.request-closed-without-reply", "startup.markers-refused--initiator",
                       "startup.negotiation-terminate-missing--wrong-code",
-                      "startup.fpdu-after-reject"));
+                      "startup.fpdu-after-reject", "startup.invalid-request-kept-open",
+                      "startup.markers-refused--terminate",
+                      "startup.negotiation-terminate-missing--reject"));
 
 // A Responder that accepts an improperly formatted Request: the error is said once, then both
 // sides' FPDUs are framed with the parameters the frames declare, counted and judged.
@@ -449,6 +451,39 @@ TEST(Analyzer, AnInitiatorKeepingAnInvalidReplysConnectionIsNamedWhenTheResponde
   };
   open.close = synth::Ending::None;
   EXPECT_FALSE(analyze(open).has(DiagId::StartupInvalidReplyKeptOpen));
+}
+
+TEST(Analyzer, AResponderKeepingAnInvalidRequestsConnectionIsNamedWhenTheInitiatorCloses) {
+  const Recorder kept = analyze(with_fault("startup.invalid-request-kept-open"));
+  EXPECT_EQ(errors_and_warnings(kept),
+            (std::vector<std::string>{"startup.invalid-request-kept-open",
+                                      "startup.revision-unsupported"}));
+  for (const Finding& f : kept.findings) {
+    if (f.id == DiagId::StartupInvalidRequestKeptOpen) {
+      EXPECT_EQ(f.direction, Direction::Responder);
+    }
+  }
+  // The Responder closes first, as it must: nothing to name.
+  EXPECT_FALSE(analyze(with_fault("startup.revision-unsupported"))
+                   .has(DiagId::StartupInvalidRequestKeptOpen));
+  // The capture ends with the connection open: how long the Responder waited is not shown.
+  synth::Scenario open = with_fault("startup.invalid-request-kept-open");
+  open.edit_plan = [](synth::Plan& p) {
+    p.turns.resize(synth::find_turn(p, synth::Dir::Responder, synth::Phase::Startup));
+  };
+  open.close = synth::Ending::None;
+  EXPECT_FALSE(analyze(open).has(DiagId::StartupInvalidRequestKeptOpen));
+}
+
+// An Initiator whose first FPDU after an accepting Reply with M=1 is a Terminate refuses the
+// markers, if they were the cause; after a failed negotiation the Terminate is owed.
+TEST(Analyzer, AnInitiatorTerminatingAfterAnM1ReplyMayRefuseTheMarkers) {
+  const Recorder r = analyze(with_fault("startup.markers-refused--terminate"));
+  EXPECT_EQ(errors_and_warnings(r), std::vector<std::string>{"startup.markers-refused"});
+  synth::Scenario owed = with_fault("startup.insufficient-ird");
+  owed.responder.frame.m = true;
+  owed.markers_to_responder.reset();
+  EXPECT_FALSE(analyze(owed).has(DiagId::StartupMarkersRefused));
 }
 
 TEST(Analyzer, AResponderClosingOnARequestIsWarnedOfOnlyWhereAReplyWasOwed) {

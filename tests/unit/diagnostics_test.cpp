@@ -85,6 +85,8 @@ constexpr Required kRequired[] = {
     {"receiver.invalid-fpdu-answered", Error, 0},
     {"receiver.error-ignored", Warning, 0},
     {"receiver.closed-after-error", Warning, 0},
+    {"startup.invalid-request-kept-open", Error, 0},
+    {"receiver.legal-fpdu-refused", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <tuple>
 
 #include "decider_support.h"
 
@@ -83,6 +85,14 @@ class ReceiverReactionsTest : public ::testing::Test {
                         std::optional<DiagId> error = std::nullopt) {
     if (error) rx.on_error(*error, sender.offset + 2);
     const FpduEvent& e = sender.next(std::move(ulpdu), frame);
+    rx.on_sender_fpdu(e, decode_ddp(e.ulpdu_head));
+    return e;
+  }
+  // A sender FPDU changed by `odd` (a legal oddity) before it is reported.
+  template <typename Odd>
+  const FpduEvent& send_odd(Bytes ulpdu, std::uint64_t frame, Odd odd) {
+    FpduEvent& e = const_cast<FpduEvent&>(sender.next(std::move(ulpdu), frame));
+    odd(e);
     rx.on_sender_fpdu(e, decode_ddp(e.ulpdu_head));
     return e;
   }
@@ -229,6 +239,182 @@ TEST_F(ReceiverReactionsTest, OtherFindingsAreNoError) {
   close(13);
   EXPECT_TRUE(out.empty());
   EXPECT_FALSE(rx.error_seen());
+}
+
+// ---- legal input refused (RFC 5044 4.1-4.3, 5.1)
+
+void nonzero_pad(FpduEvent& e) {
+  e.pad_length = 2;
+  e.pad = {0xA5, 0x00, 0x00};
+}
+
+TEST_F(ReceiverReactionsTest, ClosingRightAfterAnFpduWithANonzeroPadIsAWarning) {
+  send(send_ulpdu(1), 10);
+  const FpduEvent& odd = send_odd(send_ulpdu(2), 10, nonzero_pad);
+  ack_all(11);              // covers the odd FPDU
+  send(send_ulpdu(3), 12);  // sent; never acknowledged before the close
+  close(13);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_EQ(out[0].frame, 13u);
+  EXPECT_NE(out[0].message.find("non-zero pad"), std::string::npos);
+  EXPECT_NE(out[0].message.find(std::to_string(odd.header_seq.value())), std::string::npos);
+}
+
+TEST_F(ReceiverReactionsTest, TheClosingSegmentsOwnAcknowledgementTakesNothing) {
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  // A FIN that acknowledges the later FPDU: its TCP had it, MPA took nothing more.
+  rx.on_receiver_ack(TcpSeq(sender.seq), 13, receiver.offset, true);
+  close(13);
+  EXPECT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+}
+
+TEST_F(ReceiverReactionsTest, AReceiverThatTookMoreOrWentOnAcceptedTheOddFpdu) {
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  ack_all(13);  // it took the next FPDU too
+  close(14);
+  EXPECT_TRUE(out.empty());
+  ReceiverReactions went_on(Direction::Initiator);
+  rx = went_on;
+  sender = Stream{};
+  receiver = Stream{};
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  answer(send_ulpdu(1), 13);  // an FPDU of its own after it had the odd one
+  close(14);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(ReceiverReactionsTest, AnOddFpduLastOfItsSenderOrAfterTheSendersCloseIsNotJudged) {
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  close(12);  // the sender had sent nothing more: an end of the conversation
+  EXPECT_TRUE(out.empty());
+  ReceiverReactions after(Direction::Initiator);
+  rx = after;
+  sender = Stream{};
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  rx.on_sender_close(13);
+  close(14);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(ReceiverReactionsTest, AnErrorAfterTheOddFpduMayBeWhatTheCloseAnswers) {
+  send_odd(send_ulpdu(1), 10, nonzero_pad);
+  ack_all(11);
+  send(send_ulpdu(2), 12, DiagId::FpduCrcMismatch);
+  close(13);
+  EXPECT_EQ(names(out), std::vector<std::string>{});  // (the error was not acknowledged)
+}
+
+TEST_F(ReceiverReactionsTest, MarkerOdditiesAreLegalInputButAWrongFpduptrIsAnError) {
+  const auto marker = [](std::uint16_t reserved, std::uint16_t ptr, std::uint16_t expected) {
+    static MarkerFact fact;
+    fact = MarkerFact{};
+    fact.seq = TcpSeq(5100);
+    fact.reserved = reserved;
+    fact.fpdu_ptr = ptr;
+    fact.expected_fpdu_ptr = expected;
+    return [](FpduEvent& e) { e.markers = std::span<const MarkerFact>(&fact, 1); };
+  };
+  const std::vector<std::tuple<std::uint16_t, std::uint16_t, std::string>> cases = {
+      {0x0100, 100, "reserved field"}, {0, 102, "two low bits"}};
+  for (const auto& [reserved, ptr, words] : cases) {
+    ReceiverReactions fresh(Direction::Initiator);
+    rx = fresh;
+    sender = Stream{};
+    receiver = Stream{};
+    out.clear();
+    send_odd(send_ulpdu(1), 10, marker(reserved, ptr, 100));
+    ack_all(11);
+    send(send_ulpdu(2), 12);
+    close(13);
+    ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"}) << words;
+    EXPECT_NE(out[0].message.find(words), std::string::npos) << out[0].message;
+  }
+  ReceiverReactions fresh(Direction::Initiator);
+  rx = fresh;
+  sender = Stream{};
+  out.clear();
+  send_odd(send_ulpdu(1), 10, marker(0x0100, 104, 100));  // FPDUPTR wrong: not legal input
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  close(13);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(ReceiverReactionsTest, WithCrcsOffTheFirstFpdusCrcFieldIsLegalInput) {
+  const auto crc_off = [](std::uint32_t field, std::uint32_t crc32c) {
+    return [=](FpduEvent& e) {
+      e.crc_status = CrcStatus::NotChecked;
+      e.crc_received = field;
+      e.crc_unchecked = crc32c;
+    };
+  };
+  send_odd(send_ulpdu(1), 10, crc_off(0, 0x12345678));
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  close(13);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_NE(out[0].message.find("CRCs being off"), std::string::npos);
+  // A field that holds the CRC32c is nothing odd.
+  ReceiverReactions fresh(Direction::Initiator);
+  rx = fresh;
+  sender = Stream{};
+  out.clear();
+  send_odd(send_ulpdu(1), 10, crc_off(0x12345678, 0x12345678));
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  close(13);
+  EXPECT_TRUE(out.empty());
+  // Right CRC32cs first (a sender that writes them anyway): the first field that is not one.
+  ReceiverReactions later(Direction::Initiator);
+  rx = later;
+  sender = Stream{};
+  send_odd(send_ulpdu(1), 10, crc_off(0x1111, 0x1111));
+  send_odd(send_ulpdu(2), 10, crc_off(0, 0x2222));
+  ack_all(11);
+  send(send_ulpdu(3), 12);
+  close(13);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_NE(out[0].message.find(std::to_string(sender.kept[1]->event.header_seq.value())),
+            std::string::npos);
+}
+
+TEST_F(ReceiverReactionsTest, AnFpduSpanningSegmentsIsLegalInput) {
+  send_odd(send_ulpdu(1), 10, [](FpduEvent& e) { e.within_one_segment = false; });
+  ack_all(11);
+  send(send_ulpdu(2), 12);
+  close(13, true);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_NE(out[0].message.find("spans TCP segments"), std::string::npos);
+  EXPECT_NE(out[0].message.find("RST"), std::string::npos);
+}
+
+TEST_F(ReceiverReactionsTest, AReadRequestInAnOddFpduLeftUnansweredWhileTheNextIsAnswered) {
+  send_odd(read_request(1, 0xE1, 0x1000), 10, nonzero_pad);
+  send(read_request(2, 0xE2, 0x2000), 10);
+  answer(read_response(0xE2, 0x2000), 12);  // its first Read Response: the second Read's
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.legal-fpdu-refused"});
+  EXPECT_EQ(out[0].frame, 12u);
+  EXPECT_NE(out[0].message.find("never the one before it"), std::string::npos);
+  // Answered in order: nothing.
+  ReceiverReactions fresh(Direction::Initiator);
+  rx = fresh;
+  sender = Stream{};
+  receiver = Stream{};
+  out.clear();
+  send_odd(read_request(1, 0xE1, 0x1000), 10, nonzero_pad);
+  send(read_request(2, 0xE2, 0x2000), 10);
+  answer(read_response(0xE1, 0x1000), 12);
+  answer(read_response(0xE2, 0x2000), 12);
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

@@ -252,5 +252,13 @@ TEST(StartupExchange, AnInitiatorKeepingAnInvalidReplysConnectionIsAnError) {
   EXPECT_NE(issue.message.find("frame 6"), std::string::npos) << issue.message;
 }
 
+TEST(StartupExchange, AResponderKeepingAnInvalidRequestsConnectionIsAnError) {
+  const StartupIssue issue = judge_invalid_request_kept_open(4);
+  EXPECT_EQ(issue.id, DiagId::StartupInvalidRequestKeptOpen);
+  EXPECT_EQ(info(issue.id).severity, Severity::Error);
+  EXPECT_NE(issue.message.find("frame 4"), std::string::npos) << issue.message;
+  EXPECT_NE(issue.message.find("Initiator closed"), std::string::npos) << issue.message;
+}
+
 }  // namespace
 }  // namespace mpa

@@ -243,7 +243,8 @@ struct RecordedFinding {
 class RecordingSink : public FpduSink {
  public:
   std::vector<RecordedFpdu> fpdus;
-  std::vector<RecordedSegmentFacts> segment_facts;  // one per FPDU
+  std::vector<RecordedSegmentFacts> segment_facts;          // one per FPDU
+  std::vector<std::optional<std::uint32_t>> crc_unchecked;  // one per FPDU
   std::vector<RecordedFinding> findings;
   std::vector<std::uint64_t> finding_frames;  // one per finding
 
@@ -266,6 +267,7 @@ class RecordingSink : public FpduSink {
       r.markers.push_back({m.seq.value(), m.reserved, m.fpdu_ptr, m.expected_fpdu_ptr});
     }
     fpdus.push_back(std::move(r));
+    crc_unchecked.push_back(e.crc_unchecked);
     segment_facts.push_back({e.first_frame, e.last_frame, e.starts_segment, e.within_one_segment});
   }
   void on_finding(Finding&& f) override {

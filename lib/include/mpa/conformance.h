@@ -41,7 +41,8 @@ std::string_view to_string(Requirement requirement);  // "MUST NOT", "statement"
 enum class Observable : std::uint8_t { Sender, Receiver, No };
 std::string_view to_string(Observable observable);  // "sender", "receiver", "no"
 
-// Full: every breach a complete capture can show is reported by the rule's ids. Partial: some
+// Full: every breach a complete capture can show is reported by the rule's ids (`missing` may
+// say what of the rule no capture can show, and how the ids name what it can). Partial: some
 // are (`missing` says which are not). None: no catalogue entry checks the rule.
 enum class Coverage : std::uint8_t { Full, Partial, None };
 std::string_view to_string(Coverage coverage);  // "full", "partial", "none"
@@ -78,7 +79,9 @@ struct ConformanceRule {
   std::string_view why_not_observable;  // Observable::No: why not
   RuleIds id_list;                      // the catalogue entries that check it
   Coverage coverage;
-  std::string_view missing;  // Partial, None (when observable): what is not checked
+  // Partial, None (when observable): what is not checked; Full: what no complete capture can
+  // show of the rule, and how the ids name the rest (or empty).
+  std::string_view missing;
   // Bundled captures (captures/) whose expected findings hold one of the ids: the evidence.
   RuleCaptures capture_list;
 

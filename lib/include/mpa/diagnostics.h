@@ -54,6 +54,10 @@ class MpaErrorSet {
  public:
   constexpr void add(MpaError code) { bits_ |= static_cast<std::uint8_t>(1u << number(code)); }
   constexpr bool contains(MpaError code) const { return (bits_ >> number(code)) & 1u; }
+  // A Terminate is owed (RFC 6581 9.1, 9.2): code 6 or 7 is in the set.
+  constexpr bool terminate_owed() const {
+    return contains(MpaError::InsufficientIrd) || contains(MpaError::NoMatchingRtr);
+  }
 
  private:
   std::uint8_t bits_ = 0;
@@ -165,6 +169,9 @@ enum class DiagId : std::uint16_t {
   ReceiverInvalidFpduAnswered,
   ReceiverErrorIgnored,
   ReceiverClosedAfterError,
+  // Added with the conformance matrix's receiver rules (RFC 5044 4.1-4.3, 7.1.2).
+  StartupInvalidRequestKeptOpen,
+  ReceiverLegalFpduRefused,
   kCount,
 };
 

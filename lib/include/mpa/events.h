@@ -2,7 +2,9 @@
 // frames, FPDUs, connection summaries), delivered to an EventSink as they become certain.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +59,10 @@ struct MarkerFact {
   std::uint16_t reserved = 0;
   std::uint16_t fpdu_ptr = 0;           // as received
   std::uint16_t expected_fpdu_ptr = 0;  // where the FPDU header really is
+  // The running CRC32c state (crc32c.h) of its FPDU before the marker's octets, with CRCs on:
+  // what a CRC computed without the markers would have been can be worked out from it
+  // (crc_patterns.h).
+  std::uint32_t crc_before = 0;
 };
 
 enum class CrcStatus : std::uint8_t {
@@ -75,6 +81,7 @@ struct FpduEvent {
   std::uint32_t ulpdu_size = 0;  // ULPDU octets as the sender framed them: ulpdu_length,
                                  // unless its ULPDU_Length counts other octets (sender_framing.h)
   std::uint8_t pad_length = 0;
+  std::array<std::uint8_t, 3> pad{};  // the pad octets as sent (the first pad_length)
   bool crc_field = true;          // false: its sender sends no CRC field (fpdu.crc-field-missing)
   std::uint32_t wire_length = 0;  // markers and CRC included
   bool leading_marker = false;
@@ -82,9 +89,14 @@ struct FpduEvent {
   CrcStatus crc_status = CrcStatus::NotChecked;
   std::uint32_t crc_received = 0;  // as a value (the wire carries it LSB first)
   std::uint32_t crc_computed = 0;  // valid when crc_status != NotChecked
-  std::uint64_t first_frame = 0;   // frame holding the first octet
-  std::uint64_t last_frame = 0;    // frame that completed it
-  bool starts_segment = false;     // first octet is the first octet of a segment
+  // CRCs off: the CRC32c of the first FPDU a reader reads, and of the next ones as long as each
+  // CRC field held its CRC32c, so that the first whose field does not is known (a receiver MUST
+  // NOT check it, and one that does fails there; receiver_reactions.h); nullopt for the others
+  // and with CRCs on.
+  std::optional<std::uint32_t> crc_unchecked;
+  std::uint64_t first_frame = 0;  // frame holding the first octet
+  std::uint64_t last_frame = 0;   // frame that completed it
+  bool starts_segment = false;    // first octet is the first octet of a segment
   bool within_one_segment = false;
   bool judged = true;                        // false after an error ended MPA in this direction
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)

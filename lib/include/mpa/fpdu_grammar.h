@@ -120,6 +120,10 @@ class FpduGrammar {
   MarkerGrid grid_;
   SenderFraming framing_;
   bool crc_;
+  // The CRC is computed: with CRCs on, and with them off (crc_unchecked) for the first FPDU and
+  // the next ones while each CRC field held its CRC32c.
+  bool compute_crc_ = true;
+  bool unchecked_crc_due_ = true;
   bool keep_ulpdu_;
   TcpSeq pos_;
   std::uint64_t offset_ = 0;
@@ -133,6 +137,7 @@ class FpduGrammar {
   bool last_marker_leading_ = false;
   std::array<std::uint8_t, 4> crc_bytes_{};
   std::uint32_t crc_state_ = 0;
+  std::uint32_t marker_crc_before_ = 0;    // crc_state_ before the marker being read
   const std::uint8_t* crc_run_ = nullptr;  // first covered octet of this push not yet in it
   bool pad_nonzero_ = false;
   bool seen_any_octet_ = false;  // of the current FPDU

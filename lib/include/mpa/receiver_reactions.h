@@ -18,6 +18,21 @@
 // FPDUs it began before its acknowledgement are never taken as a reaction (it may not have
 // had the bad FPDU yet). A retransmission of the sender's that differs, or a gap in either
 // stream, makes what reached the receiver unknown: nothing is judged from then on.
+//
+// Its reaction to legal input is judged too (RFC 5044 4.1, 4.2, 4.3: a receiver ignores the
+// pad's value, a marker's reserved field and FPDUPTR's two low bits): the sender's first FPDU
+// whose only oddity is one of these, in an error-free stream, is followed until the receiver
+// shows it took it (an acknowledgement of later octets, an FPDU of its own), or closes:
+// - receiver.legal-fpdu-refused: the receiver acknowledged that FPDU and then closed (FIN or
+//   RST) sending nothing, having acknowledged nothing the sender sent after it though the
+//   sender had sent more (it stopped taking the stream there), the sender not having closed;
+//   or that FPDU carried an RDMA Read Request the receiver never answered, its Read Response
+//   in turn answering the sender's next Read Request instead (it dropped the FPDU).
+// Oddities: the pad's value, a marker's reserved field, FPDUPTR's low bits, an FPDUPTR that
+// reaches back across the wrap of sequence numbers (RFC 5044 4.3), an FPDU that spans TCP
+// segments (RFC 5044 5.1), and, CRCs being off, the first FPDU whose CRC field is not its
+// CRC32c (RFC 5044 4.1, 4.4: not checked). A receiver whose TCP acknowledged later octets
+// before it closed is not told apart from one that simply ended the conversation.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +67,9 @@ class ReceiverReactions {
   // ---- the receiver's side
   // A segment of the receiver's (frame `frame`) acknowledges the sender's octets before `ack`;
   // `receiver_offset`: the receiver's own stream offset before that segment's payload.
-  void on_receiver_ack(TcpSeq ack, std::uint64_t frame, std::uint64_t receiver_offset);
+  // `closes`: the segment also closes (FIN or RST): it shows nothing more was taken.
+  void on_receiver_ack(TcpSeq ack, std::uint64_t frame, std::uint64_t receiver_offset,
+                       bool closes = false);
   // Each FPDU of the receiver (`terminate`: an RDMAP Terminate).
   void on_receiver_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp, bool terminate,
                         std::vector<Finding>& out);
@@ -78,6 +95,22 @@ class ReceiverReactions {
     bool unknowable = false;
     bool judged = false;  // a receiver.* finding was reported
   };
+  // The sender's first FPDU with a legal oddity only (a non-zero pad or marker reserved field,
+  // FPDUPTR low bits set), while the receiver's reaction to it is followed.
+  struct LegalOddity {
+    std::string what;  // "non-zero pad octets", ...
+    TcpSeq header_seq;
+    TcpSeq end_seq;
+    std::uint64_t fpdu_frame = 0;
+    bool acked = false;
+    TcpSeq first_ack;                   // the receiver's first ACK covering it
+    std::uint64_t receiver_offset = 0;  // the receiver's stream offset then
+  };
+  void legal_oddity_settled() {
+    odd_.reset();
+    odd_settled_ = true;
+  }
+  void on_sender_fpdu_oddity(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp);
   // A Read Request of the sender's carried in or after the FPDU with the error.
   struct ReadRequest {
     std::uint64_t index = 0;  // 1-based, in the sender's Read Request order
@@ -88,6 +121,15 @@ class ReceiverReactions {
     TcpSeq header_seq;
   };
   static constexpr std::size_t kReadsKept = 64;
+  static std::optional<ReadRequest> read_request_of(const FpduEvent& fpdu);
+  // A Read Request carried in the FPDU with a legal oddity, and the sender's next one.
+  struct OddRead {
+    ReadRequest request;  // index: its place in the sender's Read Request order
+    std::optional<ReadRequest> next;
+    std::string what;
+    std::uint64_t fpdu_frame = 0;
+  };
+  void judge_odd_read(std::uint64_t k, const FpduEvent& fpdu, std::vector<Finding>& out);
 
   std::string sender_name() const;
   std::string receiver_name() const;
@@ -111,6 +153,11 @@ class ReceiverReactions {
   std::uint64_t response_frame_ = 0;
   // The receiver's first FPDU (not a Terminate) begun after its ACK of the bad FPDU.
   std::optional<Finding> went_on_;
+  std::optional<LegalOddity> odd_;
+  std::optional<OddRead> odd_read_;
+  bool odd_settled_ = false;  // the first such FPDU was taken, refused, or cannot be judged
+  bool sender_sent_ = false;  // the sender has completed an FPDU
+  TcpSeq sender_end_;         // after the last octet of its latest complete FPDU
 };
 
 }  // namespace mpa

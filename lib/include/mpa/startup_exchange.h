@@ -88,6 +88,11 @@ std::vector<StartupIssue> judge_initiator_close_after_accept(const StartupFrame&
 // (RFC 5044 7.1.2 rules 3 and 5, section 8).
 StartupIssue judge_invalid_reply_kept_open(std::uint64_t reply_frame);
 
+// The Responder got an improperly formatted Request (completed in `request_frame`),
+// acknowledged it, sent nothing, and had not closed when the Initiator closed: it kept the
+// connection open (RFC 5044 7.1.1, 7.1.2 rules 2 and 5, section 8).
+StartupIssue judge_invalid_request_kept_open(std::uint64_t request_frame);
+
 // The Initiator's exit from a failed negotiation (`verdict.terminate_due`): `terminate_code`
 // is the MPA error code of the Terminate it sent (layer 2, error type 0; nullopt: a Terminate
 // of another layer or type), or, with `terminated` false, it closed without one.
