@@ -391,11 +391,13 @@ constexpr DiagField field_of(DiagId id) {
     case StartupNegotiationTerminateMissing:  // the Terminate with the wrong code, if one
     case ReceiverInvalidFpduAnswered:         // the Read Response
     case ReceiverErrorIgnored:                // the FPDU sent after the bad one
+    case ReceiverLegalFpduRefused:  // the Read Response that skipped it (or, apart, the close)
       return Fpdu;
     case StartupInitiatorDataBeforeReply:
     case StartupStreamingPrefix:
     case StartupNoReply:
     case StartupInvalidReplyKeptOpen:
+    case StartupInvalidRequestKeptOpen:
     case StartupRequestClosedWithoutReply:
     case FpduFramingUnverifiable:
     case FpduFramingLost:     // octets at an FPDU boundary that are no FPDU
