@@ -24,19 +24,23 @@ using Caps = RuleCaptures;
 constexpr std::string_view kInsideHost = "an interface inside the host, between MPA and DDP";
 constexpr std::string_view kSctpOnly =
     "RFC 5043 (DDP over SCTP) session control: mpa-check reads MPA over TCP only";
+// How a receiver's refusal of a marker's legal oddity shows (the oddity is named before it;
+// a macro so that both rules' texts stay compile-time literals).
+#define MPA_MARKER_ODDITY_REFUSED                                                         \
+  "a receiver that acknowledges the first FPDU showing it, then takes nothing more and "  \
+  "closes sending nothing while its peer had sent more, or that never answers a Read "    \
+  "Request carried in it while answering the next, is named "                             \
+  "(receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "    \
+  "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "  \
+  "which it also sends for a ULPDU too short for its headers, is not taken for a marker " \
+  "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets "      \
+  "before it closed is not told apart from one that ended the conversation, a Terminate " \
+  "of another kind is the receiver's verdict on what the FPDU carries, not told apart "   \
+  "from a refusal, and one that drops the FPDU silently shows it only through a Read "    \
+  "Request it leaves unanswered"
 // A receiver that refuses an FPDU for its FPDUPTR low bits (legal input).
 constexpr std::string_view kLowBitsRefused =
-    "a marker whose FPDUPTR has its low bits set: a receiver that acknowledges the first FPDU "
-    "showing it, then takes nothing more and closes sending nothing while its peer had sent "
-    "more, or that never answers a Read Request carried in it while answering the next, is "
-    "named (receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "
-    "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "
-    "which it also sends for a ULPDU too short for its headers, is not taken for a marker "
-    "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets before "
-    "it closed is not told apart from one that ended the conversation, a Terminate of another "
-    "kind is the receiver's verdict on what the FPDU carries, not told apart from a refusal, "
-    "and one that drops the FPDU silently shows it only through a Read Request it leaves "
-    "unanswered";
+    "a marker whose FPDUPTR has its low bits set: " MPA_MARKER_ODDITY_REFUSED;
 constexpr std::string_view kInitiatorWentOn =
     "an Initiator that goes on sending FPDUs (a Terminate first is allowed) is named, and one "
     "that acknowledged the Reply, sent nothing and had not closed when the Responder closed; "
@@ -204,17 +208,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "The Reserved field MUST be set to zero on transmit and ignored on receive",
      "A receiver ignores a marker's reserved field (but for the CRC).", Receiver, "",
      Ids{ReceiverLegalFpduRefused, RdmapTerminateDisagrees}, Full,
-     "a marker with a non-zero reserved field: a receiver that acknowledges the first FPDU "
-     "showing it, then takes nothing more and closes sending nothing while its peer had sent "
-     "more, or that never answers a Read Request carried in it while answering the next, is "
-     "named (receiver.legal-fpdu-refused, a warning); a Terminate blaming a marker error (MPA "
-     "error 3) where mpa-check saw none is rdmap.terminate-disagrees (Linux siw's code 3, "
-     "which it also sends for a ULPDU too short for its headers, is not taken for a marker "
-     "claim when mpa-check saw such a ULPDU); one whose TCP acknowledged later octets before "
-     "it closed is not told apart from one that ended the conversation, a Terminate of another "
-     "kind is the receiver's verdict on what the FPDU carries, not told apart from a refusal, "
-     "and one that drops the FPDU silently shows it only through a Read Request it leaves "
-     "unanswered",
+     "a marker with a non-zero reserved field: " MPA_MARKER_ODDITY_REFUSED,
      Caps{"fault-receiver.legal-fpdu-refused--marker.pcap", kTerminateDisagrees}},
     {"5044-4.2-r4", Rfc5044, "4.2", 757, 758, Must,
      "The least significant two bits MUST always be set to zero at the transmitter",
@@ -1112,6 +1106,7 @@ constexpr std::array kRules = std::to_array<ConformanceRule>({
      "enhanced establishment",
      Caps{"fault-startup.enhanced-mismatch.pcap"}},
 });
+#undef MPA_MARKER_ODDITY_REFUSED
 
 constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
     {StartupRevision2, BeyondRules::Event, "Rev 2 is RFC 6581's revision: noted, nothing broken"},

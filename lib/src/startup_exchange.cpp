@@ -154,20 +154,28 @@ std::vector<StartupIssue> judge_initiator_close_after_accept(const StartupFrame&
   return issues;
 }
 
+namespace {
+
+// The receiver of an improperly formatted startup frame kept the connection open: it
+// acknowledged the frame, sent nothing and was still open when its peer closed.
+StartupIssue kept_open(DiagId id, std::string_view receiver, std::string_view frame_kind,
+                       std::uint64_t frame, std::string_view peer) {
+  return {id, fmt::format("{} acknowledged the improperly formatted MPA {} (frame {}) but "
+                          "neither closed the connection nor sent anything before the {} "
+                          "closed it",
+                          receiver, frame_kind, frame, peer)};
+}
+
+}  // namespace
+
 StartupIssue judge_invalid_reply_kept_open(std::uint64_t reply_frame) {
-  return {DiagId::StartupInvalidReplyKeptOpen,
-          fmt::format("Initiator acknowledged the improperly formatted MPA Reply (frame {}) but "
-                      "neither closed the connection nor sent anything before the Responder "
-                      "closed it",
-                      reply_frame)};
+  return kept_open(DiagId::StartupInvalidReplyKeptOpen, "Initiator", "Reply", reply_frame,
+                   "Responder");
 }
 
 StartupIssue judge_invalid_request_kept_open(std::uint64_t request_frame) {
-  return {DiagId::StartupInvalidRequestKeptOpen,
-          fmt::format("Responder acknowledged the improperly formatted MPA Request (frame {}) but "
-                      "neither closed the connection nor sent anything before the Initiator "
-                      "closed it",
-                      request_frame)};
+  return kept_open(DiagId::StartupInvalidRequestKeptOpen, "Responder", "Request", request_frame,
+                   "Initiator");
 }
 
 std::optional<StartupIssue> judge_negotiation_exit(MpaErrorSet due, bool terminated,
