@@ -74,7 +74,7 @@ elif [[ $(basename "$source_arg") == mpa_check_bench* ]]; then
 elif [[ $(basename "$source_arg") == mpa-synth* ]]; then
   command -v mergecap > /dev/null || { echo "mergecap (wireshark-common) is needed to merge mpa-synth's conversations" >&2; exit 2; }
   # 16 conversations, seeds (so ports and ISNs) apart, markers and CRCs both ways.
-  messages=$((megabytes * 1048576 / 16 / 4200))
+  messages=$((megabytes * 1048576 / 16 / 2400))  # 1688 octets a message on average, plus headers, ACKs, the responder
   parts=()
   for seed in $(seq 1 16); do
     "$source_arg" -o "$work/part$seed.pcap" --seed "$seed" --rev 2 --request-m 1 --reply-m 1 \
