@@ -23,7 +23,8 @@
 #               mpa_check_bench of MPA_CHECK's build tree, else its mpa-synth
 #   WORKDIR     scratch directory (default: a fresh one under /tmp, removed at the end)
 #   MEGABYTES=N capture size to generate (default 384)
-#   STEPS=N     bisection steps per consumer (default 6)
+#   STEPS=N     bisection steps per consumer (default 5: 2-3 minutes in all; each step halves
+#               the interval, the first is half the top speed)
 #   CONFIRM=N   replays a rate must pass to count as loss-free (default 2: drops come in bursts,
 #               when the consumer is not scheduled for a while, so one clean replay is luck)
 set -euo pipefail
@@ -31,7 +32,7 @@ set -euo pipefail
 mpa_check=$(realpath "${1:?usage: live_rate.sh MPA_CHECK [CAPTURE|GENERATOR] [WORKDIR]}")
 source_arg=${2:-}
 megabytes=${MEGABYTES:-384}
-steps=${STEPS:-6}
+steps=${STEPS:-5}
 confirm=${CONFIRM:-2}
 if [[ -n "${3:-}" ]]; then
   work=$3
