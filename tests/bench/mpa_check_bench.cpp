@@ -10,8 +10,10 @@
 //     the floor, and mpa-check's peak RSS;
 // and mpa-check with --read-threads 1 on the plain file, and CaptureReader's reading alone.
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
-//      [--rounds N]
-// (not part of ctest; --file may be a pcapng, which the libpcap loop reads too)
+//      [--rounds N] [--write-only]
+// (not part of ctest; --file may be a pcapng, which the libpcap loop reads too).
+// --write-only writes the capture and exits: tests/bench/live_rate.sh (issue 24) replays one
+// onto a veth pair to find the rate at which `mpa-check -i` loses nothing.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <pcap/pcap.h>
@@ -286,17 +288,27 @@ int main(int argc, char** argv) {
   // --binary: another mpa-check (an older build) measured against the same floors.
   std::string binary = MPA_CHECK_BINARY;
   int rounds = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  // --write-only: write the capture (when it is not there yet) and exit: live_rate.sh
+  // replays it onto a veth pair.
+  bool write_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--write-only") == 0) {
+      write_only = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (std::strcmp(argv[i], "--size-mib") == 0) size_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--file") == 0) path = argv[i + 1];
     if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
     if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::stoi(argv[i + 1]);
+    ++i;
   }
   const std::uint64_t bytes = size_mib << 20;
   if (!std::filesystem::exists(path) || std::filesystem::file_size(path) < bytes) {
     fmt::print("writing {} MiB capture to {} ...\n", size_mib, path);
     write_capture(path, bytes);
   }
+  if (write_only) return 0;
   const std::string gz = path + ".gz", zst = path + ".zst";
   compressed_copy(path, gz, "gzip -6 -c");
   compressed_copy(path, zst, "zstd -3 -q -c");
