@@ -41,8 +41,9 @@ class CaptureReader {
   // to a message naming the file.
   static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error);
 
-  // A live capture on a network interface (libpcap: immediate mode, nanosecond time
-  // stamps where the interface offers them), with an optional BPF filter. `duration_ms`:
+  // A live capture on a network interface (libpcap: packets delivered within 200 ms, in a
+  // 32 MiB ring; nanosecond time stamps where the interface offers them), with an optional
+  // BPF filter. `duration_ms`:
   // the capture ends after that long (0: until stop()).
   struct LiveOptions {
     std::string interface;
