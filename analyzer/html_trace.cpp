@@ -9,6 +9,7 @@
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
 #include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
 #include "mpa/startup_layout.h"
 #include "mpa/terminate.h"
 #include "report.h"
@@ -55,19 +56,18 @@ std::vector<SeqRange> shown_parts(SeqRange whole, const std::vector<Highlight>& 
   return out;
 }
 
-// A framing deviation: a finding about how its sender frames FPDUs, shown on the FPDU as the
-// sender framed it (reported so, or again with EventSink::on_fpdu_revised).
-bool framing_deviation(DiagId id) {
-  return id == DiagId::FpduPadRuleWrong || id == DiagId::FpduCrcFieldMissing ||
-         id == DiagId::FpduUlpduLengthMiscounted || id == DiagId::FpduMarkersMissing;
-}
+// A finding about a Terminate message (rdmap.terminate, rdmap.terminate-encoding,
+// rdmap.terminate-disagrees: the stable ids say so).
+bool about_a_terminate(DiagId id) { return info(id).name.starts_with("rdmap.terminate"); }
 
-// The fields of an FPDU a finding points at. `grid`: the markers of its direction.
+// The fields of an FPDU a finding points at: the field the catalogue says it is about
+// (DiagnosticInfo::field), the ULPDU_Length field beside it. `grid`: the markers of its
+// direction.
 std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq finding_seq,
                                        const MarkerGrid& grid) {
   std::vector<Highlight> out;
   const SeqRange length_field = ulpdu_length_field(f.header_seq);
-  if (framing_deviation(id)) {
+  if (names_sender_framing(id)) {
     out.push_back({length_field, fmt::format("ULPDU_Length {} ({} octets of ULPDU sent)",
                                              f.ulpdu_length, f.ulpdu_size)});
     for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
@@ -83,17 +83,16 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
     }
     return out;
   }
-  switch (id) {
-    case DiagId::FpduCrcMismatch:
-    case DiagId::FpduCrcMiscomputed:
+  switch (info(id).field) {
+    case DiagField::Crc:
       out.push_back({crc_field(f.start_seq, f.wire_length),
                      fmt::format("CRC received 0x{:08x}, computed 0x{:08x}", f.crc_received,
                                  f.crc_computed)});
       break;
-    case DiagId::RdmapTerminate:
-    case DiagId::RdmapTerminateEncoding:
-      // RFC 5040 4.8: the peer's verdict is in the Terminate Control field.
-      if (f.ulpdu_size >= kTerminateControlOffset + kTerminateControlSize) {
+    case DiagField::Ulpdu:
+      // RFC 5040 4.8: a Terminate's verdict is in its Terminate Control field.
+      if (about_a_terminate(id) &&
+          f.ulpdu_size >= kTerminateControlOffset + kTerminateControlSize) {
         for_each_ulpdu_octets_run(
             grid, f.header_seq, kTerminateControlOffset, kTerminateControlSize, [&](SeqRange run) {
               out.push_back({run, "Terminate Control (Layer, EType, Error Code, M D R)"});
@@ -102,17 +101,14 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
       }
       out.push_back({length_field, fmt::format("ULPDU_Length {}", f.ulpdu_length)});
       break;
-    case DiagId::FpduPadNonzero: {
+    case DiagField::Pad: {
       for_each_pad_run(grid, f.header_seq, f.ulpdu_size, f.pad_length, [&](SeqRange run) {
         out.push_back({run, fmt::format("pad ({} octets)", f.pad_length)});
         return true;
       });
       break;
     }
-    case DiagId::MarkerFpduptrMismatch:
-    case DiagId::MarkerReservedNonzero:
-    case DiagId::MarkerFpduptrLowBits:
-    case DiagId::MarkerUnexpected: {
+    case DiagField::Marker: {
       for (const MarkerFact& m : f.markers) {
         if (m.seq != finding_seq) continue;
         std::string label = fmt::format("marker: reserved 0x{:04x}, FPDUPTR {} (expected {})",
@@ -138,41 +134,30 @@ std::vector<Highlight> fpdu_highlights(DiagId id, const FpduEvent& f, TcpSeq fin
   return out;
 }
 
+// The fields of a startup frame a finding points at: the field the catalogue says it is about.
 std::vector<Highlight> startup_highlights(DiagId id, const StartupFrameFields& fields,
                                           const StartupFrame& frame) {
   std::vector<Highlight> out;
   auto add = [&out](SeqRange r, std::string label) {
     if (r.length) out.push_back({r, std::move(label)});
   };
-  switch (id) {
-    case DiagId::StartupKeyInvalid:
+  switch (info(id).field) {
+    case DiagField::StartupKey:
       add(fields.key, "Key");
       break;
-    case DiagId::StartupPdLengthTooLarge:
-    case DiagId::StartupPdLengthMismatch:
-    case DiagId::StartupPrivateDataOver256:
+    case DiagField::StartupPdLength:
       add(fields.pd_length, fmt::format("PD_Length {}", frame.pd_length));
       break;
-    case DiagId::StartupRevisionUnsupported:
-    case DiagId::StartupRevision0:
-    case DiagId::StartupRevision2:
-    case DiagId::StartupVendorRevision:
-    case DiagId::InteropRev2RetriedAsRev1:
+    case DiagField::StartupRevision:
       add(fields.revision, fmt::format("Rev {}", frame.revision));
       add(fields.vendor_extension, "vendor extension");
       break;
-    case DiagId::StartupEnhancedDataMissing:
-    case DiagId::StartupEnhancedMismatch:
-    case DiagId::StartupRtrFlagsWithoutP2p:
-    case DiagId::StartupP2pMismatch:
-    case DiagId::StartupNoMatchingRtr:
-    case DiagId::StartupInsufficientIrd:
-    case DiagId::StartupNoNegotiationNotEchoed:
-    case DiagId::InteropP2pRequired:
+    case DiagField::StartupPrivateData:
+    case DiagField::StartupEnhanced:
       add(fields.flags, fmt::format("flags 0x{:02x}", frame.flags));
       add(fields.enhanced, "IRD/ORD block");
       break;
-    case DiagId::InteropStackFingerprint:
+    case DiagField::StartupFrame:
       add(fields.flags, fmt::format("flags 0x{:02x}", frame.flags));
       add(fields.revision, fmt::format("Rev {}", frame.revision));
       add(fields.vendor_extension, "vendor extension");
@@ -376,7 +361,7 @@ void HtmlTracer::on_finding(const Finding& f) {
       last && f.stream_offset >= last->start_offset && f.stream_offset < last->end_offset()) {
     c.places[index] = fpdu_place(f.id, *last, f.tcp_seq);
     ++trace_.places;
-    if (!framing_deviation(f.id)) return;  // (else a revision of that FPDU may follow)
+    if (!names_sender_framing(f.id)) return;  // (else a revision of that FPDU may follow)
   }
   c.waiting.push_back({index, f.direction, f.stream_offset, f.id, f.tcp_seq});
 }

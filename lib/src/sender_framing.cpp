@@ -46,6 +46,18 @@ std::span<const SenderHypothesis> framing_hypotheses(bool markers, bool crc) {
   return crc ? std::span<const SenderHypothesis>(kCrcOnly) : kNeither;
 }
 
+bool names_sender_framing(DiagId id) {
+  switch (id) {
+    case FpduMarkersMissing:
+    case FpduCrcFieldMissing:
+    case FpduPadRuleWrong:
+    case FpduUlpduLengthMiscounted:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string describe(const SenderHypothesis& h) {
   if (!h.id) return "the RFC's framing";
   switch (*h.id) {

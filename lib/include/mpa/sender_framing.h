@@ -70,6 +70,10 @@ struct SenderHypothesis {
   bool markers = false;  // the sender inserts markers
 };
 
+// True for the ids a SenderHypothesis names: findings about how a sender frames its FPDUs,
+// which the faces show on the FPDU as that sender framed it (EventSink::on_fpdu_revised).
+bool names_sender_framing(DiagId id);
+
 // The hypotheses worth testing for a direction whose negotiation asked for `markers` and
 // `crc`, the RFC's own first. (Markers are only tested absent where they were asked for;
 // markers nobody asked for are the marker probe's, framing_inference.h.)
