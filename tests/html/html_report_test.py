@@ -675,6 +675,38 @@ def main():
             # Where the CRC field belongs the next FPDU begins: its octets are in the capture.
             if any("··" in m["octets"] for m in marks):
                 fail(f"{name}: octets of the {fid} dump shown as missing")
+    # Every dump highlights the field the catalogue says its finding is about (--list-diagnostics
+    # "field"), as the plugin hangs its expert item there; a sender's framing deviation shows the
+    # FPDU's fields as sent instead (checked above).
+    catalogue = json.loads(run([args.mpa_check, "--list-diagnostics", "--format", "json"]).stdout)
+    field_of = {d["id"]: d["field"] for d in catalogue}
+    title_of_field = {"crc": "CRC received", "pad": "pad", "marker": "marker", "ulpdu-length": "ULPDU_Length",
+                      "startup-key": "Key", "startup-pd-length": "PD_Length", "startup-revision": "Rev",
+                      "startup-flags": "flags", "startup-enhanced": "flags", "startup-frame": "flags"}
+    sender_framing = {"fpdu.pad-rule-wrong", "fpdu.crc-field-missing", "fpdu.ulpdu-length-miscounted",
+                      "fpdu.markers-missing"}
+    dumps = {}
+    for m in static.marks:
+        dumps.setdefault((m["capture"], m["finding"]), []).append(m["title"])
+    placed = 0
+    for (i, fid), titles in sorted(dumps.items()):
+        want = title_of_field.get(field_of.get(fid, ""))
+        if fid in sender_framing or want is None:
+            continue
+        # A finding about a startup frame's field that the library reported on an FPDU (a
+        # refusal that came as a Terminate) is drawn on that FPDU, as the plugin shows it apart.
+        startup_dump = any(t.startswith(("Key", "flags", "Rev", "PD_Length", "IRD/ORD")) for t in titles)
+        if field_of[fid].startswith("startup-") != startup_dump:
+            continue
+        if fid.startswith("rdmap.terminate") and not any(t.startswith("Terminate Control") for t in titles):
+            fail(f"{os.path.basename(files[i])}: the dump of {fid} highlights no Terminate Control ({titles})")
+        if not any(t.startswith(want) for t in titles):
+            fail(f"{os.path.basename(files[i])}: the dump of {fid} (about its {field_of[fid]}) "
+                 f"highlights no {want!r} ({titles})")
+        placed += 1
+    if placed < 20:
+        fail(f"only {placed} dumps checked against the catalogue's fields")
+
     for name in ("fault-fpdu.pad-rule-wrong.pcap", "fault-fpdu.crc-field-missing.pcap"):
         i = capture_index(name)
         if i is not None and not any(c == i and ns for c, _, ns in static.whens):
