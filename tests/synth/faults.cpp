@@ -640,21 +640,21 @@ void legal_fpdu_refused(Scenario& s) {
   s.initiator.messages[1].tweaks.pad_fill = 0xA5;  // ULPDU 39: 3 pad octets
   s.expected.findings.push_back("fpdu.pad-nonzero");
 }
-// ... a marker whose reserved field is 0x0100 (RFC 5044 4.2: ignored on receipt).
-void legal_fpdu_refused_marker(Scenario& s) {
+// ... a marker that is legal input, written so by `tweak` and named by `finding`.
+void legal_fpdu_refused_with_marker(Scenario& s, MarkerTweak tweak, const char* finding) {
   refuses_second_fpdu(s);
   markers_to_responder(s);
   s.initiator.messages[1] = send_of(1000);  // spans a marker position
-  s.initiator.messages[1].tweaks.marker = MarkerTweak{0x0100, 0, 0};
-  s.expected.findings.push_back("marker.reserved-nonzero");
+  s.initiator.messages[1].tweaks.marker = tweak;
+  s.expected.findings.push_back(finding);
+}
+// ... a marker whose reserved field is 0x0100 (RFC 5044 4.2: ignored on receipt).
+void legal_fpdu_refused_marker(Scenario& s) {
+  legal_fpdu_refused_with_marker(s, MarkerTweak{0x0100, 0, 0}, "marker.reserved-nonzero");
 }
 // ... a marker whose FPDUPTR has bit 0x0002 set (RFC 5044 4.2, 4.3: taken as zero).
 void legal_fpdu_refused_low_bits(Scenario& s) {
-  refuses_second_fpdu(s);
-  markers_to_responder(s);
-  s.initiator.messages[1] = send_of(1000);
-  s.initiator.messages[1].tweaks.marker = MarkerTweak{0, 0, 0x0002};
-  s.expected.findings.push_back("marker.fpduptr-low-bits");
+  legal_fpdu_refused_with_marker(s, MarkerTweak{0, 0, 0x0002}, "marker.fpduptr-low-bits");
 }
 // ... a marker whose FPDUPTR reaches back across the wrap of sequence numbers (RFC 5044 4.3):
 // the Initiator's sequence numbers wrap 300 octets into full operation, between the header of
