@@ -759,7 +759,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
     }
     const std::uint64_t at = impl.map_at;
     if (!impl.hold) impl.give_back(at);
-    impl.prefetch(at);
+    if (!impl.hold) impl.prefetch(at);
     if (impl.map_size - at >= 16) {
       std::uint32_t h[4];  // seconds, fraction, captured length, length
       std::memcpy(h, impl.map + at, sizeof h);

@@ -190,6 +190,25 @@ def check_parallel(a):
     expect(code == 2 and "does-not-exist.pcap: no such file" in err, err)
 
 
+def check_read_threads(a):
+    """A thread of its own for reading (--read-threads 2) gives the report that one thread
+    gives, byte for byte, over the bundled captures: among them tunnelled segments, IP
+    fragments and frames that are not TCP, which cross from the reading thread otherwise
+    than plain TCP segments do."""
+    outputs = []
+    for threads in ("1", "2"):
+        code, out, err = run(a.mpa_check, "--format", "json", "--read-threads", threads,
+                             a.captures, a.siw)
+        expect(code == 1, f"--read-threads {threads}: exit {code}: {err}")
+        outputs.append(out)
+    expect(outputs[0] == outputs[1], "--read-threads 2 report differs from --read-threads 1")
+    captures = json.loads(outputs[0])["captures"]
+    def count(value):
+        return sum(value.values()) if isinstance(value, dict) else value
+    for key in ("tunnelled_segments", "ip_datagrams", "not_tcp", "tcp_segments"):
+        expect(any(count(c[key]) for c in captures), f"no capture has {key}: the check sees too little")
+
+
 def check_text(a):
     """Errors and warnings lead, notes hidden unless asked, repeats folded, plurals, colour."""
     gso = os.path.join(a.siw, "siw6.1-gso-rping-65535B-veth1500.pcap")  # 37 ulpdu-length-too-large
@@ -896,7 +915,7 @@ def check_list_rules(a):
 
 CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-as-pcap": check_pcapng_as_pcap, "mixed-interfaces": check_mixed_interfaces, "streaming": check_streaming, "captures-as-users-have-them": check_captures_as_users_have_them, "junit-agrees": check_junit_agrees, "require-mpa": check_require_mpa,
           "suppressions": check_suppressions, "suppression-text": check_suppression_text_and_errors,
-          "baseline": check_baseline, "parallel": check_parallel, "text": check_text,
+          "baseline": check_baseline, "parallel": check_parallel, "read-threads": check_read_threads, "text": check_text,
           "grep-trust": check_grep_trust, "unused-rules": check_unused_rules,
           "baseline-elsewhere": check_baseline_elsewhere, "missing-input": check_missing_input,
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}

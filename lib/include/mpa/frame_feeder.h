@@ -91,6 +91,19 @@ class FrameFeeder : private IpReassemblyEvents {
     deliver(frame, decoded);
     return decoded.status;
   }
+  // The same for a frame that decode_captured() found to hold a TCP segment outside any
+  // tunnel (the common case): only the segment crosses threads, not the whole DecodeResult.
+  void feed_plain_segment(const CapturedFrame& frame, const TcpSegment& segment) {
+    ++stats_.frames;
+    stats_.bytes += frame.data.size();
+    ++stats_.tcp_segments;
+    analyzer_.on_segment(segment);
+  }
+  // Whether feed_plain_segment(frame, decoded.segment) does what feed_decoded(frame, decoded)
+  // does.
+  static bool plain_segment(const DecodeResult& decoded) {
+    return decoded.status == DecodeStatus::Tcp && decoded.tunnels.depth == 0;
+  }
   const DecodeOptions& decode_options() const { return analyzer_.options().decode; }
   // The capture ended at `last_frame`: IP datagrams still incomplete are given up (a capture
   // gap each), then the analyzer finishes every connection.
