@@ -74,6 +74,7 @@ struct Batch {
   std::uint64_t consumed = 0;              // reader.bytes_read() after the last record
   ReadStatus status = ReadStatus::Record;  // End or Error: the last batch
   std::uint64_t mapped_octets = 0;
+  bool decoded_here = false;  // `decoded` holds the records decoded (else: decode them)
   void clear() {
     records.clear();
     unusual.clear();
@@ -179,11 +180,14 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
           r.data = std::span<const std::uint8_t>(batch->octets.data() + batch->copied_at[i],
                                                  r.data.size());
         }
-        // Decoded here: decoding is pure, and the analysing thread has enough to do.
-        if (batch->decoded.size() < batch->records.size()) {
+        // Decoded here: decoding is pure, and the analysing thread has enough to do; unless
+        // the octets were copied (a compressed capture): then decompressing and copying keep
+        // this thread busier than the other.
+        batch->decoded_here = batch->copied.empty();
+        if (batch->decoded_here && batch->decoded.size() < batch->records.size()) {
           batch->decoded.resize(batch->records.size());  // (never shrunk: reused)
         }
-        for (std::size_t i = 0; i < batch->records.size(); ++i) {
+        for (std::size_t i = 0; batch->decoded_here && i < batch->records.size(); ++i) {
           if (i + kDecodeAhead < batch->records.size()) {
             // The headers decoding looks at next (the record's first two lines).
             const std::uint8_t* ahead = batch->records[i + kDecodeAhead].data.data();
@@ -215,13 +219,17 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
     for (;;) {
       batch = static_cast<Batch*>(full.pop());
       const std::size_t n = batch->records.size();
-      for (std::size_t i = 0; i < std::min(n, kAhead); ++i) {
+      for (std::size_t i = 0; batch->decoded_here && i < std::min(n, kAhead); ++i) {
         prefetch(batch->records[i], batch->decoded[i]);
       }
       for (std::size_t i = 0; i < n; ++i) {
         // The octets (and the decoding) of a record ahead, into this core's cache while this
         // one is analysed: they were read on the other core, long enough ago to have left its
         // cache, and the CRC and the retransmission history would wait for each line.
+        if (!batch->decoded_here) {
+          feeder.feed(captured_frame(batch->records[i]));
+          continue;
+        }
         if (i + kAhead < n) prefetch(batch->records[i + kAhead], batch->decoded[i + kAhead]);
         const Decoded& decoded = batch->decoded[i];
         if (decoded.unusual == Decoded::kPlainSegment) {
