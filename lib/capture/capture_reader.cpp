@@ -4,7 +4,10 @@
 // which libpcap 1.10 refuses). A plain regular file is mapped and its records are parsed in
 // place (no copy into user space at all); a pcap record the mapping cannot give as libpcap
 // would (an unusual header, a record cut short, the end of the mapping) is read by libpcap
-// from its own offset on, so that what is read and every message stay libpcap's.
+// from its own offset on, so that what is read and every message stay libpcap's. A compressed
+// pcap file is decompressed into chunks whose records are parsed where they lie, likewise;
+// where a record cannot be given so, libpcap reads the file again from its start and takes
+// over at that record.
 #include "mpa/capture_reader.h"
 
 #include <fmt/format.h>
@@ -29,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -139,7 +143,8 @@ struct Decompressor {
   std::uint64_t member_start = 0;  // file offset of the member being inflated
   std::uint64_t member_out = 0;    // octets it gave so far
 #endif
-  std::uint64_t skip = 0;  // octets zlib gives again, not to be returned twice
+  std::uint64_t skip = 0;   // octets zlib gives again, not to be returned twice
+  std::uint64_t given = 0;  // decompressed octets decompressor_read() returned
   ZSTD_DCtx* zstd = nullptr;
 #if MPA_HAVE_LZ4
   LZ4F_dctx* lz4 = nullptr;
@@ -337,9 +342,12 @@ ssize_t decompressor_read(void* cookie, char* out, std::size_t size) {
     std::size_t n = 0;
     while (n < size && d->head_at < d->head_size)
       out[n++] = static_cast<char>(d->head[d->head_at++]);
+    d->given += n;
     return static_cast<ssize_t>(n);
   }
-  return d->read(out, size);
+  const ssize_t n = d->read(out, size);
+  if (n > 0) d->given += static_cast<std::uint64_t>(n);
+  return n;
 }
 int decompressor_close(void* cookie) {
   delete static_cast<Decompressor*>(cookie);
@@ -464,6 +472,20 @@ struct CaptureReader::Impl {
   std::uint64_t released = 0;
   bool hold = false;
   bool regular = false;
+  // A compressed pcap file read in place: its decompressed octets are read into chunks and
+  // its records parsed where they lie, as from the mapping (map_at is then the offset in
+  // the decompressed stream). The back chunk is the one read; the others hold records that
+  // may still be looked at, and are given back (kept for reuse) once released.
+  struct Chunk {
+    std::unique_ptr<std::uint8_t[]> octets;
+    std::uint64_t start = 0;  // the stream offset of octets[0]
+    std::size_t size = 0;     // octets read into it
+    std::uint64_t records_end = std::numeric_limits<std::uint64_t>::max();  // after its last
+  };
+  static constexpr std::size_t kChunkSize = 4u << 20;  // (a record: at most 262144 + 16)
+  bool chunk_pcap = false;
+  std::deque<Chunk> chunks;
+  std::vector<std::unique_ptr<std::uint8_t[]>> spare;
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
@@ -473,11 +495,83 @@ struct CaptureReader::Impl {
   // Mapped octets are given back in chunks of this size.
   static constexpr std::uint64_t kChunk = 4u << 20;
   void give_back(std::uint64_t offset) {
+    while (chunks.size() > 1 && chunks.front().records_end <= offset) {
+      spare.push_back(std::move(chunks.front().octets));
+      chunks.pop_front();
+    }
     if (map == nullptr) return;
     offset = std::min<std::uint64_t>(offset, map_size) & ~(kChunk - 1);
     if (offset <= released) return;
     madvise(const_cast<std::uint8_t*>(map) + released, offset - released, MADV_DONTNEED);
     released = offset;
+  }
+  // The record whose header is at `p`, with `available` octets there from it: true (and
+  // `record` filled, map_at moved past it) where it is read in place as libpcap gives it:
+  // within the snapshot length and libpcap's ceiling, time stamps that libpcap reads the
+  // same whether it takes them as signed or not, and whole.
+  bool record_in_place(const std::uint8_t* p, std::uint64_t available, CaptureRecord& record) {
+    if (available < 16) return false;
+    std::uint32_t h[4];  // seconds, fraction, captured length, length
+    std::memcpy(h, p, sizeof h);
+    if (h[2] > map_snapshot || h[2] > 262144u || h[0] >= 0x80000000u || h[1] >= 0x80000000u ||
+        available - 16 < h[2]) {
+      return false;
+    }
+    ++records;
+    record.number = records;
+    record.timestamp_ns = std::uint64_t{h[0]} * 1'000'000'000u +
+                          (map_nano ? std::uint64_t{h[1]} : std::uint64_t{h[1]} * 1000u);
+    record.original_length = h[3];
+    record.link_type = link_type;
+    record.data = std::span<const std::uint8_t>(p + 16, h[2]);
+    record.mapped = true;
+    bytes_seen += h[2];
+    map_at += 16 + h[2];
+    return true;
+  }
+  // Up to `size` decompressed octets into `out`: first those the FILE libpcap opened holds
+  // (read past the file header), then straight from the decompressor (no copy through
+  // stdio). Fewer at the end of the stream, or where it failed (decompressor->failed).
+  std::uint64_t from_file = 24;  // octets of the FILE read (libpcap: the file header)
+  std::size_t read_decompressed(std::uint8_t* out, std::size_t size) {
+    // (The FILE that libpcap holds owns it; only this reader reads from it now.)
+    auto* d = const_cast<Decompressor*>(decompressor);
+    std::size_t got = 0;
+    if (d->given > from_file) {
+      got =
+          std::fread(out, 1, std::min<std::uint64_t>(size, d->given - from_file), pcap_file(pcap));
+      from_file += got;
+    }
+    while (got < size && d->given == from_file) {
+      const ssize_t n = decompressor_read(d, reinterpret_cast<char*>(out + got), size - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+      from_file += static_cast<std::uint64_t>(n);
+    }
+    return got;
+  }
+  // Starts a chunk at map_at: the octets of the last one from there on, then as many as the
+  // stream gives. False when the stream gave none.
+  bool next_chunk() {
+    Chunk next;
+    if (!spare.empty()) {
+      next.octets = std::move(spare.back());
+      spare.pop_back();
+    } else {
+      next.octets.reset(new std::uint8_t[kChunkSize]);
+    }
+    next.start = map_at;
+    if (!chunks.empty()) {
+      Chunk& last = chunks.back();
+      next.size = static_cast<std::size_t>(last.start + last.size - map_at);
+      std::memcpy(next.octets.get(), last.octets.get() + (map_at - last.start), next.size);
+      last.records_end = map_at;
+    }
+    const std::size_t got =
+        read_decompressed(next.octets.get() + next.size, kChunkSize - next.size);
+    next.size += got;
+    chunks.push_back(std::move(next));
+    return got > 0;
   }
   // Asks for the octets up to `offset` plus kAhead to be brought into the cache, a line at a
   // time, as reading goes on: the record headers that the reading thread looks at next are
@@ -507,6 +601,11 @@ const std::uint8_t* map_file(FILE* stream, std::uint64_t size) {
 }  // namespace
 
 std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std::string& error) {
+  return open(path, error, true);
+}
+
+std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std::string& error,
+                                                   bool in_place) {
   const std::string name = display_name(path);
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   pcap_t* pcap = nullptr;
@@ -553,13 +652,19 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     std::fclose(stream);
     return nullptr;
   }
+  const bool regular = S_ISREG(status.st_mode);
+  // A compressed pcap file in this machine's byte order (its magic, first), read in place:
+  // past what stdio holds already, the decompressor writes straight into the chunks.
+  std::uint32_t magic;
+  std::memcpy(&magic, head.data(), 4);
+  const bool chunked = compression != Compression::None && regular && in_place && path != "-" &&
+                       (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du);
   buffer.reset(new char[kReadBufferSize]);
   std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
-  const bool regular = S_ISREG(status.st_mode);
   // A plain regular file: mapped, its records read in place.
   auto impl = std::make_unique<Impl>();
   impl->regular = regular;
-  if (compression == Compression::None && regular) {
+  if (compression == Compression::None && regular && in_place) {
     impl->map = map_file(stream, file_size);
     if (impl->map != nullptr) impl->map_size = static_cast<std::size_t>(file_size);
   }
@@ -619,6 +724,20 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
       m.map_snapshot = static_cast<std::uint32_t>(snapshot);
       m.map_at = 24;
     }
+  }
+  if (Impl& m = *reader->impl_; chunked) {
+    // Read in place from chunks of the decompressed octets, from after the file header
+    // libpcap read (where libpcap reads the same records: version 2.4, a snapshot length).
+    const int snapshot = pcap_snapshot(pcap);
+    if (pcap_major_version(pcap) != 2 || pcap_minor_version(pcap) != 4 || pcap_is_swapped(pcap) ||
+        snapshot <= 0) {
+      reader.reset();
+      return open(path, error, false);
+    }
+    m.chunk_pcap = true;
+    m.map_nano = magic == 0xa1b23c4du;
+    m.map_snapshot = static_cast<std::uint32_t>(snapshot);
+    m.map_at = 24;
   }
   reader->impl_->decompressor = decompressor;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
@@ -760,26 +879,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
     const std::uint64_t at = impl.map_at;
     if (!impl.hold) impl.give_back(at);
     if (!impl.hold) impl.prefetch(at);
-    if (impl.map_size - at >= 16) {
-      std::uint32_t h[4];  // seconds, fraction, captured length, length
-      std::memcpy(h, impl.map + at, sizeof h);
-      // As libpcap gives it: within the snapshot length and libpcap's ceiling, time stamps
-      // that libpcap reads the same whether it takes them as signed or not.
-      if (h[2] <= impl.map_snapshot && h[2] <= 262144u && h[0] < 0x80000000u &&
-          h[1] < 0x80000000u && impl.map_size - at - 16 >= h[2]) {
-        ++impl.records;
-        record.number = impl.records;
-        record.timestamp_ns = std::uint64_t{h[0]} * 1'000'000'000u +
-                              (impl.map_nano ? std::uint64_t{h[1]} : std::uint64_t{h[1]} * 1000u);
-        record.original_length = h[3];
-        record.link_type = impl.link_type;
-        record.data = std::span<const std::uint8_t>(impl.map + at + 16, h[2]);
-        record.mapped = true;
-        impl.bytes_seen += h[2];
-        impl.map_at = at + 16 + h[2];
-        return ReadStatus::Record;
-      }
-    }
+    if (impl.record_in_place(impl.map + at, impl.map_size - at, record)) return ReadStatus::Record;
     // Anything else (the end too: the file may have grown since it was mapped): libpcap
     // reads on from this record's offset.
     impl.map_pcap = false;
@@ -789,6 +889,34 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
                            impl.records + 1, std::strerror(errno));
       return ReadStatus::Error;
     }
+  }
+  if (impl.chunk_pcap) {
+    if (impl.stop.load(std::memory_order_relaxed)) {
+      impl.ended = true;
+      return ReadStatus::End;
+    }
+    if (!impl.hold) impl.give_back(impl.map_at);
+    for (int attempt = 0;; ++attempt) {
+      if (!impl.chunks.empty()) {
+        const Impl::Chunk& chunk = impl.chunks.back();
+        const std::uint64_t in = impl.map_at - chunk.start;
+        if (impl.record_in_place(chunk.octets.get() + in, chunk.size - in, record)) {
+          return ReadStatus::Record;
+        }
+      }
+      // A chunk that starts with the record does not give it as libpcap would.
+      if (attempt == 1) break;
+      if (!impl.next_chunk()) {
+        // Nothing more: the end where the stream ended well between two records.
+        if (impl.chunks.back().size == 0 && !std::ferror(pcap_file(impl.pcap)) &&
+            !(impl.decompressor != nullptr && impl.decompressor->failed)) {
+          impl.ended = true;
+          return ReadStatus::End;
+        }
+        break;
+      }
+    }
+    return read_on_with_libpcap(record);
   }
   record.mapped = false;
 
@@ -849,6 +977,45 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
   return ReadStatus::Error;
 }
 
+// libpcap reads the compressed file again from its start and takes over at the record that
+// could not be read in place: past the records read, it gives what it would have given (an
+// unusual record, a record cut short, a damaged stream: its record and its message). The
+// chunks stay until the records in them are released.
+ReadStatus CaptureReader::read_on_with_libpcap(CaptureRecord& record) {
+  Impl& impl = *impl_;
+  impl.chunk_pcap = false;
+  std::string problem;
+  std::unique_ptr<CaptureReader> again = open(path_, problem, false);
+  const std::uint64_t read = impl.records;
+  if (again == nullptr) {
+    impl.failed = true;
+    error_ = fmt::format("{}: record {}: unreadable record ({})", display_name(path_), read + 1,
+                         problem);
+    return ReadStatus::Error;
+  }
+  // This reader's libpcap and stream (closed with `again`) for the new ones.
+  Impl& fresh = *again->impl_;
+  std::swap(impl.pcap, fresh.pcap);
+  std::swap(impl.buffer, fresh.buffer);
+  std::swap(impl.decompressor, fresh.decompressor);
+  const std::uint64_t seen = impl.bytes_seen;
+  impl.records = 0;
+  CaptureRecord skipped;
+  while (impl.records < read) {
+    const ReadStatus status = read_next(skipped);
+    if (status == ReadStatus::Error) return status;
+    if (status == ReadStatus::End) {
+      impl.ended = false;
+      impl.failed = true;
+      error_ = fmt::format("{}: record {}: unreadable record (the file changed while read)",
+                           display_name(path_), read + 1);
+      return ReadStatus::Error;
+    }
+  }
+  impl.bytes_seen = seen;
+  return read_next(record);
+}
+
 ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
   Impl& impl = *impl_;
   if (impl.stop.load(std::memory_order_relaxed)) {
@@ -907,6 +1074,8 @@ void CaptureReader::release(std::uint64_t offset) { impl_->give_back(offset); }
 
 bool CaptureReader::regular_file() const { return impl_->regular && !impl_->live; }
 
+bool CaptureReader::compressed() const { return impl_->decompressor != nullptr; }
+
 std::optional<LiveStats> CaptureReader::live_stats() const {
   if (!impl_->live) return std::nullopt;
   pcap_stat stat{};
@@ -916,7 +1085,7 @@ std::optional<LiveStats> CaptureReader::live_stats() const {
 
 std::uint64_t CaptureReader::bytes_read() const {
   if (impl_->pcapng) return impl_->pcapng->consumed();
-  if (impl_->map_pcap) return impl_->map_at;
+  if (impl_->map_pcap || impl_->chunk_pcap) return impl_->map_at;
   if (FILE* stream = pcap_file(impl_->pcap); stream != nullptr) {
     const long position = std::ftell(stream);
     if (position >= 0) return static_cast<std::uint64_t>(position);

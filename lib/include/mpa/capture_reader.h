@@ -20,8 +20,9 @@ struct CaptureRecord {
   std::uint32_t original_length = 0;
   std::uint32_t link_type = 0;         // LINKTYPE_* of the interface that captured it
   std::span<const std::uint8_t> data;  // captured bytes; valid until the next call to next()
-  // The octets lie in the mapped file (a plain pcap or pcapng file, read in place): after
-  // hold_mapped(), they stay valid past next() until release() passes them.
+  // The octets were read in place (a plain pcap or pcapng file's mapping, a compressed pcap
+  // file's chunks): after hold_mapped(), they stay valid past next() until release() passes
+  // them.
   bool mapped = false;
 };
 
@@ -75,8 +76,9 @@ class CaptureReader {
   std::uint32_t snaplen() const;
   // The link types of the interfaces declared before the first record (pcap and live: one).
   const std::vector<std::uint32_t>& link_types() const;
-  // A plain regular file (pcap or pcapng, not compressed) is mapped and read in place; its
-  // records say so (CaptureRecord::mapped). By default the octets of a record are given back
+  // A plain regular file (pcap or pcapng, not compressed) is mapped and read in place, a
+  // compressed pcap file from chunks of its decompressed octets; their records say so
+  // (CaptureRecord::mapped). By default the octets of a record are given back
   // to the system at the next call to next() (they stay in the page cache). hold_mapped():
   // they stay until release(offset) passes them, offset being bytes_read() after the last
   // record no longer looked at (a reader on another thread hands records over in batches).
@@ -85,6 +87,8 @@ class CaptureReader {
   // Whether the input is a regular file (plain or compressed), read as fast as it can be:
   // not live, not a pipe, whose records must reach the analysis as soon as they arrive.
   bool regular_file() const;
+  // Whether the file is compressed (gzip, zstd, LZ4): reading it costs the decompression.
+  bool compressed() const;
   // A live capture's statistics so far (pcap_stats); nullopt for files or when libpcap
   // cannot tell. Call it from the thread that reads.
   std::optional<LiveStats> live_stats() const;
@@ -96,7 +100,11 @@ class CaptureReader {
 
  private:
   CaptureReader() = default;
+  // in_place false: no record is read in place (a mapped file, a compressed one's chunks).
+  static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error,
+                                             bool in_place);
   ReadStatus read_next(CaptureRecord& record);
+  ReadStatus read_on_with_libpcap(CaptureRecord& record);
   ReadStatus next_pcapng(CaptureRecord& record);
   struct Impl;
   std::unique_ptr<Impl> impl_;
