@@ -475,17 +475,18 @@ struct CaptureReader::Impl {
   // A compressed pcap file read in place: its decompressed octets are read into chunks and
   // its records parsed where they lie, as from the mapping (map_at is then the offset in
   // the decompressed stream). The back chunk is the one read; the others hold records that
-  // may still be looked at, and are given back (kept for reuse) once released.
+  // may still be looked at, and are given back (kept for reuse) once released. A chunk's
+  // records end where the next one starts (which begins with the record it could not hold).
   struct Chunk {
     std::unique_ptr<std::uint8_t[]> octets;
     std::uint64_t start = 0;  // the stream offset of octets[0]
     std::size_t size = 0;     // octets read into it
-    std::uint64_t records_end = std::numeric_limits<std::uint64_t>::max();  // after its last
   };
   static constexpr std::size_t kChunkSize = 4u << 20;  // (a record: at most 262144 + 16)
   bool chunk_pcap = false;
   std::deque<Chunk> chunks;
   std::vector<std::unique_ptr<std::uint8_t[]>> spare;
+  std::uint64_t from_file = 24;  // octets read from libpcap's FILE (libpcap: the file header)
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
@@ -495,7 +496,7 @@ struct CaptureReader::Impl {
   // Mapped octets are given back in chunks of this size.
   static constexpr std::uint64_t kChunk = 4u << 20;
   void give_back(std::uint64_t offset) {
-    while (chunks.size() > 1 && chunks.front().records_end <= offset) {
+    while (chunks.size() > 1 && chunks[1].start <= offset) {
       spare.push_back(std::move(chunks.front().octets));
       chunks.pop_front();
     }
@@ -532,7 +533,6 @@ struct CaptureReader::Impl {
   // Up to `size` decompressed octets into `out`: first those the FILE libpcap opened holds
   // (read past the file header), then straight from the decompressor (no copy through
   // stdio). Fewer at the end of the stream, or where it failed (decompressor->failed).
-  std::uint64_t from_file = 24;  // octets of the FILE read (libpcap: the file header)
   std::size_t read_decompressed(std::uint8_t* out, std::size_t size) {
     // (The FILE that libpcap holds owns it; only this reader reads from it now.)
     auto* d = const_cast<Decompressor*>(decompressor);
@@ -562,10 +562,9 @@ struct CaptureReader::Impl {
     }
     next.start = map_at;
     if (!chunks.empty()) {
-      Chunk& last = chunks.back();
+      const Chunk& last = chunks.back();
       next.size = static_cast<std::size_t>(last.start + last.size - map_at);
       std::memcpy(next.octets.get(), last.octets.get() + (map_at - last.start), next.size);
-      last.records_end = map_at;
     }
     const std::size_t got =
         read_decompressed(next.octets.get() + next.size, kChunkSize - next.size);

@@ -221,17 +221,16 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
     for (;;) {
       batch = static_cast<Batch*>(full.pop());
       const std::size_t n = batch->records.size();
+      for (std::size_t i = 0; !batch->decoded_here && i < n; ++i) {
+        feeder.feed(captured_frame(batch->records[i]));
+      }
       for (std::size_t i = 0; batch->decoded_here && i < std::min(n, kAhead); ++i) {
         prefetch(batch->records[i], batch->decoded[i]);
       }
-      for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t i = 0; batch->decoded_here && i < n; ++i) {
         // The octets (and the decoding) of a record ahead, into this core's cache while this
         // one is analysed: they were read on the other core, long enough ago to have left its
         // cache, and the CRC and the retransmission history would wait for each line.
-        if (!batch->decoded_here) {
-          feeder.feed(captured_frame(batch->records[i]));
-          continue;
-        }
         if (i + kAhead < n) prefetch(batch->records[i + kAhead], batch->decoded[i + kAhead]);
         const Decoded& decoded = batch->decoded[i];
         if (decoded.unusual == Decoded::kPlainSegment) {
