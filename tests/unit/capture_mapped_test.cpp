@@ -380,7 +380,7 @@ std::vector<std::size_t> record_offsets(const Bytes& image) {
   return at;
 }
 
-// A compressed pcap file is read in place from chunks of 4 MiB of its decompressed octets.
+// A compressed pcap file is read in place from chunks (512 KiB) of its decompressed octets.
 // Whatever it holds, it gives what libpcap gives reading the same stream from a pipe (records,
 // time stamps, the error and the record it names): a capture of several chunks, records across
 // their edges, a record read in place would not give as libpcap does (libpcap then reads the
@@ -391,7 +391,7 @@ TEST(CaptureMapped, CompressedReadInPlaceGivesWhatLibpcapGives) {
   s.initiator.frame.c = true;
   s.initiator.messages = synth::mixed_messages(1500, {1442, 64, 9000, 65000, 17});
   const Bytes image = synth::generate_pcap(s);
-  ASSERT_GT(image.size(), 12u << 20);  // three chunks and more
+  ASSERT_GT(image.size(), 12u << 20);  // many chunks
   const std::vector<std::size_t> records = record_offsets(image);
   ASSERT_GT(records.size(), 1000u);
   std::vector<std::pair<std::string, Bytes>> images = {{"whole", image}};
