@@ -20,9 +20,8 @@ struct CaptureRecord {
   std::uint32_t original_length = 0;
   std::uint32_t link_type = 0;         // LINKTYPE_* of the interface that captured it
   std::span<const std::uint8_t> data;  // captured bytes; valid until the next call to next()
-  // The octets were read in place (a plain pcap or pcapng file's mapping, a compressed pcap
-  // file's chunks): after hold_mapped(), they stay valid past next() until release() passes
-  // them.
+  // The octets were read in place (a pcap file's chunks, a plain pcapng file's mapping):
+  // after hold_mapped(), they stay valid past next() until release() passes them.
   bool mapped = false;
 };
 
@@ -76,10 +75,10 @@ class CaptureReader {
   std::uint32_t snaplen() const;
   // The link types of the interfaces declared before the first record (pcap and live: one).
   const std::vector<std::uint32_t>& link_types() const;
-  // A plain regular file (pcap or pcapng, not compressed) is mapped and read in place, a
-  // compressed pcap file from chunks of its decompressed octets; their records say so
-  // (CaptureRecord::mapped). By default the octets of a record are given back
-  // to the system at the next call to next() (they stay in the page cache). hold_mapped():
+  // A pcap regular file is read in place from chunks of its octets (a compressed one: of its
+  // decompressed octets), a plain pcapng file from its mapping; their records say so
+  // (CaptureRecord::mapped). By default the octets of a record are given back (a chunk for
+  // reuse, the mapping to the system) at the next call to next(). hold_mapped():
   // they stay until release(offset) passes them, offset being bytes_read() after the last
   // record no longer looked at (a reader on another thread hands records over in batches).
   void hold_mapped();
@@ -100,7 +99,7 @@ class CaptureReader {
 
  private:
   CaptureReader() = default;
-  // in_place false: no record is read in place (a mapped file, a compressed one's chunks).
+  // in_place false: no record is read in place (from chunks, or a mapped file).
   static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error,
                                              bool in_place);
   ReadStatus read_next(CaptureRecord& record);
