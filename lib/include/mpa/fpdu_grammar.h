@@ -128,7 +128,6 @@ class FpduGrammar {
   TcpSeq pos_;
   std::uint64_t offset_ = 0;
 
-  State state_ = State::Header;
   std::uint32_t remaining_ = 0;  // octets left in the current state (Ulpdu/Pad/Crc)
   std::array<std::uint8_t, 2> header_{};
   std::uint32_t header_got_ = 0;
@@ -139,6 +138,10 @@ class FpduGrammar {
   std::uint32_t crc_state_ = 0;
   std::uint32_t marker_crc_before_ = 0;    // crc_state_ before the marker being read
   const std::uint8_t* crc_run_ = nullptr;  // first covered octet of this push not yet in it
+  // Apart from remaining_: read together after both were stored separately (completed()),
+  // the two would wait for the stores to reach the cache (a store-forwarding stall, 24% of
+  // FpduReader::push's samples).
+  State state_ = State::Header;
   bool pad_nonzero_ = false;
   bool seen_any_octet_ = false;  // of the current FPDU
   FpduEvent current_;
