@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 namespace mpa {
 namespace {
 
@@ -18,6 +21,30 @@ TEST(FlowTable, BothDirectionsShareAKey) {
   EXPECT_FALSE(FlowKey::of(ep(1, 10), ep(2, 20)) == FlowKey::of(ep(1, 11), ep(2, 20)));
   EXPECT_EQ(FlowKeyHash{}(FlowKey::of(ep(1, 10), ep(2, 20))),
             FlowKeyHash{}(FlowKey::of(ep(2, 20), ep(1, 10))));
+}
+
+// Addresses compare as their family and then their octets in order (which end of a flow is
+// `low` depends on it), whichever octet differs, in either family.
+TEST(FlowTable, AddressesCompareByFamilyThenOctetsInOrder) {
+  std::vector<IpAddress> addresses;
+  for (const std::uint8_t family : {4, 6}) {
+    for (std::size_t at = 0; at < 16; ++at) {
+      for (const std::uint8_t value : {0x01, 0x7f, 0x80, 0xff}) {
+        IpAddress a;
+        a.family = family;
+        a.bytes[15 - at] = 0x40;  // another octet set too, on the other side of `at`
+        a.bytes[at] = value;
+        addresses.push_back(a);
+      }
+    }
+  }
+  for (const IpAddress& a : addresses) {
+    for (const IpAddress& b : addresses) {
+      const auto expected = std::tie(a.family, a.bytes) <=> std::tie(b.family, b.bytes);
+      EXPECT_EQ(a <=> b, expected);
+      EXPECT_EQ(a == b, expected == 0);
+    }
+  }
 }
 
 TEST(FlowTable, FindMakesAFlowTheMostRecentlyActive) {
