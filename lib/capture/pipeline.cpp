@@ -155,6 +155,7 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
   std::exception_ptr failure;  // what the reading thread threw (rethrown here)
   std::thread producer([&] {
     CaptureRecord record;
+    DecodeResult decoded;  // reused: set up once, not per record
     for (bool more = true; more;) {
       auto* batch = static_cast<Batch*>(empty.pop());
       try {
@@ -199,14 +200,14 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 64);
           }
-          DecodeResult decoded = decode_captured(captured_frame(batch->records[i]), options);
+          decode_captured(captured_frame(batch->records[i]), options, decoded);
           Decoded& handed = batch->decoded[i];
           if (FrameFeeder::plain_segment(decoded)) {
             handed.segment = decoded.segment;
             handed.unusual = Decoded::kPlainSegment;
           } else {
             handed.unusual = static_cast<std::uint32_t>(batch->unusual.size());
-            batch->unusual.push_back(std::move(decoded));
+            batch->unusual.push_back(decoded);
           }
         }
         batch->consumed = reader.bytes_read();

@@ -12,6 +12,12 @@ DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& op
                       frame.timestamp_ns, options);
 }
 
+void decode_captured(const CapturedFrame& frame, const DecodeOptions& options,
+                     DecodeResult& result) {
+  decode_frame(result, frame.link_type, frame.data, frame.original_length, frame.number,
+               frame.timestamp_ns, options);
+}
+
 DecodeResult decode_captured(const CapturedFrame& frame) {
   return decode_frame(frame.link_type, frame.data, frame.original_length, frame.number,
                       frame.timestamp_ns);

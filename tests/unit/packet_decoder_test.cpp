@@ -2,6 +2,8 @@
 // RFC 791 IPv4, RFC 8200 IPv6, RFC 793 TCP). Frames are built by hand, byte by byte.
 #include "mpa/packet_decoder.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "encapsulation.h"  // tests/synth: the same wrappers the invariant tests use
@@ -551,6 +554,60 @@ TEST(PacketDecoder, ReportsPayloadCutBySnaplenAsMissing) {
   ASSERT_EQ(result6.status, DecodeStatus::Tcp) << result6.detail;
   EXPECT_TRUE(result6.segment.payload.empty());
   EXPECT_EQ(result6.segment.payload_missing, 1000u);
+}
+
+// Everything a DecodeResult says, as text, to compare two.
+std::string described(const DecodeResult& r) {
+  const TcpSegment& g = r.segment;
+  std::string mss = g.mss ? std::to_string(*g.mss) : "-";
+  std::string mac = g.source_mac ? to_string(*g.source_mac) : "-";
+  return fmt::format(
+      "{} {} [{}] {}/{} {}->{} t{}/{} seq {} ack {} flags {} win {} mss {} mac {} payload {} "
+      "missing {} | tunnels {} {} {:x} | fragment {} {} {} {}",
+      static_cast<int>(r.status), static_cast<int>(r.reason), r.detail, g.frame, g.timestamp_ns,
+      to_string(g.source), to_string(g.destination), g.source.tunnel, g.destination.tunnel,
+      g.seq.value(), g.ack.value(), g.flags, g.window, mss, mac, fmt::join(payload_of(r), ","),
+      g.payload_missing, r.tunnels.depth, to_string(r.tunnels), r.tunnels.id(), r.fragment.id,
+      r.fragment.offset, r.fragment.protocol, r.fragment.more);
+}
+
+// Decoding into a DecodeResult used before (the capture pipeline's reading thread reuses one)
+// gives what decoding into a new one gives, whatever the frame before it held: a tunnel, a
+// fragment, an option, a malformed header, a frame that is not TCP.
+TEST(PacketDecoder, DecodingIntoAResultUsedBeforeGivesWhatANewOneGives) {
+  std::vector<std::pair<std::uint32_t, Bytes>> frames;
+  TcpSpec syn;
+  syn.flags = tcp_flags::kSyn;
+  syn.mss = 1460;
+  frames.emplace_back(link_type::kEthernet, ethernet(ipv4(tcp(syn, {})), 0x0800));
+  Ipv4Spec fragment;
+  fragment.fragment_field = 0x2000;
+  frames.emplace_back(link_type::kEthernet, ethernet(ipv4(fragment, tcp(kPayload)), 0x0800));
+  for (const auto& [name, e] : synth::named_encapsulations()) {
+    frames.emplace_back(
+        link_type::kEthernet,
+        synth::encapsulate(ethernet(ipv4(tcp(kPayload)), 0x0800), e, synth::Dir::Responder));
+  }
+  const Bytes plain = ethernet(ipv4(tcp(kPayload)), 0x0800);
+  frames.emplace_back(link_type::kEthernet, Bytes(plain.begin(), plain.begin() + 30));
+  frames.emplace_back(link_type::kEthernet, ethernet(ipv4(tcp(kPayload)), 0x0806));
+  frames.emplace_back(link_type::kRaw, ipv6(kTcp, tcp(kPayload)));
+  frames.emplace_back(9999, plain);
+  const std::size_t count = frames.size();
+  for (std::size_t i = 0; i < count; ++i) {  // each kind after each other kind
+    frames.push_back(frames[i]);
+    frames.push_back(frames[(i * 7 + 3) % count]);
+  }
+  DecodeResult reused;
+  const DecodeOptions options;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const auto& [link, bytes] = frames[i];
+    const auto original = static_cast<std::uint32_t>(bytes.size() + i % 2);
+    decode_frame(reused, link, bytes, original, i + 1, 1000 * i, options);
+    EXPECT_EQ(described(reused),
+              described(decode_frame(link, bytes, original, i + 1, 1000 * i, options)))
+        << "frame " << i;
+  }
 }
 
 // ---- encapsulations (every layout built by tests/synth/encapsulation.cpp)

@@ -60,6 +60,8 @@ struct CapturedFrame {
 // Decodes `frame` by its own link type, as FrameFeeder does before it feeds the analyzer (a
 // second pass over a capture, such as the HTML report's octets, decodes the same way).
 DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& options);
+void decode_captured(const CapturedFrame& frame, const DecodeOptions& options,
+                     DecodeResult& result);  // into `result` (decode_frame's reuse)
 DecodeResult decode_captured(const CapturedFrame& frame);
 
 class FrameFeeder : private IpReassemblyEvents {

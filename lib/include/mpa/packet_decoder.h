@@ -120,6 +120,11 @@ struct DecodeResult {
 DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
                           std::uint32_t original_length, std::uint64_t frame,
                           std::uint64_t timestamp_ns, const DecodeOptions& options);
+// The same into `result`, as a new DecodeResult would be (what it held before is replaced):
+// a loop over frames reuses one instead of setting up a new one for each.
+void decode_frame(DecodeResult& result, std::uint32_t link_type, std::span<const std::uint8_t> data,
+                  std::uint32_t original_length, std::uint64_t frame, std::uint64_t timestamp_ns,
+                  const DecodeOptions& options);
 // The same with the default tunnel ports.
 DecodeResult decode_frame(std::uint32_t link_type, std::span<const std::uint8_t> data,
                           std::uint32_t original_length, std::uint64_t frame,
