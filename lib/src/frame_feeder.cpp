@@ -26,12 +26,6 @@ DecodeResult decode_captured(const CapturedFrame& frame) {
 FrameFeeder::FrameFeeder(Analyzer& analyzer)
     : analyzer_(analyzer), reassembler_(analyzer.options().ip_reassembly) {}
 
-DecodeResult FrameFeeder::decode(const CapturedFrame& frame) {
-  DecodeResult decoded = decode_captured(frame, analyzer_.options().decode);
-  account(frame, decoded);
-  return decoded;
-}
-
 void FrameFeeder::account(const CapturedFrame& frame, const DecodeResult& decoded) {
   ++stats_.frames;
   stats_.bytes += frame.data.size();

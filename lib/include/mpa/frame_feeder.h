@@ -81,10 +81,11 @@ class FrameFeeder : private IpReassemblyEvents {
   // frame). A segment reassembled from IP fragments lies in no one frame: it is not shown.
   template <typename BeforeSegment>
   DecodeStatus feed(const CapturedFrame& frame, BeforeSegment&& before_segment) {
-    const DecodeResult decoded = decode(frame);
-    if (decoded.status == DecodeStatus::Tcp) before_segment(decoded.segment);
-    deliver(frame, decoded);
-    return decoded.status;
+    decode_captured(frame, analyzer_.options().decode, decoded_);
+    account(frame, decoded_);
+    if (decoded_.status == DecodeStatus::Tcp) before_segment(decoded_.segment);
+    deliver(frame, decoded_);
+    return decoded_.status;
   }
   // The same for a frame decoded already, by decode_captured(frame, decode_options()) (on
   // another thread: the capture pipeline decodes on its reading thread).
@@ -116,7 +117,6 @@ class FrameFeeder : private IpReassemblyEvents {
   const TunnelNames& tunnel_names() const { return tunnel_names_; }
 
  private:
-  DecodeResult decode(const CapturedFrame& frame);
   void account(const CapturedFrame& frame, const DecodeResult& decoded);
   // Counts what a frame or a reassembled datagram held.
   void count(std::uint64_t frame, const DecodeResult& decoded);
@@ -129,6 +129,7 @@ class FrameFeeder : private IpReassemblyEvents {
   void on_datagram_incomplete(const IncompleteDatagram& datagram) override;
 
   Analyzer& analyzer_;
+  DecodeResult decoded_;  // the frame being fed (reused: set up once, not per frame)
   CaptureStats stats_;
   TunnelNames tunnel_names_;
   IpReassembler reassembler_;
