@@ -200,7 +200,8 @@ class Recording : public EventSink {
   std::vector<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::uint32_t>> fpdus;
 };
 
-Recording analyse(const std::string& path, bool read_thread, PipelineResult& result) {
+Recording analyse(const std::string& path, bool read_thread, PipelineResult& result,
+                  std::optional<bool> decode_while_reading = std::nullopt) {
   std::string error;
   auto reader = CaptureReader::open(path, error);
   EXPECT_NE(reader, nullptr) << error;
@@ -209,6 +210,7 @@ Recording analyse(const std::string& path, bool read_thread, PipelineResult& res
   Analyzer analyzer(AnalyzerOptions{}, sink);
   PipelineOptions options;
   options.read_thread = read_thread;
+  options.decode_while_reading = decode_while_reading;
   result = run_pipeline(*reader, analyzer, {}, options);
   return sink;
 }
@@ -253,6 +255,45 @@ TEST(CaptureMapped, TheReadingThreadHandsOverTheSameRecords) {
     EXPECT_GT(a.fpdus.size(), 100u) << file;
     EXPECT_EQ(a.fpdus, b.fpdus) << file;
     EXPECT_EQ(a.findings, b.findings) << file;
+    std::filesystem::remove(file);
+  }
+}
+
+// Records decoded on the reading thread, on the analysing one, or on whichever has time: the
+// same analysis as on one thread, for plain segments and for those that are not (tunnelled,
+// carried in IP fragments).
+TEST(CaptureMapped, WhicheverThreadDecodesTheAnalysisIsTheSame) {
+  synth::Scenario s = synth::base_scenario("decoding");
+  s.initiator.frame.m = s.responder.frame.m = true;
+  s.initiator.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(400, {1442, 64, 9000, 17});
+  s.responder.messages = synth::mixed_messages(100, {512, 4096});
+  for (std::size_t i = 3; i < 300; i += 7) s.effects.fragment.push_back({synth::Dir::Initiator, i});
+  const std::string plain = temp_path("decoding.pcap");
+  const std::string wrapped = temp_path("decoding-vxlan.pcap");
+  write_file(plain, synth::generate_pcap(s));
+  s.effects.wrap = *synth::encapsulation_named("vxlan:42");
+  write_file(wrapped, synth::generate_pcap(s));
+  for (const std::string& file : {plain, wrapped}) {
+    PipelineResult one;
+    const Recording alone = analyse(file, false, one);
+    EXPECT_TRUE(one.ok) << file << ": " << one.error;
+    EXPECT_GT(alone.fpdus.size(), 400u) << file;
+    EXPECT_GT(one.stats.ip_datagrams, 40u) << file;
+    EXPECT_EQ(one.stats.tunnelled_segments > 0, file == wrapped) << file;
+    for (const std::optional<bool> here :
+         {std::optional<bool>{}, std::optional{true}, std::optional{false}}) {
+      PipelineResult two;
+      const Recording threaded = analyse(file, true, two, here);
+      const std::string what =
+          file + (here ? (*here ? ", reader decodes" : ", analyser decodes") : ", either decodes");
+      EXPECT_EQ(two.stats.frames, one.stats.frames) << what;
+      EXPECT_EQ(two.stats.tcp_segments, one.stats.tcp_segments) << what;
+      EXPECT_EQ(two.stats.ip_fragments, one.stats.ip_fragments) << what;
+      EXPECT_EQ(two.stats.tunnelled_segments, one.stats.tunnelled_segments) << what;
+      EXPECT_EQ(threaded.fpdus, alone.fpdus) << what;
+      EXPECT_EQ(threaded.findings, alone.findings) << what;
+    }
     std::filesystem::remove(file);
   }
 }
