@@ -11,8 +11,11 @@ re-running it replaces them rather than adding more. The corpus stays small (< 5
 seeds are cut to their first records, streams to their first octets.
 """
 import glob
+import gzip
 import os
+import shutil
 import struct
+import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -126,6 +129,18 @@ def capture_seed(name, header, records):
             break
         out += raw
     write("capture", name + ".pcap", bytes(out))
+    return bytes(out)
+
+
+# ---- compressed seeds: a capture seed compressed, so that the fuzzer reaches reading in place
+# from chunks of decompressed octets (and libpcap taking over there): gzip always, zstd where
+# the zstd tool is installed (the setup command installs it).
+def compressed_seeds(name, seed):
+    write("capture", name + ".pcap.gz", gzip.compress(seed, compresslevel=6, mtime=0))
+    if shutil.which("zstd"):
+        packed = subprocess.run(["zstd", "-3", "-q", "-c"], input=seed, check=True,
+                                capture_output=True).stdout
+        write("capture", name + ".pcap.zst", packed)
 
 
 # ---- pcapng seeds: the same records as pcapng (SHB, IDB with if_tsresol, EPBs)
@@ -329,7 +344,9 @@ def main(paths):
         if header is None:
             continue
         name = os.path.splitext(os.path.basename(path))[0]
-        capture_seed(name, header, records)
+        seed = capture_seed(name, header, records)
+        if name in ("valid-close-fin", "fault-fpdu.crc-mismatch", "fault-capture.truncated"):
+            compressed_seeds(name, seed)
         if name in ("valid-close-fin", "valid-ipv6-vlan", "siw6.1-default-rping-64B-veth1500"):
             pcapng_seed(name, linktype, records)
         connection_seed(name, linktype, records)
