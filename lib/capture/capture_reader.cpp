@@ -462,9 +462,9 @@ struct CaptureReader::Impl {
   std::size_t map_size = 0;
   // pcap read in place (chunk_pcap below): the file's time stamps are in nanoseconds, its
   // snapshot length, and the next record header's offset.
-  bool map_nano = false;
-  std::uint32_t map_snapshot = 0;
-  std::uint64_t map_at = 0;
+  bool records_nano = false;
+  std::uint32_t snapshot_length = 0;
+  std::uint64_t record_at = 0;
   // Octets of the mapping before `released` were given back; `hold`: give back only when
   // release() says so. (Pages are mapped in by page faults, which map 64 KiB around each:
   // here faster than MADV_POPULATE_READ ahead.)
@@ -472,7 +472,7 @@ struct CaptureReader::Impl {
   bool hold = false;
   bool regular = false;
   // A pcap file read in place: its octets (a compressed file's decompressed octets) are read
-  // into chunks and its records parsed where they lie (map_at is the offset in the file, or
+  // into chunks and its records parsed where they lie (record_at is the offset in the file, or
   // in the decompressed stream). The back chunk is the one read; the others hold records that
   // may still be looked at, and are given back (kept for reuse) once released. A chunk's
   // records end where the next one starts (which begins with the record it could not hold).
@@ -518,27 +518,27 @@ struct CaptureReader::Impl {
     released = offset;
   }
   // The record whose header is at `p`, with `available` octets there from it: true (and
-  // `record` filled, map_at moved past it) where it is read in place as libpcap gives it:
+  // `record` filled, record_at moved past it) where it is read in place as libpcap gives it:
   // within the snapshot length and libpcap's ceiling, time stamps that libpcap reads the
   // same whether it takes them as signed or not, and whole.
   bool record_in_place(const std::uint8_t* p, std::uint64_t available, CaptureRecord& record) {
     if (available < 16) return false;
     std::uint32_t h[4];  // seconds, fraction, captured length, length
     std::memcpy(h, p, sizeof h);
-    if (h[2] > map_snapshot || h[2] > 262144u || h[0] >= 0x80000000u || h[1] >= 0x80000000u ||
+    if (h[2] > snapshot_length || h[2] > 262144u || h[0] >= 0x80000000u || h[1] >= 0x80000000u ||
         available - 16 < h[2]) {
       return false;
     }
     ++records;
     record.number = records;
     record.timestamp_ns = std::uint64_t{h[0]} * 1'000'000'000u +
-                          (map_nano ? std::uint64_t{h[1]} : std::uint64_t{h[1]} * 1000u);
+                          (records_nano ? std::uint64_t{h[1]} : std::uint64_t{h[1]} * 1000u);
     record.original_length = h[3];
     record.link_type = link_type;
     record.data = std::span<const std::uint8_t>(p + 16, h[2]);
     record.mapped = true;
     bytes_seen += h[2];
-    map_at += 16 + h[2];
+    record_at += 16 + h[2];
     return true;
   }
   // Up to `size` octets of the file into `out`; of a compressed one, its decompressed octets:
@@ -576,7 +576,7 @@ struct CaptureReader::Impl {
     }
     return got;
   }
-  // Starts a chunk at map_at: the octets of the last one from there on, then as many as the
+  // Starts a chunk at record_at: the octets of the last one from there on, then as many as the
   // stream gives. False when the stream gave none.
   bool next_chunk() {
     Chunk next;
@@ -586,11 +586,11 @@ struct CaptureReader::Impl {
     } else {
       next.octets.reset(new std::uint8_t[kChunkSize]);
     }
-    next.start = map_at;
+    next.start = record_at;
     if (!chunks.empty()) {
       const Chunk& last = chunks.back();
-      next.size = static_cast<std::size_t>(last.start + last.size - map_at);
-      std::memcpy(next.octets.get(), last.octets.get() + (map_at - last.start), next.size);
+      next.size = static_cast<std::size_t>(last.start + last.size - record_at);
+      std::memcpy(next.octets.get(), last.octets.get() + (record_at - last.start), next.size);
     }
     const std::size_t got = read_octets(next.octets.get() + next.size, kChunkSize - next.size);
     next.size += got;
@@ -746,9 +746,9 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
       return open(path, error, false);
     }
     m.chunk_pcap = usual;
-    m.map_nano = magic == 0xa1b23c4du;
-    m.map_snapshot = static_cast<std::uint32_t>(snapshot);
-    m.map_at = 24;
+    m.records_nano = magic == 0xa1b23c4du;
+    m.snapshot_length = static_cast<std::uint32_t>(snapshot);
+    m.record_at = 24;
   }
   reader->impl_->decompressor = decompressor;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
@@ -887,11 +887,11 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
       impl.ended = true;
       return ReadStatus::End;
     }
-    if (!impl.hold) impl.give_back(impl.map_at);
+    if (!impl.hold) impl.give_back(impl.record_at);
     for (int attempt = 0;; ++attempt) {
       if (!impl.chunks.empty()) {
         const Impl::Chunk& chunk = impl.chunks.back();
-        const std::uint64_t in = impl.map_at - chunk.start;
+        const std::uint64_t in = impl.record_at - chunk.start;
         if (impl.record_in_place(chunk.octets.get() + in, chunk.size - in, record)) {
           return ReadStatus::Record;
         }
@@ -911,7 +911,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
     if (impl.decompressor != nullptr) return read_on_with_libpcap(record);
     // A plain file: libpcap reads on from this record's offset.
     impl.chunk_pcap = false;
-    if (fseeko(pcap_file(impl.pcap), static_cast<off_t>(impl.map_at), SEEK_SET) != 0) {
+    if (fseeko(pcap_file(impl.pcap), static_cast<off_t>(impl.record_at), SEEK_SET) != 0) {
       impl.failed = true;
       error_ = fmt::format("{}: record {}: unreadable record ({})", display_name(path_),
                            impl.records + 1, std::strerror(errno));
@@ -1085,7 +1085,7 @@ std::optional<LiveStats> CaptureReader::live_stats() const {
 
 std::uint64_t CaptureReader::bytes_read() const {
   if (impl_->pcapng) return impl_->pcapng->consumed();
-  if (impl_->chunk_pcap) return impl_->map_at;
+  if (impl_->chunk_pcap) return impl_->record_at;
   if (FILE* stream = pcap_file(impl_->pcap); stream != nullptr) {
     const long position = std::ftell(stream);
     if (position >= 0) return static_cast<std::uint64_t>(position);
