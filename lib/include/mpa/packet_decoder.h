@@ -112,6 +112,17 @@ struct DecodeResult {
   std::string detail;                        // for Malformed
   TunnelPath tunnels;                        // those crossed on the way to where decoding stopped
   IpFragmentHeader fragment;                 // for IpFragment
+
+  // As a new DecodeResult, but for the tunnel layers past tunnels.depth (never looked at, each
+  // set as a tunnel is entered): zeroing them cost a third of decoding a plain segment.
+  void clear() {
+    status = DecodeStatus::NotTcp;
+    reason = NotTcpReason::None;
+    segment = TcpSegment{};
+    detail.clear();
+    tunnels.depth = 0;
+    fragment = IpFragmentHeader{};
+  }
 };
 
 // `data` holds the captured bytes (caplen), `original_length` the length on the wire.
