@@ -129,8 +129,9 @@ double pcap_loop_seconds(const std::string& path, std::uint64_t& checksum) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// mpa-check's own reading alone: CaptureReader (libpcap for pcap, pcapng_stream for
-// pcapng) touching every byte as the libpcap loop does.
+// mpa-check's own reading alone: CaptureReader (pcap read in place from chunks, libpcap at
+// any record it reads otherwise; pcapng_stream for pcapng) touching every byte as the libpcap
+// loop does.
 double capture_reader_loop_seconds(const std::string& path, std::uint64_t& checksum) {
   const auto start = Clock::now();
   std::string error;
