@@ -26,6 +26,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -34,11 +35,13 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "mpa/packet_decoder.h"
 #include "pcapng_out.h"
 #include "pcapng_stream.h"
+#include "zstd_blocks.h"
 
 namespace mpa {
 namespace {
@@ -481,9 +484,11 @@ struct CaptureReader::Impl {
   // leave it, where a mapped file's octets come from memory twice, through page faults (the
   // bench's 1.1 GiB on two threads: 0.41 s of CPU against 0.52, 0.21-0.24 s against 0.27-0.29).
   struct Chunk {
-    std::unique_ptr<std::uint8_t[]> octets;
-    std::uint64_t start = 0;  // the stream offset of octets[0]
-    std::size_t size = 0;     // octets read into it
+    std::unique_ptr<std::uint8_t[]> octets;  // its own octets, or else:
+    std::shared_ptr<std::uint8_t[]> ring;    // the zstd ring it lies in (below), kept for it
+    const std::uint8_t* data = nullptr;      // octets.get() or a place in the ring
+    std::uint64_t start = 0;                 // the stream offset of data[0]
+    std::size_t size = 0;                    // octets read into it
   };
   // A record is at most 262144 + 16 octets. 512 KiB: a chunk the decompressor has just written
   // is still in this core's cache when its records are read (here or on the analysing
@@ -498,6 +503,23 @@ struct CaptureReader::Impl {
   // the file header).
   std::uint64_t from_file = 24;
   bool read_failed = false;  // pread(2) failed: libpcap reads on, and says why
+  // libpcap reading the records read in place again (read_on_with_libpcap) to this one: an error
+  // before it (where it found the stream damaged sooner) is about this record, the next unread.
+  std::uint64_t reading_to = 0;
+  // A zstd file whose window is at most kMaxRingWindow is decompressed block by block straight
+  // into a ring, and its chunks are places in the ring: without the streaming decoder's copy
+  // out of its own window (the bench's zstd copy: a quarter of the reading thread's time). A
+  // chunk starts right after the last octets written, its first record (the last chunk's
+  // unfinished one) already in place, or at the ring's start, that record copied there; or,
+  // where chunks still held fill the ring, in a new ring (the old one stays while its chunks are
+  // held, and while the decompressor may refer back into it).
+  static constexpr std::size_t kMaxRingWindow = 16u << 20;
+  static constexpr std::size_t kRingSlack = 4u << 20;  // beyond what zstd keeps: chunks held
+  std::unique_ptr<capture::ZstdBlocks> zstd;
+  std::shared_ptr<std::uint8_t[]> ring, previous_ring;
+  std::size_t ring_size = 0;
+  std::uint8_t* ring_write = nullptr;  // where the next block goes
+  std::uint64_t written_in_ring = 0;   // since this ring was started
 
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
@@ -508,7 +530,7 @@ struct CaptureReader::Impl {
   static constexpr std::uint64_t kChunk = 4u << 20;
   void give_back(std::uint64_t offset) {
     while (chunks.size() > 1 && chunks[1].start <= offset) {
-      spare.push_back(std::move(chunks.front().octets));
+      if (chunks.front().octets) spare.push_back(std::move(chunks.front().octets));
       chunks.pop_front();
     }
     if (map == nullptr) return;
@@ -579,6 +601,7 @@ struct CaptureReader::Impl {
   // Starts a chunk at record_at: the octets of the last one from there on, then as many as the
   // stream gives. False when the stream gave none.
   bool next_chunk() {
+    if (zstd) return next_ring_chunk();
     Chunk next;
     if (!spare.empty()) {
       next.octets = std::move(spare.back());
@@ -590,10 +613,52 @@ struct CaptureReader::Impl {
     if (!chunks.empty()) {
       const Chunk& last = chunks.back();
       next.size = static_cast<std::size_t>(last.start + last.size - record_at);
-      std::memcpy(next.octets.get(), last.octets.get() + (record_at - last.start), next.size);
+      std::memcpy(next.octets.get(), last.data + (record_at - last.start), next.size);
     }
+    next.data = next.octets.get();
     const std::size_t got = read_octets(next.octets.get() + next.size, kChunkSize - next.size);
     next.size += got;
+    chunks.push_back(std::move(next));
+    return got > 0;
+  }
+  // Whether a chunk still held lies in [at, at + size) of the ring.
+  bool held_in(const std::uint8_t* at, std::size_t size) const {
+    for (const Chunk& chunk : chunks) {
+      if (chunk.ring == ring && chunk.data < at + size && at < chunk.data + chunk.size) return true;
+    }
+    return false;
+  }
+  // next_chunk() of a zstd file decompressed into the ring (see kMaxRingWindow).
+  bool next_ring_chunk() {
+    Chunk next;
+    next.start = chunks.empty() ? 0 : record_at;  // (the first starts with the file header)
+    const std::uint8_t* unfinished = nullptr;
+    if (!chunks.empty()) {
+      const Chunk& last = chunks.back();
+      next.size = static_cast<std::size_t>(last.start + last.size - record_at);
+      unfinished = last.data + (record_at - last.start);
+    }
+    std::uint8_t* to = ring_write;
+    if (ring != nullptr && to + kChunkSize <= ring.get() + ring_size && !held_in(to, kChunkSize)) {
+      next.data = to - next.size;  // the unfinished record is right before: the last octets written
+    } else {
+      // (The ring holds zstd's window, the chunks that may be held and a chunk more.)
+      if (ring == nullptr || held_in(ring.get(), next.size + kChunkSize)) {
+        previous_ring = std::move(ring);
+        ring_size = zstd->keep() + kRingSlack;
+        ring.reset(new std::uint8_t[ring_size]);
+        written_in_ring = 0;
+      }
+      if (next.size > 0) std::memmove(ring.get(), unfinished, next.size);
+      next.data = ring.get();
+      to = ring.get() + next.size;
+    }
+    const std::size_t got = zstd->decompress(to, kChunkSize);
+    ring_write = to + got;
+    written_in_ring += got;
+    if (written_in_ring >= zstd->keep()) previous_ring.reset();  // referred to no more
+    next.size += got;
+    next.ring = ring;
     chunks.push_back(std::move(next));
     return got > 0;
   }
@@ -749,6 +814,17 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     m.records_nano = magic == 0xa1b23c4du;
     m.snapshot_length = static_cast<std::uint32_t>(snapshot);
     m.record_at = 24;
+    if (usual && compression == Compression::Zstd && decompressor != nullptr) {
+      // Decompressed again from its start, into the ring: the first chunk starts with the file
+      // header libpcap read.
+      const int fd = fileno(decompressor->in.raw);
+      struct stat file {};
+      if (fstat(fd, &file) == 0) {
+        auto blocks = std::make_unique<capture::ZstdBlocks>(
+            fd, static_cast<std::uint64_t>(file.st_size), Impl::kMaxRingWindow);
+        if (blocks->usable()) m.zstd = std::move(blocks);
+      }
+    }
   }
   reader->impl_->decompressor = decompressor;
   reader->impl_->link_type = dlt_to_linktype(pcap_datalink(pcap));
@@ -892,7 +968,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
       if (!impl.chunks.empty()) {
         const Impl::Chunk& chunk = impl.chunks.back();
         const std::uint64_t in = impl.record_at - chunk.start;
-        if (impl.record_in_place(chunk.octets.get() + in, chunk.size - in, record)) {
+        if (impl.record_in_place(chunk.data + in, chunk.size - in, record)) {
           return ReadStatus::Record;
         }
       }
@@ -901,7 +977,8 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
       if (!impl.next_chunk()) {
         // Nothing more: the end where the stream ended well between two records.
         if (impl.chunks.back().size == 0 && !std::ferror(pcap_file(impl.pcap)) &&
-            !impl.read_failed && !(impl.decompressor != nullptr && impl.decompressor->failed)) {
+            !impl.read_failed && !(impl.decompressor != nullptr && impl.decompressor->failed) &&
+            !(impl.zstd && impl.zstd->failed())) {
           impl.ended = true;
           return ReadStatus::End;
         }
@@ -959,7 +1036,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
     return ReadStatus::End;
   }
   impl.failed = true;
-  const std::uint64_t number = impl.records + 1;
+  const std::uint64_t number = std::max(impl.records + 1, impl.reading_to);
   const std::string name = display_name(path_);
   if (result == PCAP_ERROR && impl.decompressor != nullptr && impl.decompressor->failed) {
     error_ = fmt::format("{}: record {}: {} ({})", name, number,
@@ -984,6 +1061,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
 ReadStatus CaptureReader::read_on_with_libpcap(CaptureRecord& record) {
   Impl& impl = *impl_;
   impl.chunk_pcap = false;
+  impl.zstd.reset();  // (its ring stays while chunks in it are held)
   std::string problem;
   std::unique_ptr<CaptureReader> again = open(path_, problem, false);
   const std::uint64_t read = impl.records;
@@ -1000,6 +1078,7 @@ ReadStatus CaptureReader::read_on_with_libpcap(CaptureRecord& record) {
   std::swap(impl.decompressor, fresh.decompressor);
   const std::uint64_t seen = impl.bytes_seen;
   impl.records = 0;
+  impl.reading_to = read + 1;
   CaptureRecord skipped;
   while (impl.records < read) {
     const ReadStatus status = read_next(skipped);
@@ -1013,6 +1092,7 @@ ReadStatus CaptureReader::read_on_with_libpcap(CaptureRecord& record) {
     }
   }
   impl.bytes_seen = seen;
+  impl.reading_to = 0;
   return read_next(record);
 }
 

@@ -2,6 +2,7 @@
 // file mapped, and their records are parsed there, libpcap taking over at any record it would
 // read otherwise; the pipeline's reading thread hands the same records over in the same order;
 // a gzip capture read through ISA-L says what zlib says of a damaged or cut stream.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pcap/pcap.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -493,6 +495,120 @@ TEST(CaptureMapped, ReadInPlaceFromChunksGivesWhatLibpcapGives) {
     }
   }
   for (const std::string& path : {plain, packed, gz}) std::filesystem::remove(path);
+}
+
+// A read_summary() line's record count, and its error without the record it names, which must
+// be the one after the last given ("" where it names another).
+std::pair<std::uint64_t, std::string> summary_parts(const std::string& line) {
+  const std::uint64_t count = std::stoull(line);
+  const std::string named = fmt::format(": record {}: ", count + 1);
+  const std::size_t at = line.find(named);
+  return {count, at == std::string::npos ? "" : line.substr(at + named.size())};
+}
+
+// Octets [from, to) of `image` as one zstd frame (level 1, a checksum, no content size) whose
+// window is 2^window_log octets (0: what level 1 takes).
+Bytes zstd_frame(const Bytes& image, std::size_t from, std::size_t to, int window_log) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  if (window_log != 0) ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, window_log);
+  Bytes out(ZSTD_compressBound(to - from) + 1024);
+  ZSTD_outBuffer o{out.data(), out.size(), 0};
+  ZSTD_inBuffer i{image.data() + from, to - from, 0};
+  while (i.pos < i.size) ZSTD_compressStream2(c, &o, &i, ZSTD_e_continue);
+  while (ZSTD_compressStream2(c, &o, &i, ZSTD_e_end) != 0) {
+  }
+  out.resize(o.pos);
+  ZSTD_freeCCtx(c);
+  return out;
+}
+
+// A zstd file whose window allows it is decompressed block by block into a ring whose places
+// are the chunks: it gives what libpcap gives reading the same stream from a pipe, whether one
+// frame or several (a skippable frame among them), a frame whose window is too large for the
+// ring (read the usual way), a later frame whose window is larger than the first's (libpcap takes
+// over there), damaged in a later frame. Records held are never overwritten, even where every
+// record is held to the end (the ring full: new rings).
+TEST(CaptureMapped, ZstdDecompressedIntoARingGivesWhatLibpcapGives) {
+  synth::Scenario s = synth::base_scenario("ring");
+  s.initiator.frame.m = true;
+  s.initiator.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(1500, {1442, 64, 9000, 65000, 17});
+  const Bytes image = synth::generate_pcap(s);
+  ASSERT_GT(image.size(), 12u << 20);  // many laps of the ring (a window of 512 KiB: 4.8 MiB)
+  const std::vector<std::size_t> records = record_offsets(image);
+  const std::size_t third = image.size() / 3;
+  const Bytes skippable = {0x50, 0x2A, 0x4D, 0x18, 5, 0, 0, 0, 1, 2, 3, 4, 5};
+  const auto frames = [&](int first_window, int later_window) {
+    Bytes out = zstd_frame(image, 0, third, first_window);
+    out.insert(out.end(), skippable.begin(), skippable.end());
+    for (const auto& [from, to] :
+         {std::pair{third, 2 * third}, std::pair{2 * third, image.size()}}) {
+      const Bytes frame = zstd_frame(image, from, to, later_window);
+      out.insert(out.end(), frame.begin(), frame.end());
+    }
+    return out;
+  };
+  Bytes damaged = frames(0, 0);
+  damaged[damaged.size() * 5 / 6] ^= 0x5A;
+  const std::vector<std::pair<std::string, Bytes>> files = {
+      {"one frame", zstd_frame(image, 0, image.size(), 0)},
+      {"frames", frames(0, 0)},
+      {"a window too large for the ring", zstd_frame(image, 0, image.size(), 25)},
+      {"a later window larger than the first", frames(17, 19)},
+      {"damaged in a later frame", damaged}};
+  const std::string plain = temp_path("ring.pcap");
+  const std::string packed = temp_path("ring.pcap.zst");
+  write_file(plain, image);
+  const std::string reference = read_summary(plain, true);  // libpcap, from a pipe
+  for (const auto& [what, file] : files) {
+    write_file(packed, file);
+    const std::string from_file = read_summary(packed, false);
+    const std::string from_pipe = read_summary(packed, true);
+    if (what != "damaged in a later frame") {
+      EXPECT_EQ(from_file, from_pipe) << what;
+      EXPECT_EQ(from_file, reference) << what;
+    } else {
+      // Found by the frame's checksum, at its end: each reader gives what it decompressed
+      // before (the streaming decoder fewer: what it had not yet passed on when it found it),
+      // then the error, about the record after the last it gave.
+      const auto [file_records, file_error] = summary_parts(from_file);
+      const auto [pipe_records, pipe_error] = summary_parts(from_pipe);
+      EXPECT_GE(file_records, pipe_records) << from_file << "\n" << from_pipe;
+      EXPECT_EQ(file_error, pipe_error);
+      EXPECT_NE(file_error.find("checksum"), std::string::npos) << from_file;
+    }
+    if (what != "one frame" && what != "frames") continue;
+    // Every record read in place and held: still what the file holds once all are read.
+    std::string error;
+    auto reader = CaptureReader::open(packed, error);
+    ASSERT_NE(reader, nullptr) << error;
+    reader->hold_mapped();
+    std::vector<std::span<const std::uint8_t>> held;
+    CaptureRecord r;
+    while (reader->next(r) == ReadStatus::Record) {
+      EXPECT_TRUE(r.mapped) << what << ", record " << r.number;
+      held.push_back(r.data);
+    }
+    ASSERT_EQ(held.size(), records.size()) << what << ": " << reader->error();
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      ASSERT_TRUE(std::equal(held[i].begin(), held[i].end(), image.begin() + records[i] + 16))
+          << what << ", record " << i + 1;
+    }
+  }
+  // libpcap took over at the second frame, after records read in place.
+  write_file(packed, files[3].second);
+  std::string error;
+  auto reader = CaptureReader::open(packed, error);
+  ASSERT_NE(reader, nullptr) << error;
+  ReadStatus last{};
+  const auto seen = read_all(*reader, last);
+  const auto in_place =
+      std::count_if(seen.begin(), seen.end(), [](const Seen& x) { return x.mapped; });
+  EXPECT_GT(in_place, 0);
+  EXPECT_LT(static_cast<std::size_t>(in_place), seen.size());
+  for (const std::string& path : {plain, packed}) std::filesystem::remove(path);
 }
 
 }  // namespace
