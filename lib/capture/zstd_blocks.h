@@ -12,17 +12,18 @@ namespace mpa::capture {
 
 class ZstdBlocks {
  public:
-  // The compressed file `fd` (a regular file of `size` octets), mapped; its frames' windows may
-  // be at most `max_window` octets. usable() is false where it cannot be mapped, does not start
-  // with a zstd frame, or its first frame's window is larger.
+  // The compressed file `fd` (a regular file of `size` octets), mapped. usable() is false where
+  // it cannot be mapped, does not start with a zstd frame, or its first frame's window is larger
+  // than `max_window` octets.
   ZstdBlocks(int fd, std::uint64_t size, std::size_t max_window);
   ~ZstdBlocks();
   ZstdBlocks(const ZstdBlocks&) = delete;
   ZstdBlocks& operator=(const ZstdBlocks&) = delete;
 
   bool usable() const { return ctx_ != nullptr && !failed_; }
-  // Octets before the place written next that a block may still refer to (ZSTD_decodingBufferSize_min of
-  // the largest window allowed): the caller keeps them unchanged where they were written.
+  // Octets before the place written next that a block may still refer to
+  // (ZSTD_decodingBufferSize_min of the first frame's window, the largest a later frame may
+  // have): the caller keeps them unchanged where they were written.
   std::size_t keep() const { return keep_; }
   // The most octets one block gives.
   static constexpr std::size_t kMaxBlock = 128u << 10;
@@ -44,9 +45,9 @@ class ZstdBlocks {
   ZSTD_DCtx_s* ctx_ = nullptr;
   const std::uint8_t* map_ = nullptr;
   std::size_t size_ = 0;
-  std::size_t at_ = 0;        // the next input octet
-  std::size_t released_ = 0;  // input pages before this were given back
-  std::size_t max_window_ = 0;
+  std::size_t at_ = 0;          // the next input octet
+  std::size_t released_ = 0;    // input pages before this were given back
+  std::size_t max_window_ = 0;  // the first frame's window
   std::size_t keep_ = 0;
   std::size_t block_ = kMaxBlock;  // the frame's largest block
   bool in_frame_ = false;
