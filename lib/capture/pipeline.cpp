@@ -17,8 +17,30 @@
 namespace mpa {
 namespace {
 
+// A thread that finds the queue empty (or full) spins this many pause instructions (about
+// 100 microseconds on this project's AMD EPYC machine) before it sleeps: a batch takes tens of
+// microseconds to fill or analyse, and a thread put to sleep is woken through the kernel (on a
+// virtual machine an interrupt to a halted virtual CPU), which takes as long again. The bench's
+// 1.1 GiB: 161 futex calls instead of 1,784; median wall 0.239 s against 0.255 in 16 alternating
+// runs, its zstd copy 0.320 against 0.345 in 10.
+constexpr int kSpins = 4096;
+
+// Waits a little for `ready` on this core before the caller sleeps.
+template <typename Ready>
+bool spin_until(Ready ready) {
+  for (int i = 0; i < kSpins; ++i) {
+    if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+  return ready();
+}
+
 // A bounded single-producer single-consumer queue of pointers: push() waits while it is
-// full, pop() while it is empty (C++20 atomic waits: no spinning, no lock).
+// full, pop() while it is empty (C++20 atomic waits, after spinning a little: no lock).
 template <std::size_t N>
 class SpscQueue {
  public:
@@ -26,6 +48,8 @@ class SpscQueue {
     const std::size_t tail = tail_.load(std::memory_order_relaxed);
     std::size_t head = head_.load(std::memory_order_acquire);
     while (tail - head == N) {
+      if (spin_until([&] { return tail - (head = head_.load(std::memory_order_acquire)) != N; }))
+        break;
       head_.wait(head, std::memory_order_acquire);
       head = head_.load(std::memory_order_acquire);
     }
@@ -41,6 +65,7 @@ class SpscQueue {
     const std::size_t head = head_.load(std::memory_order_relaxed);
     std::size_t tail = tail_.load(std::memory_order_acquire);
     while (tail == head) {
+      if (spin_until([&] { return (tail = tail_.load(std::memory_order_acquire)) != head; })) break;
       tail_.wait(tail, std::memory_order_acquire);
       tail = tail_.load(std::memory_order_acquire);
     }
