@@ -430,6 +430,16 @@ std::vector<std::size_t> record_offsets(const Bytes& image) {
   return at;
 }
 
+// A capture of over 12 MiB, markers and CRCs on, FPDUs of mixed sizes: records across the
+// edges of many chunks.
+Bytes large_capture(const std::string& name) {
+  synth::Scenario s = synth::base_scenario(name);
+  s.initiator.frame.m = true;
+  s.initiator.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(1500, {1442, 64, 9000, 65000, 17});
+  return synth::generate_pcap(s);
+}
+
 // A pcap file is read in place from chunks (512 KiB) of its octets, a compressed one of its
 // decompressed octets. Whatever it holds, it gives what libpcap gives reading the same stream
 // from a pipe (records, time stamps, the error and the record it names): a capture of many
@@ -437,11 +447,7 @@ std::vector<std::size_t> record_offsets(const Bytes& image) {
 // (libpcap then takes over there: at its offset in a plain file, reading a compressed one
 // again), the stream cut inside a record and between two, damaged.
 TEST(CaptureMapped, ReadInPlaceFromChunksGivesWhatLibpcapGives) {
-  synth::Scenario s = synth::base_scenario("chunks");
-  s.initiator.frame.m = true;
-  s.initiator.frame.c = true;
-  s.initiator.messages = synth::mixed_messages(1500, {1442, 64, 9000, 65000, 17});
-  const Bytes image = synth::generate_pcap(s);
+  const Bytes image = large_capture("chunks");
   ASSERT_GT(image.size(), 12u << 20);  // many chunks
   const std::vector<std::size_t> records = record_offsets(image);
   ASSERT_GT(records.size(), 1000u);
@@ -538,11 +544,7 @@ Bytes zstd_frame(const Bytes& image, std::size_t from, std::size_t to, int windo
 // over there), damaged in a later frame. Records held are never overwritten, even where every
 // record is held to the end (the ring full: new rings).
 TEST(CaptureMapped, ZstdDecompressedIntoARingGivesWhatLibpcapGives) {
-  synth::Scenario s = synth::base_scenario("ring");
-  s.initiator.frame.m = true;
-  s.initiator.frame.c = true;
-  s.initiator.messages = synth::mixed_messages(1500, {1442, 64, 9000, 65000, 17});
-  const Bytes image = synth::generate_pcap(s);
+  const Bytes image = large_capture("ring");
   ASSERT_GT(image.size(), 12u << 20);  // many laps of the ring (a window of 512 KiB: 4.8 MiB)
   const std::vector<std::size_t> records = record_offsets(image);
   const std::size_t third = image.size() / 3;
