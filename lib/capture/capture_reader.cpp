@@ -1154,8 +1154,6 @@ void CaptureReader::release(std::uint64_t offset) { impl_->give_back(offset); }
 
 bool CaptureReader::regular_file() const { return impl_->regular && !impl_->live; }
 
-bool CaptureReader::compressed() const { return impl_->decompressor != nullptr; }
-
 std::optional<LiveStats> CaptureReader::live_stats() const {
   if (!impl_->live) return std::nullopt;
   pcap_stat stat{};

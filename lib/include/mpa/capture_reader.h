@@ -86,8 +86,6 @@ class CaptureReader {
   // Whether the input is a regular file (plain or compressed), read as fast as it can be:
   // not live, not a pipe, whose records must reach the analysis as soon as they arrive.
   bool regular_file() const;
-  // Whether the file is compressed (gzip, zstd, LZ4): reading it costs the decompression.
-  bool compressed() const;
   // A live capture's statistics so far (pcap_stats); nullopt for files or when libpcap
   // cannot tell. Call it from the thread that reads.
   std::optional<LiveStats> live_stats() const;

@@ -35,7 +35,7 @@ struct PipelineOptions {
   // thread does both, one record after the other. Live captures and pipes are always read
   // on the analysing thread (their records are analysed as soon as they arrive).
   bool read_thread = true;
-  // With a reading thread, where a plain file's records are decoded: unset, on the reading
+  // With a reading thread, where a file's records are decoded: unset, on the reading
   // thread while the analysing one has batches waiting, else on the analysing thread (each
   // takes the work the other has no time for); true: always on the reading thread; false:
   // never. The results are the same whichever decodes.
