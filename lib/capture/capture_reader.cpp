@@ -598,6 +598,14 @@ struct CaptureReader::Impl {
     }
     return got;
   }
+  // The octets of the last chunk from record_at on: the record it could not hold whole, which
+  // the next chunk starts with (none before the first chunk).
+  std::span<const std::uint8_t> unfinished_record() const {
+    if (chunks.empty()) return {};
+    const Chunk& last = chunks.back();
+    return {last.data + (record_at - last.start),
+            static_cast<std::size_t>(last.start + last.size - record_at)};
+  }
   // Starts a chunk at record_at: the octets of the last one from there on, then as many as the
   // stream gives. False when the stream gave none.
   bool next_chunk() {
@@ -610,11 +618,9 @@ struct CaptureReader::Impl {
       next.octets.reset(new std::uint8_t[kChunkSize]);
     }
     next.start = record_at;
-    if (!chunks.empty()) {
-      const Chunk& last = chunks.back();
-      next.size = static_cast<std::size_t>(last.start + last.size - record_at);
-      std::memcpy(next.octets.get(), last.data + (record_at - last.start), next.size);
-    }
+    const std::span<const std::uint8_t> unfinished = unfinished_record();
+    if (!unfinished.empty()) std::memcpy(next.octets.get(), unfinished.data(), unfinished.size());
+    next.size = unfinished.size();
     next.data = next.octets.get();
     const std::size_t got = read_octets(next.octets.get() + next.size, kChunkSize - next.size);
     next.size += got;
@@ -632,12 +638,8 @@ struct CaptureReader::Impl {
   bool next_ring_chunk() {
     Chunk next;
     next.start = chunks.empty() ? 0 : record_at;  // (the first starts with the file header)
-    const std::uint8_t* unfinished = nullptr;
-    if (!chunks.empty()) {
-      const Chunk& last = chunks.back();
-      next.size = static_cast<std::size_t>(last.start + last.size - record_at);
-      unfinished = last.data + (record_at - last.start);
-    }
+    const std::span<const std::uint8_t> unfinished = unfinished_record();
+    next.size = unfinished.size();
     std::uint8_t* to = ring_write;
     if (ring != nullptr && to + kChunkSize <= ring.get() + ring_size && !held_in(to, kChunkSize)) {
       next.data = to - next.size;  // the unfinished record is right before: the last octets written
@@ -649,7 +651,7 @@ struct CaptureReader::Impl {
         ring.reset(new std::uint8_t[ring_size]);
         written_in_ring = 0;
       }
-      if (next.size > 0) std::memmove(ring.get(), unfinished, next.size);
+      if (next.size > 0) std::memmove(ring.get(), unfinished.data(), next.size);
       next.data = ring.get();
       to = ring.get() + next.size;
     }
