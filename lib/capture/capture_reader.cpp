@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <pcap/pcap.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +37,7 @@
 #include <memory>
 #include <vector>
 
+#include "mapped_file.h"
 #include "mpa/packet_decoder.h"
 #include "pcapng_out.h"
 #include "pcapng_stream.h"
@@ -160,26 +160,18 @@ struct Decompressor {
     if (lz4) LZ4F_freeDecompressionContext(lz4);
 #endif
     if (in.raw) std::fclose(in.raw);
-    if (map != nullptr) munmap(const_cast<std::uint8_t*>(map), map_size);
   }
   // A compressed regular file is mapped and its octets handed to the decompressor where they
   // lie (no read(2) copy), given back behind as it goes; past the mapping (a file that grew)
-  // the stream reads on.
-  const std::uint8_t* map = nullptr;
-  std::size_t map_size = 0;
-  std::uint64_t map_released = 0;
+  // the stream reads on. (A zstd ring decompresses from the same mapping.)
+  std::shared_ptr<capture::MappedFile> map;
   bool map_exhausted = false;
   const std::uint8_t* in_data = nullptr;  // input.data(), or a window of the mapping
-  static constexpr std::uint64_t kMapChunk = 4u << 20;
 
   void map_file(std::uint64_t size) {
-    if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return;
-    void* at =
-        mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fileno(in.raw), 0);
-    if (at == MAP_FAILED) return;
-    madvise(at, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
-    map = static_cast<const std::uint8_t*>(at);
-    map_size = static_cast<std::size_t>(size);
+    auto file = std::make_shared<capture::MappedFile>(fileno(in.raw), size);
+    if (file->data() == nullptr) return;
+    map = std::move(file);
     in.prefix_at = in.prefix_size;  // (the sniffed octets are in the mapping)
   }
   bool refill() {
@@ -187,16 +179,12 @@ struct Decompressor {
     input_at = 0;
     if (map != nullptr && !map_exhausted) {
       const std::uint64_t at = in.delivered;
-      if (at < map_size) {
-        const std::uint64_t behind = at & ~(kMapChunk - 1);
-        if (behind > map_released + kMapChunk) {
-          madvise(const_cast<std::uint8_t*>(map) + map_released, behind - map_released,
-                  MADV_DONTNEED);
-          map_released = behind;
-        }
-        if (at < map_released) map_released = at & ~(kMapChunk - 1);  // (read again: a seek)
-        in_data = map + at;
-        input_size = static_cast<std::size_t>(std::min<std::uint64_t>(input.size(), map_size - at));
+      if (at < map->size()) {
+        map->give_back(at, capture::MappedFile::kGiveBack);
+        map->read_again_from(at);  // (a seek back)
+        in_data = map->data() + at;
+        input_size =
+            static_cast<std::size_t>(std::min<std::uint64_t>(input.size(), map->size() - at));
         in.delivered += input_size;
         return true;
       }
@@ -461,17 +449,15 @@ struct CaptureReader::Impl {
   std::chrono::steady_clock::time_point last_flush;
   bool write_failed = false;
   // A plain pcapng regular file, mapped (nullptr: read through stdio).
-  const std::uint8_t* map = nullptr;
-  std::size_t map_size = 0;
+  std::unique_ptr<capture::MappedFile> map;
   // pcap read in place (chunk_pcap below): the file's time stamps are in nanoseconds, its
   // snapshot length, and the next record header's offset.
   bool records_nano = false;
   std::uint32_t snapshot_length = 0;
   std::uint64_t record_at = 0;
-  // Octets of the mapping before `released` were given back; `hold`: give back only when
-  // release() says so. (Pages are mapped in by page faults, which map 64 KiB around each:
-  // here faster than MADV_POPULATE_READ ahead.)
-  std::uint64_t released = 0;
+  // `hold`: the mapping's pages are given back only when release() says so. (Pages are mapped
+  // in by page faults, which map 64 KiB around each: here faster than MADV_POPULATE_READ
+  // ahead.)
   bool hold = false;
   bool regular = false;
   // A pcap file read in place: its octets (a compressed file's decompressed octets) are read
@@ -524,20 +510,13 @@ struct CaptureReader::Impl {
   ~Impl() {
     if (pcap != nullptr) pcap_close(pcap);
     if (stream != nullptr) std::fclose(stream);
-    if (map != nullptr) munmap(const_cast<std::uint8_t*>(map), map_size);
   }
-  // Mapped octets are given back in chunks of this size.
-  static constexpr std::uint64_t kChunk = 4u << 20;
   void give_back(std::uint64_t offset) {
     while (chunks.size() > 1 && chunks[1].start <= offset) {
       if (chunks.front().octets) spare.push_back(std::move(chunks.front().octets));
       chunks.pop_front();
     }
-    if (map == nullptr) return;
-    offset = std::min<std::uint64_t>(offset, map_size) & ~(kChunk - 1);
-    if (offset <= released) return;
-    madvise(const_cast<std::uint8_t*>(map) + released, offset - released, MADV_DONTNEED);
-    released = offset;
+    if (map != nullptr) map->give_back(offset);
   }
   // The record whose header is at `p`, with `available` octets there from it: true (and
   // `record` filled, record_at moved past it) where it is read in place as libpcap gives it:
@@ -671,25 +650,11 @@ struct CaptureReader::Impl {
   static constexpr std::uint64_t kAhead = 16u << 10;
   std::uint64_t prefetched = 0;
   void prefetch(std::uint64_t offset) {
-    const std::uint64_t to = std::min<std::uint64_t>(map_size, offset + kAhead);
+    const std::uint64_t to = std::min<std::uint64_t>(map->size(), offset + kAhead);
     if (prefetched < offset) prefetched = offset & ~std::uint64_t{63};
-    for (; prefetched < to; prefetched += 64) __builtin_prefetch(map + prefetched);
+    for (; prefetched < to; prefetched += 64) __builtin_prefetch(map->data() + prefetched);
   }
 };
-
-namespace {
-
-// Maps a plain regular file for reading in place; nullptr where it cannot be mapped.
-const std::uint8_t* map_file(FILE* stream, std::uint64_t size) {
-  if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return nullptr;
-  void* at =
-      mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fileno(stream), 0);
-  if (at == MAP_FAILED) return nullptr;
-  madvise(at, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
-  return static_cast<const std::uint8_t*>(at);
-}
-
-}  // namespace
 
 std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std::string& error) {
   return open(path, error, true);
@@ -759,14 +724,14 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   auto impl = std::make_unique<Impl>();
   impl->regular = regular;
   if (compression == Compression::None && regular && in_place && pcapng) {
-    impl->map = map_file(stream, file_size);
-    if (impl->map != nullptr) impl->map_size = static_cast<std::size_t>(file_size);
+    auto file = std::make_unique<capture::MappedFile>(fileno(stream), file_size);
+    if (file->data() != nullptr) impl->map = std::move(file);
   }
   if (pcapng) {
     // pcapng (its Section Header Block type reads the same in both byte orders).
     auto pcapng = std::make_unique<capture::PcapngStream>();
     std::string detail;
-    if (impl->map != nullptr) pcapng->map(impl->map, impl->map_size);
+    if (impl->map != nullptr) pcapng->map(impl->map->data(), impl->map->size());
     if (!pcapng->open(stream, detail)) {
       std::fclose(stream);
       error = fmt::format("{}: cannot read capture: pcapng: {}", name, detail);
@@ -819,13 +784,8 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     if (usual && compression == Compression::Zstd && decompressor != nullptr) {
       // Decompressed again from its start, into the ring: the first chunk starts with the file
       // header libpcap read.
-      const int fd = fileno(decompressor->in.raw);
-      struct stat file {};
-      if (fstat(fd, &file) == 0) {
-        auto blocks = std::make_unique<capture::ZstdBlocks>(
-            fd, static_cast<std::uint64_t>(file.st_size), Impl::kMaxRingWindow);
-        if (blocks->usable()) m.zstd = std::move(blocks);
-      }
+      auto blocks = std::make_unique<capture::ZstdBlocks>(decompressor->map, Impl::kMaxRingWindow);
+      if (blocks->usable()) m.zstd = std::move(blocks);
     }
   }
   reader->impl_->decompressor = decompressor;

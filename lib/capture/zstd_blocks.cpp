@@ -2,27 +2,17 @@
 #include "zstd_blocks.h"
 
 #define ZSTD_STATIC_LINKING_ONLY  // the buffer-less API (exported by libzstd 1.4 and later)
-#include <sys/mman.h>
 #include <zstd.h>
 
-#include <algorithm>
-#include <limits>
+#include <utility>
 
 namespace mpa::capture {
-namespace {
 
-// Input pages already decompressed are given back this many octets at a time.
-constexpr std::size_t kGiveBack = 4u << 20;
-
-}  // namespace
-
-ZstdBlocks::ZstdBlocks(int fd, std::uint64_t size, std::size_t max_window) {
-  if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return;
-  void* at = mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
-  if (at == MAP_FAILED) return;
-  madvise(at, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
-  map_ = static_cast<const std::uint8_t*>(at);
-  size_ = static_cast<std::size_t>(size);
+ZstdBlocks::ZstdBlocks(std::shared_ptr<MappedFile> file, std::size_t max_window)
+    : file_(std::move(file)) {
+  if (file_ == nullptr || file_->data() == nullptr) return;
+  map_ = file_->data();
+  size_ = file_->size();
   ZSTD_frameHeader header{};
   if (ZSTD_getFrameHeader(&header, map_, size_) != 0 || header.frameType != ZSTD_frame ||
       header.windowSize > max_window) {
@@ -37,10 +27,10 @@ ZstdBlocks::ZstdBlocks(int fd, std::uint64_t size, std::size_t max_window) {
 
 ZstdBlocks::~ZstdBlocks() {
   if (ctx_ != nullptr) ZSTD_freeDCtx(ctx_);
-  if (map_ != nullptr) munmap(const_cast<std::uint8_t*>(map_), size_);
 }
 
 std::size_t ZstdBlocks::decompress(std::uint8_t* out, std::size_t room) {
+  if (ctx_ == nullptr || failed_ || ended_) return 0;
   std::size_t written = 0;
   while (ctx_ != nullptr && !failed_ && !ended_) {
     if (!in_frame_) {
@@ -81,15 +71,8 @@ std::size_t ZstdBlocks::decompress(std::uint8_t* out, std::size_t room) {
     at_ += need;
     written += got;
   }
-  give_back_behind();
+  file_->give_back(at_, MappedFile::kGiveBack);
   return written;
-}
-
-void ZstdBlocks::give_back_behind() {
-  const std::size_t behind = at_ & ~(kGiveBack - 1);
-  if (behind <= released_ + kGiveBack) return;
-  madvise(const_cast<std::uint8_t*>(map_) + released_, behind - released_, MADV_DONTNEED);
-  released_ = behind;
 }
 
 }  // namespace mpa::capture

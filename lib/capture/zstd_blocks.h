@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+
+#include "mapped_file.h"
 
 struct ZSTD_DCtx_s;
 
@@ -12,10 +15,10 @@ namespace mpa::capture {
 
 class ZstdBlocks {
  public:
-  // The compressed file `fd` (a regular file of `size` octets), mapped. usable() is false where
-  // it cannot be mapped, does not start with a zstd frame, or its first frame's window is larger
-  // than `max_window` octets.
-  ZstdBlocks(int fd, std::uint64_t size, std::size_t max_window);
+  // The compressed file, mapped (shared with whoever else reads it; its pages are given back
+  // behind as blocks are decompressed). usable() is false where it is not mapped, does not start
+  // with a zstd frame, or its first frame's window is larger than `max_window` octets.
+  ZstdBlocks(std::shared_ptr<MappedFile> file, std::size_t max_window);
   ~ZstdBlocks();
   ZstdBlocks(const ZstdBlocks&) = delete;
   ZstdBlocks& operator=(const ZstdBlocks&) = delete;
@@ -31,7 +34,8 @@ class ZstdBlocks {
   // Decompresses whole blocks into [out, out + room) while the next one surely fits; returns
   // the octets written. A block written elsewhere than right after the last one refers back
   // into the octets written before that jump (zstd's "round buffer"), which must stay in place.
-  // Writes nothing once the stream ended (ended()) or failed (failed()).
+  // Writes nothing (and gives nothing back) once the stream ended (ended()) or failed
+  // (failed()).
   std::size_t decompress(std::uint8_t* out, std::size_t room);
   // The file ended after a whole frame.
   bool ended() const { return ended_; }
@@ -40,13 +44,11 @@ class ZstdBlocks {
   bool failed() const { return failed_; }
 
  private:
-  void give_back_behind();
-
   ZSTD_DCtx_s* ctx_ = nullptr;
+  std::shared_ptr<MappedFile> file_;
   const std::uint8_t* map_ = nullptr;
   std::size_t size_ = 0;
   std::size_t at_ = 0;          // the next input octet
-  std::size_t released_ = 0;    // input pages before this were given back
   std::size_t max_window_ = 0;  // the first frame's window
   std::size_t keep_ = 0;
   std::size_t block_ = kMaxBlock;  // the frame's largest block
