@@ -2,17 +2,18 @@
 // file mapped for reading front to back gives the pages behind its reader back, as whole
 // 4 MiB pieces, once more than the lag has gathered, and counts again from where a reader
 // went back to. What is given back is read in the mapping's resident set (/proc/self/smaps).
+#include "mapped_file.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include "mapped_file.h"
 
 namespace mpa::capture {
 namespace {
@@ -23,9 +24,9 @@ constexpr std::uint64_t kSize = 24 * kMiB;
 class MappedFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("mpa_mapped_file_" + std::to_string(getpid())))
-                .string();
+    path_ =
+        (std::filesystem::temp_directory_path() / ("mpa_mapped_file_" + std::to_string(getpid())))
+            .string();
     std::vector<char> octets(kSize);
     for (std::size_t i = 0; i < octets.size(); ++i) octets[i] = static_cast<char>(i * 7 + 1);
     std::ofstream(path_, std::ios::binary).write(octets.data(), std::streamsize(octets.size()));
