@@ -419,6 +419,10 @@ FILE* decompressing(FILE* raw, bool seekable, Compression& kind, std::array<std:
 
 // stdio's default 4 KiB buffer costs a read(2) per 4 KiB; captures are read front to back.
 constexpr std::size_t kReadBufferSize = 1u << 20;
+// A compressed pcap file read in place: stdio gives libpcap only the file header (the chunks
+// are read past it straight from the decompressor, or the ring decompresses again from the
+// start), so a larger buffer would only be decompressed into, and for zstd twice.
+constexpr std::size_t kHeaderBufferSize = 4u << 10;
 
 struct CaptureReader::Impl {
   std::unique_ptr<char[]> buffer;  // the stream's buffer; outlives the stream (see ~Impl)
@@ -717,8 +721,10 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
   std::memcpy(&magic, head.data(), 4);
   const bool chunked = regular && in_place && (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du) &&
                        (compression == Compression::None || path != "-");
-  buffer.reset(new char[kReadBufferSize]);
-  std::setvbuf(stream, buffer.get(), _IOFBF, kReadBufferSize);
+  const std::size_t buffer_size =
+      chunked && compression != Compression::None ? kHeaderBufferSize : kReadBufferSize;
+  buffer.reset(new char[buffer_size]);
+  std::setvbuf(stream, buffer.get(), _IOFBF, buffer_size);
   const bool pcapng = head == std::array<std::uint8_t, 4>{0x0A, 0x0D, 0x0D, 0x0A};
   // A plain pcapng regular file: mapped, its blocks read in place.
   auto impl = std::make_unique<Impl>();
