@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <limits>
 #include <memory>
 #include <vector>
 

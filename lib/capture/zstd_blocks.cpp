@@ -11,11 +11,9 @@ namespace mpa::capture {
 ZstdBlocks::ZstdBlocks(std::shared_ptr<MappedFile> file, std::size_t max_window)
     : file_(std::move(file)) {
   if (file_ == nullptr || file_->data() == nullptr) return;
-  map_ = file_->data();
-  size_ = file_->size();
   ZSTD_frameHeader header{};
-  if (ZSTD_getFrameHeader(&header, map_, size_) != 0 || header.frameType != ZSTD_frame ||
-      header.windowSize > max_window) {
+  if (ZSTD_getFrameHeader(&header, file_->data(), file_->size()) != 0 ||
+      header.frameType != ZSTD_frame || header.windowSize > max_window) {
     return;
   }
   // Every frame of the file may refer back as far as its first one does.
@@ -31,15 +29,17 @@ ZstdBlocks::~ZstdBlocks() {
 
 std::size_t ZstdBlocks::decompress(std::uint8_t* out, std::size_t room) {
   if (ctx_ == nullptr || failed_ || ended_) return 0;
+  const std::uint8_t* map = file_->data();
+  const std::size_t size = file_->size();
   std::size_t written = 0;
-  while (ctx_ != nullptr && !failed_ && !ended_) {
+  while (!failed_ && !ended_) {
     if (!in_frame_) {
-      if (at_ == size_) {  // the end, after a whole frame
+      if (at_ == size) {  // the end, after a whole frame
         ended_ = true;
         break;
       }
       ZSTD_frameHeader header{};
-      if (ZSTD_getFrameHeader(&header, map_ + at_, size_ - at_) != 0 ||
+      if (ZSTD_getFrameHeader(&header, map + at_, size - at_) != 0 ||
           (header.frameType == ZSTD_frame && header.windowSize > max_window_)) {
         failed_ = true;
         break;
@@ -58,12 +58,12 @@ std::size_t ZstdBlocks::decompress(std::uint8_t* out, std::size_t room) {
     }
     const ZSTD_nextInputType_e next = ZSTD_nextInputType(ctx_);
     if ((next == ZSTDnit_block || next == ZSTDnit_lastBlock) && room - written < block_) break;
-    if (need > size_ - at_) {  // cut short
+    if (need > size - at_) {  // cut short
       failed_ = true;
       break;
     }
     const std::size_t got =
-        ZSTD_decompressContinue(ctx_, out + written, room - written, map_ + at_, need);
+        ZSTD_decompressContinue(ctx_, out + written, room - written, map + at_, need);
     if (ZSTD_isError(got)) {
       failed_ = true;
       break;

@@ -46,8 +46,6 @@ class ZstdBlocks {
  private:
   ZSTD_DCtx_s* ctx_ = nullptr;
   std::shared_ptr<MappedFile> file_;
-  const std::uint8_t* map_ = nullptr;
-  std::size_t size_ = 0;
   std::size_t at_ = 0;          // the next input octet
   std::size_t max_window_ = 0;  // the first frame's window
   std::size_t keep_ = 0;
