@@ -261,6 +261,13 @@ TEST(CaptureMapped, TheReadingThreadHandsOverTheSameRecords) {
   }
 }
 
+// `image` as one zstd frame (level 1).
+Bytes zstd_of(const Bytes& image) {
+  Bytes frame(ZSTD_compressBound(image.size()));
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), image.data(), image.size(), 1));
+  return frame;
+}
+
 // Records decoded on the reading thread, on the analysing one, or on whichever has time: the
 // same analysis as on one thread, for plain segments and for those that are not (tunnelled,
 // carried in IP fragments), from a plain file and from its zstd copy.
@@ -276,9 +283,7 @@ TEST(CaptureMapped, WhicheverThreadDecodesTheAnalysisIsTheSame) {
   // And their zstd copies (decompressed into the ring on the reading thread).
   const auto write_both = [](const std::string& path, const Bytes& image) {
     write_file(path, image);
-    Bytes packed(ZSTD_compressBound(image.size()));
-    packed.resize(ZSTD_compress(packed.data(), packed.size(), image.data(), image.size(), 1));
-    write_file(path + ".zst", packed);
+    write_file(path + ".zst", zstd_of(image));
   };
   write_both(plain, synth::generate_pcap(s));
   s.effects.wrap = *synth::encapsulation_named("vxlan:42");
@@ -402,12 +407,6 @@ TEST(CaptureMapped, GzipFromAFileSaysWhatZlibSays) {
   }
   std::filesystem::remove(variant);
   std::filesystem::remove(path);
-}
-
-Bytes zstd_of(const Bytes& image) {
-  Bytes frame(ZSTD_compressBound(image.size()));
-  frame.resize(ZSTD_compress(frame.data(), frame.size(), image.data(), image.size(), 1));
-  return frame;
 }
 
 Bytes gzip_of(const Bytes& image, const std::string& path) {
