@@ -33,6 +33,36 @@ std::uint32_t FpduGrammar::bytes_needed() const {
   return wire - static_cast<std::uint32_t>(offset_ - current_.start_offset);
 }
 
+bool FpduGrammar::give_crc(std::span<const std::uint8_t> data, std::uint32_t state) {
+  given_armed_ = false;
+  if (seen_any_octet_ || !framing_.crc_field || !(crc_ || unchecked_crc_due_)) return false;
+  // ULPDU_Length follows a leading marker, or comes first; one split by a marker: not here.
+  const std::uint32_t to_marker = grid_.distance_to_marker(pos_);
+  if (to_marker != 0 && to_marker < kUlpduLengthSize) return false;
+  const std::size_t header = to_marker == 0 ? kMarkerSize : 0;
+  if (data.size() < header + kUlpduLengthSize + kCrcSize) return false;
+  const std::uint32_t wire = fpdu_wire_length(grid_, pos_, framing_, load_be16(&data[header]));
+  if (wire != data.size()) return false;
+  // The CRC field is the last four octets, whole: no marker begins within seven of the end.
+  constexpr std::uint32_t kNear = kMarkerSize + kCrcSize - 1;
+  if (grid_.distance_to_marker(pos_ + (wire - kNear)) < kNear) return false;
+  given_armed_ = true;
+  given_state_ = state;
+  given_first_ = data.data();
+  return true;
+}
+
+void FpduGrammar::marker_states_from_given() {
+  std::uint32_t state = kCrc32cInit;
+  const std::uint8_t* from = given_first_;
+  for (MarkerFact& m : markers_) {
+    const std::uint8_t* at = given_first_ + m.seq.distance_from(current_.start_seq);
+    state = crc32c_update(state, {from, at});
+    m.crc_before = state;
+    from = at;
+  }
+}
+
 void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   seen_any_octet_ = true;
   current_.judged = judged;
@@ -45,6 +75,9 @@ void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   current_.within_one_segment = true;
   markers_.clear();
   compute_crc_ = crc_ || unchecked_crc_due_;
+  crc_given_ = given_armed_ && compute_crc_;  // (give_crc: computed elsewhere)
+  given_armed_ = false;
+  if (crc_given_) compute_crc_ = false;
   crc_state_ = kCrc32cInit;
   pad_nonzero_ = false;
   current_.pad = {};
@@ -59,6 +92,11 @@ void FpduGrammar::complete(std::uint64_t frame) {
   current_.crc_field = framing_.crc_field;
   current_.crc_received = framing_.crc_field ? crc_from_wire(crc_bytes_.data()) : 0;
   current_.wire_length = static_cast<std::uint32_t>(offset_ - current_.start_offset);
+  if (crc_given_) {
+    crc_state_ = given_state_;
+    compute_crc_ = true;  // (computed, if not here)
+    if (crc32c_finish(crc_state_) != current_.crc_received) marker_states_from_given();
+  }
   if (crc_) {
     current_.crc_computed = crc32c_finish(crc_state_);
     current_.crc_status =

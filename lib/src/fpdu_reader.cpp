@@ -108,6 +108,10 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   const TcpSeq push_seq = grammar_.position();
   const std::uint64_t push_offset = grammar_.offset();
   const bool push_within = grammar_.begin_push(frame, segment_start, !data.empty());
+  if (const PayloadCrc* given = config_.payload_crc;
+      given != nullptr && given->data == data.data() && given->size == data.size()) {
+    grammar_.give_crc(data, given->state);
+  }
   const std::uint8_t* p = data.data();
   std::size_t left = data.size();
   std::optional<Trigger> trigger;

@@ -43,6 +43,7 @@ struct AnalysisContext {
   EventSink& sink;
   std::uint64_t frame = 0;  // the segment being analysed
   std::uint64_t ns = 0;     // its time stamp
+  PayloadCrc payload_crc;   // its TcpSegment::payload_crc (data nullptr: none)
   RefusedRequests refused;  // Rev 2 Requests refused so far (interop hints)
   std::uint64_t mpa_connections = 0;
 };

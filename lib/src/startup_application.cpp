@@ -342,6 +342,7 @@ void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t of
   config.crc = crc;
   config.keep_ulpdu = context_.options.keep_ulpdu;
   config.now_ns = &context_.ns;
+  config.payload_crc = &context_.payload_crc;
   config.check_sender_framing = !inferred;
   if (grid_origin) {
     config.grid_origin = *grid_origin;

@@ -14,7 +14,8 @@
 // The reader must produce the same FPDUs and findings whether the stream arrives whole
 // between gaps, cut at the split points, one octet at a time, or exactly bytes_needed()
 // octets at a time (split invariance), up to and including the stream's end (finish); and
-// every FPDU must agree with the marker grid.
+// every FPDU must agree with the marker grid; and the same where each push comes with its
+// CRC worked out before (FpduReaderConfig::payload_crc).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "mpa/crc32c.h"
 #include "mpa/diagnostics.h"
 #include "mpa/fpdu_reader.h"
 #include "mpa/marker_grid.h"
@@ -196,9 +198,15 @@ class Recorder : public mpa::FpduSink {
 // How one run cuts each stretch of stream between gaps.
 enum class Cut { Whole, SplitPoints, Single, Needed };
 
+// `given`: each push comes with the CRC of its octets but the last four, as a segment whose
+// CRC the pipeline's reading thread worked out (FpduReaderConfig::payload_crc).
 std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> stream,
-                const std::vector<Gap>& gaps, const std::vector<std::size_t>& splits, Cut cut) {
-  FpduReader reader(config);
+                const std::vector<Gap>& gaps, const std::vector<std::size_t>& splits, Cut cut,
+                bool given = false) {
+  mpa::PayloadCrc payload_crc;
+  FpduReaderConfig with_given = config;
+  if (given) with_given.payload_crc = &payload_crc;
+  FpduReader reader(with_given);
   Recorder recorder(config, reader);
   std::size_t pos = 0;
   std::size_t next_split = 0;
@@ -234,7 +242,13 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       const bool was_synchronised = reader.synchronised();
       const bool was_named = reader.framing_named();
       const bool exact = cut == Cut::Needed && n == reader.bytes_needed();
-      reader.push(stream.subspan(pos, n), frame, segment_start, recorder);
+      const std::span<const std::uint8_t> piece = stream.subspan(pos, n);
+      if (given && piece.size() >= mpa::kCrcSize) {
+        payload_crc = {
+            piece.data(), piece.size(),
+            mpa::crc32c_update(mpa::kCrc32cInit, piece.first(piece.size() - mpa::kCrcSize))};
+      }
+      reader.push(piece, frame, segment_start, recorder);
       pos += n;
       segment_start = false;
       MPA_FUZZ_CHECK(reader.fpdus() == recorder.fpdus_, "fpdus() disagrees with events");
@@ -331,6 +345,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              "events depend on where the stream is split");
   check_same(whole, run(config, stream, gaps, splits, Cut::Needed),
              "events differ when fed bytes_needed() octets at a time");
+  // (bytes_needed() pieces: one FPDU to a push, whose given CRC is taken.)
+  check_same(whole, run(config, stream, gaps, splits, Cut::Needed, true),
+             "events differ where each push comes with its CRC");
+  check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints, true),
+             "events differ where each push, cut at the split points, comes with its CRC");
   if (stream.size() <= 1024) {
     check_same(whole, run(config, stream, gaps, splits, Cut::Single),
                "events differ when fed one octet at a time");

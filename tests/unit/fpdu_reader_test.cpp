@@ -215,6 +215,55 @@ TEST(FpduReader, SameEventsWholeByteByByteRandomSplitsAnd1448OctetPieces) {
   }
 }
 
+// ---- a CRC given with the segment (FpduReaderConfig::payload_crc)
+
+TEST(FpduReader, ACrcGivenWithEachSegmentReadsAsTheCrcComputedHere) {
+  for (const StreamCase& c : kStreamCases) {
+    SCOPED_TRACE(describe(c));
+    FpduStreamBuilder builder = mixed_stream(c);
+    builder.add_random(1442, 40, {.bad_crc = true});  // a wrong CRC: named alike either way
+    builder.add_random(600, 41);
+    const Bytes& stream = builder.bytes();
+    // CRCs as negotiated, and not negotiated from a sender that writes them anyway.
+    for (const bool reader_crc : {c.crc, false}) {
+      const FpduReaderConfig config = reader_config(c.start_seq, c.markers, reader_crc, true);
+      for (const std::vector<std::size_t>& cuts :
+           {test::fpdu_ends(builder), test::every(1448, stream.size()),
+            test::random_cuts(stream.size(), 50, 4), std::vector<std::size_t>{}}) {
+        const RecordingSink computed = read_in_pieces(config, stream, cuts);
+        const RecordingSink given = read_in_pieces(config, stream, cuts, test::crc_but_last_four);
+        EXPECT_EQ(given.fpdus, computed.fpdus);
+        EXPECT_EQ(given.crc_unchecked, computed.crc_unchecked);
+        EXPECT_EQ(given.findings, computed.findings);
+      }
+    }
+  }
+}
+
+TEST(FpduReader, ACrcGivenIsTakenWhereOneFpduFillsTheSegmentAndNowhereElse) {
+  FpduStreamBuilder builder({.start_seq = 1000, .markers = true, .crc = true});
+  for (std::uint32_t i = 0; i < 6; ++i) builder.add_random(i % 2 != 0 ? 1442 : 600, 50 + i);
+  const std::vector<BuiltFpdu>& f = builder.fpdus();
+  // Segments: FPDU 0 alone (its leading marker first), FPDUs 1 and 2 together, FPDU 3 alone,
+  // FPDU 4 with the first octets of 5, the rest of 5.
+  const std::vector<std::size_t> cuts = {f[0].end(), f[2].end(), f[3].end(), f[5].start + 10};
+  // Each segment's CRC given one bit off shows where it was taken.
+  const RecordingSink sink =
+      read_in_pieces(reader_config(1000, true, true), builder.bytes(), cuts,
+                     [](std::span<const std::uint8_t> piece) -> std::optional<std::uint32_t> {
+                       return *test::crc_but_last_four(piece) ^ 1u;
+                     });
+  ASSERT_EQ(sink.fpdus.size(), f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    SCOPED_TRACE("FPDU " + std::to_string(i));
+    const bool alone = i == 0 || i == 3;
+    EXPECT_EQ(sink.fpdus[i].crc_computed, alone ? f[i].crc_correct ^ 1u : f[i].crc_correct);
+    EXPECT_EQ(sink.fpdus[i].crc_status, alone ? CrcStatus::Bad : CrcStatus::Good);
+  }
+  EXPECT_TRUE(f[0].leading_marker);
+  EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
+}
+
 TEST(FpduReader, ReportsExactBytesNeeded) {
   for (const StreamCase& c : kStreamCases) {
     SCOPED_TRACE(describe(c));

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <span>
@@ -298,23 +299,53 @@ inline FpduReaderConfig reader_config(std::uint32_t start_seq, bool markers, boo
   return config;
 }
 
+// The CRC given with a piece (FpduReaderConfig::payload_crc), from the piece (none: nullopt).
+using GivenCrc = std::function<std::optional<std::uint32_t>(std::span<const std::uint8_t>)>;
+
 // Feeds `stream` to a new reader in pieces ending at `cuts` (ascending stream indices; the
-// last piece runs to the end). Piece k is frame k + 1 and starts a segment.
+// last piece runs to the end). Piece k is frame k + 1 and starts a segment; `given` says
+// what CRC each piece comes with, as a segment whose CRC was worked out before.
 inline RecordingSink read_in_pieces(const FpduReaderConfig& config,
                                     std::span<const std::uint8_t> stream,
-                                    const std::vector<std::size_t>& cuts) {
+                                    const std::vector<std::size_t>& cuts,
+                                    const GivenCrc& given = {}) {
   RecordingSink sink;
-  FpduReader reader(config);
+  PayloadCrc payload_crc;
+  FpduReaderConfig with_given = config;
+  if (given) with_given.payload_crc = &payload_crc;
+  FpduReader reader(with_given);
+  const auto push = [&](std::span<const std::uint8_t> piece, std::uint64_t frame) {
+    payload_crc = {};
+    if (given) {
+      if (const std::optional<std::uint32_t> state = given(piece))
+        payload_crc = {piece.data(), piece.size(), *state};
+    }
+    reader.push(piece, frame, true, sink);
+  };
   std::size_t at = 0;
   std::uint64_t frame = 1;
   for (std::size_t cut : cuts) {
     if (cut <= at || cut >= stream.size()) continue;
-    reader.push(stream.subspan(at, cut - at), frame++, true, sink);
+    push(stream.subspan(at, cut - at), frame++);
     at = cut;
   }
-  reader.push(stream.subspan(at), frame, true, sink);
+  push(stream.subspan(at), frame);
   reader.finish(frame, sink);  // the stream ends here
   return sink;
+}
+
+// The CRC the pipeline's reading thread gives with a segment (TcpSegment::payload_crc): the
+// running CRC32c over the piece but its last four octets.
+inline std::optional<std::uint32_t> crc_but_last_four(std::span<const std::uint8_t> piece) {
+  if (piece.size() < 4) return std::nullopt;
+  return crc32c_update(kCrc32cInit, piece.first(piece.size() - 4));
+}
+
+// Cuts after every FPDU: one FPDU to a segment, as senders align them.
+inline std::vector<std::size_t> fpdu_ends(const FpduStreamBuilder& builder) {
+  std::vector<std::size_t> cuts;
+  for (const BuiltFpdu& f : builder.fpdus()) cuts.push_back(f.end());
+  return cuts;
 }
 
 inline std::vector<std::size_t> every(std::size_t step, std::size_t size) {

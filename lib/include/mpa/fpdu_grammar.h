@@ -58,6 +58,18 @@ class FpduGrammar {
   template <typename OrdinaryStart>
   Result feed(const std::uint8_t* p, std::size_t left, std::uint64_t frame, bool push_start,
               bool judged, const OrdinaryStart& ordinary);
+  // `data` is what the next feed() brings, its first octet the next FPDU's (no FPDU in
+  // progress), and `state` the running CRC32c (crc32c.h) over all of `data` but its last four
+  // octets, worked out elsewhere (on the pipeline's reading thread: FpduReaderConfig::
+  // payload_crc). Where the FPDU that begins there fills `data` exactly, its CRC field the
+  // last four octets (the usual case: one FPDU to a segment, RFC 5044 4.3), that FPDU's CRC is
+  // `state` and the grammar computes none; else this does nothing. Returns whether it took it.
+  // The FPDU's end is foreseen with the grammar's own arithmetic (fpdu_wire_length), so it
+  // completes at the last octet of `data`, unless a step ends the push before (the reader then
+  // abandons the FPDU: it is read again from held copies, with no CRC given). Where such a
+  // CRC does not match the field, the markers' crc_before are worked out from `data` at
+  // completion; where it matches they are not (MarkerFact::crc_before).
+  bool give_crc(std::span<const std::uint8_t> data, std::uint32_t state);
   // The one reset of the FPDU in progress: the next octet, at `seq`, begins an FPDU.
   void reset(TcpSeq seq, std::uint64_t offset) {
     // (No CRC run is open at the end of an FPDU: the CRC field folds it, and only a framing
@@ -69,6 +81,7 @@ class FpduGrammar {
     marker_got_ = 0;
     seen_any_octet_ = false;
     crc_run_ = nullptr;
+    given_armed_ = crc_given_ = false;
   }
   void reframe(SenderFraming framing, MarkerGrid grid) {
     framing_ = framing;
@@ -80,7 +93,10 @@ class FpduGrammar {
     offset_ += n;
   }
   // The rest of a push is not read (the CRC run over it is dropped).
-  void abandon_push() { crc_run_ = nullptr; }
+  void abandon_push() {
+    crc_run_ = nullptr;
+    given_armed_ = false;
+  }
 
   // Exactly how many more octets finish the unit in progress (fpdu_reader.h).
   std::uint32_t bytes_needed() const;
@@ -107,6 +123,8 @@ class FpduGrammar {
   void begin(std::uint64_t frame, bool segment_start, bool judged);
   bool read_marker();  // the marker just read, recorded; whether it is exact
   void complete(std::uint64_t frame);
+  // The markers' crc_before over the given FPDU's octets (its CRC did not match).
+  void marker_states_from_given();
   void after_ulpdu() {
     if (current_.pad_length > 0) {
       state_ = State::Pad;
@@ -125,6 +143,12 @@ class FpduGrammar {
   bool compute_crc_ = true;
   bool unchecked_crc_due_ = true;
   bool keep_ulpdu_;
+  // give_crc: the FPDU begun next (armed) or in progress (crc_given_), whose first octet is at
+  // given_first_, has its CRC state given.
+  bool given_armed_ = false;
+  bool crc_given_ = false;
+  std::uint32_t given_state_ = 0;
+  const std::uint8_t* given_first_ = nullptr;
   TcpSeq pos_;
   std::uint64_t offset_ = 0;
 

@@ -23,6 +23,15 @@
 
 namespace mpa {
 
+// A segment's payload and the running CRC32c (crc32c.h) over all of it but its last four
+// octets, worked out before the analysis (TcpSegment::payload_crc): the segment being
+// analysed, or none (data nullptr).
+struct PayloadCrc {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  std::uint32_t state = 0;
+};
+
 struct FpduReaderConfig {
   std::uint32_t connection = 0;
   Direction direction = Direction::Initiator;
@@ -35,6 +44,9 @@ struct FpduReaderConfig {
   bool keep_ulpdu = false;  // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
   const std::uint64_t* now_ns = nullptr;  // capture time of the segment being read, for
                                           // FpduEvent::timestamp_ns (nullptr: 0, unknown)
+  // The CRC of the segment being read, where it was worked out before: a push of exactly its
+  // payload whose one FPDU fills it takes its CRC from there (FpduGrammar::give_crc).
+  const PayloadCrc* payload_crc = nullptr;
   // How the sender frames is judged against what was negotiated: an FPDU boundary whose
   // octets are no plausible DDP header makes the reader test the framings of sender_framing.h.
   // Off where the parameters were inferred from the data (a failed inference is no fault of

@@ -89,6 +89,10 @@ struct TcpSegment {
   std::optional<std::uint16_t> mss;       // MSS option (SYN segments)
   std::span<const std::uint8_t> payload;  // payload bytes the capture holds
   std::uint32_t payload_missing = 0;      // payload bytes cut off (snaplen), after `payload`
+  // The running CRC32c (crc32c.h) over the payload but its last four octets, where whoever
+  // decoded the segment worked it out (the pipeline's reading thread, when it has time): an
+  // FPDU that fills the segment, as senders align them, has its CRC ready for the analysis.
+  std::optional<std::uint32_t> payload_crc;
   // The link-layer source address of the Ethernet header (or Linux cooked header) nearest
   // the IP header, when the frame has one (none for raw IP, loopback, reassembled datagrams).
   std::optional<MacAddress> source_mac;
