@@ -140,7 +140,7 @@ constexpr std::size_t kDecodeWhileQueued = 4;
 constexpr std::size_t kPayloadCrcMin = 64;
 
 // Records prefetched ahead of the one analysed, and of the one decoded.
-constexpr std::size_t kAhead = 12;
+constexpr std::size_t kAhead = 4;
 constexpr std::size_t kDecodeAhead = 8;
 
 void prefetch(const CaptureRecord& record, const Decoded& decoded) {
