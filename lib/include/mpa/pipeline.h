@@ -38,7 +38,9 @@ struct PipelineOptions {
   // With a reading thread, where a file's records are decoded: unset, on the reading
   // thread while the analysing one has batches waiting, else on the analysing thread (each
   // takes the work the other has no time for); true: always on the reading thread; false:
-  // never. The results are the same whichever decodes.
+  // never. A segment decoded on the reading thread comes with the CRC of its payload
+  // (TcpSegment::payload_crc), the CRC of an FPDU that fills it. The results are the same
+  // whichever decodes.
   std::optional<bool> decode_while_reading;
 };
 
