@@ -63,6 +63,20 @@ TEST(FlowTable, FindMakesAFlowTheMostRecentlyActive) {
   EXPECT_EQ(table.find(FlowKey::of(ep(4, 4), ep(9, 9))), nullptr);
 }
 
+TEST(FlowTable, ContainsAnswersForTheLastFlowFoundAndForAnyOther) {
+  FlowTable<int> table;
+  const FlowKey a = FlowKey::of(ep(1, 1), ep(9, 9)), b = FlowKey::of(ep(2, 2), ep(9, 9)),
+                c = FlowKey::of(ep(3, 3), ep(9, 9));
+  EXPECT_FALSE(table.contains(a));  // empty: no last flow either
+  table.insert(a, std::make_unique<int>(1));
+  table.insert(b, std::make_unique<int>(2));
+  ASSERT_NE(table.find(b), nullptr);
+  EXPECT_TRUE(table.contains(b));       // the last flow found
+  EXPECT_TRUE(table.contains(a));       // another
+  EXPECT_FALSE(table.contains(c));      // none
+  EXPECT_EQ(*table.least_recent(), 1);  // asking moves nothing
+}
+
 TEST(FlowTable, EraseForgetsAndTheCacheDoesNotKeepAStaleFlow) {
   FlowTable<int> table;
   const FlowKey a = FlowKey::of(ep(1, 1), ep(9, 9)), b = FlowKey::of(ep(2, 2), ep(9, 9));

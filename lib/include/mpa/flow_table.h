@@ -64,7 +64,10 @@ class FlowTable {
     if (last_ != entries_.begin()) entries_.splice(entries_.begin(), entries_, last_);
     return last_->second.get();
   }
-  bool contains(const FlowKey& key) const { return index_.contains(key); }
+  // (The last flow found first, as find() does: a pure ACK asks this before find().)
+  bool contains(const FlowKey& key) const {
+    return (last_ != entries_.end() && last_->first == key) || index_.contains(key);
+  }
 
   // Tracks a new flow (`key` must not be tracked) as the most recently active.
   Flow& insert(const FlowKey& key, std::unique_ptr<Flow> flow) {
