@@ -119,6 +119,7 @@ class Recorder : public mpa::FpduSink {
     named_before_ = reader_.framing_named();
     previous_ = Previous{e.start_offset, e.start_seq, e.ulpdu_length};
     next_offset_ = e.start_offset + e.wire_length;
+    ends.push_back(next_offset_);
     MPA_FUZZ_CHECK(e.first_frame <= e.last_frame, "frames out of order");
     ++fpdus_;
 
@@ -160,6 +161,7 @@ class Recorder : public mpa::FpduSink {
   }
 
   std::string log;
+  std::vector<std::uint64_t> ends;  // where each FPDU ended (stream offsets)
   std::uint64_t fpdus_ = 0;
 
  private:
@@ -196,13 +198,16 @@ class Recorder : public mpa::FpduSink {
 };
 
 // How one run cuts each stretch of stream between gaps.
-enum class Cut { Whole, SplitPoints, Single, Needed };
+// (FpduEnds: a push ends where each FPDU of the whole run ended, one FPDU to a push, as
+// senders align them to segments.)
+enum class Cut { Whole, SplitPoints, Single, Needed, FpduEnds };
 
 // `given`: each push comes with the CRC of its octets but the last four, as a segment whose
-// CRC the pipeline's reading thread worked out (FpduReaderConfig::payload_crc).
+// CRC the pipeline's reading thread worked out (FpduReaderConfig::payload_crc). `ends`: where
+// the FPDUs end (stream offsets): what Cut::FpduEnds cuts at; what a run finds, afterwards.
 std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> stream,
                 const std::vector<Gap>& gaps, const std::vector<std::size_t>& splits, Cut cut,
-                bool given = false) {
+                bool given, std::vector<std::uint64_t>& ends) {
   mpa::PayloadCrc payload_crc;
   FpduReaderConfig with_given = config;
   if (given) with_given.payload_crc = &payload_crc;
@@ -229,6 +234,12 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
         case Cut::Single:
           n = 1;
           break;
+        case Cut::FpduEnds: {
+          const std::uint64_t at = config.start_offset + pos + gap_total;
+          const auto next = std::upper_bound(ends.begin(), ends.end(), at);
+          if (next != ends.end() && *next - at < n) n = static_cast<std::size_t>(*next - at);
+          break;
+        }
         case Cut::Needed: {
           const std::uint32_t needed = reader.bytes_needed();
           MPA_FUZZ_CHECK(needed > 0, "bytes_needed() is 0");
@@ -243,6 +254,7 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       const bool was_named = reader.framing_named();
       const bool exact = cut == Cut::Needed && n == reader.bytes_needed();
       const std::span<const std::uint8_t> piece = stream.subspan(pos, n);
+      payload_crc = {};
       if (given && piece.size() >= mpa::kCrcSize) {
         payload_crc = {
             piece.data(), piece.size(),
@@ -284,6 +296,10 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
   // The stream's end (a framing test still open is decided on what it holds).
   reader.finish(frame, recorder);
   recorder.settle();
+  if (cut != Cut::FpduEnds) {
+    ends = recorder.ends;
+    std::sort(ends.begin(), ends.end());  // (the FPDU before a named deviation shrinks)
+  }
   MPA_FUZZ_CHECK(reader.ulpdu_bytes() <= stream.size(), "more ULPDU octets than stream octets");
   return recorder.log;
 }
@@ -340,18 +356,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::sort(gaps.begin(), gaps.end(),
             [](const Gap& a, const Gap& b) { return a.position < b.position; });
 
-  const std::string whole = run(config, stream, gaps, splits, Cut::Whole);
-  check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints),
+  std::vector<std::uint64_t> ends, ignored;
+  const std::string whole = run(config, stream, gaps, splits, Cut::Whole, false, ends);
+  check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints, false, ignored),
              "events depend on where the stream is split");
-  check_same(whole, run(config, stream, gaps, splits, Cut::Needed),
+  check_same(whole, run(config, stream, gaps, splits, Cut::Needed, false, ignored),
              "events differ when fed bytes_needed() octets at a time");
-  // (bytes_needed() pieces: one FPDU to a push, whose given CRC is taken.)
-  check_same(whole, run(config, stream, gaps, splits, Cut::Needed, true),
-             "events differ where each push comes with its CRC");
-  check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints, true),
+  // One FPDU to a push, each push with its CRC (taken where the FPDU fills it), and cut at
+  // the split points with their CRCs (taken where one falls on an FPDU's ends).
+  check_same(whole, run(config, stream, gaps, splits, Cut::FpduEnds, true, ends),
+             "events differ where each FPDU comes in a push of its own with its CRC");
+  check_same(whole, run(config, stream, gaps, splits, Cut::SplitPoints, true, ignored),
              "events differ where each push, cut at the split points, comes with its CRC");
   if (stream.size() <= 1024) {
-    check_same(whole, run(config, stream, gaps, splits, Cut::Single),
+    check_same(whole, run(config, stream, gaps, splits, Cut::Single, false, ignored),
                "events differ when fed one octet at a time");
   }
   return 0;

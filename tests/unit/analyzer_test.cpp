@@ -19,6 +19,7 @@
 #include "conversation.h"
 #include "faults.h"
 #include "generator.h"
+#include "mpa/crc32c.h"
 #include "mpa/packet_decoder.h"
 #include "scenario.h"
 #include "scenario_analysis.h"
@@ -897,6 +898,32 @@ TEST(Analyzer, ConnectionsAreNumberedInTheOrderTheyBecameMpa) {
   EXPECT_GT(numbers.fpdus[1], 0u);
   EXPECT_EQ(numbers.fpdus.size(), 2u);
   EXPECT_GT(numbers.findings[0], 0u);  // the corrupted CRC
+}
+
+// A segment's CRC worked out before the analysis (TcpSegment::payload_crc, as the pipeline's
+// reading thread gives it) is taken for the FPDU that fills the segment: given right, the
+// analysis is the one without it; given one bit off, those FPDUs' CRCs are wrong.
+TEST(Analyzer, ACrcGivenWithASegmentIsTheCrcOfTheFpduThatFillsIt) {
+  synth::Scenario s = synth::base_scenario("given-crc");
+  synth::set_revision(s, 2);
+  s.initiator.frame.m = s.responder.frame.m = true;
+  s.initiator.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(40, {1442, 64, 9000, 17});
+  s.responder.messages = synth::mixed_messages(20, {512, 4096});
+  const auto given = [](std::uint32_t off) {
+    return [off](std::span<const std::uint8_t> payload) -> std::optional<std::uint32_t> {
+      if (payload.size() < 4) return std::nullopt;
+      return crc32c_update(kCrc32cInit, payload.first(payload.size() - 4)) ^ off;
+    };
+  };
+  const Recorder computed = analyze(s);
+  const Recorder right = analyze(s, {}, given(0));
+  const Recorder wrong = analyze(s, {}, given(1));
+  ASSERT_GT(computed.fpdus.size(), 60u);
+  EXPECT_FALSE(computed.has(DiagId::FpduCrcMismatch));
+  EXPECT_EQ(right.fpdus, computed.fpdus);
+  EXPECT_EQ(right.ids(), computed.ids());
+  EXPECT_TRUE(wrong.has(DiagId::FpduCrcMismatch));
 }
 
 }  // namespace

@@ -264,6 +264,45 @@ TEST(FpduReader, ACrcGivenIsTakenWhereOneFpduFillsTheSegmentAndNowhereElse) {
   EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
 }
 
+// Where a marker splits ULPDU_Length or lies across the CRC field, the CRC given for the
+// segment is not the FPDU's (give_crc foresees both and takes none there). Both need FPDUs
+// off the grid's four-octet alignment: a grid whose origin is not where reading starts.
+TEST(FpduReader, ACrcGivenIsNotTakenWhereAMarkerSplitsTheLengthOrTheCrcField) {
+  std::size_t split = 0, across = 0, taken = 0;
+  for (const std::uint32_t shift : {1u, 2u, 3u}) {
+    SCOPED_TRACE("grid origin " + std::to_string(shift) + " before the start");
+    FpduStreamBuilder builder(
+        {.start_seq = 1000, .markers = true, .crc = true, .grid_origin = 1000 - shift});
+    for (std::uint32_t i = 0; i < 200; ++i) builder.add_random(1 + (i * 37) % 700, 100 + i);
+    const std::vector<BuiltFpdu>& f = builder.fpdus();
+    FpduReaderConfig config = reader_config(1000, true, true);
+    config.grid_origin = TcpSeq(1000 - shift);
+    config.grid_origin_set = true;
+    const RecordingSink sink =
+        read_in_pieces(config, builder.bytes(), test::fpdu_ends(builder),
+                       [](std::span<const std::uint8_t> piece) -> std::optional<std::uint32_t> {
+                         return *test::crc_but_last_four(piece) ^ 1u;  // shows where it is taken
+                       });
+    ASSERT_EQ(sink.fpdus.size(), f.size());
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      SCOPED_TRACE("FPDU " + std::to_string(i));
+      bool splits_length = false, across_crc = false;
+      for (const test::BuiltMarker& m : f[i].markers) {
+        splits_length |= m.index == f[i].start + 1;
+        across_crc |= m.index + 7 >= f[i].end() && m.index < f[i].end();
+      }
+      const bool take = !splits_length && !across_crc;
+      split += splits_length;
+      across += across_crc;
+      taken += take;
+      EXPECT_EQ(sink.fpdus[i].crc_computed, take ? f[i].crc_correct ^ 1u : f[i].crc_correct);
+    }
+  }
+  EXPECT_GE(split, 2u);
+  EXPECT_GE(across, 3u);
+  EXPECT_GE(taken, 300u);
+}
+
 TEST(FpduReader, ReportsExactBytesNeeded) {
   for (const StreamCase& c : kStreamCases) {
     SCOPED_TRACE(describe(c));

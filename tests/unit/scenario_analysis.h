@@ -3,6 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,16 +74,21 @@ struct Recorder : EventSink {
   }
 };
 
-inline Recorder analyze(const synth::Scenario& scenario, AnalyzerOptions options = {}) {
+// `payload_crc`: what each segment comes with as TcpSegment::payload_crc (none: as decoded).
+using PayloadCrcOf = std::function<std::optional<std::uint32_t>(std::span<const std::uint8_t>)>;
+
+inline Recorder analyze(const synth::Scenario& scenario, AnalyzerOptions options = {},
+                        const PayloadCrcOf& payload_crc = {}) {
   Recorder recorder;
   Analyzer analyzer(options, recorder);
   const auto frames = synth::generate_frames(scenario);
   std::uint64_t number = 0;
   for (const auto& frame : frames) {
     ++number;
-    const DecodeResult decoded =
+    DecodeResult decoded =
         decode_frame(link_type::kEthernet, frame.bytes,
                      static_cast<std::uint32_t>(frame.bytes.size()), number, frame.time_us * 1000);
+    if (payload_crc) decoded.segment.payload_crc = payload_crc(decoded.segment.payload);
     if (decoded.status == DecodeStatus::Tcp) analyzer.on_segment(decoded.segment);
   }
   analyzer.finish(number);
