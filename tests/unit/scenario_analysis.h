@@ -3,10 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +11,7 @@
 #include "mpa/analyzer.h"
 #include "mpa/packet_decoder.h"
 #include "scenario.h"
+#include "test_streams.h"  // test::GivenCrc
 
 namespace mpa {
 
@@ -75,10 +72,8 @@ struct Recorder : EventSink {
 };
 
 // `payload_crc`: what each segment comes with as TcpSegment::payload_crc (none: as decoded).
-using PayloadCrcOf = std::function<std::optional<std::uint32_t>(std::span<const std::uint8_t>)>;
-
 inline Recorder analyze(const synth::Scenario& scenario, AnalyzerOptions options = {},
-                        const PayloadCrcOf& payload_crc = {}) {
+                        const test::GivenCrc& payload_crc = {}) {
   Recorder recorder;
   Analyzer analyzer(options, recorder);
   const auto frames = synth::generate_frames(scenario);
