@@ -463,6 +463,10 @@ struct CaptureReader::Impl {
   // ahead.)
   bool hold = false;
   bool regular = false;
+  // A plain regular file whose records read in place can be read again (read_again): its
+  // descriptor, and the reader, which records name as their source.
+  int again_fd = -1;
+  const OctetSource* again = nullptr;
   // A pcap file read in place: its octets (a compressed file's decompressed octets) are read
   // into chunks and its records parsed where they lie (record_at is the offset in the file, or
   // in the decompressed stream). The back chunk is the one read; the others hold records that
@@ -541,6 +545,8 @@ struct CaptureReader::Impl {
     record.link_type = link_type;
     record.data = std::span<const std::uint8_t>(p + 16, h[2]);
     record.mapped = true;
+    record.source = again;
+    record.at = record_at + 16;
     bytes_seen += h[2];
     record_at += 16 + h[2];
     return true;
@@ -754,6 +760,10 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     }
     reader->impl_->pcapng = std::move(pcapng);
     reader->impl_->stream = stream;
+    if (reader->impl_->map != nullptr) {
+      reader->impl_->again_fd = fileno(stream);
+      reader->impl_->again = reader.get();
+    }
     reader->impl_->decompressor = decompressor;
     reader->path_ = path;
     reader->file_size_ = file_size;
@@ -786,6 +796,10 @@ std::unique_ptr<CaptureReader> CaptureReader::open(const std::string& path, std:
     m.records_nano = magic == 0xa1b23c4du;
     m.snapshot_length = static_cast<std::uint32_t>(snapshot);
     m.record_at = 24;
+    if (usual && compression == Compression::None) {
+      m.again_fd = fileno(stream);
+      m.again = reader.get();
+    }
     if (usual && compression == Compression::Zstd && decompressor != nullptr) {
       // Decompressed again from its start, into the ring: the first chunk starts with the file
       // header libpcap read.
@@ -886,6 +900,19 @@ bool CaptureReader::live() const { return impl_->live; }
 
 CaptureReader::~CaptureReader() = default;
 
+bool CaptureReader::read_again(std::uint64_t at, std::span<std::uint8_t> out) const {
+  if (impl_->again_fd < 0) return false;
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n =
+        pread(impl_->again_fd, out.data() + got, out.size() - got, static_cast<off_t>(at + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 bool CaptureReader::keep(const std::string& path, std::string& error) {
   auto writer = std::make_unique<capture::PcapngWriter>();
   if (!writer->open(path, link_type(), snaplen(), error)) return false;
@@ -924,6 +951,7 @@ ReadStatus CaptureReader::read_next(CaptureRecord& record) {
   // Once a read failed or the file ended, libpcap's state is not worth asking again.
   if (impl.failed) return ReadStatus::Error;
   if (impl.ended) return ReadStatus::End;
+  record.source = nullptr;
   if (impl.pcapng) return next_pcapng(record);
   if (impl.chunk_pcap) {
     if (impl.stop.load(std::memory_order_relaxed)) {
@@ -1084,6 +1112,10 @@ ReadStatus CaptureReader::next_pcapng(CaptureRecord& record) {
     record.link_type = packet.link_type;
     record.data = packet.data;
     record.mapped = packet.mapped;
+    if (packet.mapped && impl.again != nullptr) {
+      record.source = impl.again;
+      record.at = static_cast<std::uint64_t>(packet.data.data() - impl.map->data());
+    }
     impl.bytes_seen += packet.data.size();
     return ReadStatus::Record;
   }

@@ -324,8 +324,8 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
 }  // namespace
 
 CapturedFrame captured_frame(const CaptureRecord& record) {
-  return {record.number, record.link_type, record.data, record.original_length,
-          record.timestamp_ns};
+  return {record.number,       record.link_type, record.data, record.original_length,
+          record.timestamp_ns, record.source,    record.at};
 }
 
 PipelineResult run_pipeline(CaptureReader& reader, Analyzer& analyzer,

@@ -7,20 +7,37 @@
 
 namespace mpa {
 
+namespace {
+
+// A TCP payload within the frame's octets lies where they do in the frame's source (one
+// reassembled from IP fragments lies in no frame).
+void place_payload(const CapturedFrame& frame, DecodeResult& result) {
+  if (frame.source == nullptr || result.status != DecodeStatus::Tcp) return;
+  const std::uint8_t* payload = result.segment.payload.data();
+  const std::uint8_t* data = frame.data.data();
+  if (payload < data || payload + result.segment.payload.size() > data + frame.data.size()) return;
+  result.segment.payload_source = frame.source;
+  result.segment.payload_at = frame.at + static_cast<std::uint64_t>(payload - data);
+}
+
+}  // namespace
+
 DecodeResult decode_captured(const CapturedFrame& frame, const DecodeOptions& options) {
-  return decode_frame(frame.link_type, frame.data, frame.original_length, frame.number,
-                      frame.timestamp_ns, options);
+  DecodeResult result;
+  decode_captured(frame, options, result);
+  return result;
 }
 
 void decode_captured(const CapturedFrame& frame, const DecodeOptions& options,
                      DecodeResult& result) {
   decode_frame(result, frame.link_type, frame.data, frame.original_length, frame.number,
                frame.timestamp_ns, options);
+  place_payload(frame, result);
 }
 
 DecodeResult decode_captured(const CapturedFrame& frame) {
-  return decode_frame(frame.link_type, frame.data, frame.original_length, frame.number,
-                      frame.timestamp_ns);
+  static const DecodeOptions defaults;
+  return decode_captured(frame, defaults);
 }
 
 FrameFeeder::FrameFeeder(Analyzer& analyzer)

@@ -25,15 +25,17 @@
 //     the stream's origin (bytes before it are BeforeStart) and to its end (FIN or RST),
 //     then split at the in-order position:
 //     a. The old part (below next_offset) was already delivered or reported as a gap.
-//        Its captured bytes are compared with the history ring, which holds the last
-//        `retransmission_window` delivered bytes, and, further back, with the digests of
+//        Its captured bytes are compared with the history, which holds the last
+//        `retransmission_window` delivered bytes ("History" below), and, further back, with
+//        the digests of
 //        octets the peer has not acknowledged (below, "Digests"); bytes inside reported
 //        gaps, and older bytes nothing is kept for, cannot be compared and pass silently.
 //        The first difference is reported once per segment (offset of the first
 //        differing byte, length of the compared region from there; for a digest, the
 //        unit that differs).
 //     b. If the new part starts exactly at next_offset it is delivered at once, straight
-//        from the caller's buffer (the only copy is into the history ring); its missing
+//        from the caller's buffer (the only copy is into the history, where its place in
+//        the capture file is not known); its missing
 //        bytes become a Truncated gap. Then buffered pieces that have become contiguous
 //        are delivered, each with the frame it arrived in; a buffered piece partly
 //        overlapped by what was just delivered is compared (old part) and trimmed.
@@ -51,6 +53,16 @@
 // finish(): end of capture. Each remaining hole becomes a NotCaptured gap followed by the
 // buffered data after it; a FIN recorded but not reached is then honoured (after a final
 // NotCaptured gap up to it).
+//
+// History: delivered octets whose place the segment names (TcpSegment::payload_source, a
+// capture file read in place) are kept as that place, runs of at least kMinPlaced octets,
+// and read again from it only when a retransmission is compared with them (or a digest
+// computed); the others are copied into a ring. Copying every octet was the analysis's first
+// touch of most of them: where the CRC of an FPDU comes with its segment, the analysis reads
+// little more than the FPDU headers and markers. A direction whose octets had to be read
+// again copies them for a while (kCopyAfterReadingAgain), so that a capture full of
+// retransmissions is not read twice. Octets that cannot be read again (the file shrank)
+// are not compared.
 //
 // Digests: TCP may retransmit any octet the peer has not acknowledged, however long ago it
 // was first sent (a window of several MiB is common). Octets are kept only for the recent
@@ -94,6 +106,17 @@ constexpr std::size_t kMinHistory = 4096;
 // than 1 KiB / kMinUnit digests per KiB).
 constexpr std::uint64_t kUnitGrid = 1024;
 constexpr std::uint64_t kMinUnit = 256;
+// History: runs of delivered octets at least this long are kept as their place in the
+// capture; after octets were read again, the direction's next octets are copied.
+constexpr std::size_t kMinPlaced = 256;
+constexpr std::uint64_t kCopyAfterReadingAgain = 1u << 20;
+
+// Whether `part` lies within `whole`.
+bool within(std::span<const std::uint8_t> part, std::span<const std::uint8_t> whole) {
+  const auto p = reinterpret_cast<std::uintptr_t>(part.data());
+  const auto w = reinterpret_cast<std::uintptr_t>(whole.data());
+  return p >= w && p + part.size() <= w + whole.size();
+}
 
 // Copies `len` bytes (len <= ring.size()) into the ring at the position of `offset`.
 void ring_write(std::vector<std::uint8_t>& ring, std::uint64_t offset, const std::uint8_t* src,
@@ -147,6 +170,10 @@ struct TcpReassembler::Call {
   std::uint64_t frame;
   StreamSink& sink;
   bool mismatch_reported = false;
+  // The segment's payload, and where its source can read it again (source nullptr: nowhere).
+  std::span<const std::uint8_t> payload{};
+  const OctetSource* source = nullptr;
+  std::uint64_t at = 0;
 };
 
 TcpReassembler::TcpReassembler(ReassemblyOptions options) : options_(options) {}
@@ -193,7 +220,8 @@ SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink&
     origin_ = data_seq;
     started_ = true;
   }
-  Call call{segment.frame, sink};
+  Call call{segment.frame,     sink, false, segment.payload, segment.payload_source,
+            segment.payload_at};
 
   if (!syn && !fin && !rst && total <= 1 &&
       (segment.seq == next_seq() - 1 || segment.seq == seq_at(highest_end_) - 1)) {
@@ -368,6 +396,7 @@ void TcpReassembler::emit_gap(std::uint64_t length, GapCause cause, std::uint64_
   // The ring holds no bytes for the gap; nothing before it can be compared reliably
   // without tracking holes in the history, so comparisons restart here.
   history_begin_ = next_offset_;
+  placed_.clear();
   digest_cursor_ = next_offset_;
   cuts_count_ = 0;
 }
@@ -430,26 +459,55 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
       check_digests(offset, data, call)) {
     return;
   }
-  if (history_.empty()) return;
-  const std::uint64_t size = history_.size();
+  if (history_size_ == 0) return;
+  const std::uint64_t size = history_size_;
   const std::uint64_t valid_from =
       std::max(history_begin_, next_offset_ > size ? next_offset_ - size : 0);
   const std::uint64_t a = std::max(offset, valid_from);
   const std::uint64_t b = std::min(offset + data.size(), next_offset_);
   if (a >= b) return;  // older than the window, or inside a reported gap
-  // Up to two contiguous runs of the ring.
   std::uint64_t cur = a;
-  while (cur < b) {
-    const std::size_t pos = static_cast<std::size_t>(cur % size);
-    const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(b - cur, size - pos));
+  kept_octets(a, b, [&](std::span<const std::uint8_t> kept) {
     const std::size_t diff =
-        first_difference(data.data() + (cur - offset), history_.data() + pos, len);
-    if (diff < len) {
+        first_difference(data.data() + (cur - offset), kept.data(), kept.size());
+    if (diff < kept.size()) {
       report_mismatch(cur + diff, b - (cur + diff), call);
-      return;
+      return false;
     }
-    cur += len;
+    cur += kept.size();
+    return true;
+  });
+}
+
+template <typename Take>
+bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const {
+  // The first run that ends after `from`.
+  auto run = std::upper_bound(placed_.begin(), placed_.end(), from,
+                              [](std::uint64_t at, const Placed& p) { return at < p.start; });
+  if (run != placed_.begin() && std::prev(run)->start + std::prev(run)->length > from) --run;
+  for (std::uint64_t cur = from; cur < to;) {
+    if (run != placed_.end() && run->start <= cur) {
+      const std::uint64_t end = std::min(to, run->start + run->length);
+      read_again_.resize(static_cast<std::size_t>(end - cur));
+      if (!run->source->read_again(run->at + (cur - run->start), read_again_)) return false;
+      copy_until_ = next_offset_ + kCopyAfterReadingAgain;
+      if (!take(std::span<const std::uint8_t>(read_again_))) return true;
+      cur = end;
+      ++run;
+      continue;
+    }
+    // Copied octets, up to the next run: up to two pieces of the ring.
+    const std::uint64_t end = run != placed_.end() ? std::min(to, run->start) : to;
+    if (history_.size() != history_size_) return false;  // (cannot be: none were copied)
+    while (cur < end) {
+      const std::size_t pos = static_cast<std::size_t>(cur % history_size_);
+      const std::size_t len =
+          static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_size_ - pos));
+      if (!take(std::span<const std::uint8_t>(history_).subspan(pos, len))) return true;
+      cur += len;
+    }
   }
+  return true;
 }
 
 // Compares the units `data` (at `offset`) covers entirely with their digests; true when one
@@ -477,18 +535,18 @@ void TcpReassembler::report_mismatch(std::uint64_t offset, std::uint64_t length,
   call.sink.on_retransmission_mismatch(offset, seq_at(offset), len32, evidence, call.frame);
 }
 
-// CRC32c of the delivered octets [from, to): those below next_offset_ from the ring (which
-// must hold them), the rest from `incoming` (the octets at next_offset_ being delivered).
-std::uint32_t TcpReassembler::ring_crc(std::uint64_t from, std::uint64_t to,
-                                       std::span<const std::uint8_t> incoming) const {
+// CRC32c of the delivered octets [from, to): those below next_offset_ from the history
+// (which must hold them), the rest from `incoming` (the octets at next_offset_ being
+// delivered). nullopt where the history's octets could not be read again.
+std::optional<std::uint32_t> TcpReassembler::ring_crc(
+    std::uint64_t from, std::uint64_t to, std::span<const std::uint8_t> incoming) const {
   std::uint32_t state = kCrc32cInit;
-  const std::uint64_t size = history_.size();
-  for (std::uint64_t cur = from; cur < std::min(to, next_offset_);) {
-    const std::size_t pos = static_cast<std::size_t>(cur % size);
-    const std::size_t len = static_cast<std::size_t>(
-        std::min<std::uint64_t>(std::min(to, next_offset_) - cur, size - pos));
-    state = crc32c_update(state, std::span(history_).subspan(pos, len));
-    cur += len;
+  const std::uint64_t kept_to = std::min(to, next_offset_);
+  if (from < kept_to && !kept_octets(from, kept_to, [&](std::span<const std::uint8_t> kept) {
+        state = crc32c_update(state, kept);
+        return true;
+      })) {
+    return std::nullopt;
   }
   if (to > next_offset_) {
     const std::uint64_t lo = std::max(from, next_offset_);
@@ -503,8 +561,8 @@ std::uint32_t TcpReassembler::ring_crc(std::uint64_t from, std::uint64_t to,
 // last unit may end past `limit`, within the ring or `incoming`.
 void TcpReassembler::digest_units_before(std::uint64_t limit,
                                          std::span<const std::uint8_t> incoming) {
-  if (history_.empty()) return;
-  const std::uint64_t size = history_.size();
+  if (history_size_ == 0) return;
+  const std::uint64_t size = history_size_;
   std::uint64_t cur =
       std::max({digest_cursor_, history_begin_, next_offset_ > size ? next_offset_ - size : 0});
   if (acked_offset_ >= limit) {  // all acknowledged: nothing to keep
@@ -516,8 +574,10 @@ void TcpReassembler::digest_units_before(std::uint64_t limit,
     std::uint64_t end = std::min(cur - cur % kUnitGrid + kUnitGrid, available);
     if (has_cut()) end = std::min(end, first_cut());
     if (end > acked_offset_) {
-      digests_.push_back(
-          {cur, static_cast<std::uint32_t>(end - cur), ring_crc(cur, end, incoming)});
+      // (A unit whose octets could not be read again is not kept: it cannot be compared.)
+      if (const std::optional<std::uint32_t> crc = ring_crc(cur, end, incoming)) {
+        digests_.push_back({cur, static_cast<std::uint32_t>(end - cur), *crc});
+      }
     }
     cur = end;
   }
@@ -541,40 +601,43 @@ void TcpReassembler::drop_digests_beyond_reach(std::uint64_t newest, Call& call)
   call.sink.on_retransmission_check_stopped(dropped_to, seq_at(dropped_to), call.frame);
 }
 
-// Appends delivered bytes (at next_offset_) to the history ring, growing it lazily up to
-// the retransmission window; octets it overwrites (or that never fit) are digested first
-// while unacknowledged. Called before next_offset_ advances.
+// Appends delivered bytes (at next_offset_) to the history, growing it lazily up to the
+// retransmission window; octets that leave it (or never fit) are digested first while
+// unacknowledged. Called before next_offset_ advances.
 void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
   const std::size_t window = options_.retransmission_window;
   if (window == 0) return;
-  std::size_t size = history_.size();
+  std::size_t size = history_size_;
   const std::uint64_t valid = std::min<std::uint64_t>(size, next_offset_ - history_begin_);
   if (size < window && valid + data.size() > size) {
     const std::size_t grown_size = std::min<std::size_t>(
         window, std::max<std::size_t>(
                     {static_cast<std::size_t>(valid) + data.size(), 2 * size, kMinHistory}));
-    std::vector<std::uint8_t> grown(grown_size);
-    // Re-lay the valid bytes out at their offsets modulo the new size.
-    for (std::uint64_t cur = next_offset_ - valid; cur < next_offset_;) {
-      const std::size_t pos = static_cast<std::size_t>(cur % size);
-      const std::size_t len =
-          static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
-      ring_write(grown, cur, history_.data() + pos, len);
-      cur += len;
+    if (!history_.empty()) {
+      std::vector<std::uint8_t> grown(grown_size);
+      // Re-lay the valid bytes out at their offsets modulo the new size.
+      for (std::uint64_t cur = next_offset_ - valid; cur < next_offset_;) {
+        const std::size_t pos = static_cast<std::size_t>(cur % size);
+        const std::size_t len =
+            static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
+        ring_write(grown, cur, history_.data() + pos, len);
+        cur += len;
+      }
+      history_.swap(grown);
     }
-    history_.swap(grown);
+    history_size_ = grown_size;
     size = grown_size;
     history_begin_ = next_offset_ - valid;  // the new slots before that were never written
   }
+  // What the history holds after this write starts here; octets before it leave.
+  const std::uint64_t end = next_offset_ + data.size();
+  const std::uint64_t kept_from = std::max(history_begin_, end > size ? end - size : 0);
   if (digesting()) {
     // This segment's start ends the unit before it, unless that unit would be too short.
     // (The unit would start at the latest of the last cut, the grid line and the cursor.)
     const std::uint64_t at = next_offset_;
     if (at % kUnitGrid >= kMinUnit && at - last_cut_ >= kMinUnit && at >= digest_cursor_ + kMinUnit)
       push_cut(at);
-    // What the ring holds after the write starts here; octets before it leave.
-    const std::uint64_t end = next_offset_ + data.size();
-    const std::uint64_t kept_from = std::max(history_begin_, end > size ? end - size : 0);
     if (kept_from > digest_cursor_) {
       if (acked_offset_ >= kept_from) {  // all acknowledged (the usual case): nothing to keep
         digest_cursor_ = kept_from;
@@ -585,6 +648,17 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
     }
     if (!digests_.empty()) drop_digests_beyond_reach(end, call);
   }
+  while (!placed_.empty() && placed_.front().start + placed_.front().length <= kept_from) {
+    placed_.pop_front();
+  }
+  if (call.source != nullptr && data.size() >= kMinPlaced && next_offset_ >= copy_until_ &&
+      within(data, call.payload)) {
+    // Kept as its place in the capture.
+    placed_.push_back({next_offset_, data.size(), call.source,
+                       call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});
+    return;
+  }
+  if (history_.empty()) history_.resize(size);
   if (data.size() >= size) {
     ring_write(history_, next_offset_ + data.size() - size, data.data() + data.size() - size, size);
   } else {

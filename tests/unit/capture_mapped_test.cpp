@@ -16,14 +16,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <span>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "faults.h"     // mpa_synth
 #include "generator.h"  // mpa_synth
 #include "mpa/analyzer.h"
 #include "mpa/capture_reader.h"
+#include "mpa/frame_feeder.h"
 #include "mpa/pipeline.h"
 #include "scenario.h"  // mpa_synth
 
@@ -312,11 +315,8 @@ TEST(CaptureMapped, WhicheverThreadDecodesTheAnalysisIsTheSame) {
   }
 }
 
-// The CRC of each segment's payload worked out on the reading thread (TcpSegment::payload_crc),
-// taken where one FPDU fills the segment: the same analysis as on one thread, over every
-// capture of the corpus (CRCs good, wrong, miscomputed in every recognised way, left out,
-// not negotiated; markers, tunnels, fragments, gaps), to the CRC computed and every finding.
-TEST(CaptureMapped, CrcsWorkedOutOnTheReadingThreadGiveTheSameAnalysisOverTheCorpus) {
+// The captures of the corpus, sorted.
+std::vector<std::string> corpus_files() {
   std::vector<std::string> files;
   for (const char* folder : {"/captures", "/captures/siw", "/captures/plugfest"}) {
     for (const auto& entry :
@@ -326,6 +326,15 @@ TEST(CaptureMapped, CrcsWorkedOutOnTheReadingThreadGiveTheSameAnalysisOverTheCor
     }
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The CRC of each segment's payload worked out on the reading thread (TcpSegment::payload_crc),
+// taken where one FPDU fills the segment: the same analysis as on one thread, over every
+// capture of the corpus (CRCs good, wrong, miscomputed in every recognised way, left out,
+// not negotiated; markers, tunnels, fragments, gaps), to the CRC computed and every finding.
+TEST(CaptureMapped, CrcsWorkedOutOnTheReadingThreadGiveTheSameAnalysisOverTheCorpus) {
+  const std::vector<std::string> files = corpus_files();
   ASSERT_GT(files.size(), 150u);
   std::size_t crcs = 0;
   for (const std::string& file : files) {
@@ -341,6 +350,154 @@ TEST(CaptureMapped, CrcsWorkedOutOnTheReadingThreadGiveTheSameAnalysisOverTheCor
     }
   }
   EXPECT_GT(crcs, 20u);  // (wrong CRCs among them, whose markers' states are worked out)
+}
+
+// The records of a plain pcap or pcapng file read in place name where the file holds them
+// (CaptureRecord::source, at): read again from there, they are the octets read. A compressed
+// file's records name nowhere.
+TEST(CaptureMapped, RecordsOfAPlainFileReadAgainWhereTheyLieAreTheOctetsRead) {
+  std::size_t pcap = 0, pcapng = 0;
+  Bytes octets;
+  std::vector<std::string> files = corpus_files();
+  // And a pcapng copy of the largest (CaptureReader::keep writes what it reads).
+  const std::string as_pcapng = temp_path("again.pcapng");
+  {
+    const std::string largest = *std::max_element(
+        files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+          return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+        });
+    std::string error;
+    auto reader = CaptureReader::open(largest, error);
+    ASSERT_NE(reader, nullptr) << error;
+    ASSERT_TRUE(reader->keep(as_pcapng, error)) << error;
+    CaptureRecord record;
+    while (reader->next(record) == ReadStatus::Record) {
+    }
+  }
+  files.push_back(as_pcapng);
+  for (const std::string& file : files) {
+    std::string error;
+    auto reader = CaptureReader::open(file, error);
+    ASSERT_NE(reader, nullptr) << error;
+    CaptureRecord record;
+    while (reader->next(record) == ReadStatus::Record) {
+      if (record.source == nullptr) continue;
+      ASSERT_EQ(record.source, reader.get()) << file;
+      octets.assign(record.data.size(), 0);
+      ASSERT_TRUE(reader->read_again(record.at, octets)) << file << " record " << record.number;
+      ASSERT_TRUE(std::equal(octets.begin(), octets.end(), record.data.begin()))
+          << file << " record " << record.number;
+      (file.ends_with(".pcapng") ? pcapng : pcap) += 1;
+    }
+  }
+  EXPECT_GT(pcap, 10000u);
+  EXPECT_GT(pcapng, 100u);
+  std::filesystem::remove(as_pcapng);
+  // Past the end of the file: not there.
+  const std::string first = corpus_files().front();
+  std::string error;
+  auto reader = CaptureReader::open(first, error);
+  ASSERT_NE(reader, nullptr) << error;
+  octets.assign(16, 0);
+  EXPECT_FALSE(reader->read_again(std::filesystem::file_size(first) - 8, octets));
+  // gzip: decompressed octets lie nowhere in the file.
+  const std::string packed = temp_path("again.pcap.gz");
+  {
+    std::ifstream in(first, std::ios::binary);
+    const Bytes image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzFile gz = gzopen(packed.c_str(), "wb");
+    gzwrite(gz, image.data(), static_cast<unsigned>(image.size()));
+    gzclose(gz);
+  }
+  reader = CaptureReader::open(packed, error);
+  ASSERT_NE(reader, nullptr) << error;
+  CaptureRecord record;
+  std::size_t records = 0;
+  while (reader->next(record) == ReadStatus::Record) {
+    EXPECT_EQ(record.source, nullptr);
+    ++records;
+  }
+  EXPECT_GT(records, 0u);
+  EXPECT_FALSE(reader->read_again(24, octets));
+  std::filesystem::remove(packed);
+}
+
+// Counts the reads the reassembly asks of a reader.
+class CountedReads : public OctetSource {
+ public:
+  explicit CountedReads(const OctetSource& reader) : reader_(reader) {}
+  bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const override {
+    ++reads;
+    return reader_.read_again(at, out);
+  }
+  mutable std::size_t reads = 0;
+
+ private:
+  const OctetSource& reader_;
+};
+
+// `path` analysed record by record, the TCP reassembly keeping the place of the octets it
+// delivers (`placed`: read again from the file to compare retransmissions) or a copy of them.
+Recording analyse_records(const std::string& path, bool placed, std::size_t& reads) {
+  std::string error;
+  auto reader = CaptureReader::open(path, error);
+  Recording sink;
+  if (!reader) {
+    ADD_FAILURE() << error;
+    return sink;
+  }
+  CountedReads counted(*reader);
+  Analyzer analyzer(AnalyzerOptions{}, sink);
+  FrameFeeder feeder(analyzer);
+  CaptureRecord record;
+  while (reader->next(record) == ReadStatus::Record) {
+    CapturedFrame frame = captured_frame(record);
+    frame.source = placed && record.source != nullptr ? &counted : nullptr;
+    feeder.feed(frame);
+  }
+  feeder.finish(feeder.stats().frames);
+  reads += counted.reads;
+  return sink;
+}
+
+// Retransmissions compared with the octets first delivered read again from the capture file
+// (TcpSegment::payload_source) instead of a copy: the same analysis over every capture of
+// the corpus, retransmissions that differ (by their octets and by digests) among them.
+TEST(CaptureMapped, RetransmissionsComparedWithOctetsReadAgainGiveTheSameAnalysisOverTheCorpus) {
+  // And captures retransmitting many segments, the same and changed, on both sides; and one
+  // resent 80 KiB later, compared by its digest.
+  std::vector<std::string> files = corpus_files();
+  synth::Scenario s = synth::base_scenario("again");
+  synth::set_revision(s, 2);
+  s.initiator.frame.m = s.responder.frame.m = true;
+  s.initiator.frame.c = s.responder.frame.c = true;
+  s.initiator.messages = synth::mixed_messages(400, {1442, 64, 4096, 9000, 17});
+  s.responder.messages = synth::mixed_messages(200, {512, 65000});
+  for (std::size_t i = 3; i < 150; i += 7) {
+    const synth::Dir dir = i % 2 == 0 ? synth::Dir::Initiator : synth::Dir::Responder;
+    (i % 3 == 0 ? s.effects.mismatch : s.effects.duplicate).push_back({dir, i});
+  }
+  files.push_back(temp_path("again.pcap"));
+  write_file(files.back(), synth::generate_pcap(s));
+  synth::Scenario far = synth::base_scenario("again-far");
+  synth::apply_fault(far, *synth::find_fault("tcp.retransmission-mismatch--far-back"));
+  files.push_back(temp_path("again-far.pcap"));
+  write_file(files.back(), synth::generate_pcap(far));
+  std::size_t reads = 0, mismatches = 0;
+  for (const std::string& file : files) {
+    std::size_t ignored = 0;
+    const Recording copied = analyse_records(file, false, ignored);
+    const Recording placed = analyse_records(file, true, reads);
+    EXPECT_EQ(placed.findings, copied.findings) << file;
+    EXPECT_EQ(placed.fpdus, copied.fpdus) << file;
+    for (const auto& finding : placed.findings) {
+      mismatches += std::get<0>(finding) == DiagId::TcpRetransmissionMismatch;
+    }
+  }
+  EXPECT_GT(reads, 20u) << reads;
+  EXPECT_GE(mismatches, 10u);  // (the corpus has 2, the first synthetic capture 7, the second 1)
+  std::filesystem::remove(files.back());
+  std::filesystem::remove(files[files.size() - 2]);
 }
 
 // gzip from a file (ISA-L where built with it) against the same stream on standard input

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -915,6 +916,190 @@ TEST(TcpReassembler, NeverReportsAnIdenticalRetransmissionFromDigests) {
     EXPECT_LE(h.sink.count(Event::Stopped), 1u);
   }
   EXPECT_GT(found_by_digest, 0);
+}
+
+// A capture file as the reassembly sees it: each segment's payload laid down where the file
+// holds it (CaptureReader::read_again in the tool), other octets between them.
+class SegmentFile : public OctetSource {
+ public:
+  // Appends `payload` after a few octets of its own and returns where it lies.
+  std::uint64_t add(std::string_view payload) {
+    octets_.append(16, '\x7f');  // (a record header)
+    const std::uint64_t at = octets_.size();
+    octets_.append(payload);
+    return at;
+  }
+  bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const override {
+    ++reads;
+    if (!readable || at > octets_.size() || out.size() > octets_.size() - at) return false;
+    std::memcpy(out.data(), octets_.data() + at, out.size());
+    return true;
+  }
+  mutable std::size_t reads = 0;
+  bool readable = true;
+
+ private:
+  std::string octets_;
+};
+
+// Sends as Harness::send, the payload placed in `file` (TcpSegment::payload_source).
+SegmentOutcome send_placed(Harness& h, SegmentFile& file, std::uint32_t seq,
+                           std::string_view payload) {
+  TcpSegment segment;
+  segment.frame = ++h.frame;
+  segment.seq = TcpSeq(seq);
+  segment.flags = kAck;
+  segment.payload =
+      std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size());
+  segment.payload_source = &file;
+  segment.payload_at = file.add(payload);
+  return h.reassembler.on_segment(segment, h.sink);
+}
+
+bool same_events(const std::vector<Event>& a, const std::vector<Event>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Event& x = a[i];
+    const Event& y = b[i];
+    if (x.kind != y.kind || x.offset != y.offset || x.seq != y.seq || x.bytes != y.bytes ||
+        x.length != y.length || x.cause != y.cause || x.how != y.how || x.evidence != y.evidence ||
+        x.frame != y.frame) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Octets whose place in the capture is known are kept as that place, not copied, and read
+// again to compare a retransmission: the same events as with every octet copied, however the
+// stream is cut (segments from 1 octet to larger than the window, so runs both placed and
+// copied), reordered, retransmitted the same or not, acknowledged or not (digests of placed
+// octets), and cut by the buffer's ceiling (gaps).
+TEST(TcpReassembler, OctetsReadAgainFromWhereTheyLieCompareAsCopiedOctets) {
+  std::mt19937_64 rng(20261127);
+  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {  // inclusive
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
+  std::size_t mismatches = 0, by_digest = 0, reads = 0;
+  for (int round = 0; round < 16; ++round) {
+    ReassemblyOptions options;
+    options.retransmission_window = 4096u << uniform(0, 4);
+    options.retransmission_reach = options.retransmission_window * uniform(2, 40);
+    options.max_buffered_bytes = uniform(0, 1) == 0 ? 8192 : 4u << 20;
+    Harness copied(options), placed(options);
+    SegmentFile file;
+    const auto isn = static_cast<std::uint32_t>(uniform(0, 0xFFFFFFFFu));
+    const bool acks = round % 4 != 3;  // (no acknowledgement: only the window is compared)
+    for (Harness* h : {&copied, &placed}) {
+      h->syn(isn);
+      if (acks) h->ack(isn + 1);
+    }
+    std::string stream(uniform(100000, 400000), '\0');
+    for (auto& c : stream) c = static_cast<char>(uniform(0, 255));
+    const auto send = [&](std::size_t from, const std::string& payload) {
+      const auto seq = isn + 1 + static_cast<std::uint32_t>(from);
+      ASSERT_EQ(send_placed(placed, file, seq, payload), copied.send(seq, payload));
+    };
+    std::uint64_t acked = 0;
+    for (std::size_t at = 0; at < stream.size();) {
+      const std::size_t n = std::min<std::size_t>(
+          stream.size() - at, uniform(0, 15) == 0 ? uniform(4000, 70000) : uniform(1, 3000));
+      if (uniform(0, 9) == 0 && at + n < stream.size()) {  // the next one first
+        const std::size_t m = std::min<std::size_t>(stream.size() - at - n, uniform(1, 3000));
+        send(at + n, stream.substr(at + n, m));
+      }
+      send(at, stream.substr(at, n));
+      at += n;
+      if (acks && uniform(0, 7) == 0) {
+        acked =
+            std::max<std::uint64_t>(acked, at - std::min<std::uint64_t>(at, uniform(0, 200000)));
+        copied.ack(isn + 1 + static_cast<std::uint32_t>(acked));
+        placed.ack(isn + 1 + static_cast<std::uint32_t>(acked));
+      }
+      if (uniform(0, 4) == 0) {  // a retransmission of something sent, the same or not
+        const std::size_t from = uniform(0, at - 1);
+        std::string resent =
+            stream.substr(from, std::min<std::size_t>(at - from, uniform(1, 6000)));
+        if (uniform(0, 1) == 1) resent[uniform(0, resent.size() - 1)] ^= 0x20;
+        send(from, resent);
+      }
+      ASSERT_TRUE(same_events(placed.sink.events, copied.sink.events)) << "round " << round;
+    }
+    placed.finish();
+    copied.finish();
+    EXPECT_TRUE(same_events(placed.sink.events, copied.sink.events)) << "round " << round;
+    mismatches += placed.sink.count(Event::Mismatch);
+    for (const Event& e : placed.sink.events) {
+      by_digest += e.kind == Event::Mismatch && e.evidence == MismatchEvidence::Digest;
+    }
+    reads += file.reads;
+  }
+  // Retransmissions were compared with octets read again, by their octets and by digests.
+  EXPECT_GT(reads, 100u);
+  EXPECT_GT(mismatches, 20u);
+  EXPECT_GT(by_digest, 5u);
+}
+
+// A run of placed octets is read again only where a retransmission (or a digest) needs it;
+// after that the direction copies what it delivers for a while (a capture full of
+// retransmissions is not read twice), then places octets again.
+TEST(TcpReassembler, ReadsOctetsAgainOnlyForARetransmissionThenCopiesForAWhile) {
+  Harness h;
+  SegmentFile file;
+  h.syn(0);
+  const std::string stream = patterned(3u << 20);
+  const auto send_up_to = [&](std::size_t& at, std::size_t to) {
+    for (; at < to; at += 1448) {
+      const std::size_t n = std::min<std::size_t>(1448, stream.size() - at);
+      ASSERT_EQ(send_placed(h, file, 1 + static_cast<std::uint32_t>(at),
+                            std::string_view(stream).substr(at, n)),
+                SegmentOutcome::Delivered);
+    }
+  };
+  std::size_t at = 0;
+  send_up_to(at, 100u << 10);
+  EXPECT_EQ(file.reads, 0u);
+  const std::size_t old = at - 10 * 1448;
+  EXPECT_EQ(send_placed(h, file, 1 + old, std::string_view(stream).substr(old, 1448)),
+            SegmentOutcome::Retransmission);
+  EXPECT_EQ(file.reads, 1u);
+  // Within the next MiB: copied, so a retransmission reads nothing again.
+  send_up_to(at, 400u << 10);
+  std::string resent = stream.substr(at - 5 * 1448, 1448);
+  resent[100] ^= 1;
+  EXPECT_EQ(send_placed(h, file, 1 + static_cast<std::uint32_t>(at - 5 * 1448), resent),
+            SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.events.back().offset, at - 5 * 1448 + 100);
+  EXPECT_EQ(file.reads, 1u);
+  // Past it, placed again.
+  send_up_to(at, 2u << 20);
+  EXPECT_EQ(send_placed(h, file, 1 + static_cast<std::uint32_t>(at - 3 * 1448),
+                        std::string_view(stream).substr(at - 3 * 1448, 1448)),
+            SegmentOutcome::Retransmission);
+  EXPECT_EQ(file.reads, 2u);
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 1u);
+}
+
+// Octets the capture no longer holds (the file shrank while it was read) are not compared:
+// no retransmission is judged on octets that were not seen.
+TEST(TcpReassembler, DoesNotCompareOctetsThatCannotBeReadAgain) {
+  Harness h;
+  SegmentFile file;
+  h.syn(0);
+  const std::string stream = patterned(20000);
+  for (std::size_t at = 0; at < stream.size(); at += 1000) {
+    send_placed(h, file, 1 + static_cast<std::uint32_t>(at),
+                std::string_view(stream).substr(at, 1000));
+  }
+  file.readable = false;
+  std::string resent = stream.substr(5000, 1000);
+  resent[10] ^= 1;
+  EXPECT_EQ(send_placed(h, file, 5001, resent), SegmentOutcome::Retransmission);
+  EXPECT_EQ(file.reads, 1u);
+  EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
+  file.readable = true;
+  EXPECT_EQ(send_placed(h, file, 5001, resent), SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.events.back().offset, 5010u);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "mpa/packet.h"
+
 namespace mpa {
 
 struct CaptureRecord {
@@ -23,6 +25,11 @@ struct CaptureRecord {
   // The octets were read in place (a pcap file's chunks, a plain pcapng file's mapping):
   // after hold_mapped(), they stay valid past next() until release() passes them.
   bool mapped = false;
+  // Where `data` can be read again (CaptureReader::read_again): data[0] lies at offset `at` of
+  // the file `source` reads. Set for the records of a plain pcap or pcapng file read in place;
+  // nullptr for any other.
+  const OctetSource* source = nullptr;
+  std::uint64_t at = 0;
 };
 
 // libpcap's statistics of a live capture (pcap_stats): packets the kernel received and
@@ -35,7 +42,7 @@ struct LiveStats {
 
 enum class ReadStatus : std::uint8_t { Record, End, Error };
 
-class CaptureReader {
+class CaptureReader : public OctetSource {
  public:
   // Opens `path` ("-" for standard input). On failure, returns nullptr and sets `error`
   // to a message naming the file.
@@ -56,7 +63,7 @@ class CaptureReader {
   // interrupted). Async-signal-safe: meant for a SIGINT handler.
   void stop();
   bool live() const;
-  ~CaptureReader();
+  ~CaptureReader() override;
   CaptureReader(const CaptureReader&) = delete;
   CaptureReader& operator=(const CaptureReader&) = delete;
 
@@ -83,6 +90,10 @@ class CaptureReader {
   // record no longer looked at (a reader on another thread hands records over in batches).
   void hold_mapped();
   void release(std::uint64_t offset);
+  // The octets at offset `at` of the file (CaptureRecord::at) read again, with pread(2): safe
+  // on another thread while this one reads on. False where the records are not read from a
+  // plain file in place, or the file no longer holds them.
+  bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const override;
   // Whether the input is a regular file (plain or compressed), read as fast as it can be:
   // not live, not a pipe, whose records must reach the analysis as soon as they arrive.
   bool regular_file() const;

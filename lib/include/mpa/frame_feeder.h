@@ -55,6 +55,10 @@ struct CapturedFrame {
   std::span<const std::uint8_t> data;  // the captured octets, link layer included
   std::uint32_t original_length = 0;   // the frame's length on the wire
   std::uint64_t timestamp_ns = 0;
+  // Where `data` can be read again (source nullptr: nowhere): data[0] lies at offset `at` of
+  // `source`. Decoding places a TCP payload that lies within `data` there too.
+  const OctetSource* source = nullptr;
+  std::uint64_t at = 0;
 };
 
 // Decodes `frame` by its own link type, as FrameFeeder does before it feeds the analyzer (a

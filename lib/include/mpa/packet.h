@@ -76,6 +76,18 @@ inline constexpr std::uint8_t kPsh = 0x08;
 inline constexpr std::uint8_t kAck = 0x10;
 }  // namespace tcp_flags
 
+// Where captured octets can be read again after the reader has moved on: the capture file
+// they lie in (CaptureReader, for a plain pcap or pcapng file). The TCP reassembly keeps the
+// place of the octets it delivers instead of a copy, and reads them again only to compare a
+// retransmission with them.
+class OctetSource {
+ public:
+  virtual ~OctetSource() = default;
+  // The out.size() octets at offset `at` into `out`; false where they cannot all be read.
+  // Called from the analysing thread while the reader goes on.
+  virtual bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const = 0;
+};
+
 // One TCP segment as captured.
 struct TcpSegment {
   std::uint64_t frame = 0;         // 1-based record number in the capture
@@ -93,6 +105,10 @@ struct TcpSegment {
   // decoded the segment worked it out (the pipeline's reading thread, when it has time): an
   // FPDU that fills the segment, as senders align them, has its CRC ready for the analysis.
   std::optional<std::uint32_t> payload_crc;
+  // Where `payload` can be read again (payload_source nullptr: nowhere but in `payload`): its
+  // first octet lies at offset payload_at of payload_source.
+  const OctetSource* payload_source = nullptr;
+  std::uint64_t payload_at = 0;
   // The link-layer source address of the Ethernet header (or Linux cooked header) nearest
   // the IP header, when the frame has one (none for raw IP, loopback, reassembled datagrams).
   std::optional<MacAddress> source_mac;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -60,7 +61,8 @@ class StreamSink {
 struct ReassemblyOptions {
   // Ceiling on buffered out-of-order bytes per direction. What does not fit becomes a gap.
   std::size_t max_buffered_bytes = 4u << 20;
-  // How many recently delivered bytes are kept to compare retransmissions against.
+  // How many recently delivered bytes are kept to compare retransmissions against (those a
+  // segment's payload_source can read again by their place, the others as a copy).
   std::size_t retransmission_window = 64u << 10;
   // How far behind the newest delivered octet retransmissions are still compared while the
   // peer has not acknowledged the octets (tracked with on_peer_ack): beyond the window, by
@@ -145,6 +147,11 @@ class TcpReassembler {
   void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call,
                        MismatchEvidence evidence = MismatchEvidence::Octets);
   void remember(std::span<const std::uint8_t> data, Call& call);
+  // Calls take(span) with the delivered octets [from, to) (within the window) in order, from
+  // the ring or read again from where they lie, until take returns false; false where octets
+  // could not be read again (the rest not taken).
+  template <typename Take>
+  bool kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const;
   bool digesting() const { return digesting_; }
   // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
   // the window, so it never holds more than window / 256 + 1 of them).
@@ -164,8 +171,8 @@ class TcpReassembler {
     last_cut_ = offset;
   }
   void take_peer_ack(TcpSeq ack);
-  std::uint32_t ring_crc(std::uint64_t from, std::uint64_t to,
-                         std::span<const std::uint8_t> incoming) const;
+  std::optional<std::uint32_t> ring_crc(std::uint64_t from, std::uint64_t to,
+                                        std::span<const std::uint8_t> incoming) const;
   void digest_units_before(std::uint64_t limit, std::span<const std::uint8_t> incoming);
   void drop_digests_beyond_reach(std::uint64_t newest, Call& call);
 
@@ -176,9 +183,23 @@ class TcpReassembler {
   std::uint64_t next_offset_ = 0;             // next in-order offset to deliver
   std::map<std::uint64_t, Pending> pending_;  // out-of-order pieces by offset, disjoint
   std::size_t buffered_bytes_ = 0;            // sum of pending_ data sizes
-  std::vector<std::uint8_t> history_;  // ring of the last delivered bytes, indexed offset % size
-  std::uint64_t history_begin_ = 0;    // no valid history below this offset (gaps, growth)
-  std::uint64_t highest_end_ = 0;      // end of the furthest payload seen (keep-alive test)
+  // The last delivered octets (the window, grown lazily up to it): history_size_ of them,
+  // below next_offset_ and from history_begin_ on. Those of a run in placed_ are read again
+  // from their source; the others are copied into history_, a ring indexed offset %
+  // history_size_ (allocated at the first copy).
+  struct Placed {
+    std::uint64_t start = 0;  // stream offset
+    std::uint64_t length = 0;
+    const OctetSource* source = nullptr;
+    std::uint64_t at = 0;  // where source holds octet `start`
+  };
+  std::size_t history_size_ = 0;
+  std::vector<std::uint8_t> history_;
+  std::deque<Placed> placed_;  // by start, disjoint, each ending within the window
+  mutable std::vector<std::uint8_t> read_again_;  // octets read again from a source
+  mutable std::uint64_t copy_until_ = 0;          // octets before this offset are copied (see .cpp)
+  std::uint64_t history_begin_ = 0;  // no valid history below this offset (gaps, growth)
+  std::uint64_t highest_end_ = 0;    // end of the furthest payload seen (keep-alive test)
   // Retransmissions beyond the window (see tcp_reassembly.cpp, "Digests").
   bool acks_seen_ = false;
   bool digesting_ = false;           // acks_seen_, and the options allow digests
