@@ -1,7 +1,9 @@
 // Fuzz target: the connection analyzer (Analyzer::on_segment, finish) over a sequence of
 // TCP segments the fuzzer describes, and, beside it, a TcpReassembler per direction whose
 // output is checked against the reassembly contract (every offset delivered exactly once,
-// as data or inside a gap, in order; the end reported once, nothing after it).
+// as data or inside a gap, in order; the end reported once, nothing after it), and against a
+// second TcpReassembler per direction that keeps the place of the octets it delivers in the
+// input (TcpSegment::payload_source) instead of copying them: the same events.
 //
 // Input layout:
 //   header (12 octets)
@@ -26,10 +28,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
+#include <tuple>
+#include <vector>
 
 #include "connection_input.h"
 #include "fuzz_support.h"
@@ -44,31 +49,39 @@ using mpa::TcpSeq;
 using mpa::fuzz::kConnections;
 
 // Checks what a TcpReassembler delivers against its contract.
+// (Every event is logged, to compare two reassemblers.)
 class ContractSink : public mpa::StreamSink {
  public:
   void on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
-                      std::uint64_t) override {
+                      std::uint64_t frame) override {
     MPA_FUZZ_CHECK(!data.empty(), "empty data event");
     advance(offset, seq, data.size());
+    log.emplace_back(0, offset, data.size(), frame);
   }
-  void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, mpa::GapCause,
-                     std::uint64_t) override {
+  void on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, mpa::GapCause cause,
+                     std::uint64_t frame) override {
     MPA_FUZZ_CHECK(length > 0, "empty gap");
     advance(offset, seq, length);
+    log.emplace_back(10 + static_cast<int>(cause), offset, length, frame);
   }
-  void on_stream_end(std::uint64_t offset, TcpSeq seq, mpa::StreamEnd, std::uint64_t) override {
+  void on_stream_end(std::uint64_t offset, TcpSeq seq, mpa::StreamEnd how,
+                     std::uint64_t frame) override {
+    log.emplace_back(20 + static_cast<int>(how), offset, 0, frame);
     MPA_FUZZ_CHECK(!ended_, "two ends");
     MPA_FUZZ_CHECK(offset == next_, "end away from the in-order position");
     check_seq(offset, seq);
     ended_ = true;
   }
   void on_retransmission_mismatch(std::uint64_t offset, TcpSeq seq, std::uint32_t length,
-                                  mpa::MismatchEvidence, std::uint64_t) override {
+                                  mpa::MismatchEvidence evidence, std::uint64_t frame) override {
+    log.emplace_back(30 + static_cast<int>(evidence), offset, length, frame);
     MPA_FUZZ_CHECK(length > 0, "empty mismatch");
     MPA_FUZZ_CHECK(offset < next_ + (std::uint64_t{1} << 31), "mismatch far beyond the stream");
     check_seq(offset, seq);
   }
-  void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq, std::uint64_t) override {
+  void on_retransmission_check_stopped(std::uint64_t offset, TcpSeq seq,
+                                       std::uint64_t frame) override {
+    log.emplace_back(40, offset, 0, frame);
     MPA_FUZZ_CHECK(!stopped_, "the retransmission check stopped twice");
     MPA_FUZZ_CHECK(offset <= next_, "the check stopped beyond the stream");
     check_seq(offset, seq);
@@ -76,6 +89,7 @@ class ContractSink : public mpa::StreamSink {
   }
   std::uint64_t next() const { return next_; }
   bool ended() const { return ended_; }
+  std::vector<std::tuple<int, std::uint64_t, std::uint64_t, std::uint64_t>> log;
 
  private:
   void advance(std::uint64_t offset, TcpSeq seq, std::uint64_t length) {
@@ -93,6 +107,32 @@ class ContractSink : public mpa::StreamSink {
   bool ended_ = false;
   bool stopped_ = false;
   std::optional<std::uint32_t> origin_;
+};
+
+// The fuzzer's input as the capture file the segments' payloads lie in.
+class InputFile : public mpa::OctetSource {
+ public:
+  explicit InputFile(std::span<const std::uint8_t> input) : input_(input) {}
+  bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const override {
+    MPA_FUZZ_CHECK(at <= input_.size() && out.size() <= input_.size() - at,
+                   "octets read again from beyond the input");
+    std::memcpy(out.data(), input_.data() + at, out.size());
+    return true;
+  }
+  // `segment` with its payload placed where the input holds it (where it lies in the input).
+  mpa::TcpSegment placed(const mpa::TcpSegment& segment) const {
+    mpa::TcpSegment copy = segment;
+    const auto p = reinterpret_cast<std::uintptr_t>(segment.payload.data());
+    const auto i = reinterpret_cast<std::uintptr_t>(input_.data());
+    if (!segment.payload.empty() && p >= i && p + segment.payload.size() <= i + input_.size()) {
+      copy.payload_source = this;
+      copy.payload_at = p - i;
+    }
+    return copy;
+  }
+
+ private:
+  std::span<const std::uint8_t> input_;
 };
 
 class CheckingSink : public mpa::EventSink {
@@ -135,6 +175,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mpa::Analyzer analyzer(options, sink);
   std::unique_ptr<mpa::TcpReassembler> reassemblers[kConnections][2];
   ContractSink contracts[kConnections][2];
+  const InputFile file({data, size});
+  std::unique_ptr<mpa::TcpReassembler> placed[kConnections][2];
+  ContractSink placed_contracts[kConnections][2];
   mpa::fuzz::SegmentReader segments(header);
 
   while (!input.empty()) {
@@ -146,10 +189,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     auto& reassembler = reassemblers[conn][dir];
     if (!reassembler) reassembler = std::make_unique<mpa::TcpReassembler>(options.reassembly);
+    if (!placed[conn][dir])
+      placed[conn][dir] = std::make_unique<mpa::TcpReassembler>(options.reassembly);
     // The ACK field is the peer's, as MpaConnection feeds it.
-    if ((segment.flags & mpa::tcp_flags::kAck) && reassemblers[conn][1 - dir])
+    if ((segment.flags & mpa::tcp_flags::kAck) && reassemblers[conn][1 - dir]) {
       reassemblers[conn][1 - dir]->on_peer_ack(segment.ack);
-    reassembler->on_segment(segment, contracts[conn][dir]);
+      placed[conn][1 - dir]->on_peer_ack(segment.ack);
+    }
+    const mpa::SegmentOutcome outcome = reassembler->on_segment(segment, contracts[conn][dir]);
+    MPA_FUZZ_CHECK(
+        placed[conn][dir]->on_segment(file.placed(segment), placed_contracts[conn][dir]) == outcome,
+        "octets kept as their place give another outcome than copied octets");
     MPA_FUZZ_CHECK(reassembler->buffered_bytes() <= options.reassembly.max_buffered_bytes,
                    "buffered beyond the ceiling");
     MPA_FUZZ_CHECK(reassembler->next_offset() == contracts[conn][dir].next(),
@@ -165,6 +215,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (int d = 0; d < 2; ++d) {
       if (!reassemblers[c][d]) continue;
       reassemblers[c][d]->finish(frame, contracts[c][d]);
+      placed[c][d]->finish(frame, placed_contracts[c][d]);
+      MPA_FUZZ_CHECK(placed_contracts[c][d].log == contracts[c][d].log,
+                     "octets kept as their place give other events than copied octets");
       MPA_FUZZ_CHECK(reassemblers[c][d]->buffered_bytes() == 0 || reassemblers[c][d]->ended(),
                      "data left buffered after finish()");
       MPA_FUZZ_CHECK(reassemblers[c][d]->next_offset() == contracts[c][d].next(),
