@@ -13,6 +13,19 @@
 
 namespace mpa {
 
+// Copies `n` octets of a field of N: the whole field, the usual case, by its constant size
+// (moves inline, where a call to memcpy for a few octets cost the analysing thread a tenth
+// of its time on the bench capture), a part of it as it comes.
+template <std::size_t N>
+[[gnu::always_inline]] inline void copy_field(std::uint8_t* to, const std::uint8_t* from,
+                                              std::size_t n) {
+  if (n == N) {
+    std::memcpy(to, from, N);
+  } else {
+    std::memcpy(to, from, n);
+  }
+}
+
 [[gnu::always_inline]] inline bool FpduGrammar::read_marker() {
   // pos_ already points just past the marker.
   const Marker marker = marker_from_wire(marker_.data());
@@ -77,7 +90,7 @@ template <typename OrdinaryStart>
         cover(p);
       }
       if (marker_got_ == 0) marker_crc_before_ = crc_state_;
-      std::memcpy(&marker_[marker_got_], p, take);
+      copy_field<kMarkerSize>(&marker_[marker_got_], p, take);
       marker_got_ += take;
       pos_ += take;
       offset_ += take;
@@ -94,7 +107,7 @@ template <typename OrdinaryStart>
       case State::Header: {
         take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
         if (header_got_ == 0) current_.header_seq = pos_;
-        std::memcpy(&header_[header_got_], p, take);
+        copy_field<kUlpduLengthSize>(&header_[header_got_], p, take);
         cover(p);
         header_got_ += take;
         if (header_got_ == kUlpduLengthSize) {
@@ -117,7 +130,7 @@ template <typename OrdinaryStart>
         if (ulpdu_head_size_ < kUlpduHeadSize) {
           const std::uint32_t copy =
               std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_head_size_);
-          std::memcpy(&ulpdu_head_[ulpdu_head_size_], p, copy);
+          copy_field<kUlpduHeadSize>(&ulpdu_head_[ulpdu_head_size_], p, copy);
           ulpdu_head_size_ += copy;
         }
         if (keep_ulpdu_) ulpdu_.insert(ulpdu_.end(), p, p + take);
@@ -148,7 +161,7 @@ template <typename OrdinaryStart>
       default: {
         fold(p);
         take = std::min(limit, remaining_);
-        std::memcpy(&crc_bytes_[kCrcSize - remaining_], p, take);
+        copy_field<kCrcSize>(&crc_bytes_[kCrcSize - remaining_], p, take);
         remaining_ -= take;
         break;
       }
