@@ -90,6 +90,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "mpa/crc32c.h"
@@ -118,14 +119,13 @@ bool within(std::span<const std::uint8_t> part, std::span<const std::uint8_t> wh
   return p >= w && p + part.size() <= w + whole.size();
 }
 
-// Copies `len` bytes (len <= ring.size()) into the ring at the position of `offset`.
-void ring_write(std::vector<std::uint8_t>& ring, std::uint64_t offset, const std::uint8_t* src,
+// Copies `len` bytes (len <= size) into the ring of `size` at the position of `offset`.
+void ring_write(std::uint8_t* ring, std::size_t size, std::uint64_t offset, const std::uint8_t* src,
                 std::size_t len) {
-  const std::size_t size = ring.size();
   const std::size_t pos = static_cast<std::size_t>(offset % size);
   const std::size_t first = std::min(len, size - pos);
-  std::memcpy(ring.data() + pos, src, first);
-  if (len > first) std::memcpy(ring.data(), src + first, len - first);
+  std::memcpy(ring + pos, src, first);
+  if (len > first) std::memcpy(ring, src + first, len - first);
 }
 
 // Index of the first byte of `a` differing from `b`, or `len` if none.
@@ -498,12 +498,12 @@ bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& ta
     }
     // Copied octets, up to the next run: up to two pieces of the ring.
     const std::uint64_t end = run != placed_.end() ? std::min(to, run->start) : to;
-    if (history_.size() != history_size_) return false;  // (cannot be: none were copied)
+    if (history_ == nullptr) return false;  // (cannot be: none were copied)
     while (cur < end) {
       const std::size_t pos = static_cast<std::size_t>(cur % history_size_);
       const std::size_t len =
           static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_size_ - pos));
-      if (!take(std::span<const std::uint8_t>(history_).subspan(pos, len))) return true;
+      if (!take(std::span<const std::uint8_t>(history_.get() + pos, len))) return true;
       cur += len;
     }
   }
@@ -613,14 +613,15 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
     const std::size_t grown_size = std::min<std::size_t>(
         window, std::max<std::size_t>(
                     {static_cast<std::size_t>(valid) + data.size(), 2 * size, kMinHistory}));
-    if (!history_.empty()) {
-      std::vector<std::uint8_t> grown(grown_size);
+    if (history_ != nullptr) {
+      // (Slots are written before they are read: never initialised.)
+      std::unique_ptr<std::uint8_t[]> grown(new std::uint8_t[grown_size]);
       // Re-lay the valid bytes out at their offsets modulo the new size.
       for (std::uint64_t cur = next_offset_ - valid; cur < next_offset_;) {
         const std::size_t pos = static_cast<std::size_t>(cur % size);
         const std::size_t len =
             static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
-        ring_write(grown, cur, history_.data() + pos, len);
+        ring_write(grown.get(), grown_size, cur, history_.get() + pos, len);
         cur += len;
       }
       history_.swap(grown);
@@ -658,11 +659,12 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
                        call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});
     return;
   }
-  if (history_.empty()) history_.resize(size);
+  if (history_ == nullptr) history_.reset(new std::uint8_t[size]);
   if (data.size() >= size) {
-    ring_write(history_, next_offset_ + data.size() - size, data.data() + data.size() - size, size);
+    ring_write(history_.get(), size, next_offset_ + data.size() - size,
+               data.data() + data.size() - size, size);
   } else {
-    ring_write(history_, next_offset_, data.data(), data.size());
+    ring_write(history_.get(), size, next_offset_, data.data(), data.size());
   }
 }
 

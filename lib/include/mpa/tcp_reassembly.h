@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -194,7 +195,7 @@ class TcpReassembler {
     std::uint64_t at = 0;  // where source holds octet `start`
   };
   std::size_t history_size_ = 0;
-  std::vector<std::uint8_t> history_;
+  std::unique_ptr<std::uint8_t[]> history_;
   std::deque<Placed> placed_;  // by start, disjoint, each ending within the window
   mutable std::vector<std::uint8_t> read_again_;  // octets read again from a source
   mutable std::uint64_t copy_until_ = 0;          // octets before this offset are copied (see .cpp)
