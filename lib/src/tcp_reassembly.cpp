@@ -26,19 +26,19 @@
 //     then split at the in-order position:
 //     a. The old part (below next_offset) was already delivered or reported as a gap.
 //        Its captured bytes are compared with the history, which holds the last
-//        `retransmission_window` delivered bytes ("History" below), and, further back, with
-//        the digests of
-//        octets the peer has not acknowledged (below, "Digests"); bytes inside reported
-//        gaps, and older bytes nothing is kept for, cannot be compared and pass silently.
+//        `retransmission_window` delivered bytes (below, "History"), and, further back,
+//        with the digests of octets the peer has not acknowledged (below, "Digests"); bytes
+//        inside reported gaps, and older bytes nothing is kept for, cannot be compared and
+//        pass silently.
 //        The first difference is reported once per segment (offset of the first
 //        differing byte, length of the compared region from there; for a digest, the
 //        unit that differs).
 //     b. If the new part starts exactly at next_offset it is delivered at once, straight
 //        from the caller's buffer (the only copy is into the history, where its place in
-//        the capture file is not known); its missing
-//        bytes become a Truncated gap. Then buffered pieces that have become contiguous
-//        are delivered, each with the frame it arrived in; a buffered piece partly
-//        overlapped by what was just delivered is compared (old part) and trimmed.
+//        the capture file is not known); its missing bytes become a Truncated gap. Then
+//        buffered pieces that have become contiguous are delivered, each with the frame it
+//        arrived in; a buffered piece partly overlapped by what was just delivered is
+//        compared (old part) and trimmed.
 //     c. Otherwise the new part is out of order. Its pieces not yet covered by buffered
 //        pieces are copied into `pending_` (an ordered map of disjoint pieces; overlaps
 //        with buffered bytes are compared, then trimmed). Missing bytes are buffered as
