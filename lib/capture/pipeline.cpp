@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpa/crc32c.h"
+#include "mpa/fpdu_grammar.h"
 #include "mpa/frame_feeder.h"
 #include "mpa/marker_grid.h"
 
@@ -253,7 +254,8 @@ void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult
             // here, while its octets are in this core's cache (TcpSegment::payload_crc): the
             // analysing thread's largest single cost.
             const std::span<const std::uint8_t> payload = handed.segment.payload;
-            if (payload.size() >= kPayloadCrcMin && handed.segment.payload_missing == 0) {
+            if (payload.size() >= kPayloadCrcMin && handed.segment.payload_missing == 0 &&
+                FpduGrammar::may_be_one_fpdu(payload)) {
               handed.segment.payload_crc =
                   crc32c_update(kCrc32cInit, payload.first(payload.size() - kCrcSize));
             }

@@ -52,6 +52,21 @@ bool FpduGrammar::give_crc(std::span<const std::uint8_t> data, std::uint32_t sta
   return true;
 }
 
+bool FpduGrammar::may_be_one_fpdu(std::span<const std::uint8_t> data) {
+  // give_crc takes it where data.size() = content + kMarkerSize * markers, content being
+  // ULPDU_Length + 6 - length_bias + pad (0-3, bias within an int8), markers those within
+  // data (at most one each kMarkerInterval, and one more).
+  const auto n = static_cast<std::int64_t>(data.size());
+  const std::int64_t most_markers = n / kMarkerInterval + 1;
+  constexpr std::int64_t kBias = 128;
+  for (const std::size_t header : {std::size_t{0}, std::size_t{kMarkerSize}}) {
+    if (data.size() < header + kUlpduLengthSize + kCrcSize) continue;
+    const std::int64_t content = kUlpduLengthSize + load_be16(&data[header]) + kCrcSize;
+    if (content - kBias <= n && content + 3 + kBias >= n - kMarkerSize * most_markers) return true;
+  }
+  return false;
+}
+
 void FpduGrammar::marker_states_from_given() {
   std::uint32_t state = kCrc32cInit;
   const std::uint8_t* from = given_first_;

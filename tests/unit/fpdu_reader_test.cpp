@@ -10,11 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "mpa/crc32c.h"
+#include "mpa/fpdu_grammar.h"
+#include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
 #include "test_streams.h"
 
 namespace mpa {
@@ -235,6 +239,17 @@ TEST(FpduReader, ACrcGivenWithEachSegmentReadsAsTheCrcComputedHere) {
         EXPECT_EQ(given.fpdus, computed.fpdus);
         EXPECT_EQ(given.crc_unchecked, computed.crc_unchecked);
         EXPECT_EQ(given.findings, computed.findings);
+        // Given one bit off wherever FpduGrammar::may_be_one_fpdu says the piece is no FPDU:
+        // never taken there.
+        const RecordingSink spared = read_in_pieces(
+            config, stream, cuts,
+            [](std::span<const std::uint8_t> piece) -> std::optional<std::uint32_t> {
+              const std::optional<std::uint32_t> crc = test::crc_but_last_four(piece);
+              if (!crc || FpduGrammar::may_be_one_fpdu(piece)) return crc;
+              return *crc ^ 1u;
+            });
+        EXPECT_EQ(spared.fpdus, computed.fpdus);
+        EXPECT_EQ(spared.findings, computed.findings);
       }
     }
   }
@@ -262,6 +277,45 @@ TEST(FpduReader, ACrcGivenIsTakenWhereOneFpduFillsTheSegmentAndNowhereElse) {
   }
   EXPECT_TRUE(f[0].leading_marker);
   EXPECT_EQ(sink.finding_names(), (Names{"fpdu.crc-mismatch", "fpdu.not-judged-after-error"}));
+}
+
+// FpduGrammar::may_be_one_fpdu says yes to every FPDU that fills its data, whatever the
+// sender's framing (ULPDU_Length counting other octets, other pads) and wherever the markers
+// fall; and no to most data that only starts one (the octets of a 64 KiB FPDU cut into
+// segments), whose CRCs the pipeline's reading thread then spares.
+TEST(FpduReader, OnlyDataThatIsNoWholeFpduIsToldApartFromOne) {
+  std::mt19937 rng(20261127);
+  std::size_t framings = 0;
+  for (const bool markers : {false, true}) {
+    for (const SenderHypothesis& h : framing_hypotheses(markers, true)) {
+      if (!h.framing.crc_field) continue;
+      ++framings;
+      const MarkerGrid grid = h.markers ? MarkerGrid(TcpSeq(1000)) : MarkerGrid();
+      for (int i = 0; i < 3000; ++i) {
+        const TcpSeq start(1000 + static_cast<std::uint32_t>(rng() % 2048));
+        const auto ulpdu_length = static_cast<std::uint16_t>(rng() % (i % 3 == 0 ? 65536 : 9000));
+        const std::uint32_t wire = fpdu_wire_length(grid, start, h.framing, ulpdu_length);
+        const std::size_t header = grid.is_marker_at(start) ? kMarkerSize : 0;
+        Bytes fpdu(std::max<std::size_t>(wire, header + kUlpduLengthSize + kCrcSize), 0x5a);
+        fpdu[header] = static_cast<std::uint8_t>(ulpdu_length >> 8);
+        fpdu[header + 1] = static_cast<std::uint8_t>(ulpdu_length);
+        fpdu.resize(wire);
+        if (wire < header + kUlpduLengthSize + kCrcSize) continue;  // (give_crc refuses it)
+        ASSERT_TRUE(FpduGrammar::may_be_one_fpdu(fpdu))
+            << "ULPDU_Length " << ulpdu_length << ", " << wire << " octets from " << start.value();
+      }
+    }
+  }
+  EXPECT_GE(framings, 4u);
+  // The first 1448 octets of 64 KiB FPDUs, and segments from their middle.
+  std::size_t no = 0;
+  for (int i = 0; i < 1000; ++i) {
+    Bytes segment(1448);
+    for (auto& octet : segment) octet = static_cast<std::uint8_t>(rng());
+    if (i % 2 == 0) segment[0] = 0xfd;  // ULPDU_Length 0xfdxx
+    no += !FpduGrammar::may_be_one_fpdu(segment);
+  }
+  EXPECT_GT(no, 980u);
 }
 
 // Where a marker splits ULPDU_Length or lies across the CRC field, the CRC given for the

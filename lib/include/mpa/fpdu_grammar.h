@@ -70,6 +70,12 @@ class FpduGrammar {
   // CRC does not match the field, the markers' crc_before are worked out from `data` at
   // completion; where it matches they are not (MarkerFact::crc_before).
   bool give_crc(std::span<const std::uint8_t> data, std::uint32_t state);
+  // Whether `data` may be one whole FPDU whose CRC give_crc takes: its ULPDU_Length (first,
+  // or after a leading marker) makes an FPDU of about its size, whatever the markers and the
+  // sender's framing (ULPDU_Length off by up to 128). False only where give_crc would refuse,
+  // so that whoever works CRCs out ahead (the pipeline's reading thread) spares the octets of
+  // FPDUs that span segments.
+  static bool may_be_one_fpdu(std::span<const std::uint8_t> data);
   // The one reset of the FPDU in progress: the next octet, at `seq`, begins an FPDU.
   void reset(TcpSeq seq, std::uint64_t offset) {
     // (No CRC run is open at the end of an FPDU: the CRC field folds it, and only a framing
