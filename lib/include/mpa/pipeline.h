@@ -39,8 +39,8 @@ struct PipelineOptions {
   // thread while the analysing one has batches waiting, else on the analysing thread (each
   // takes the work the other has no time for); true: always on the reading thread; false:
   // never. A segment decoded on the reading thread comes with the CRC of its payload
-  // (TcpSegment::payload_crc), the CRC of an FPDU that fills it. The results are the same
-  // whichever decodes.
+  // (TcpSegment::payload_crc), the CRC of an FPDU that fills it, where it may be one
+  // (FpduGrammar::may_be_one_fpdu). The results are the same whichever decodes.
   std::optional<bool> decode_while_reading;
 };
 
