@@ -60,9 +60,9 @@
 // computed); the others are copied into a ring. Copying every octet was the analysis's first
 // touch of most of them: where the CRC of an FPDU comes with its segment, the analysis reads
 // little more than the FPDU headers and markers. A direction whose octets had to be read
-// again copies them for a while (kCopyAfterReadingAgain), so that a capture full of
+// again copies them for a while (copy_after_reading_again), so that a capture full of
 // retransmissions is not read twice. Octets that cannot be read again (the file shrank)
-// are not compared.
+// are not compared, nor digested; a file rewritten while it is read gives its new octets.
 //
 // Digests: TCP may retransmit any octet the peer has not acknowledged, however long ago it
 // was first sent (a window of several MiB is common). Octets are kept only for the recent
@@ -108,9 +108,9 @@ constexpr std::size_t kMinHistory = 4096;
 constexpr std::uint64_t kUnitGrid = 1024;
 constexpr std::uint64_t kMinUnit = 256;
 // History: runs of delivered octets at least this long are kept as their place in the
-// capture; after octets were read again, the direction's next octets are copied.
+// capture (after octets were read again, the direction's next ones are copied for a while:
+// ReassemblyOptions::copy_after_reading_again).
 constexpr std::size_t kMinPlaced = 256;
-constexpr std::uint64_t kCopyAfterReadingAgain = 1u << 20;
 
 // Whether `part` lies within `whole`.
 bool within(std::span<const std::uint8_t> part, std::span<const std::uint8_t> whole) {
@@ -466,15 +466,13 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
   const std::uint64_t a = std::max(offset, valid_from);
   const std::uint64_t b = std::min(offset + data.size(), next_offset_);
   if (a >= b) return;  // older than the window, or inside a reported gap
-  std::uint64_t cur = a;
-  kept_octets(a, b, [&](std::span<const std::uint8_t> kept) {
+  kept_octets(a, b, [&](std::uint64_t at, std::span<const std::uint8_t> kept) {
     const std::size_t diff =
-        first_difference(data.data() + (cur - offset), kept.data(), kept.size());
+        first_difference(data.data() + (at - offset), kept.data(), kept.size());
     if (diff < kept.size()) {
-      report_mismatch(cur + diff, b - (cur + diff), call);
+      report_mismatch(at + diff, b - (at + diff), call);
       return false;
     }
-    cur += kept.size();
     return true;
   });
 }
@@ -485,13 +483,17 @@ bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& ta
   auto run = std::upper_bound(placed_.begin(), placed_.end(), from,
                               [](std::uint64_t at, const Placed& p) { return at < p.start; });
   if (run != placed_.begin() && std::prev(run)->start + std::prev(run)->length > from) --run;
+  bool whole = true;
   for (std::uint64_t cur = from; cur < to;) {
     if (run != placed_.end() && run->start <= cur) {
       const std::uint64_t end = std::min(to, run->start + run->length);
       read_again_.resize(static_cast<std::size_t>(end - cur));
-      if (!run->source->read_again(run->at + (cur - run->start), read_again_)) return false;
-      copy_until_ = next_offset_ + kCopyAfterReadingAgain;
-      if (!take(std::span<const std::uint8_t>(read_again_))) return true;
+      if (run->source->read_again(run->at + (cur - run->start), read_again_)) {
+        copy_until_ = next_offset_ + options_.copy_after_reading_again;
+        if (!take(cur, std::span<const std::uint8_t>(read_again_))) return true;
+      } else {
+        whole = false;  // (the file no longer holds them: skipped)
+      }
       cur = end;
       ++run;
       continue;
@@ -503,11 +505,11 @@ bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& ta
       const std::size_t pos = static_cast<std::size_t>(cur % history_size_);
       const std::size_t len =
           static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_size_ - pos));
-      if (!take(std::span<const std::uint8_t>(history_.get() + pos, len))) return true;
+      if (!take(cur, std::span<const std::uint8_t>(history_.get() + pos, len))) return whole;
       cur += len;
     }
   }
-  return true;
+  return whole;
 }
 
 // Compares the units `data` (at `offset`) covers entirely with their digests; true when one
@@ -542,7 +544,8 @@ std::optional<std::uint32_t> TcpReassembler::ring_crc(
     std::uint64_t from, std::uint64_t to, std::span<const std::uint8_t> incoming) const {
   std::uint32_t state = kCrc32cInit;
   const std::uint64_t kept_to = std::min(to, next_offset_);
-  if (from < kept_to && !kept_octets(from, kept_to, [&](std::span<const std::uint8_t> kept) {
+  if (from < kept_to &&
+      !kept_octets(from, kept_to, [&](std::uint64_t, std::span<const std::uint8_t> kept) {
         state = crc32c_update(state, kept);
         return true;
       })) {

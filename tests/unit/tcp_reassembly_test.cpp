@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -931,12 +932,12 @@ class SegmentFile : public OctetSource {
   }
   bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const override {
     ++reads;
-    if (!readable || at > octets_.size() || out.size() > octets_.size() - at) return false;
+    if (at < readable_from || at > octets_.size() || out.size() > octets_.size() - at) return false;
     std::memcpy(out.data(), octets_.data() + at, out.size());
     return true;
   }
   mutable std::size_t reads = 0;
-  bool readable = true;
+  std::uint64_t readable_from = 0;  // octets before it are gone (the file shrank)
 
  private:
   std::string octets_;
@@ -986,6 +987,7 @@ TEST(TcpReassembler, OctetsReadAgainFromWhereTheyLieCompareAsCopiedOctets) {
     options.retransmission_window = 4096u << uniform(0, 4);
     options.retransmission_reach = options.retransmission_window * uniform(2, 40);
     options.max_buffered_bytes = uniform(0, 1) == 0 ? 8192 : 4u << 20;
+    options.copy_after_reading_again = std::array<std::size_t, 3>{0, 4096, 1u << 20}[round % 3];
     Harness copied(options), placed(options);
     SegmentFile file;
     const auto isn = static_cast<std::uint32_t>(uniform(0, 0xFFFFFFFFu));
@@ -1081,23 +1083,37 @@ TEST(TcpReassembler, ReadsOctetsAgainOnlyForARetransmissionThenCopiesForAWhile) 
 }
 
 // Octets the capture no longer holds (the file shrank while it was read) are not compared:
-// no retransmission is judged on octets that were not seen.
+// no retransmission is judged on octets that were not seen; those after them still are.
 TEST(TcpReassembler, DoesNotCompareOctetsThatCannotBeReadAgain) {
   Harness h;
   SegmentFile file;
   h.syn(0);
   const std::string stream = patterned(20000);
+  std::vector<std::uint64_t> places;
   for (std::size_t at = 0; at < stream.size(); at += 1000) {
-    send_placed(h, file, 1 + static_cast<std::uint32_t>(at),
-                std::string_view(stream).substr(at, 1000));
+    TcpSegment segment;
+    const std::string_view payload = std::string_view(stream).substr(at, 1000);
+    segment.frame = ++h.frame;
+    segment.seq = TcpSeq(1 + static_cast<std::uint32_t>(at));
+    segment.flags = kAck;
+    segment.payload =
+        std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size());
+    segment.payload_source = &file;
+    segment.payload_at = file.add(payload);
+    places.push_back(segment.payload_at);
+    ASSERT_EQ(h.reassembler.on_segment(segment, h.sink), SegmentOutcome::Delivered);
   }
-  file.readable = false;
-  std::string resent = stream.substr(5000, 1000);
+  file.readable_from = places[6];  // the octets from 0 to 6000 are gone
+  std::string resent = stream.substr(5000, 2000);
   resent[10] ^= 1;
   EXPECT_EQ(send_placed(h, file, 5001, resent), SegmentOutcome::Retransmission);
-  EXPECT_EQ(file.reads, 1u);
   EXPECT_EQ(h.sink.count(Event::Mismatch), 0u);
-  file.readable = true;
+  EXPECT_EQ(file.reads, 2u);
+  resent[1500] ^= 1;  // and one the file still holds
+  EXPECT_EQ(send_placed(h, file, 5001, resent), SegmentOutcome::RetransmissionMismatch);
+  EXPECT_EQ(h.sink.events.back().offset, 6500u);
+  EXPECT_EQ(h.sink.events.back().length, 500u);
+  file.readable_from = 0;
   EXPECT_EQ(send_placed(h, file, 5001, resent), SegmentOutcome::RetransmissionMismatch);
   EXPECT_EQ(h.sink.events.back().offset, 5010u);
 }

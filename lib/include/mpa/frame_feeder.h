@@ -56,7 +56,8 @@ struct CapturedFrame {
   std::uint32_t original_length = 0;   // the frame's length on the wire
   std::uint64_t timestamp_ns = 0;
   // Where `data` can be read again (source nullptr: nowhere): data[0] lies at offset `at` of
-  // `source`. Decoding places a TCP payload that lies within `data` there too.
+  // `source`. Decoding places a TCP payload that lies within `data` there too, and the
+  // analysis reads it again until it finishes: `source` must outlive the Analyzer's finish().
   const OctetSource* source = nullptr;
   std::uint64_t at = 0;
 };

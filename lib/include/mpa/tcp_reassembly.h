@@ -65,6 +65,10 @@ struct ReassemblyOptions {
   // How many recently delivered bytes are kept to compare retransmissions against (those a
   // segment's payload_source can read again by their place, the others as a copy).
   std::size_t retransmission_window = 64u << 10;
+  // After octets were read again from their place in the capture, a direction copies the
+  // octets it delivers next, this many, instead of keeping their place (a capture full of
+  // retransmissions is not read twice).
+  std::size_t copy_after_reading_again = 1u << 20;
   // How far behind the newest delivered octet retransmissions are still compared while the
   // peer has not acknowledged the octets (tracked with on_peer_ack): beyond the window, by
   // a CRC32c digest per unit of at most 1 KiB (a few octets of memory per KiB). Past it the
@@ -148,9 +152,9 @@ class TcpReassembler {
   void report_mismatch(std::uint64_t offset, std::uint64_t length, Call& call,
                        MismatchEvidence evidence = MismatchEvidence::Octets);
   void remember(std::span<const std::uint8_t> data, Call& call);
-  // Calls take(span) with the delivered octets [from, to) (within the window) in order, from
-  // the ring or read again from where they lie, until take returns false; false where octets
-  // could not be read again (the rest not taken).
+  // Calls take(offset, span) with the delivered octets [from, to) (within the window) in
+  // order, from the ring or read again from where they lie, until take returns false; false
+  // where some could not be read again (those skipped).
   template <typename Take>
   bool kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const;
   bool digesting() const { return digesting_; }
