@@ -12,12 +12,13 @@ namespace {
 // A TCP payload within the frame's octets lies where they do in the frame's source (one
 // reassembled from IP fragments lies in no frame).
 void place_payload(const CapturedFrame& frame, DecodeResult& result) {
-  if (frame.source == nullptr || result.status != DecodeStatus::Tcp) return;
-  const std::uint8_t* payload = result.segment.payload.data();
-  const std::uint8_t* data = frame.data.data();
-  if (payload < data || payload + result.segment.payload.size() > data + frame.data.size()) return;
+  if (frame.source == nullptr || result.status != DecodeStatus::Tcp ||
+      !octets_within(result.segment.payload, frame.data)) {
+    return;
+  }
   result.segment.payload_source = frame.source;
-  result.segment.payload_at = frame.at + static_cast<std::uint64_t>(payload - data);
+  result.segment.payload_at =
+      frame.at + static_cast<std::uint64_t>(result.segment.payload.data() - frame.data.data());
 }
 
 }  // namespace

@@ -112,13 +112,6 @@ constexpr std::uint64_t kMinUnit = 256;
 // ReassemblyOptions::copy_after_reading_again).
 constexpr std::size_t kMinPlaced = 256;
 
-// Whether `part` lies within `whole`.
-bool within(std::span<const std::uint8_t> part, std::span<const std::uint8_t> whole) {
-  const auto p = reinterpret_cast<std::uintptr_t>(part.data());
-  const auto w = reinterpret_cast<std::uintptr_t>(whole.data());
-  return p >= w && p + part.size() <= w + whole.size();
-}
-
 // Copies `len` bytes (len <= size) into the ring of `size` at the position of `offset`.
 void ring_write(std::uint8_t* ring, std::size_t size, std::uint64_t offset, const std::uint8_t* src,
                 std::size_t len) {
@@ -656,7 +649,7 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
     placed_.pop_front();
   }
   if (call.source != nullptr && data.size() >= kMinPlaced && next_offset_ >= copy_until_ &&
-      within(data, call.payload)) {
+      octets_within(data, call.payload)) {
     // Kept as its place in the capture.
     placed_.push_back({next_offset_, data.size(), call.source,
                        call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});

@@ -122,11 +122,9 @@ class InputFile : public mpa::OctetSource {
   // `segment` with its payload placed where the input holds it (where it lies in the input).
   mpa::TcpSegment placed(const mpa::TcpSegment& segment) const {
     mpa::TcpSegment copy = segment;
-    const auto p = reinterpret_cast<std::uintptr_t>(segment.payload.data());
-    const auto i = reinterpret_cast<std::uintptr_t>(input_.data());
-    if (!segment.payload.empty() && p >= i && p + segment.payload.size() <= i + input_.size()) {
+    if (!segment.payload.empty() && mpa::octets_within(segment.payload, input_)) {
       copy.payload_source = this;
-      copy.payload_at = p - i;
+      copy.payload_at = static_cast<std::uint64_t>(segment.payload.data() - input_.data());
     }
     return copy;
   }

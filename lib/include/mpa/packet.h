@@ -88,6 +88,14 @@ class OctetSource {
   virtual bool read_again(std::uint64_t at, std::span<std::uint8_t> out) const = 0;
 };
 
+// Whether the octets of `part` lie within those of `whole` (a payload within its frame, a
+// piece of it within the payload): where they do, their place in `whole`'s source follows.
+inline bool octets_within(std::span<const std::uint8_t> part, std::span<const std::uint8_t> whole) {
+  const auto p = reinterpret_cast<std::uintptr_t>(part.data());
+  const auto w = reinterpret_cast<std::uintptr_t>(whole.data());
+  return p >= w && p + part.size() <= w + whole.size();
+}
+
 // One TCP segment as captured.
 struct TcpSegment {
   std::uint64_t frame = 0;         // 1-based record number in the capture
