@@ -16,8 +16,8 @@
 #include <string>
 
 #include "../unit/test_streams.h"
+#include "fpdu/fpdu_reader.h"
 #include "mpa/crc32c.h"
-#include "mpa/fpdu_reader.h"
 
 namespace {
 

@@ -37,10 +37,10 @@
 #include <vector>
 
 #include "connection_input.h"
+#include "fpdu/fpdu_reader.h"
 #include "fuzz_support.h"
 #include "mpa/analyzer.h"
 #include "mpa/diagnostics.h"
-#include "mpa/fpdu_reader.h"
 #include "mpa/tcp_reassembly.h"
 
 namespace {

@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "fpdu/fpdu_reader.h"
 #include "fuzz_support.h"
 #include "mpa/crc32c.h"
 #include "mpa/diagnostics.h"
-#include "mpa/fpdu_reader.h"
 #include "mpa/marker_grid.h"
 
 namespace {

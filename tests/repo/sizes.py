@@ -8,7 +8,9 @@ Fails (exit 1), naming file, line and what is over, on
     readability-function-size counts them);
   - a class or struct with member functions that holds more than 20 data members or more
     than 5 bool members (plain data structs, with no member function, are exempt);
-  - a public header (lib/include/mpa/) that includes a header that is not public.
+  - a public header (lib/include/mpa/) that includes a header that is not public, or that
+    neither the CLI (analyzer/) nor the plugin (plugin/) includes, directly or through another
+    public header: a header only the library uses sits beside its sources (lib/src/<layer>/).
 --list prints every function over 40 lines and every class over 10 members as well, largest
 first, without failing on them. The C++ is read with a small tokenizer (comments, strings,
 raw strings and preprocessor lines left out, braces matched), not a compiler: it sees the
@@ -263,6 +265,32 @@ def files(root):
     return sorted(found)
 
 
+def quoted_includes(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return re.findall(r'^\s*#\s*include\s*"([^"]+)"', f.read(), re.M)
+
+
+def unused_public_headers(root):
+    """The public headers that no file of the CLI or the plugin reaches."""
+    public_dir = os.path.join(root, PUBLIC_HEADERS)
+    if not os.path.isdir(public_dir):
+        return []
+    public = {f"mpa/{name}" for name in os.listdir(public_dir) if name.endswith(".h")}
+    reached, todo = set(), []
+    for face in ("analyzer", "plugin"):
+        for dirpath, _, names in os.walk(os.path.join(root, face)):
+            for name in names:
+                if name.endswith((".c", ".cpp", ".h")):
+                    todo += quoted_includes(os.path.join(dirpath, name))
+    while todo:
+        header = todo.pop()
+        if header in public and header not in reached:
+            reached.add(header)
+            todo += quoted_includes(os.path.join(root, "lib", "include", header))
+    return [f"{PUBLIC_HEADERS}/{h[4:]}: a public header neither analyzer/ nor plugin/ includes (move it beside its sources)"
+            for h in sorted(public - reached)]
+
+
 def main(argv):
     root = argv[1]
     listing = "--list" in argv
@@ -291,6 +319,7 @@ def main(argv):
                 m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
                 if m and not (m.group(1).startswith("mpa/") and os.path.exists(os.path.join(root, "lib", "include", m.group(1)))):
                     failures.append((0, f"{rel}:{number}: public header includes \"{m.group(1)}\", which is not in lib/include/mpa/"))
+    failures += [(0, message) for message in unused_public_headers(root)]
     for _, message in sorted(notes, reverse=True):
         print("note: " + message)
     for _, message in sorted(failures, reverse=True):
@@ -300,7 +329,8 @@ def main(argv):
               f"{MAX_MEMBERS} data members or {MAX_BOOLS} bools, a public header including a private one)")
         return 1
     print(f"sizes: every function of {', '.join(SCOPES)} at most {MAX_FUNCTION_LINES} lines, every class at most "
-          f"{MAX_MEMBERS} data members and {MAX_BOOLS} bools, public headers include public headers only")
+          f"{MAX_MEMBERS} data members and {MAX_BOOLS} bools; public headers include public headers only and are all "
+          f"used by analyzer/ or plugin/")
     return 0
 
 

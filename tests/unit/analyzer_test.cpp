@@ -1,4 +1,4 @@
-// Tests of the connection analyzer (lib/src/analyzer.cpp) over conversations made by the
+// Tests of the connection analyzer (lib/src/connection/analyzer.cpp) over conversations made by the
 // mpa-synth library: split invariance across segmentation policies, roles, negotiation per
 // direction, and recognition of captures that miss their startup frames.
 #include "mpa/analyzer.h"

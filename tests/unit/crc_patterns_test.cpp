@@ -1,7 +1,7 @@
 // Tests for CRCs made a recognisable wrong way (crc_patterns.h; RFC 5044 4.4, 8): the pure
 // decider, and the FPDU reader naming fpdu.crc-miscomputed instead of fpdu.crc-mismatch for the
 // first wrong CRC of a direction (an error with code 2 all the same; nothing judged after it).
-#include "mpa/crc_patterns.h"
+#include "fpdu/crc_patterns.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mpa/fpdu_reader.h"
+#include "fpdu/fpdu_reader.h"
 #include "test_streams.h"
 
 namespace mpa {

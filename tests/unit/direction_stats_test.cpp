@@ -1,5 +1,5 @@
 // Statistics of one sender (direction_stats.h).
-#include "mpa/direction_stats.h"
+#include "report/direction_stats.h"
 
 #include <gtest/gtest.h>
 

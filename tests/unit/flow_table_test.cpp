@@ -1,5 +1,5 @@
 // The flow table (flow_table.h): keys both ways, least recently active first out.
-#include "mpa/flow_table.h"
+#include "decode/flow_table.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // FPDUs, split invariance, exact bytes_needed(), every finding the reader gives, and
 // resynchronisation after a gap. Streams come from the independent builder in
 // test_streams.h.
-#include "mpa/fpdu_reader.h"
+#include "fpdu/fpdu_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "fpdu/fpdu_grammar.h"
 #include "mpa/crc32c.h"
-#include "mpa/fpdu_grammar.h"
 #include "mpa/marker_grid.h"
 #include "mpa/sender_framing.h"
 #include "test_streams.h"

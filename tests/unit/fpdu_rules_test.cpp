@@ -1,5 +1,5 @@
 // Per-FPDU rules that need the connection's context (fpdu_rules.h).
-#include "mpa/fpdu_rules.h"
+#include "fpdu/fpdu_rules.h"
 
 #include <gtest/gtest.h>
 

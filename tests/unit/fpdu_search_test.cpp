@@ -1,6 +1,6 @@
 // Tests for finding FPDU boundaries in bytes of unknown framing (fpdu_search.h; RFC 5044 4.3,
 // 6): by marker back-pointers, by CRC, by a chain of well-formed FPDUs.
-#include "mpa/fpdu_search.h"
+#include "fpdu/fpdu_search.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Framing from the bytes alone (framing_inference.h): inference of markers, CRC, grid phase
 // and the first FPDU, and the marker probe. Streams are built by test_streams.h, which
 // inserts markers by walking the stream octet by octet.
-#include "mpa/framing_inference.h"
+#include "fpdu/framing_inference.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Vendor knowledge (interop.h): fingerprints, siw's GSO bit, refused Rev 2 Requests, the
 // irdma peer-to-peer hint.
-#include "mpa/interop.h"
+#include "report/interop.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Unit tests for capture::MappedFile (lib/capture/mapped_file.h, private to mpa_capture): a
+// Unit tests for capture::MappedFile (lib/src/capture/mapped_file.h, private to mpa_capture): a
 // file mapped for reading front to back gives the pages behind its reader back, as whole
 // 4 MiB pieces, once more than the lag has gathered, and counts again from where a reader
 // went back to. What is given back is read in the mapping's resident set (/proc/self/smaps).
-#include "mapped_file.h"
+#include "capture/mapped_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

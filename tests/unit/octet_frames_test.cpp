@@ -1,4 +1,4 @@
-#include "mpa/octet_frames.h"
+#include "fpdu/octet_frames.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The receiver's reaction to a CRC or marker error (lib/include/mpa/receiver_reactions.h):
+// The receiver's reaction to a CRC or marker error (lib/src/connection/receiver_reactions.h):
 // events in, findings by catalogue id out.
-#include "mpa/receiver_reactions.h"
+#include "connection/receiver_reactions.h"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "fpdu/fpdu_search.h"
 #include "fpdu_framer.h"
 #include "mpa/ddp.h"
-#include "mpa/fpdu_search.h"
 
 namespace mpa {
 namespace {

@@ -1,6 +1,6 @@
 // The startup exchange decider (RFC 5044 7.1; RFC 6581 6, 9): roles, steps, markers per
 // direction, CRC, peer-to-peer, RFC 6581 errors that end judgement of the Responder.
-#include "mpa/startup_exchange.h"
+#include "startup/startup_exchange.h"
 
 #include <gtest/gtest.h>
 

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "bytes.h"  // mpa_synth
+#include "fpdu/fpdu_reader.h"
 #include "fpdu_framer.h"
 #include "mpa/crc32c.h"
 #include "mpa/events.h"
-#include "mpa/fpdu_reader.h"
 #include "startup_frame_builder.h"
 #include "ulpdu_builder.h"
 

@@ -1,6 +1,6 @@
 // Checks of what MPA carries (ulp_checks.h): RTR under peer-to-peer, DDP/RDMAP versions,
 // short ULPDUs, Terminates and whether their MPA error matches what mpa-check saw.
-#include "mpa/ulp_checks.h"
+#include "ulp/ulp_checks.h"
 
 #include <gtest/gtest.h>
 

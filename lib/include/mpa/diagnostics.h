@@ -2,7 +2,8 @@
 // its severity, the RFC section it rests on and the error code of RFC 5044 section 8
 // (1-4) or RFC 6581 section 8 (5-7) where one applies. Ids are permanent: add, never
 // renumber, rename or reuse. A new id checks rules of the conformance matrix or is listed as
-// beyond them (lib/src/conformance.cpp; it does not compile until it is one or the other).
+// beyond them (lib/src/catalogue/conformance.cpp; it does not compile until it is one or the
+// other).
 #pragma once
 
 #include <array>

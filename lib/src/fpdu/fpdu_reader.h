@@ -1,0 +1,165 @@
+// The FPDU reader (RFC 5044 4, 6): an incremental push parser for the full-operation bytes
+// of one direction. In-order bytes arrive in pieces of any size; its grammar
+// (fpdu_grammar.h) walks the marker grid, ULPDU_Length, ULPDU, pad and CRC, and it emits one
+// FpduEvent per FPDU plus findings for every rule a sender broke (fpdu_judge.h). After an
+// error that carries an RFC error code, nothing more is judged in this direction (RFC 5044 8).
+// It is in one of the modes of fpdu_reader_modes.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <variant>
+
+#include "fpdu/fpdu_grammar.h"
+#include "fpdu/fpdu_judge.h"
+#include "fpdu/fpdu_reader_modes.h"
+#include "fpdu/held_octets.h"
+#include "mpa/events.h"
+#include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa {
+
+// A segment's payload and the running CRC32c (crc32c.h) over all of it but its last four
+// octets, worked out before the analysis (TcpSegment::payload_crc): the segment being
+// analysed, or none (data nullptr).
+struct PayloadCrc {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  std::uint32_t state = 0;
+};
+
+struct FpduReaderConfig {
+  std::uint32_t connection = 0;
+  Direction direction = Direction::Initiator;
+  TcpSeq start_seq;                // first octet of full operation in this direction
+  std::uint64_t start_offset = 0;  // its stream offset
+  bool markers = false;            // the receiver asked for markers (its M=1)
+  bool crc = false;                // either side set C=1
+  TcpSeq grid_origin;              // marker grid origin; normally start_seq
+  bool grid_origin_set = false;
+  bool keep_ulpdu = false;  // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
+  const std::uint64_t* now_ns = nullptr;  // capture time of the segment being read, for
+                                          // FpduEvent::timestamp_ns (nullptr: 0, unknown)
+  // The CRC of the segment being read, where it was worked out before: a push of exactly its
+  // payload whose one FPDU fills it takes its CRC from there (FpduGrammar::give_crc).
+  const PayloadCrc* payload_crc = nullptr;
+  // How the sender frames is judged against what was negotiated: an FPDU boundary whose
+  // octets are no plausible DDP header makes the reader test the framings of sender_framing.h.
+  // Off where the parameters were inferred from the data (a failed inference is no fault of
+  // the sender's) or the ULPDUs are not DDP: MPA framing alone is read.
+  bool check_sender_framing = true;
+};
+
+class FpduReader {
+ public:
+  static constexpr std::size_t kUlpduHeadSize = FpduGrammar::kUlpduHeadSize;
+
+  explicit FpduReader(const FpduReaderConfig& config);
+
+  // Consumes all of `data`, which continues the stream exactly where the previous call
+  // ended. `frame` delivered it; `segment_start` is true when data[0] is the first payload
+  // octet of its TCP segment (false: `data` continues the segment of the previous call).
+  // An FPDU is `within_one_segment` unless a later segment (segment_start, or another
+  // frame) delivers some of its octets; it `starts_segment` when its first octet (its
+  // leading marker, if any) is data[0] of a push with segment_start.
+  void push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+            FpduSink& sink);
+
+  // Exactly how many more octets finish the unit in progress: the rest of the FPDU when its
+  // ULPDU_Length is known (markers included), else the octets up to and including the
+  // ULPDU_Length field (and a marker in front of it).
+  std::uint32_t bytes_needed() const;
+
+  // True when some but not all octets of an FPDU (or its leading marker) have arrived.
+  bool in_fpdu() const { return grammar_.in_fpdu(); }
+
+  // Octets the capture does not hold: the FPDU in progress cannot be verified. The reader
+  // skips to the next FPDU it can find: by the marker grid when markers are on (FPDUPTR),
+  // otherwise by a CRC- or structure-validated search (fpdu_search.h), and then reports
+  // `capture.resynchronised`. The octets searched are replayed with the frames that
+  // delivered them. Reports via sink only when framing is found again. Only evidence later
+  // octets cannot refute is taken, so where the stream was cut does not matter (except
+  // that beyond 256 KiB without evidence the oldest half is dropped, unverified).
+  void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink);
+
+  // The stream ends here (FIN, RST, or the end of the capture): a framing test still open
+  // is decided on what arrived. Call before asking in_fpdu().
+  void finish(std::uint64_t frame, FpduSink& sink);
+
+  // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
+  // framed and counted; `fpdu.not-judged-after-error` is said once, at the first FPDU that
+  // begins after the error (the FPDU in which the error arose counts as judged).
+  void stop_judging() { judge_.stop_judging(); }
+  bool judging() const { return judge_.judging(); }
+  bool synchronised() const { return std::holds_alternative<reader_mode::Reading>(mode_); }
+  // Holding octets while it tests how the sender frames (fpdu_reader_framing.cpp).
+  bool testing() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
+  // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
+  const SenderFraming& framing() const { return grammar_.framing(); }
+  // Whether FPDU boundaries are judged against how the sender frames (config), a deviation
+  // was named, or fpdu.framing-lost ended reading. An FPDU reported before a deviation is
+  // named was read with the RFC's lengths: what its length implies (segment alignment) may
+  // be the misreading, not the sender's.
+  bool judges_sender_framing() const { return config_.check_sender_framing; }
+  bool framing_named() const { return framing_named_; }
+  bool framing_lost() const { return std::holds_alternative<reader_mode::Abandoned>(mode_); }
+
+  TcpSeq position() const;
+  std::uint64_t offset() const;
+  const MarkerGrid& grid() const { return grammar_.grid(); }
+  bool crc_enabled() const { return config_.crc; }
+
+  std::uint64_t fpdus() const { return fpdus_; }
+  std::uint64_t ulpdu_bytes() const { return ulpdu_bytes_; }
+  std::uint64_t crc_failures() const { return crc_failures_; }
+
+ private:
+  using Resume = reader_mode::Resume;
+  using Trigger = reader_mode::Trigger;
+  using Octets = std::span<const std::uint8_t>;
+
+  // One push in the reader's mode; a mode that ends says where reading resumes.
+  std::optional<Resume> step(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  // Reads from where `resume` says, push by push as the octets came, until another mode ends
+  // (its resumption, with the octets not yet read appended, is returned); run(): to the end.
+  std::optional<Resume> replay(Resume resume, FpduSink& sink);
+  void run(std::optional<Resume> resume, FpduSink& sink);
+  // The modes: Reading (fpdu_reader.cpp), Lost (_resync.cpp), Testing (_framing.cpp).
+  std::optional<Resume> read(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  std::optional<Resume> seek(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  std::optional<Resume> test(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  // What the grammar said, judged (a trigger opens a framing test).
+  std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
+  std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
+  // The FPDU completed; where reading resumes when its CRC matches only as a deviation frames it.
+  std::optional<TcpSeq> complete(std::uint64_t frame, Octets data, TcpSeq push_seq,
+                                 bool push_within, FpduSink& sink);
+  std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, Octets data, TcpSeq push_seq,
+                                        bool push_within, FpduSink& sink);
+  void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);
+  void emit(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);  // inline
+  void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset, Octets data,
+                  std::uint64_t frame, bool segment_start);
+  std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
+  std::optional<Resume> act(const reader_mode::Verdict& v, std::uint64_t frame, FpduSink& sink);
+
+  FpduReaderConfig config_;
+  FpduGrammar grammar_;
+  FpduJudge judge_;
+  reader_mode::Mode mode_;
+  TailOctets tail_;  // the newest octets read: a framing test starts from them
+  std::optional<reader_mode::PreviousFpdu> prev_;
+  // The previous FPDU as `h` frames it, to `sink` (a deviation named from it).
+  void revise_previous(const SenderHypothesis& h, FpduSink& sink);
+  std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
+  bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
+  bool framing_named_ = false;        // a deviation was named: no second one is looked for
+  bool said_unverifiable_ = false;
+  std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;
+};
+
+}  // namespace mpa

@@ -1,0 +1,363 @@
+// Framing truth for the FPDU reader (see fpdu_reader.h, sender_framing.h): when the RFC's
+// grammar stops making sense at an FPDU, the reader tests the framings a broken sender
+// could be using before it says anything about that FPDU:
+//
+//   Crc          an FPDU's CRC fails: is there a CRC that matches where a deviation (pad
+//                rule, ULPDU_Length counting other octets) puts the CRC field? A match is
+//                proof (2^-32 by chance) and is named at once.
+//   Boundary     an FPDU begins with octets that carry no DDP header: the FPDU before it
+//                may have been longer or shorter than the RFC says (pad rule, CRC field
+//                left out, ULPDU_Length counting other octets)
+//   FirstMarker  the first marker of full operation is no marker: the sender may insert none
+//
+// For the last two the reader holds what follows and tries the RFC's own reading first (the
+// odd FPDU exempt), then each deviation in turn, each from where it puts the next FPDU. The
+// first that reads on (four FPDUs beginning like DDP, or FPDUs up to the end of the stream)
+// is adopted: a deviation is named by its catalogue id with its evidence and the reader
+// frames as the sender does from there; the RFC's reading replays the octets as if nothing
+// had happened. If none reads on and no CRC or marker vouches for the RFC's reading,
+// fpdu.framing-lost ends reading: a phantom finding after a misframing is worse than silence.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "fpdu/fpdu_reader.h"
+#include "fpdu/fpdu_search.h"
+#include "mpa/crc32c.h"
+#include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
+
+namespace mpa {
+namespace {
+
+// FPDUs beginning like DDP that confirm a hypothesis (a misframed boundary passes the DDP
+// test about one time in eight); with CRCs, one whose CRC matches is proof enough.
+constexpr std::size_t kConfirmingFpdus = 4;
+constexpr std::size_t kConfirmingFpdusWithCrc = 1;
+// Octets held at most while testing; then the test is decided on what it has.
+constexpr std::size_t kTestBufferLimit = 256u << 10;
+
+// A failing CRC that matches where a deviation puts the CRC field of the FPDU `grammar` just
+// completed: that deviation, `resume` where the next FPDU begins and `pad_nonzero` its pad as
+// that sender framed it. `window`: the octets from the tail to the end of the push.
+std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc_on,
+                                            std::span<const std::uint8_t> window, TcpSeq window_seq,
+                                            TcpSeq& resume, bool& pad_nonzero) {
+  const FpduEvent& fpdu = grammar.event();
+  // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
+  // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
+  // before the RFC's CRC field; it is run back to where the deviation's CRC field begins.
+  const std::uint32_t rfc =
+      crc_field(fpdu.start_seq, fpdu.wire_length).seq.distance_from(window_seq);
+  if (rfc > window.size()) return std::nullopt;
+  for (const SenderHypothesis& h : framing_hypotheses(grammar.grid().enabled(), crc_on)) {
+    if (!h.id || h.markers != grammar.grid().enabled() || !h.framing.crc_field) continue;
+    if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
+    const std::uint32_t wire =
+        fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
+    const std::uint32_t at = field.distance_from(window_seq);
+    // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
+    // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
+    // longer than the RFC says meets the CRC error instead.)
+    if (at > rfc || rfc - at > TailOctets::kSize) continue;
+    if (grammar.grid().markers_within(field, kCrcSize) > 0)
+      continue;  // (a marker inside it: not tried)
+    const std::span<const std::uint8_t> bytes(window);
+    const std::uint32_t crc =
+        crc32c_finish(crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at)));
+    if (crc != crc_from_wire(&window[at])) continue;
+    resume = fpdu.start_seq + wire;
+    const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
+    const std::uint32_t pad = pad_octets(h.framing, ulpdu);
+    pad_nonzero = false;
+    if (at >= pad && grammar.grid().markers_within(field - pad, pad) == 0) {
+      for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
+    }
+    return h;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+using reader_mode::Candidate;
+using reader_mode::kFramingLost;
+using reader_mode::Testing;
+using reader_mode::Verdict;
+
+void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset,
+                            std::span<const std::uint8_t> data, std::uint64_t frame,
+                            bool segment_start) {
+  const FpduEvent& odd = grammar_.event();
+  const MarkerGrid& grid_now = grammar_.grid();
+  Testing t;
+  t.trigger = trigger;
+  t.trigger_seq = odd.header_seq;
+  t.trigger_offset = odd.header_offset();
+  t.trigger_ulpdu_length = odd.ulpdu_length;
+  if (trigger == Trigger::FirstMarker) {
+    t.trigger_seq = odd.start_seq;
+    t.trigger_offset = odd.start_offset;
+  }
+  // The octets under test: the tail kept behind this push, and the whole push.
+  t.held = tail_.hold(push_seq, push_offset);
+  t.held.append(data, frame, segment_start);
+
+  // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
+  // after the FPDU whose CRC failed. A deviation: after the FPDU it would have framed
+  // differently, the one before the odd FPDU or the one whose CRC failed.
+  // A start the held octets have not reached yet is a candidate too: it waits for them (which
+  // hypotheses are tried must not depend on how much of the stream this push brought).
+  const TcpSeq held_seq = t.held.seq();
+  const auto index_of = [&](TcpSeq seq) -> std::optional<std::size_t> {
+    if (seq.is_before(held_seq)) return std::nullopt;
+    return seq.distance_from(held_seq);
+  };
+  std::vector<Candidate>& candidates = t.candidates;
+  const std::span<const SenderHypothesis> hypotheses =
+      framing_named_ ? std::span<const SenderHypothesis>()
+                     : framing_hypotheses(grid_now.enabled(), config_.crc);
+  const TcpSeq odd_start = odd.start_seq;
+  SenderHypothesis as_framed{std::nullopt, grammar_.framing(), grid_now.enabled()};
+  if (const auto at = index_of(odd_start)) candidates.push_back({as_framed, *at, true});
+  for (const SenderHypothesis& h : hypotheses) {
+    if (!h.id) continue;
+    const MarkerGrid grid = h.markers ? grid_now : MarkerGrid();
+    if (trigger == Trigger::FirstMarker) {
+      // Only markers nobody inserted explain a first "marker" that is none.
+      if (h.markers) continue;
+      if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
+      continue;
+    }
+    if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
+    if (!prev_) continue;
+    // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
+    // says (by chance: 2^-32); no deviation framed it longer or shorter.
+    if (prev_->crc_good) continue;
+    // The FPDU the deviation names is its first: held to what test_framing asks of the rest,
+    // a ULPDU that begins like DDP as the deviation frames it (an empty FPDU, or one read only
+    // because the RFC's reading was adopted, is none the deviation could have sent).
+    const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_->ulpdu_length);
+    if (!prev_ulpdu || !prev_->control ||
+        !ulpdu_header_plausible(*prev_ulpdu, (*prev_->control)[0], (*prev_->control)[1])) {
+      continue;
+    }
+    const TcpSeq next =
+        prev_->start + fpdu_wire_length(grid, prev_->start, h.framing, prev_->ulpdu_length);
+    if (const auto at = index_of(next)) candidates.push_back({h, *at, false});
+  }
+  mode_ = std::move(t);
+}
+
+std::optional<FpduReader::Resume> FpduReader::test(std::span<const std::uint8_t> data,
+                                                   std::uint64_t frame, bool segment_start,
+                                                   FpduSink& sink) {
+  std::get<Testing>(mode_).held.append(data, frame, segment_start);
+  std::optional<Resume> resume = decide(false, frame, sink);
+  if (!testing()) return resume;
+  if (std::get<Testing>(mode_).held.size() > kTestBufferLimit) return decide(true, frame, sink);
+  return std::nullopt;
+}
+
+void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
+  // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
+  while (testing()) run(decide(true, frame, sink), sink);
+}
+
+std::optional<FpduReader::Resume> FpduReader::decide(bool final, std::uint64_t frame,
+                                                     FpduSink& sink) {
+  const std::optional<Verdict> verdict =
+      std::get<Testing>(mode_).decide(final, grammar_.grid(), config_.crc);
+  if (!verdict) return std::nullopt;
+  return act(*verdict, frame, sink);
+}
+
+std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, bool crc) {
+  // Each hypothesis read as far as the held octets go (a verdict that more octets cannot
+  // change is kept).
+  const std::size_t needed = crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+  const bool vouched = crc || grid_now.enabled();
+  for (Candidate& c : candidates) {
+    if (c.test.settled()) continue;
+    const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
+    c.test =
+        test_framing(held.bytes(), held.seq(), c.start, grid, crc, c.hypothesis, c.exempt, needed);
+  }
+  // The verdict is the one the held octets gave first, at the fewest octets that give one,
+  // however many have arrived since: how the stream was cut must not matter.
+  std::vector<std::size_t> points;
+  for (const Candidate& c : candidates) {
+    if (c.test.settled()) points.push_back(c.test.decided_at);
+  }
+  std::sort(points.begin(), points.end());
+  for (const std::size_t at : points) {
+    if (const std::optional<Verdict> verdict = verdict_with(at, vouched)) return verdict;
+  }
+  if (!final) return std::nullopt;
+  // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
+  std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const bool as_framed = !c.hypothesis.id.has_value();
+    if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
+      return Verdict{i, c.test.fpdus};
+    }
+    if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
+  }
+  return fallback(weak_rfc.has_value(), vouched);
+}
+
+std::optional<Verdict> Testing::verdict_with(std::size_t at, bool vouched) const {
+  // The first hypothesis, in order, that reads on, once every one before it is refuted.
+  // (The RFC's reading still inside the odd FPDU itself, with no FPDU beginning like DDP
+  // read yet, does not hold back a deviation that has read on.)
+  bool waiting = false;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const bool settled = c.test.settled() && c.test.decided_at <= at;
+    if (settled && c.test.stop == FramingTest::Stop::Enough) return Verdict{i, c.test.fpdus};
+    if (settled) continue;
+    if (!c.hypothesis.id && c.exempt && c.test.first_counted_at > at) {
+      waiting = true;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (waiting) return std::nullopt;
+  return fallback(false, vouched);
+}
+
+Verdict Testing::fallback(bool weak_rfc, bool vouched) const {
+  // Nothing reads on (more octets would not change that). Where a CRC or the markers vouch
+  // for the RFC's reading, it stands (the findings it gives are real); without either, only
+  // when the end of the stream cut it short.
+  if (!candidates.empty() && !candidates[0].hypothesis.id && (weak_rfc || vouched)) {
+    return {0, 0};
+  }
+  return {kFramingLost, 0};
+}
+
+std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::uint64_t frame,
+                                                  FpduSink& sink) {
+  Testing t = std::move(std::get<Testing>(mode_));
+  if (verdict.candidate == kFramingLost) {
+    // fpdu.framing-lost: the rest is not read.
+    mode_ = reader_mode::Abandoned{};
+    const std::uint32_t tried = static_cast<std::uint32_t>(
+        framing_named_ ? 1 : framing_hypotheses(grammar_.grid().enabled(), config_.crc).size());
+    judge_.fatal(
+        sink, DiagId::FpduFramingLost, t.trigger_seq, t.trigger_offset, frame,
+        fmt::format(
+            "FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
+            "tried reads on from it ({}); the rest of this direction is not read",
+            t.trigger_seq.value(), t.trigger_ulpdu_length, tried, tried == 1 ? "" : "s",
+            framing_named_ ? "the sender's own, named before"
+                           : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
+    grammar_.reset(t.held.end_seq(), t.held.end_offset());
+    return std::nullopt;
+  }
+  // Adopted: the deviation named, or the RFC's reading replayed as if nothing had happened.
+  mode_ = reader_mode::Reading{};
+  const Candidate& c = t.candidates[verdict.candidate];
+  const std::size_t fpdus = verdict.fpdus;
+  const SenderHypothesis& h = c.hypothesis;
+  SenderFraming framing = grammar_.framing();
+  MarkerGrid grid = grammar_.grid();
+  if (h.id) {
+    const bool first_marker = t.trigger == Trigger::FirstMarker;
+    const TcpSeq where = first_marker ? t.trigger_seq : prev_->start;
+    const std::uint32_t length = first_marker ? t.trigger_ulpdu_length : prev_->ulpdu_length;
+    const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
+    judge_.report(
+        sink, *h.id, where, where_offset, frame,
+        fmt::format(
+            "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
+            where.value(), deviation_of(h, length),
+            fpdus == 1 ? std::string("the next FPDU parses")
+                       : fmt::format("the next {} FPDUs parse", fpdus),
+            describe(h),
+            config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+    framing = h.framing;
+    if (!h.markers) grid = MarkerGrid();
+    framing_named_ = true;
+    if (!first_marker) revise_previous(h, sink);
+    prev_.reset();
+  } else if (c.exempt) {
+    exempt_seq_ = t.held.seq() + static_cast<std::uint32_t>(c.start);
+    exempt_empty_run_ = true;
+  }
+  return Resume{std::move(t.held), c.start, framing, grid};
+}
+
+void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
+  // The FPDU the deviation names was reported as the RFC frames it: report it again as the
+  // sender framed it (ULPDU, pad, CRC field, extent), so that faces that drew it redraw it.
+  const reader_mode::PreviousFpdu& prev = *prev_;
+  FpduEvent revised;                                 // (no markers, ULPDU or CRC given again)
+  revised.connection = grammar_.event().connection;  // (the reader's own, as every event's)
+  revised.direction = grammar_.event().direction;
+  revised.start_seq = prev.start;
+  revised.start_offset = prev.start_offset;
+  revised.header_seq = prev.header_seq;
+  revised.ulpdu_length = prev.ulpdu_length;
+  revised.leading_marker = prev.leading_marker;
+  revised.first_frame = prev.first_frame;
+  revised.last_frame = prev.last_frame;
+  revised.starts_segment = prev.starts_segment;
+  revised.within_one_segment = prev.within_one_segment;
+  revised.judged = prev.judged;
+  revised.timestamp_ns = prev.timestamp_ns;
+  const MarkerGrid grid = h.markers ? grammar_.grid() : MarkerGrid();
+  revised.ulpdu_size = ulpdu_octets(h.framing, revised.ulpdu_length).value_or(0);
+  revised.pad_length = static_cast<std::uint8_t>(pad_octets(h.framing, revised.ulpdu_size));
+  revised.crc_field = h.framing.crc_field;
+  revised.wire_length = fpdu_wire_length(grid, revised.start_seq, h.framing, revised.ulpdu_length);
+  revised.leading_marker = revised.leading_marker && h.markers;
+  revised.crc_status = CrcStatus::NotChecked;
+  revised.crc_received = revised.crc_computed = 0;
+  sink.on_fpdu_revised(revised, h.markers);
+}
+
+std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
+                                                  std::span<const std::uint8_t> data,
+                                                  TcpSeq push_seq, bool push_within,
+                                                  FpduSink& sink) {
+  const std::span<const std::uint8_t> tail = tail_.bytes();
+  std::vector<std::uint8_t> window(tail.begin(), tail.end());
+  window.insert(window.end(), data.begin(), data.end());
+  const TcpSeq window_seq = push_seq - static_cast<std::uint32_t>(tail.size());
+  TcpSeq resume;
+  bool pad_nonzero = grammar_.pad_nonzero();
+  const std::optional<SenderHypothesis> h =
+      explain_crc(grammar_, config_.crc, window, window_seq, resume, pad_nonzero);
+  if (!h) return std::nullopt;
+  FpduEvent& fpdu = grammar_.event();
+  const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
+  const std::uint32_t ulpdu = ulpdu_octets(h->framing, fpdu.ulpdu_length).value_or(0);
+  fpdu.ulpdu_size = ulpdu;
+  fpdu.crc_field = h->framing.crc_field;
+  // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
+  if (fpdu.ulpdu.size() > ulpdu) fpdu.ulpdu = fpdu.ulpdu.first(ulpdu);
+  if (fpdu.ulpdu_head.size() > ulpdu) fpdu.ulpdu_head = fpdu.ulpdu_head.first(ulpdu);
+  fpdu.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
+  fpdu.wire_length = fpdu_wire_length(grid, fpdu.start_seq, h->framing, fpdu.ulpdu_length);
+  fpdu.crc_status = CrcStatus::Good;
+  fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
+  // Ended before this push: whether it lay within one segment is what it was before.
+  if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
+  emit_fpdu(frame, sink, true, pad_nonzero);
+  judge_.report(
+      sink, *h->id, fpdu.header_seq, fpdu.header_offset(), frame,
+      fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
+                  "this direction is read",
+                  fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), describe(*h)));
+  grammar_.reframe(h->framing, grammar_.grid());
+  framing_named_ = true;
+  prev_.reset();
+  return resume;
+}
+
+}  // namespace mpa

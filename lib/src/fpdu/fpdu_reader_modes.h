@@ -1,0 +1,112 @@
+// The modes of the FPDU reader (fpdu_reader.h), each with the data it alone needs, named as
+// Spicy names its synchronisation and trial modes:
+//
+//   Reading    the grammar (fpdu_grammar.h) reads each push as it comes
+//   Lost       after a gap: the octets since are held and searched for the next FPDU
+//   Testing    an FPDU boundary made no sense: the octets from before it are held while the
+//              framings of sender_framing.h are tried on them (fpdu_reader_framing.cpp)
+//   Abandoned  fpdu.framing-lost: the rest of the direction is not read
+//
+// A mode that ends says where reading resumes (Resume): at an octet of its held octets, with
+// the framing found; the reader reads them from there, as they arrived.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "fpdu/fpdu_search.h"
+#include "fpdu/held_octets.h"
+#include "mpa/events.h"
+#include "mpa/marker_grid.h"
+#include "mpa/sender_framing.h"
+#include "mpa/tcp_seq.h"
+
+namespace mpa::reader_mode {
+
+// Why a framing test began.
+enum class Trigger : std::uint8_t {
+  Boundary,     // the FPDU begun here does not begin like an FPDU carrying DDP
+  Crc,          // the FPDU just completed fails its CRC but matches as a deviation frames it
+  FirstMarker,  // the first marker of full operation is no marker
+};
+
+// One framing tried: from where it puts the next FPDU (an index into the held octets).
+struct Candidate {
+  SenderHypothesis hypothesis;
+  std::size_t start;
+  bool exempt;                                              // its first FPDU is the odd one itself
+  FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets
+                                                            // (untested: Incomplete)
+};
+
+// A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that
+// confirmed it.
+struct Verdict {
+  std::size_t candidate;
+  std::size_t fpdus;
+};
+inline constexpr std::size_t kFramingLost = static_cast<std::size_t>(-1);
+
+struct Reading {};
+
+struct Lost {
+  HeldOctets held;               // since the gap ended
+  std::size_t search_from = 0;   // candidates before this index are decided
+  std::uint64_t gap_end_offset;  // first octet after the gap
+};
+
+struct Testing {
+  HeldOctets held;  // from the newest octets read before the odd FPDU's push on
+  Trigger trigger = Trigger::Boundary;
+  TcpSeq trigger_seq;  // the odd FPDU's ULPDU_Length field (its first octet: FirstMarker)
+  std::uint64_t trigger_offset = 0;
+  std::uint32_t trigger_ulpdu_length = 0;
+  std::vector<Candidate> candidates;
+
+  // Each hypothesis read as far as the held octets go, then the verdict they give (none:
+  // more octets are needed; `final`: there are no more, and one is always given). `grid`:
+  // the negotiated markers; `crc`: CRCs on.
+  std::optional<Verdict> decide(bool final, const MarkerGrid& grid, bool crc);
+  // The verdict the first `held` octets give (none: more are needed).
+  std::optional<Verdict> verdict_with(std::size_t held, bool vouched) const;
+  // Nothing reads on: the RFC's reading when vouched for (`vouched`: CRCs or markers).
+  Verdict fallback(bool weak_rfc, bool vouched) const;
+};
+
+struct Abandoned {};
+
+using Mode = std::variant<Reading, Lost, Testing, Abandoned>;
+
+// Reading resumes at octet `from` of `held`, framed as `framing` on `grid`.
+struct Resume {
+  HeldOctets held;
+  std::size_t from;
+  SenderFraming framing;
+  MarkerGrid grid;
+};
+
+// The FPDU completed last, from which a framing test starts.
+struct PreviousFpdu {
+  TcpSeq start;
+  std::uint16_t ulpdu_length = 0;
+  bool crc_good = false;  // its CRC matched where the RFC puts it: no deviation framed it
+  std::optional<std::array<std::uint8_t, 2>> control;  // its ULPDU's first two octets
+  // What a revision reports again of it, if a deviation names it (FpduReader::revise_previous:
+  // the rest is its sender's framing, or its reader's own): a few scalars, not the whole event,
+  // since this is kept for every FPDU.
+  std::uint64_t start_offset = 0;
+  TcpSeq header_seq;
+  std::uint64_t first_frame = 0;
+  std::uint64_t last_frame = 0;
+  std::uint64_t timestamp_ns = 0;
+  bool leading_marker = false;
+  bool starts_segment = false;
+  bool within_one_segment = false;
+  bool judged = true;
+};
+
+}  // namespace mpa::reader_mode

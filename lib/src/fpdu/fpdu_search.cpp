@@ -1,0 +1,308 @@
+// Finding FPDU boundaries in bytes whose framing is unknown (RFC 5044 6, Appendix A.3).
+#include "fpdu/fpdu_search.h"
+
+#include <algorithm>
+
+#include "decode/byte_order.h"
+#include "mpa/crc32c.h"
+#include "mpa/ddp.h"
+#include "mpa/fpdu_layout.h"
+#include "mpa/sender_framing.h"
+
+namespace mpa {
+namespace {
+
+// RFC 5044 4.2, 4.3: a marker is evidence of framing when it fits where it sits (reserved
+// zero, FPDUPTR `expected` modulo 2^16, low two bits treated as zero). (Reserved fields
+// stay strict even with CRCs: they are what makes a search over 512 grid phases cheap.)
+bool marker_fits_at(const std::uint8_t* marker, std::uint16_t expected) {
+  return marker_fits(marker_from_wire(marker), expected);
+}
+
+// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
+// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
+// the end of the buffer is Incomplete at once (after checking the markers already there).
+enum class WalkResult : std::uint8_t { Valid, Invalid, Incomplete };
+
+// What makes an FPDU valid evidence of a framing.
+struct WalkRules {
+  SenderFraming framing = kRfcFraming;
+  bool crc = false;            // the CRC must match (CRCs in use)
+  bool zero_pads = false;      // pads must be zero (RFC 5044 4.1)
+  bool ddp_start = false;      // the ULPDU must begin with a plausible DDP header (ddp.h)
+  bool empty_neutral = false;  // ... unless it is empty (ULPDU_Length 0: legal, no DDP to judge)
+};
+
+// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
+// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
+// the end of the buffer is Incomplete at once (after checking the markers already there).
+WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
+                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end,
+                     bool* empty = nullptr) {
+  const std::size_t size = buffer.size();
+  const bool crc = rules.crc;
+  auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
+  std::size_t i = start;
+  std::uint32_t state = kCrc32cInit;
+
+  // ULPDU_Length, with a leading marker (FPDUPTR 0, RFC 5044 4.3) or, misaligned, a marker
+  // between its two octets.
+  std::uint8_t header[2] = {0, 0};
+  std::uint32_t header_got = 0;
+  TcpSeq header_seq;
+  while (header_got < kUlpduLengthSize) {
+    if (i >= size) return WalkResult::Incomplete;
+    if (grid.is_marker_at(seq_at(i))) {
+      if (i + kMarkerSize > size) return WalkResult::Incomplete;
+      const std::uint16_t expected =
+          header_got == 0 ? kFpduPtrBeforeHeader : expected_fpdu_ptr(seq_at(i), header_seq);
+      if (!marker_fits_at(&buffer[i], expected)) return WalkResult::Invalid;
+      if (crc) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
+      i += kMarkerSize;
+      continue;
+    }
+    if (header_got == 0) header_seq = seq_at(i);
+    header[header_got++] = buffer[i];
+    if (crc) state = crc32c_update(state, buffer.subspan(i, 1));
+    ++i;
+  }
+  const std::uint32_t ulpdu_length = load_be16(header);
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(rules.framing, ulpdu_length);
+  if (!ulpdu) return WalkResult::Invalid;
+  if (empty) *empty = *ulpdu == 0;
+  if (rules.ddp_start && !(rules.empty_neutral && *ulpdu == 0)) {
+    // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
+    std::size_t c = i;
+    if (grid.is_marker_at(seq_at(c))) c += kMarkerSize;
+    if (c + 2 > size) return WalkResult::Incomplete;
+    if (!ulpdu_header_plausible(*ulpdu, buffer[c], buffer[c + 1])) return WalkResult::Invalid;
+  }
+  const std::uint32_t content = fpdu_content_length(rules.framing, ulpdu_length);
+  const std::uint32_t crc_start = rules.framing.crc_field ? content - kCrcSize : content;
+  const std::uint32_t pad_start = kUlpduLengthSize + *ulpdu;
+  const std::size_t wire_end =
+      start + fpdu_wire_length(grid, seq_at(start), rules.framing, ulpdu_length);
+
+  if (wire_end > size) {
+    // Check the markers already in the buffer (each points at this header), then wait.
+    if (grid.enabled()) {
+      for (std::size_t m = i + grid.distance_to_marker(seq_at(i));
+           m < wire_end && m + kMarkerSize <= size; m += kMarkerInterval) {
+        if (!marker_fits_at(&buffer[m], expected_fpdu_ptr(seq_at(m), header_seq))) {
+          return WalkResult::Invalid;
+        }
+      }
+    }
+    return WalkResult::Incomplete;
+  }
+
+  // The rest of the FPDU, in runs between markers.
+  std::uint32_t content_got = kUlpduLengthSize;
+  std::uint8_t crc_field[kCrcSize] = {0, 0, 0, 0};
+  while (content_got < content) {
+    const std::uint32_t to_marker = grid.distance_to_marker(seq_at(i));
+    if (to_marker == 0) {
+      if (!marker_fits_at(&buffer[i], expected_fpdu_ptr(seq_at(i), header_seq))) {
+        return WalkResult::Invalid;
+      }
+      // RFC 5044 4.4: markers are inside the CRC, including one right after the pad.
+      if (crc && content_got <= crc_start)
+        state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
+      i += kMarkerSize;
+      continue;
+    }
+    const std::uint32_t run = std::min(content - content_got, to_marker);
+    const std::uint32_t run_end = content_got + run;
+    // CRC-covered part: ULPDU and pad.
+    if (content_got < crc_start) {
+      const std::uint32_t covered = std::min(run_end, crc_start) - content_got;
+      if (crc) state = crc32c_update(state, buffer.subspan(i, covered));
+      if (rules.zero_pads) {
+        for (std::uint32_t k = std::max(content_got, pad_start); k < content_got + covered; ++k) {
+          if (buffer[i + (k - content_got)] != 0) return WalkResult::Invalid;
+        }
+      }
+    }
+    // The CRC field (a misplaced marker may split it).
+    for (std::uint32_t k = std::max(content_got, crc_start); k < run_end; ++k) {
+      crc_field[k - crc_start] = buffer[i + (k - content_got)];
+    }
+    content_got = run_end;
+    i += run;
+  }
+  end = i;
+  if (crc && crc32c_finish(state) != crc_from_wire(crc_field)) return WalkResult::Invalid;
+  return WalkResult::Valid;
+}
+
+// The RFC's framing as the search takes evidence from it. Without CRCs, zero pads are part
+// of the evidence (RFC 5044 4.1); with CRCs the CRC vouches for the FPDU and a non-zero pad
+// is only a warning the reader gives.
+WalkRules rfc_evidence(bool crc) { return {kRfcFraming, crc, !crc, false}; }
+
+}  // namespace
+
+std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                                    std::size_t start, const MarkerGrid& grid) {
+  std::size_t i = start;
+  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+  if (i + kUlpduLengthSize > buffer.size()) return std::nullopt;
+  const std::uint32_t ulpdu_length = load_be16(&buffer[i]);
+  i += kUlpduLengthSize;
+  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+  if (i + 2 > buffer.size()) return std::nullopt;
+  return ulpdu_begins_like_ddp(ulpdu_length, buffer[i], buffer[i + 1]);
+}
+
+std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                              std::size_t start, const MarkerGrid& grid, bool crc,
+                              std::size_t count, bool& reached_end) {
+  reached_end = false;
+  std::size_t valid = 0;
+  std::size_t pos = start;
+  while (valid < count) {
+    std::size_t end = 0;
+    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rfc_evidence(crc), end);
+    if (result == WalkResult::Incomplete) {
+      reached_end = true;
+      break;
+    }
+    if (result == WalkResult::Invalid) break;
+    ++valid;
+    pos = end;
+    if (pos == buffer.size()) {
+      reached_end = true;
+      break;
+    }
+  }
+  return valid;
+}
+
+SearchResult find_fpdu_start(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
+                             const MarkerGrid& grid, bool crc, std::size_t from,
+                             std::uint32_t alignment, bool more_may_follow) {
+  SearchResult result;
+  if (grid.enabled()) {
+    // RFC 5044 4.3: each marker points back at the header of the FPDU holding it, or is
+    // zero when an FPDU starts right after it.
+    std::size_t m = from + grid.distance_to_marker(buffer_seq + static_cast<std::uint32_t>(from));
+    for (; m + kMarkerSize <= buffer.size(); m += kMarkerInterval) {
+      const Marker marker = marker_from_wire(&buffer[m]);
+      if (!marker_reserved_is_zero(marker)) continue;
+      const std::uint16_t ptr = fpdu_ptr_for_calculation(marker);
+      std::size_t start;
+      if (ptr == 0) {
+        start = m;
+      } else {
+        // `from` says which markers were already judged; the FPDU a later marker points
+        // into may begin before it (split invariance: the octets are still in the buffer).
+        if (ptr > m) continue;
+        start = m - ptr;
+        // A header right after a marker position belongs to an FPDU with a leading marker.
+        if (start >= kMarkerSize &&
+            grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(start - kMarkerSize))) {
+          start -= kMarkerSize;
+        }
+      }
+      bool reached_end = false;
+      const std::size_t valid =
+          count_valid_fpdus(buffer, buffer_seq, start, grid, crc, 2, reached_end);
+      if (valid == 2 || (valid == 1 && reached_end && !more_may_follow)) {
+        result.kind = SearchResult::Kind::Found;
+        result.start = start;
+        return result;
+      }
+      if (reached_end) {
+        result.kind = SearchResult::Kind::NeedMore;
+        result.start = start;
+        return result;
+      }
+    }
+    result.kind = SearchResult::Kind::NeedMore;
+    result.start = m > kMarkerInterval ? m - kMarkerInterval : from;
+    if (result.start < from) result.start = from;
+    return result;
+  }
+  // No markers: try every aligned index. With CRCs one valid FPDU followed by the start of
+  // another is evidence; without, a chain of three well-formed FPDUs is. A candidate that
+  // runs past the end of the buffer stops the search until it can be decided (deciding it
+  // costs nothing until then: its length is known from its header).
+  const std::size_t needed = crc ? 2 : 3;
+  for (std::size_t i = from; i + kUlpduLengthSize <= buffer.size(); ++i) {
+    if (alignment < 4 && ((buffer_seq.value() + i) & 3u) != alignment) continue;
+    // Without CRCs nearly any octets chain as FPDUs: the candidate must also carry what a
+    // DDP header (RFC 5041 4) starts with: room for one, DDP and RDMAP versions that agree.
+    // (Not decidable yet: let the chain decide.)
+    if (!crc && !starts_like_ddp(buffer, buffer_seq, i, grid).value_or(true)) continue;
+    bool reached_end = false;
+    const std::size_t valid =
+        count_valid_fpdus(buffer, buffer_seq, i, grid, crc, needed, reached_end);
+    if (valid == needed || (valid >= 1 && reached_end && crc && !more_may_follow)) {
+      result.kind = SearchResult::Kind::Found;
+      result.start = i;
+      return result;
+    }
+    if (reached_end) {
+      result.kind = SearchResult::Kind::NeedMore;
+      result.start = i;
+      return result;
+    }
+  }
+  result.kind = SearchResult::Kind::NeedMore;
+  result.start = buffer.size() >= kUlpduLengthSize ? buffer.size() - 1 : from;
+  if (result.start < from) result.start = from;
+  return result;
+}
+
+FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
+                         const MarkerGrid& grid, bool crc, const SenderHypothesis& hypothesis,
+                         bool exempt_first, std::size_t needed) {
+  // A deviation must earn its name: zero pads are evidence for it where no CRC vouches for
+  // the FPDU. The RFC's own framing is not held to that (a non-zero pad is a warning of its
+  // own, which Linux siw earns).
+  // An empty FPDU neither confirms nor refutes the RFC's reading (legal framing with no DDP
+  // header to judge); a deviation may not ride on them.
+  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true,
+                  !hypothesis.id.has_value()};
+  FramingTest test;
+  std::size_t pos = start;
+  bool first = true;
+  while (test.fpdus < needed) {
+    rules.ddp_start = !(first && exempt_first);
+    std::size_t end = 0;
+    bool empty = false;
+    const WalkResult result = walk_fpdu(buffer, buffer_seq, pos, grid, rules, end, &empty);
+    if (result == WalkResult::Incomplete) {
+      test.stop = FramingTest::Stop::Incomplete;
+      return test;
+    }
+    if (result == WalkResult::Invalid) {
+      // The fewest octets that refute this FPDU (the walk only ever refutes on octets it has,
+      // so a longer buffer refutes it too).
+      std::size_t lo = pos;  // (not refuted: the walk needs at least one octet)
+      std::size_t hi = buffer.size();
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        std::size_t ignored = 0;
+        (walk_fpdu(buffer.first(mid), buffer_seq, pos, grid, rules, ignored) == WalkResult::Invalid
+             ? hi
+             : lo) = mid;
+      }
+      test.stop = FramingTest::Stop::Invalid;
+      test.decided_at = hi;
+      return test;
+    }
+    if (rules.ddp_start && !empty && ++test.fpdus == 1) test.first_counted_at = end;
+    first = false;
+    pos = end;
+    if (pos == buffer.size() && test.fpdus < needed) {
+      test.stop = FramingTest::Stop::EndOfBuffer;
+      return test;
+    }
+  }
+  test.decided_at = pos;
+  test.stop = FramingTest::Stop::Enough;
+  return test;
+}
+
+}  // namespace mpa

@@ -1,0 +1,244 @@
+// Checks of what MPA carries (see ulp_checks.h).
+#include "ulp/ulp_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "mpa/ddp.h"
+#include "mpa/terminate.h"
+#include "startup/startup_exchange.h"
+
+namespace mpa {
+
+UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
+                            std::vector<Finding>& out) {
+  UlpVerdict v;
+  // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR, unless
+  // it is a Terminate (RFC 6581 9.2, 9.3: an Initiator that cannot go on terminates first).
+  const auto head = decode_ddp(fpdu.ulpdu_head);
+  const bool terminate =
+      head && !head->tagged && head->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
+  if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu &&
+      context.rtr && !terminate) {
+    const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
+    if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
+      out.push_back(make_finding(
+          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format(
+              "peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
+              fpdu.ulpdu_length,
+              kind == RtrKind::None ? "not a zero-length RTR message"
+                                    : "an RTR of a type not negotiated")));
+      v.stop_judging = true;
+    }
+  }
+  remember(fpdu);
+  if (fpdu.ulpdu_length == 0) return v;
+  v.ddp = decode_ddp(fpdu.ulpdu_head);
+  // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
+  // announces, then the RDMAP header its opcode needs.
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  std::string need;
+  if (!v.ddp) {
+    need = fmt::format("the {} DDP header it announces",
+                       (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged");
+  } else if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+    const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
+    const std::size_t body = t ? terminate_header_size(*t) : 4;
+    if (size < kDdpUntaggedHeaderSize + body) {
+      need = fmt::format("the 18-octet DDP header and the {}-octet Terminate header{} it needs",
+                         body, t && body > 4 ? " (with the parts its M/D/R flags announce)" : "");
+    }
+  } else if (const std::uint32_t body = rdmap_header_size(*v.ddp);
+             body != 0 && size < v.ddp->header_size + body) {
+    need = fmt::format(
+        "the {}-octet DDP header and the {}{}-octet {} header it needs", v.ddp->header_size,
+        v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::AtomicRequest) ? "at least " : "",
+        body, rdmap_opcode_words(v.ddp->opcode));
+  }
+  if (!need.empty()) {
+    too_short_seen_ = true;
+    if (fpdu.judged && !said_too_short_) {
+      said_too_short_ = true;
+      out.push_back(make_finding(
+          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format("ULPDU of {} octets at seq {} cannot hold {} (first of this direction)", size,
+                      fpdu.header_seq.value(), need)));
+    }
+    if (!v.ddp) return v;
+  }
+  // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
+  if (fpdu.judged && context.revision && !said_ddp_version_) {
+    const int expected = *context.revision == 0 ? 0 : 1;
+    if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
+      said_ddp_version_ = true;
+      out.push_back(make_finding(
+          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
+                      v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
+    }
+  }
+  if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+    v.terminate = true;
+  }
+  return v;
+}
+
+namespace {
+const char* role(Direction direction) {
+  return direction == Direction::Initiator ? "Initiator" : "Responder";
+}
+}  // namespace
+
+void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
+                              std::optional<std::uint16_t> peer_ird, Direction direction,
+                              std::vector<Finding>& out) {
+  ++outstanding_;
+  if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
+  said_ird_ = true;
+  out.push_back(make_finding(
+      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+      fmt::format("{} sent its {} (MSN {}) at seq {} with {} requests outstanding (RDMA Read and "
+                  "Atomic Requests whose last answer the capture had not yet shown), more than "
+                  "the IRD of {} the {} declared",
+                  role(direction), rdmap_opcode_words(ddp.opcode), ddp.msn, fpdu.header_seq.value(),
+                  outstanding_, *peer_ird, role(other(direction)))));
+}
+
+void UlpChecks::count_answer() {
+  if (outstanding_ == 0) {
+    count_lost_ = true;  // an answer to a request the capture did not show
+    return;
+  }
+  --outstanding_;
+}
+
+void UlpChecks::remember(const FpduEvent& fpdu) {
+  RecentFpdu& recent = recent_[recent_count_++ % recent_.size()];
+  recent.frame = fpdu.last_frame;
+  recent.seq = fpdu.header_seq;
+  recent.crc = fpdu.crc_status;
+  recent.ddp_size = std::min(fpdu.ulpdu_head.size(), recent.ddp.size());
+  std::copy_n(fpdu.ulpdu_head.begin(), recent.ddp_size, recent.ddp.begin());
+}
+
+const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t> quoted) const {
+  const std::size_t n = std::min(recent_count_, recent_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const RecentFpdu& r = recent_[(recent_count_ - 1 - i) % recent_.size()];
+    const std::size_t k = std::min(r.ddp_size, quoted.size());
+    if (k >= 6 &&
+        std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k), quoted.begin())) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context,
+                                const TerminatePeer& peer, std::vector<Finding>& out) const {
+  const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
+  if (!t) return;
+  // The FPDU it blames: the one whose DDP header the Terminate quotes (RFC 5040 4.8, D bit).
+  const RecentFpdu* blamed = nullptr;
+  if (!t->terminated_ddp_header.empty() && peer.checks)
+    blamed = peer.checks->find_quoted(t->terminated_ddp_header);
+  const std::string blame = blamed ? fmt::format("; it quotes the FPDU at frame {} (seq {})",
+                                                 blamed->frame, blamed->seq.value())
+                                   : std::string();
+  auto add = [&](DiagId id, std::string message) {
+    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+                               std::move(message)));
+  };
+  const std::string_view stack = layout_stack(t->layout);
+  add(DiagId::RdmapTerminate,
+      fmt::format("{} sent a Terminate{}: {}{}", to_string(context.direction),
+                  stack.empty() ? std::string() : fmt::format(" in {}'s layout", stack),
+                  describe(*t), blame));
+  const std::uint8_t* control = &fpdu.ulpdu_head[kDdpUntaggedHeaderSize];
+  if (t->layout == TerminateLayout::Siw) {
+    add(DiagId::RdmapTerminateEncoding,
+        fmt::format(
+            "Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
+            "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
+            control[0], control[1], control[2], t->etype, t->layer));
+  } else if (t->layout == TerminateLayout::CxgbIrdma) {
+    add(DiagId::RdmapTerminateEncoding,
+        fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: an MPA error as layer 2, "
+                    "error type 3 (Chelsio cxgb4's and Intel irdma's LAYER_MPA | DDP_LLP); RFC "
+                    "6580 registers MPA errors as layer 2, error type 0",
+                    control[0], control[1], control[2]));
+  }
+  const auto code = t->mpa_error();
+  if (!code) return;
+  const MpaErrorSet& seen = peer.errors_seen;
+  std::string disagreement;
+  switch (*code) {
+    case MpaError::CrcError:
+      if (blamed && blamed->crc == CrcStatus::Good) {
+        disagreement = fmt::format(
+            "it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
+            blamed->frame);
+      } else if (peer.crc && !*peer.crc) {
+        disagreement = "it claims a CRC error, but CRCs were not negotiated on this connection";
+      } else if (!seen.contains(MpaError::CrcError)) {
+        disagreement =
+            "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
+      }
+      break;
+    case MpaError::MarkerMismatch:
+      if (t->layout == TerminateLayout::Siw) {
+        // siw sends code 3 (its LLP_ECODE_FPDU_START) for a ULPDU too short for the headers
+        // its opcode needs as well as for marker errors, and never uses markers: its claim
+        // is that the FPDU's start or length was wrong.
+        const bool too_short = peer.checks && peer.checks->saw_too_short();
+        if (!too_short && !seen.contains(MpaError::MarkerMismatch)) {
+          disagreement =
+              "it claims error 3 (Linux siw: an FPDU whose ULPDU_Length does not fit its DDP/RDMAP "
+              "headers, or a marker error), but mpa-check saw neither in the peer's data";
+        }
+      } else if (!seen.contains(MpaError::MarkerMismatch)) {
+        disagreement = peer.markers && !*peer.markers
+                           ? "it claims a marker error, but no markers were negotiated towards it"
+                           : "it claims a marker/ULPDU_Length error that mpa-check did not see";
+      }
+      break;
+    case MpaError::InvalidStartupFrame:
+      if (!seen.contains(MpaError::InvalidStartupFrame)) {
+        disagreement = "it claims an invalid Request/Reply, but the peer's startup frame was valid";
+      }
+      break;
+    case MpaError::InsufficientIrd:
+      if (!seen.contains(MpaError::InsufficientIrd)) {
+        const StartupFrame* reply = context.reply;
+        // (A Responder ORD of 0x3FFF that answers no Initiator 0x3FFF is insufficient-ird, code 6.)
+        const bool no_negotiation =
+            reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
+        disagreement =
+            no_negotiation
+                ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
+                  "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a "
+                  "depth"
+                : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+      }
+      break;
+    case MpaError::NoMatchingRtr:
+      if (!seen.contains(MpaError::NoMatchingRtr)) {
+        disagreement =
+            "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
+      }
+      break;
+    default:
+      break;
+  }
+  if (!disagreement.empty()) {
+    add(DiagId::RdmapTerminateDisagrees,
+        fmt::format("Terminate MPA error {} ({}){}: {}", number(*code), describe(*code),
+                    stack.empty() ? std::string() : fmt::format(", read in {}'s layout", stack),
+                    disagreement));
+  }
+}
+
+}  // namespace mpa
