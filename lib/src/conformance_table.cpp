@@ -29,17 +29,31 @@ class Faults {
   explicit Faults(std::string_view file) : file_(file) {}
 
   void add(std::size_t line, std::string_view what) {
-    if (!faults_.empty()) faults_ += '\n';
-    faults_ += line == 0 ? fmt::format("{}: {}", file_, what)
-                         : fmt::format("{}:{}: {}", file_, line, what);
+    faults_.push_back({line, std::string(what)});
   }
-  void throw_if_any() const {
-    if (!faults_.empty()) throw std::runtime_error(faults_);
+  std::size_t count() const { return faults_.size(); }
+  // In the order of the lines (those of the table as a whole last).
+  void throw_if_any() {
+    if (faults_.empty()) return;
+    std::stable_sort(faults_.begin(), faults_.end(), [](const Fault& a, const Fault& b) {
+      return (a.line == 0 ? SIZE_MAX : a.line) < (b.line == 0 ? SIZE_MAX : b.line);
+    });
+    std::string all;
+    for (const Fault& fault : faults_) {
+      all += fault.line == 0 ? fmt::format("{}: {}\n", file_, fault.what)
+                             : fmt::format("{}:{}: {}\n", file_, fault.line, fault.what);
+    }
+    all.pop_back();
+    throw std::runtime_error(all);
   }
 
  private:
+  struct Fault {
+    std::size_t line;
+    std::string what;
+  };
   std::string_view file_;
-  std::string faults_;
+  std::vector<Fault> faults_;
 };
 
 // A field of the table, `name: value` and the lines below it that go on with it (those that
@@ -131,7 +145,7 @@ class SharedWords {
   std::map<std::string, std::string, std::less<>> words_;
 };
 
-// A rule's fields, in the order the table writes them.
+// A rule's fields, in the order the table writes them (kFields).
 enum class RuleField : std::uint8_t {
   Rule,
   Lines,
@@ -145,17 +159,41 @@ enum class RuleField : std::uint8_t {
   Missing,
   Captures,
 };
-constexpr std::array<std::string_view, 11> kFieldNames{
-    "rule",    "lines", "requirement", "quote",   "summary", "observable",
-    "why not", "ids",   "coverage",    "missing", "captures"};
-// The fields a rule may leave out (then empty).
-constexpr std::array kOptionalFields{RuleField::WhyNot, RuleField::Ids, RuleField::Missing,
-                                     RuleField::Captures};
+struct FieldForm {
+  std::string_view name;
+  bool optional;          // a rule may leave it out (then it is empty)
+  std::string_view form;  // what it holds, for a fault (empty: words)
+};
+constexpr std::array<FieldForm, 11> kFields{{
+    {"rule", false, "an id such as 5044-7.1.2-r4"},
+    {"lines", false, "the first and the last line, such as 1546-1548"},
+    {"requirement", false, "MUST, MUST NOT, REQUIRED, SHOULD, SHOULD NOT or statement"},
+    {"quote", false, ""},
+    {"summary", false, ""},
+    {"observable", false, "sender, receiver or no"},
+    {"why not", true, ""},
+    {"ids", true, "catalogue ids separated by commas"},
+    {"coverage", false, "full, partial or none"},
+    {"missing", true, ""},
+    {"captures", true, "capture file names separated by commas"},
+}};
+
+const FieldForm& form_of(RuleField field) { return kFields[static_cast<std::size_t>(field)]; }
 
 std::optional<RuleField> rule_field(std::string_view name) {
-  const auto found = std::find(kFieldNames.begin(), kFieldNames.end(), name);
-  if (found == kFieldNames.end()) return std::nullopt;
-  return static_cast<RuleField>(found - kFieldNames.begin());
+  for (std::size_t i = 0; i < kFields.size(); ++i) {
+    if (kFields[i].name == name) return static_cast<RuleField>(i);
+  }
+  return std::nullopt;
+}
+
+// "rule, lines, ..., captures"
+std::string field_order() {
+  std::string order;
+  for (const FieldForm& field : kFields) {
+    order += fmt::format("{}{}", order.empty() ? "" : ", ", field.name);
+  }
+  return order;
 }
 
 // The value of an enum the table writes as to_string does ("MUST NOT", "receiver", "full").
@@ -212,9 +250,8 @@ std::string_view words_fault(const ConformanceRule& rule) {
     return "its lines are none or run backwards";
   }
   if (rule.quote.empty() || rule.summary.empty()) return "it needs the RFC's words and ours";
-  const std::string_view word = rule.requirement == Requirement::Statement
-                                    ? std::string_view()
-                                    : to_string(rule.requirement);
+  const std::string_view word =
+      rule.requirement == Requirement::Statement ? std::string_view() : to_string(rule.requirement);
   if (!word.empty() && rule.quote.find(word) == std::string_view::npos &&
       !(rule.requirement == Requirement::MustNot &&
         rule.quote.find("MUST not") != std::string_view::npos)) {
@@ -248,28 +285,14 @@ std::string_view coverage_fault(const ConformanceRule& rule) {
   return {};
 }
 
-constexpr std::array kRequirements{Requirement::Must,   Requirement::MustNot,
-                                   Requirement::Required, Requirement::Should,
+constexpr std::array kRequirements{Requirement::Must,      Requirement::MustNot,
+                                   Requirement::Required,  Requirement::Should,
                                    Requirement::ShouldNot, Requirement::Statement};
 constexpr std::array kObservables{Observable::Sender, Observable::Receiver, Observable::No};
 constexpr std::array kCoverages{Coverage::Full, Coverage::Partial, Coverage::None};
 
-// What a field that is not text holds, for the fault of one that does not.
-constexpr std::array<std::string_view, 11> kFieldForms{
-    "an id such as 5044-7.1.2-r4",
-    "the first and the last line, such as 1546-1548",
-    "MUST, MUST NOT, REQUIRED, SHOULD, SHOULD NOT or statement",
-    "",
-    "",
-    "sender, receiver or no",
-    "",
-    "catalogue ids separated by commas",
-    "full, partial or none",
-    "",
-    "capture file names separated by commas"};
-
 // Reads the rules from the table's fields, a block a rule: `rule:` begins it, its other fields
-// follow in kFieldNames' order. The words of the rules are kept in `words`.
+// follow in kFields' order. The words of the rules are kept in `words`.
 class RuleReader {
  public:
   RuleReader(Faults& faults, std::deque<std::string>& words) : faults_(faults), words_(words) {}
@@ -304,6 +327,7 @@ class RuleReader {
   void begin(const Field& field) {
     rule_ = ConformanceRule{};
     line_ = field.line;
+    faults_at_begin_ = faults_.count();
     in_rule_ = true;
     seen_ = {};
     seen_[0] = true;
@@ -313,10 +337,8 @@ class RuleReader {
 
   bool in_order(RuleField which, const Field& field) {
     if (which > last_) return true;
-    std::string order;
-    for (const std::string_view name : kFieldNames) order += (order.empty() ? "" : ", ") + std::string(name);
     faults_.add(field.line, fmt::format("`{}:` out of place: a rule's fields come in the order {}",
-                                        field.name, order));
+                                        field.name, field_order()));
     return false;
   }
 
@@ -345,8 +367,12 @@ class RuleReader {
       case RuleField::Captures:
         read = read_captures(field);
         break;
-      default:
+      case RuleField::Quote:
+      case RuleField::Summary:
+      case RuleField::WhyNot:
+      case RuleField::Missing:
         text_of(which) = keep(shared_.expand(field, faults_));
+        break;
     }
     if (!read) fault(which, field);
   }
@@ -365,23 +391,27 @@ class RuleReader {
         return rule_.summary;
       case RuleField::WhyNot:
         return rule_.why_not_observable;
-      default:
+      default:  // (Missing)
         return rule_.missing;
     }
   }
 
   bool read_ids(const Field& field) {
     for (const std::string_view name : items_of(field.value)) {
+      if (name.empty()) return false;
       const std::optional<DiagId> id = find_diagnostic(name);
       if (!id) {
         faults_.add(field.line, fmt::format("`{}` is no catalogue id (diagnostics.cpp)", name));
-      } else if (rule_.ids().size() == RuleIds::capacity()) {
-        faults_.add(field.line, fmt::format("more ids than a rule holds ({})", RuleIds::capacity()));
-      } else {
-        rule_.id_list.push_back(*id);
+        continue;
       }
+      if (rule_.ids().size() == RuleIds::capacity()) {
+        faults_.add(field.line,
+                    fmt::format("more ids than a rule holds ({})", RuleIds::capacity()));
+        break;
+      }
+      rule_.id_list.push_back(*id);
     }
-    return !rule_.ids().empty();
+    return true;
   }
 
   bool read_captures(const Field& field) {
@@ -390,29 +420,27 @@ class RuleReader {
       if (rule_.captures().size() == RuleCaptures::capacity()) {
         faults_.add(field.line,
                     fmt::format("more captures than a rule holds ({})", RuleCaptures::capacity()));
-      } else {
-        rule_.capture_list.push_back(name);
+        break;
       }
+      rule_.capture_list.push_back(name);
     }
     return true;
   }
 
   void fault(RuleField which, const Field& field) {
-    faults_.add(field.line, fmt::format("`{}: {}`: expected {}", field.name, field.value,
-                                        kFieldForms[static_cast<std::size_t>(which)]));
+    faults_.add(field.line,
+                fmt::format("`{}: {}`: expected {}", field.name, field.value, form_of(which).form));
   }
 
-  // The rule read, checked: every field it cannot leave out present, then its words and its
-  // coverage consistent.
+  // The rule read, checked: every field it cannot leave out present, then (when its fields
+  // were read without a fault) its words and its coverage consistent.
   void end() {
     if (!in_rule_) return;
     in_rule_ = false;
-    bool whole = true;
-    for (std::size_t i = 0; i < kFieldNames.size(); ++i) {
-      const bool optional = std::find(kOptionalFields.begin(), kOptionalFields.end(),
-                                      static_cast<RuleField>(i)) != kOptionalFields.end();
-      if (seen_[i] || optional) continue;
-      faults_.add(line_, fmt::format("rule {} lacks `{}:`", rule_.id, kFieldNames[i]));
+    bool whole = faults_.count() == faults_at_begin_;
+    for (std::size_t i = 0; i < kFields.size(); ++i) {
+      if (seen_[i] || kFields[i].optional) continue;
+      faults_.add(line_, fmt::format("rule {} lacks `{}:`", rule_.id, kFields[i].name));
       whole = false;
     }
     for (const std::string_view fault : {words_fault(rule_), coverage_fault(rule_)}) {
@@ -427,18 +455,19 @@ class RuleReader {
   SharedWords shared_;
   ConformanceRule rule_{};  // the rule being read
   std::size_t line_ = 0;    // of its `rule:`
+  std::size_t faults_at_begin_ = 0;
   bool in_rule_ = false;
   RuleField last_ = RuleField::Rule;  // the last of its fields read
-  std::array<bool, kFieldNames.size()> seen_{};
+  std::array<bool, kFields.size()> seen_{};
 };
 
-// Ids are unique.
+// Rule ids are unique (they are permanent: a new rule takes a new one).
 void check_ids_unique(const RuleReader& read, Faults& faults) {
   for (std::size_t i = 0; i < read.rules.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (read.rules[j].id != read.rules[i].id) continue;
-      faults.add(read.lines[i], fmt::format("rule {} again (line {})", read.rules[i].id,
-                                            read.lines[j]));
+      faults.add(read.lines[i],
+                 fmt::format("rule {} again (line {})", read.rules[i].id, read.lines[j]));
     }
   }
 }
@@ -457,8 +486,8 @@ void check_every_diagnostic_tied_or_beyond(const RuleReader& read,
       return u.id == entry.id && !u.why.empty();
     });
     if (beyond > 1) {
-      faults.add(0, fmt::format("{} is listed as beyond the rules twice (conformance.cpp)",
-                                entry.name));
+      faults.add(
+          0, fmt::format("{} is listed as beyond the rules twice (conformance.cpp)", entry.name));
     } else if (tied_at != 0 && beyond == 1) {
       faults.add(tied_at, fmt::format("{} checks this rule and is listed as beyond the rules "
                                       "(conformance.cpp)",
