@@ -65,12 +65,12 @@ struct Field {
 };
 
 void append_words(std::string& to, std::string_view text) {
-  for (std::size_t begin = text.find_first_not_of(kBlanks); begin != std::string_view::npos;
-       begin = text.find_first_not_of(kBlanks, begin)) {
+  std::size_t begin = text.find_first_not_of(kBlanks);
+  while (begin != std::string_view::npos) {
     const std::size_t end = std::min(text.find_first_of(kBlanks, begin), text.size());
     if (!to.empty()) to += ' ';
     to += text.substr(begin, end - begin);
-    begin = end;
+    begin = text.find_first_not_of(kBlanks, end);
   }
 }
 
@@ -87,8 +87,11 @@ std::vector<Field> read_fields(std::string_view text, Faults& faults) {
     if (line.find_first_not_of(kBlanks) == std::string_view::npos || line.starts_with('#')) {
       value_open = false;
     } else if (kBlanks.find(line.front()) != std::string_view::npos) {
-      if (value_open) append_words(fields.back().value, line);
-      if (!value_open) faults.add(number, "a value going on with no field before it");
+      if (value_open) {
+        append_words(fields.back().value, line);
+      } else {
+        faults.add(number, "a value going on with no field before it");
+      }
     } else if (const std::size_t colon = line.find(':'); colon != std::string_view::npos) {
       fields.push_back({line.substr(0, colon), "", number});
       append_words(fields.back().value, line.substr(colon + 1));
@@ -208,15 +211,20 @@ std::optional<Enum> named(std::string_view name, const std::array<Enum, N>& valu
 // "5044-7.1.2-r4": the RFC, the section (digits and dots), then r and the rule's own number.
 bool read_id(std::string_view id, ConformanceRule& rule) {
   rule.id = id;
-  if (id.starts_with("5044-")) rule.rfc = Rfc::Rfc5044;
-  if (!id.starts_with("5044-") && !id.starts_with("6581-")) return false;
-  if (id.starts_with("6581-")) rule.rfc = Rfc::Rfc6581;
-  const std::string_view rest = id.substr(5);
-  const std::size_t r = rest.rfind("-r");
-  if (r == 0 || r == std::string_view::npos || r + 2 == rest.size()) return false;
-  rule.section = rest.substr(0, r);
-  return rule.section.find_first_not_of("0123456789.") == std::string_view::npos &&
-         rest.substr(r + 2).find_first_of(" ,") == std::string_view::npos;
+  const std::size_t dash = id.find('-');
+  const std::size_t r = id.rfind("-r");
+  if (dash == std::string_view::npos || r == std::string_view::npos || r <= dash ||
+      r + 2 == id.size()) {
+    return false;
+  }
+  rule.section = id.substr(dash + 1, r - dash - 1);
+  const std::string_view rfc = id.substr(0, dash);
+  for (const Rfc known : {Rfc::Rfc5044, Rfc::Rfc6581}) {
+    if (number(known) == rfc) rule.rfc = known;
+  }
+  return number(rule.rfc) == rfc && !rule.section.empty() &&
+         rule.section.find_first_not_of("0123456789.") == std::string_view::npos &&
+         id.substr(r + 2).find_first_of(" ,") == std::string_view::npos;
 }
 
 // "1546-1548": the first and the last line.
@@ -228,23 +236,25 @@ bool read_lines(std::string_view value, ConformanceRule& rule) {
   return last.ec == std::errc() && last.ptr == end;
 }
 
+std::string_view trimmed(std::string_view text) {
+  const std::size_t begin = std::min(text.find_first_not_of(kBlanks), text.size());
+  const std::size_t end = text.find_last_not_of(kBlanks);
+  return end == std::string_view::npos ? std::string_view() : text.substr(begin, end + 1 - begin);
+}
+
 // The items of a list separated by commas, blanks around them left out.
 std::vector<std::string_view> items_of(std::string_view value) {
   std::vector<std::string_view> items;
   for (std::size_t begin = 0; begin <= value.size();) {
     const std::size_t comma = std::min(value.find(',', begin), value.size());
-    std::string_view item = value.substr(begin, comma - begin);
-    item.remove_prefix(std::min(item.find_first_not_of(' '), item.size()));
-    item.remove_suffix(item.size() - std::min(item.find_last_not_of(' ') + 1, item.size()));
-    items.push_back(item);
+    items.push_back(trimmed(value.substr(begin, comma - begin)));
     begin = comma + 1;
   }
   return items;
 }
 
-// The parts of the rule's texts and lists that are wrong (empty: none). Lines and words: a
-// rule has lines, the RFC's words holding its keyword ("MUST not" is how RFC 5044 writes MUST
-// NOT twice) and ours.
+// What is wrong with a rule's lines and words (empty: nothing). A rule has lines, the RFC's
+// words holding its keyword ("MUST not" is how RFC 5044 writes MUST NOT twice) and ours.
 std::string_view words_fault(const ConformanceRule& rule) {
   if (rule.first_line == 0 || rule.first_line > rule.last_line) {
     return "its lines are none or run backwards";
