@@ -25,6 +25,8 @@ using enum Requirement;
 using enum Observable;
 using enum Coverage;
 
+// The catalogue entries beyond the rules (the table, as it is read, checks that every entry
+// is tied to a rule or here, never both).
 constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
     {StartupRevision2, BeyondRules::Event, "Rev 2 is RFC 6581's revision: noted, nothing broken"},
     {StartupConnectionRejected, BeyondRules::Event,
@@ -105,12 +107,10 @@ constexpr std::string_view keyword(Requirement requirement) {
   return "";
 }
 
-constexpr std::string_view rfc_number(Rfc rfc) { return rfc == Rfc5044 ? "5044" : "6581"; }
-
 }  // namespace
 
 std::string_view to_string(Rfc rfc) { return rfc == Rfc5044 ? "RFC 5044" : "RFC 6581"; }
-std::string_view number(Rfc rfc) { return rfc_number(rfc); }
+std::string_view number(Rfc rfc) { return rfc == Rfc5044 ? "5044" : "6581"; }
 
 std::string_view to_string(Requirement requirement) {
   return requirement == Statement ? "statement" : keyword(requirement);
