@@ -5,9 +5,10 @@
   conformance_md.py MPA_CHECK SOURCE_DIR --write   rewrite SOURCE_DIR/CONFORMANCE.md
 
 The rules come from `mpa-check --list-rules --format json`, the catalogue from
-`mpa-check --list-diagnostics --format json` (both from lib/src/catalogue/conformance.cpp and
-lib/src/catalogue/diagnostics.cpp); the captures that exercise each id from the expected findings of
-the bundled captures (captures/*.expected.json, and tests/golden/siw/ for captures/siw/).
+`mpa-check --list-diagnostics --format json` (both from lib/src/catalogue/conformance_rules.txt,
+lib/src/catalogue/conformance.cpp and lib/src/catalogue/diagnostics.cpp); the captures that exercise each id from
+the expected findings of the bundled captures (captures/*.expected.json, and
+tests/golden/siw/ for captures/siw/).
 """
 import difflib
 import glob
@@ -68,8 +69,9 @@ def render(rules, catalogue, captures):
       "Wireshark plugin's expert items and in the HTML report's finding details.")
     w("")
     w("This page is generated (`cmake --build build --target update-conformance`; the test "
-      "`conformance.markdown` fails while it is stale) from the table in "
-      "`lib/src/catalogue/conformance.cpp`. The unit test `tests/unit/conformance_test.cpp` keeps that "
+      "`conformance.markdown` fails while it is stale) from the table of rules "
+      "`lib/src/catalogue/conformance_rules.txt` and from `lib/src/catalogue/conformance.cpp`. The unit test "
+      "`tests/unit/conformance_test.cpp` keeps that "
       "table true: each rule's line range lies in the section it names and holds its keyword "
       "and the RFC's words quoted; every keyword of both RFC texts (MUST, MUST NOT, REQUIRED, "
       "SHOULD, SHOULD NOT) is in some rule's range or in a short list of lines that state no "

@@ -1,8 +1,9 @@
 // Tests for the conformance matrix (conformance.h) against the RFC texts and the bundled
-// captures: every id a rule names is in the catalogue; every catalogue entry checks a rule or
-// is said to be beyond them; every checked rule names a capture whose expected findings hold
-// one of its ids; every rule's lines are in the section it names and hold its keyword and
-// words; and every keyword of both RFCs is a rule's or said not to be one.
+// captures: the table of rules reads without a fault; every id a rule names is in the
+// catalogue; every catalogue entry checks a rule or is said to be beyond them; every checked
+// rule names a capture whose expected findings hold one of its ids; every rule's lines are in
+// the section it names and hold its keyword and words; and every keyword of both RFCs is a
+// rule's or said not to be one.
 #include "mpa/conformance.h"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,10 @@ std::string expectation_of(std::string_view capture) {
   }
   return "";
 }
+
+// The table of rules (lib/src/catalogue/conformance_rules.txt) reads without a fault; each fault
+// names the table's line.
+TEST(Conformance, TheRulesTableReads) { EXPECT_NO_THROW(conformance_rules()); }
 
 TEST(Conformance, TheRfcTextsAreThere) {
   EXPECT_EQ(text_of(Rfc::Rfc5044).size(), 4147u);

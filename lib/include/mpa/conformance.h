@@ -1,7 +1,9 @@
 // The conformance matrix: every normative rule of RFC 5044 and RFC 6581, where in the RFC's
 // text it stands, whether a capture can show it broken, and which catalogue entries
-// (diagnostics.h) check it, fully or in part. Published as `mpa-check --list-rules` and as
-// CONFORMANCE.md (generated from it); each catalogue entry names its rules (rules_of).
+// (diagnostics.h) check it, fully or in part. The rules are written as a table,
+// lib/src/catalogue/conformance_rules.txt, built into the library. Published as `mpa-check
+// --list-rules` and as CONFORMANCE.md (generated from it); each catalogue entry names its rules
+// (rules_of).
 //
 // A rule is one requirement of the RFC: the sentence holding an RFC 2119 keyword (MUST, MUST
 // NOT, REQUIRED, SHOULD, SHOULD NOT), split where one sentence binds both a sender and a
@@ -15,7 +17,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -47,14 +48,14 @@ std::string_view to_string(Observable observable);  // "sender", "receiver", "no
 enum class Coverage : std::uint8_t { Full, Partial, None };
 std::string_view to_string(Coverage coverage);  // "full", "partial", "none"
 
-// A short list held in place, so that the rules table is a constant.
+// A short list held in place (a rule's ids, its captures).
 template <typename T, std::size_t N>
 class FixedList {
  public:
-  constexpr FixedList() = default;
-  constexpr FixedList(std::initializer_list<T> items) {
-    if (items.size() > N) throw std::length_error("FixedList: more items than room");
-    for (const T& item : items) items_[size_++] = item;
+  static constexpr std::size_t capacity() { return N; }
+  constexpr void push_back(const T& item) {
+    if (size_ == N) throw std::length_error("FixedList: more items than room");
+    items_[size_++] = item;
   }
   constexpr std::span<const T> items() const { return {items_.data(), size_}; }
 
@@ -90,6 +91,8 @@ struct ConformanceRule {
   constexpr bool checked() const { return coverage != Coverage::None; }
 };
 
+// The rules in table order, read from the table at first use. A fault in the table (the unit
+// tests find it) throws std::runtime_error naming the table's file and line, at every call.
 std::span<const ConformanceRule> conformance_rules();
 const ConformanceRule* find_rule(std::string_view id);
 // The rules a catalogue entry checks, in table order (empty for one beyond the rules).

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 
 namespace mpa {
 namespace {
@@ -312,9 +313,11 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
 // finding's sequence number lies in that FPDU (its ULPDU_Length field for most, the marker's
 // first octet for a marker's), a startup frame finding's is the frame's first octet. Findings
 // the library reports at the stream position of an event (a close, an acknowledgement, the
-// capture's end) are about no field. Every DiagId is listed: a new one does not compile
-// until it says which field it is about (-Wswitch).
-constexpr DiagField field_of(DiagId id) {
+// capture's end) are about no field. Every DiagId is listed in one of the three lists below:
+// a new one does not compile until it says which field it is about (every_id_has_a_field).
+
+// The findings about a startup frame or one of its fields.
+constexpr std::optional<DiagField> startup_field_of(DiagId id) {
   using enum DiagField;
   switch (id) {
     case StartupKeyInvalid:
@@ -356,6 +359,15 @@ constexpr DiagField field_of(DiagId id) {
     case StartupReplyBeforePrivateData:  // the Reply sent too early
     case InteropStackFingerprint:
       return StartupFrame;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The findings about an FPDU or one of its fields.
+constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
+  using enum DiagField;
+  switch (id) {
     case FpduCrcMismatch:
     case FpduCrcMiscomputed:
     case FpduCrcFieldMissing:
@@ -393,6 +405,14 @@ constexpr DiagField field_of(DiagId id) {
     case ReceiverErrorIgnored:                // the FPDU sent after the bad one
     case ReceiverLegalFpduRefused:  // the Read Response that skipped it (or, apart, the close)
       return Fpdu;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The findings about no field: an event, a direction or the capture.
+constexpr bool about_no_field(DiagId id) {
+  switch (id) {
     case StartupInitiatorDataBeforeReply:
     case StartupStreamingPrefix:
     case StartupNoReply:
@@ -415,11 +435,30 @@ constexpr DiagField field_of(DiagId id) {
     case CaptureStartupFrameCut:
     case IpFragmentOverlapMismatch:
     case ReceiverClosedAfterError:
-    case kCount:
-      return None;
+      return true;
+    default:
+      return false;
   }
-  return None;
 }
+
+constexpr DiagField field_of(DiagId id) {
+  if (const std::optional<DiagField> field = startup_field_of(id)) return *field;
+  if (const std::optional<DiagField> field = fpdu_field_of(id)) return *field;
+  return DiagField::None;
+}
+
+// Every DiagId is in exactly one of the three lists.
+constexpr bool every_id_has_a_field() {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(kCount); ++i) {
+    const DiagId id = static_cast<DiagId>(i);
+    const int lists = int{startup_field_of(id).has_value()} + int{fpdu_field_of(id).has_value()} +
+                      int{about_no_field(id)};
+    if (lists != 1) return false;
+  }
+  return true;
+}
+static_assert(every_id_has_a_field(),
+              "every DiagId says the field it is about (or none) in exactly one list");
 
 constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> with_fields(
     std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> entries) {
