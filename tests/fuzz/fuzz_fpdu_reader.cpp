@@ -15,7 +15,7 @@
 // between gaps, cut at the split points, one octet at a time, or exactly bytes_needed()
 // octets at a time (split invariance), up to and including the stream's end (finish); and
 // every FPDU must agree with the marker grid; and the same where each push comes with its
-// CRC worked out before (FpduReaderConfig::payload_crc).
+// CRC worked out before (SegmentFacts::payload_crc).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -203,15 +203,12 @@ class Recorder : public mpa::FpduSink {
 enum class Cut { Whole, SplitPoints, Single, Needed, FpduEnds };
 
 // `given`: each push comes with the CRC of its octets but the last four, as a segment whose
-// CRC the pipeline's reading thread worked out (FpduReaderConfig::payload_crc). `ends`: where
+// CRC the pipeline's reading thread worked out (SegmentFacts::payload_crc). `ends`: where
 // the FPDUs end (stream offsets): what Cut::FpduEnds cuts at; what a run finds, afterwards.
 std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> stream,
                 const std::vector<Gap>& gaps, const std::vector<std::size_t>& splits, Cut cut,
                 bool given, std::vector<std::uint64_t>& ends) {
-  mpa::PayloadCrc payload_crc;
-  FpduReaderConfig with_given = config;
-  if (given) with_given.payload_crc = &payload_crc;
-  FpduReader reader(with_given);
+  FpduReader reader(config);
   Recorder recorder(config, reader);
   std::size_t pos = 0;
   std::size_t next_split = 0;
@@ -254,13 +251,12 @@ std::string run(const FpduReaderConfig& config, std::span<const std::uint8_t> st
       const bool was_named = reader.framing_named();
       const bool exact = cut == Cut::Needed && n == reader.bytes_needed();
       const std::span<const std::uint8_t> piece = stream.subspan(pos, n);
-      payload_crc = {};
+      mpa::SegmentFacts segment;
       if (given && piece.size() >= mpa::kCrcSize) {
-        payload_crc = {
-            piece.data(), piece.size(),
-            mpa::crc32c_update(mpa::kCrc32cInit, piece.first(piece.size() - mpa::kCrcSize))};
+        segment.payload_crc =
+            mpa::crc32c_update(mpa::kCrc32cInit, piece.first(piece.size() - mpa::kCrcSize));
       }
-      reader.push(piece, frame, segment_start, recorder);
+      reader.push(piece, frame, segment_start, recorder, segment);
       pos += n;
       segment_start = false;
       MPA_FUZZ_CHECK(reader.fpdus() == recorder.fpdus_, "fpdus() disagrees with events");

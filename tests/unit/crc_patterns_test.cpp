@@ -136,7 +136,7 @@ std::vector<RecordingSink> read_marked_with_crc(std::size_t which, CrcOf crc_of,
         test::every(510, bytes.size()), test::random_cuts(bytes.size(), 40, 7)}) {
     sinks.push_back(read_in_pieces(reader_config(100, true, true), bytes, cuts));
   }
-  // One FPDU to a segment, each with its CRC given (FpduReaderConfig::payload_crc): the
+  // One FPDU to a segment, each with its CRC given (SegmentFacts::payload_crc): the
   // markers' states are worked out where the CRC does not match.
   sinks.push_back(read_in_pieces(reader_config(100, true, true), bytes, test::fpdu_ends(builder),
                                  test::crc_but_last_four));

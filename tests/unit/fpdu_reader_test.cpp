@@ -219,7 +219,7 @@ TEST(FpduReader, SameEventsWholeByteByByteRandomSplitsAnd1448OctetPieces) {
   }
 }
 
-// ---- a CRC given with the segment (FpduReaderConfig::payload_crc)
+// ---- a CRC given with the segment (SegmentFacts::payload_crc)
 
 TEST(FpduReader, ACrcGivenWithEachSegmentReadsAsTheCrcComputedHere) {
   for (const StreamCase& c : kStreamCases) {

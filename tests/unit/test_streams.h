@@ -299,7 +299,7 @@ inline FpduReaderConfig reader_config(std::uint32_t start_seq, bool markers, boo
   return config;
 }
 
-// The CRC given with a piece (FpduReaderConfig::payload_crc), from the piece (none: nullopt).
+// The CRC given with a piece (SegmentFacts::payload_crc), from the piece (none: nullopt).
 using GivenCrc = std::function<std::optional<std::uint32_t>(std::span<const std::uint8_t>)>;
 
 // Feeds `stream` to a new reader in pieces ending at `cuts` (ascending stream indices; the
@@ -310,17 +310,11 @@ inline RecordingSink read_in_pieces(const FpduReaderConfig& config,
                                     const std::vector<std::size_t>& cuts,
                                     const GivenCrc& given = {}) {
   RecordingSink sink;
-  PayloadCrc payload_crc;
-  FpduReaderConfig with_given = config;
-  if (given) with_given.payload_crc = &payload_crc;
-  FpduReader reader(with_given);
+  FpduReader reader(config);
   const auto push = [&](std::span<const std::uint8_t> piece, std::uint64_t frame) {
-    payload_crc = {};
-    if (given) {
-      if (const std::optional<std::uint32_t> state = given(piece))
-        payload_crc = {piece.data(), piece.size(), *state};
-    }
-    reader.push(piece, frame, true, sink);
+    SegmentFacts segment;
+    if (given) segment.payload_crc = given(piece);
+    reader.push(piece, frame, true, sink, segment);
   };
   std::size_t at = 0;
   std::uint64_t frame = 1;

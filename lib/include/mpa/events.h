@@ -62,7 +62,7 @@ struct MarkerFact {
   // The running CRC32c state (crc32c.h) of its FPDU before the marker's octets, with CRCs on:
   // what a CRC computed without the markers would have been can be worked out from it
   // (crc_patterns.h), where the CRC does not match. Where it matches and was worked out
-  // before the analysis (FpduReaderConfig::payload_crc), this is not worked out.
+  // before the analysis (SegmentFacts::payload_crc), this is not worked out.
   std::uint32_t crc_before = 0;
 };
 

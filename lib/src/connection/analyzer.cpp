@@ -49,10 +49,7 @@ struct Analyzer::Impl {
       c = &table.insert(key, std::make_unique<MpaConnection>(context, seg));
       ++tcp_connections;
     }
-    if (seg.payload_crc)
-      context.payload_crc = {seg.payload.data(), seg.payload.size(), *seg.payload_crc};
     c->on_segment(seg);
-    context.payload_crc = {};  // (nothing else is this segment's payload)
     if (c->both_ended()) finish(*c, key, seg.frame);
   }
 

@@ -63,7 +63,9 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     s.peer->rx.on_receiver_ack(seg.ack, seg.frame, s.reassembler.next_offset(), closes);
   }
   if (closes) s.rx.on_sender_close(seg.frame);
+  s.arriving = {seg.frame, s.reassembler.next_offset(), seg.payload.size(), seg.payload_crc};
   s.reassembler.on_segment(seg, s);
+  s.arriving.payload_crc.reset();  // (nothing else is this segment's payload)
   if (closes) {
     std::vector<Finding> found;
     s.peer->rx.set_sender(direction_of(*s.peer));
@@ -187,7 +189,7 @@ void MpaConnection::finish(std::uint64_t frame) {
   }
   for (Sender& s : senders_) startup_frame_cut(s, frame);
   for (Sender& s : senders_) {
-    if (FpduReader* r = s.reader()) r->finish(frame, s);  // a framing test still open
+    if (FpduReader* r = s.reader()) r->finish(frame, s, context_.ns);  // a framing test still open
   }
   for (Sender& s : senders_) {
     if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
@@ -221,7 +223,8 @@ void MpaConnection::finish(std::uint64_t frame) {
 void Sender::on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
                             std::uint64_t frame) {
   octet_frames.note(offset, data.size(), frame);
-  connection.on_data(*this, Chunk{offset, seq, data, frame});
+  connection.on_data(*this,
+                     Chunk{offset, seq, data, frame, arriving.crc_of(offset, data.size(), frame)});
 }
 void Sender::on_stream_gap(std::uint64_t offset, TcpSeq seq, std::uint64_t length, GapCause cause,
                            std::uint64_t frame) {

@@ -21,12 +21,13 @@
 #include <vector>
 
 #include "connection/receiver_reactions.h"
+#include "connection/startup_reactions.h"
 #include "decode/flow_table.h"
 #include "fpdu/fpdu_reader.h"
 #include "fpdu/fpdu_rules.h"
-#include "fpdu/held_bytes.h"
+#include "fpdu/held_octets.h"
 #include "fpdu/octet_frames.h"
-#include "mpa/analyzer.h"
+#include "mpa/analysis_options.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
 #include "report/direction_stats.h"
@@ -43,7 +44,6 @@ struct AnalysisContext {
   EventSink& sink;
   std::uint64_t frame = 0;  // the segment being analysed
   std::uint64_t ns = 0;     // its time stamp
-  PayloadCrc payload_crc;   // its TcpSegment::payload_crc (data nullptr: none)
   RefusedRequests refused;  // Rev 2 Requests refused so far (interop hints)
   std::uint64_t mpa_connections = 0;
 };
@@ -58,7 +58,7 @@ struct Streaming {
   std::uint64_t octets = 0;        // streaming-mode octets so far
   // The stream's first octets, held until there are enough to tell a startup key from FPDUs
   // (a capture that starts at the Request may bring them in segments shorter than the key).
-  HeldBytes opening;
+  HeldOctets opening;
   bool opened = false;  // decided: what the stream opens with is known
 };
 struct Startup {
@@ -69,16 +69,16 @@ struct Startup {
   std::uint64_t prefix = 0;       // streaming-mode octets before it
 };
 struct AwaitReply {
-  HeldBytes held;  // octets the Initiator sent early, replayed once the Reply is in
+  HeldOctets held;  // octets the Initiator sent early, replayed once the Reply is in
   bool said_early = false;
 };
 struct Probing {
-  HeldBytes held;  // the first octets of full operation, until the marker probe decides
+  HeldOctets held;  // the first octets of full operation, until the marker probe decides
   FpduReaderConfig config;
   bool unjudged = false;  // an error ended judgement before the reader existed
 };
 struct Inferring {
-  HeldBytes held;                   // octets under study
+  HeldOctets held;                  // octets under study
   std::size_t next_attempt = 4096;  // held octets at the next attempt
 };
 struct FullOperation {
@@ -96,7 +96,7 @@ struct PrivateDataDue {
   std::uint64_t offset = 0;
   std::uint64_t first_frame = 0;
   std::uint64_t prefix = 0;
-  HeldBytes held;  // what the Initiator sent after the private data the Reply found
+  HeldOctets held;  // what the Initiator sent after the private data the Reply found
   // The Reply, applied once the Request is decided.
   StartupFrame reply;
   TcpSeq reply_seq;
@@ -106,7 +106,7 @@ struct PrivateDataDue {
 struct Ended {
   // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if
   // the Reply arrives after all.
-  HeldBytes held;
+  HeldOctets held;
   // A Responder that answered an improperly formatted Request instead of closing: its
   // first octets after that answer are reported too.
   bool answered_invalid = false;
@@ -126,6 +126,41 @@ using Phase =
 
 class MpaConnection;
 
+// How a sender's full operation began, as the ordering rules of the opening (RFC 5044 7.1.2
+// rules 3 and 4) see it.
+struct OpeningOrder {
+  bool first_fpdu_done = false;  // its first FPDU is complete (or lost in a gap)
+  // Just after its first FPDU's last octet (0: lost in a gap, or none yet).
+  std::uint64_t first_fpdu_end = 0;
+  bool said_responder_first = false;
+  bool data_after_startup_seen = false;  // its first octet of full operation was judged
+};
+
+// fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
+// the FPDU was read with is the sender's: a deviation named (or framing lost) in between
+// makes it the reader's misreading, and it is dropped.
+struct HeldAlignment {
+  std::optional<Finding> finding;
+  bool named = false;  // the reader's framing_named() when it was held
+};
+
+// The segment a sender's reassembler is taking: its payload, delivered whole and in order,
+// comes with the CRC the reading thread worked out for it (TcpSegment::payload_crc).
+struct ArrivingSegment {
+  std::uint64_t frame = 0;
+  std::uint64_t offset = 0;  // where its payload goes in the stream, in order
+  std::size_t size = 0;
+  std::optional<std::uint32_t> payload_crc;
+
+  // The CRC of the octets at `at` (`length` of them, delivered by `by`): none unless they
+  // are this segment's whole payload.
+  std::optional<std::uint32_t> crc_of(std::uint64_t at, std::size_t length,
+                                      std::uint64_t by) const {
+    if (!payload_crc || by != frame || at != offset || length != size) return std::nullopt;
+    return payload_crc;
+  }
+};
+
 // One direction of the connection, named after the one who sends it (conformance is
 // judged on the sender). Its stream events go to the connection.
 struct Sender final : StreamSink, FpduSink {
@@ -135,28 +170,21 @@ struct Sender final : StreamSink, FpduSink {
   Sender* peer = nullptr;
   Endpoint endpoint;
   TcpReassembler reassembler;
+  ArrivingSegment arriving;  // (none: payload_crc unset)
   bool syn_seen = false;
   bool ended = false;
   std::optional<std::uint16_t> mss;  // the MSS option in this sender's SYN
   Phase phase;
-  bool first_fpdu_done = false;  // its first FPDU is complete (or lost in a gap)
-  // Just after its first FPDU's last octet (0: lost in a gap, or none yet).
-  std::uint64_t first_fpdu_end = 0;
-  bool said_responder_first = false;
-  bool data_after_startup_seen = false;  // its first octet of full operation was judged
-  bool siw = false;                      // its startup frame looks like Linux siw's
-  MpaErrorSet errors_seen;               // RFC error codes found in its data
+  OpeningOrder order;
+  bool siw = false;         // its startup frame looks like Linux siw's
+  MpaErrorSet errors_seen;  // RFC error codes found in its data
   FpduRules fpdu_rules;
   UlpChecks ulp;
   ReceiverReactions rx;  // how the peer reacts to a CRC or marker error in this sender's FPDUs
   DirectionStats stats;
   TcpControlSeen tcp;        // its first SYN, FIN and RST
   OctetFrames octet_frames;  // where its recent octets arrived (findings point at them)
-  // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
-  // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
-  // makes it the reader's misreading, and it is dropped.
-  std::optional<Finding> held_alignment;
-  bool held_alignment_named = false;  // the reader's framing_named() when it was held
+  HeldAlignment held_alignment;
 
   FpduReader* reader() {
     auto* full = std::get_if<phase::FullOperation>(&phase);
@@ -187,6 +215,9 @@ struct Chunk {
   TcpSeq seq;
   std::span<const std::uint8_t> data;
   std::uint64_t frame = 0;
+  // The CRC worked out before for the segment whose whole payload these octets are (none:
+  // they are not, or none was worked out; see FpduReader's SegmentFacts).
+  std::optional<std::uint32_t> payload_crc;
 };
 
 class MpaConnection {
@@ -252,6 +283,17 @@ class MpaConnection {
   void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,
                            std::uint64_t at_offset, std::uint64_t first_frame, std::uint64_t prefix,
                            std::uint64_t frame);
+  // ... whose role is the Request's (`prefixed`: streaming-mode octets before it), or the
+  // Reply's; `after`, `after_offset`: just after the frame.
+  void apply_request(Sender& s, const StartupFrame& f, const StartupVerdict& v, TcpSeq at,
+                     std::uint64_t at_offset, std::uint64_t frame, bool prefixed);
+  void apply_reply(Sender& s, const StartupFrame& f, const StartupVerdict& v, TcpSeq after,
+                   std::uint64_t after_offset, std::uint64_t frame);
+  // A Reject: both sides leave MPA; what they send next is held to see whether it is FPDUs.
+  void after_reject(Sender& s, TcpSeq after, std::uint64_t after_offset, std::uint64_t frame);
+  // A Reply that accepted: both sides enter full operation as the verdict frames them.
+  void accept_reply(Sender& s, const StartupFrame& f, const StartupVerdict& v, TcpSeq after,
+                    std::uint64_t after_offset);
   // The peer `s` sent Reply `f` while `init`'s Request still waited for private data:
   // `init` enters PrivateDataDue.
   void reply_before_private_data(Sender& s, Sender& init, const StartupFrame& f, TcpSeq at,
@@ -271,8 +313,9 @@ class MpaConnection {
   void start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers, bool crc,
                             bool inferred, std::optional<TcpSeq> grid_origin = std::nullopt,
                             bool unjudged = false);
-  void replay(Sender& s, const HeldBytes& held, std::size_t from = 0);
-  HeldBytes take_early_octets(Sender& initiator);
+  // Hands `held` from index `from` on to on_data, a frame at a time.
+  void replay(Sender& s, const HeldOctets& held, std::size_t from = 0);
+  HeldOctets take_early_octets(Sender& initiator);
   void settle_alignment(Sender& s);
   void check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
                              std::uint64_t frame);
@@ -280,7 +323,7 @@ class MpaConnection {
   void try_inference(Sender& s, std::uint64_t frame, bool final);
   void interop_hints(std::uint64_t frame);
   // How each side reacted to the startup exchange, judged where the capture shows it
-  // (startup_application.cpp): `s` closed (FIN or RST) in `frame`; `s` sent `fpdu`.
+  // (StartupReactions): `s` closed (FIN or RST) in `frame`.
   void startup_reaction_to_close(Sender& s, std::uint64_t frame);
   // The ordering of the opening as the sender's acknowledgements show it (RFC 5044 7.1.2
   // rules 3 and 4): an Initiator's first octets of full operation sent before its ACKs covered
@@ -288,7 +331,8 @@ class MpaConnection {
   void check_acknowledged_before_sending(Sender& s, const Chunk& chunk);
   void judge_terminate_after_reject(Sender& s, std::span<const std::uint8_t> ulpdu, TcpSeq at,
                                     std::uint64_t offset, std::uint64_t frame);
-  void startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, bool terminate);
+  // Reports what StartupReactions found, each finding about the side its direction names.
+  void report_startup_reactions(std::vector<Finding>& found);
   // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come).
   void judge_after_reject(Sender& s, std::uint64_t frame, bool final);
   // Reports what `s`'s reaction to an error in its peer's FPDUs showed (receiver_reactions.h).
@@ -305,22 +349,7 @@ class MpaConnection {
   bool reply_done_ = false;
   bool finished_ = false;
   bool said_not_seen_ = false;
-  bool invalid_request_ = false;  // the Request was improperly formatted: MPA is over
-  // ... the frame that completed it, the Initiator's stream offset after it and the
-  // Responder's when it completed (what the Responder sent since is its answer).
-  std::uint64_t invalid_request_frame_ = 0;
-  std::uint64_t invalid_request_end_offset_ = 0;
-  std::uint64_t responder_offset_at_invalid_request_ = 0;
-  // The frame that completed an improperly formatted Reply that did not reject (0: none).
-  std::uint64_t invalid_reply_frame_ = 0;
-  bool said_invalid_reply_ignored_ = false;
-  // The startup exchange as each side reacted (startup_reaction_to_*).
-  std::uint64_t reply_end_offset_ = 0;  // the Responder's stream offset just after its Reply
-  bool reply_accepted_ = false;         // a properly formatted Reply with R=0
-  MpaErrorSet terminate_due_;           // codes of the Terminate the Initiator owes (RFC 6581)
-  bool initiator_reacted_ = false;      // its first FPDU after such a Reply was judged
-  bool startup_close_judged_ = false;
-  std::uint64_t reject_frame_ = 0;  // the frame that completed a Reject (R=1)
+  StartupReactions reactions_;  // the startup exchange as each side reacted
   const Sender* reset_by_ = nullptr;
   std::optional<RtrNegotiation> rtr_;  // peer-to-peer negotiated
   TcpSeq request_end_seq_;             // just after the Request

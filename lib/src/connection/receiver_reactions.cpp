@@ -70,7 +70,7 @@ void ReceiverReactions::on_unknowable() {
   // Read Request and Response counts may be off from here on: no Read is matched again.
   reads_.clear();
   read_requests_ = read_responses_ = 0;
-  in_response_ = false;
+  response_.in_progress = false;
   counts_lost_ = true;
 }
 
@@ -215,31 +215,31 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optio
   // claims, rdmap.terminate-disagrees).
   if (odd_ && odd_->acked && fpdu.start_offset >= odd_->receiver_offset) legal_oddity_settled();
   if (is_read_response(ddp)) {
-    if (!in_response_) {
-      in_response_ = true;
-      response_stag_ = ddp->stag;
-      response_to_ = ddp->to;
-      response_seq_ = fpdu.header_seq;
-      response_offset_ = fpdu.header_offset();
-      response_frame_ = fpdu.first_frame;
+    if (!response_.in_progress) {
+      response_.in_progress = true;
+      response_.stag = ddp->stag;
+      response_.to = ddp->to;
+      response_.seq = fpdu.header_seq;
+      response_.offset = fpdu.header_offset();
+      response_.frame = fpdu.first_frame;
     }
     if (ddp->last) {
-      in_response_ = false;
+      response_.in_progress = false;
       ++read_responses_;
       const std::uint64_t k = read_responses_;
       judge_odd_read(k, fpdu, out);
       for (const ReadRequest& r : reads_) {
         if (r.index != k) continue;
-        if (error_ && !error_->unknowable && !error_->judged && r.sink_stag == response_stag_ &&
-            r.sink_to == response_to_) {
+        if (error_ && !error_->unknowable && !error_->judged && r.sink_stag == response_.stag &&
+            r.sink_to == response_.to) {
           error_->judged = true;
           Finding f = make_finding(
-              DiagId::ReceiverInvalidFpduAnswered, response_frame_, response_seq_, response_offset_,
+              DiagId::ReceiverInvalidFpduAnswered, response_.frame, response_.seq, response_.offset,
               fmt::format("the {} sent an RDMA Read Response (STag 0x{:08x}, TO 0x{:x}) at seq {} "
                           "answering the {}'s RDMA Read Request at seq {} ({} octets), {} "
                           "the FPDU at seq {} with {}: it passed on an FPDU it must reject "
                           "(RFC 5044 6, 8)",
-                          receiver_name(), response_stag_, response_to_, response_seq_.value(),
+                          receiver_name(), response_.stag, response_.to, response_.seq.value(),
                           sender_name(), r.header_seq.value(), r.size,
                           r.in_bad_fpdu ? "carried in" : "carried after",
                           error_->header_seq.value(), error_words()));
@@ -269,17 +269,17 @@ void ReceiverReactions::judge_odd_read(std::uint64_t k, const FpduEvent& fpdu,
   const OddRead odd = std::move(*odd_read_);
   odd_read_.reset();
   const auto answers = [&](const ReadRequest& r) {
-    return r.sink_stag == response_stag_ && r.sink_to == response_to_;
+    return r.sink_stag == response_.stag && r.sink_to == response_.to;
   };
   if (answers(odd.request) || !odd.next || !answers(*odd.next)) return;
   Finding f = make_finding(
-      DiagId::ReceiverLegalFpduRefused, response_frame_, response_seq_, response_offset_,
+      DiagId::ReceiverLegalFpduRefused, response_.frame, response_.seq, response_.offset,
       fmt::format("the {} answered the {}'s RDMA Read Request at seq {} (STag 0x{:08x}, TO 0x{:x}) "
                   "with its Read Response at seq {}, but never the one before it, at seq {} "
                   "(frame {}), carried in an FPDU whose only oddity is {}: it dropped an FPDU "
                   "it must take as valid (Read Responses come in Request order, RFC 5040 5.2)",
                   receiver_name(), sender_name(), odd.next->header_seq.value(), odd.next->sink_stag,
-                  odd.next->sink_to, response_seq_.value(), odd.request.header_seq.value(),
+                  odd.next->sink_to, response_.seq.value(), odd.request.header_seq.value(),
                   odd.fpdu_frame, odd.what));
   f.certain_at = fpdu.last_frame;
   out.push_back(std::move(f));

@@ -141,16 +141,20 @@ class ReceiverReactions {
   std::uint64_t read_requests_ = 0;   // the sender's Read Requests so far
   std::uint64_t read_responses_ = 0;  // the receiver's completed Read Response messages
   bool counts_lost_ = false;          // a gap or a differing retransmission: Reads unmatched
-  bool in_response_ = false;          // a Read Response message of the receiver in progress
-  std::uint32_t response_stag_ = 0;
-  std::uint64_t response_to_ = 0;
+  // The receiver's Read Response message in progress: its Data Sink STag and tagged offset,
+  // and where its first FPDU began.
+  struct ResponseInProgress {
+    bool in_progress = false;
+    std::uint32_t stag = 0;
+    std::uint64_t to = 0;
+    TcpSeq seq;
+    std::uint64_t offset = 0;
+    std::uint64_t frame = 0;
+  };
+  ResponseInProgress response_;
   std::deque<ReadRequest> reads_;    // carried in or after the bad FPDU
   bool terminated_ = false;          // the receiver sent a Terminate
   std::uint64_t sender_closed_ = 0;  // frame of the sender's FIN or RST (0: none yet)
-  // The first segment of the receiver's Read Response message in progress.
-  TcpSeq response_seq_;
-  std::uint64_t response_offset_ = 0;
-  std::uint64_t response_frame_ = 0;
   // The receiver's first FPDU (not a Terminate) begun after its ACK of the bad FPDU.
   std::optional<Finding> went_on_;
   std::optional<LegalOddity> odd_;

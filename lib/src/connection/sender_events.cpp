@@ -37,6 +37,7 @@ void MpaConnection::on_data(Sender& s, Chunk chunk) {
   while (!chunk.data.empty()) {
     const std::size_t used =
         std::visit([&](auto& phase) { return feed(s, phase, chunk, segment_start); }, s.phase);
+    if (used > 0) chunk.payload_crc.reset();  // (what is left is no segment's whole payload)
     chunk.data = chunk.data.subspan(used);
     chunk.offset += used;
     chunk.seq += static_cast<std::uint32_t>(used);
@@ -50,36 +51,32 @@ void MpaConnection::on_data(Sender& s, Chunk chunk) {
 void MpaConnection::open_stream(Sender& s) {
   auto& p = std::get<phase::Streaming>(s.phase);
   p.opened = true;
-  const HeldBytes opening = std::move(p.opening);
-  const std::span<const std::uint8_t> data = opening.bytes;
+  const HeldOctets opening = std::move(p.opening);
+  const std::span<const std::uint8_t> data = opening.bytes();
   const bool starts_with_key =
       find_key_prefix(data.first(std::min(data.size(), kKeyPrefixSize))) == 0;
   // A capture that starts after the SYN: recognise MPA by its FPDUs, unless the stream
   // opens with a startup frame.
   const bool no_syn = !senders_[0].syn_seen && !senders_[1].syn_seen;
   if (!starts_with_key && data.size() >= kStartupKeySize && looks_like_damaged_key(data)) {
-    start_frame(s, opening.offset, opening.seq, opening.first_frame(0), 0);  // a damaged key
+    start_frame(s, opening.offset(), opening.seq(), opening.first_frame(0), 0);  // a damaged key
   } else if (!starts_with_key && !request_done_ && (no_syn || context_.options.infer_with_syn)) {
-    s.phase.emplace<phase::Inferring>(phase::Inferring{HeldBytes(opening.seq, opening.offset)});
+    s.phase.emplace<phase::Inferring>(
+        phase::Inferring{HeldOctets(opening.seq(), opening.offset())});
   }
-  opening.replay([&](std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> octets,
-                     std::uint64_t frame) {
-    on_data(s, Chunk{offset, seq, octets, frame});
-  });
+  replay(s, opening);
 }
 
 // Streaming mode: everything before a startup frame.
 std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chunk, bool) {
   if (!p.opened) {
-    const bool at_start = p.opening.bytes.empty()
-                              ? chunk.offset == 0 && p.octets == 0
-                              : chunk.offset == p.opening.offset + p.opening.bytes.size();
+    const bool at_start = p.opening.empty() ? chunk.offset == 0 && p.octets == 0
+                                            : chunk.offset == p.opening.offset() + p.opening.size();
     if (at_start) {
-      if (p.opening.bytes.empty()) p.opening = HeldBytes(chunk.seq, chunk.offset);
-      const std::size_t take =
-          std::min(chunk.data.size(), kStartupKeySize - p.opening.bytes.size());
-      p.opening.append(chunk.data.first(take), chunk.frame);
-      if (p.opening.bytes.size() == kStartupKeySize) open_stream(s);
+      if (p.opening.empty()) p.opening = HeldOctets(chunk.seq, chunk.offset);
+      const std::size_t take = std::min(chunk.data.size(), kStartupKeySize - p.opening.size());
+      p.opening.extend(chunk.data.first(take), chunk.frame);
+      if (p.opening.size() == kStartupKeySize) open_stream(s);
       return take;
     }
     p.opened = true;  // the stream's start was not seen
@@ -131,36 +128,36 @@ std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool) {
-  s.data_after_startup_seen = true;  // (judged here: the capture shows it before the Reply)
+  s.order.data_after_startup_seen = true;  // (judged here: the capture shows it before the Reply)
   if (!p.said_early) {
     p.said_early = true;
     report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
            fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
                        chunk.data.size(), chunk.seq.value()));
   }
-  p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
+  p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   return chunk.data.size();
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Probing& p, const Chunk& chunk, bool) {
   check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
-  if (!s.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
-  p.held.append(chunk.data, chunk.frame);
+  if (!s.order.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
+  p.held.extend(chunk.data, chunk.frame);
   finish_probe(s, false);
   return chunk.data.size();
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chunk, bool) {
-  const std::size_t before = p.held.bytes.size();
-  p.held.append(chunk.data, chunk.frame);
+  const std::size_t before = p.held.size();
+  p.held.extend(chunk.data, chunk.frame);
   // --infer-all on a connection whose SYN was captured: a startup key after streaming-mode
   // octets (delayed startup, RFC 5044 7.1.3) means the stream is read for its startup frames
   // as without --infer-all; inference only adds connections that have none.
   if (senders_[0].syn_seen || senders_[1].syn_seen) {
     const std::size_t from = before - std::min(before, kKeyPrefixSize - 1);
-    const std::span<const std::uint8_t> fresh = std::span(p.held.bytes).subspan(from);
+    const std::span<const std::uint8_t> fresh = p.held.bytes().subspan(from);
     if (find_key_prefix(fresh) != kNowhere) {
-      const HeldBytes held = std::move(p.held);
+      const HeldOctets held = std::move(p.held);
       s.phase.emplace<phase::Streaming>().opened = true;
       replay(s, held);
       return chunk.data.size();
@@ -172,26 +169,26 @@ std::size_t MpaConnection::feed(Sender& s, phase::Inferring& p, const Chunk& chu
 
 std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk& chunk,
                                 bool segment_start) {
-  if (!initiator().first_fpdu_done) {
+  if (!initiator().order.first_fpdu_done) {
     check_responder_first(s, chunk.seq, chunk.offset, chunk.data.size(), chunk.frame);
   }
-  if (!s.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
+  if (!s.order.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
   if (segment_start)
     s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
-  p.reader.push(chunk.data, chunk.frame, segment_start, s);
+  p.reader.push(chunk.data, chunk.frame, segment_start, s, {context_.ns, chunk.payload_crc});
   return chunk.data.size();
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk& chunk, bool) {
-  p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
-  decide_private_data(s, chunk.frame, p.held.bytes.size() >= kEarlyBufferLimit);
+  p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
+  decide_private_data(s, chunk.frame, p.held.size() >= kEarlyBufferLimit);
   return chunk.data.size();
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
-  if (p.holding) p.held.append_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
+  if (p.holding) p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   if (p.after_reject) {
-    p.held.append_up_to(kAfterRejectLimit, chunk.data, chunk.frame);
+    p.held.extend_up_to(kAfterRejectLimit, chunk.data, chunk.frame);
     judge_after_reject(s, chunk.frame, false);
   }
   if (p.answered_invalid && !p.said_data) {
@@ -230,19 +227,19 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                    // The first FPDU may be among the missing octets: the ordering rules that
                    // depend on it (Responder waits for it, RFC 5044 7.1.2; it is the RTR,
                    // RFC 6581 5) cannot be checked.
-                   s.first_fpdu_done = true;
-                   p.reader.on_gap(length, frame, s);
+                   s.order.first_fpdu_done = true;
+                   p.reader.on_gap(length, frame, s, context_.ns);
                  },
                  [&](phase::AwaitReply& p) {
                    // The startup exchange cannot be followed any more on this side.
-                   s.first_fpdu_done = true;
-                   HeldBytes held = std::move(p.held);
+                   s.order.first_fpdu_done = true;
+                   HeldOctets held = std::move(p.held);
                    s.phase.emplace<phase::Ended>(phase::Ended{std::move(held)});
                  },
                  [&](phase::Startup&) { s.phase.emplace<phase::Ended>(); },
                  [&](phase::Inferring& p) {
                    // Study only what follows the gap.
-                   p.held = HeldBytes(seq + static_cast<std::uint32_t>(length), offset + length);
+                   p.held = HeldOctets(seq + static_cast<std::uint32_t>(length), offset + length);
                  },
                  [&](phase::Streaming& p) {
                    p.tail.clear();
@@ -258,7 +255,7 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
 
 void MpaConnection::open_early(Sender& s) {
   const auto* p = std::get_if<phase::Streaming>(&s.phase);
-  if (p && !p->opened && !p->opening.bytes.empty()) open_stream(s);
+  if (p && !p->opened && !p->opening.empty()) open_stream(s);
 }
 
 void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
@@ -278,7 +275,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   std::visit(
       Overloaded{
           [&](phase::FullOperation& p) {
-            p.reader.finish(frame, s);
+            p.reader.finish(frame, s, context_.ns);
             settle_alignment(s);
             const FpduReader& r = p.reader;
             if (!r.synchronised() || !r.judging()) return;
@@ -293,7 +290,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
             }
           },
           [&](phase::Startup& p) {
-            if (invalid_request_ && &s != initiator_) {
+            if (reactions_.invalid_request() && &s != initiator_) {
               // What the Responder sent in answer to an invalid Request, cut short.
               if (p.parser.consumed() > 0) {
                 StartupIssue issue = judge_answer_to_invalid_request(p.parser.frame());
@@ -332,14 +329,14 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
 // The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
 void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset,
                                           std::size_t size, std::uint64_t frame) {
-  if (direction_of(s) != Direction::Responder || initiator().first_fpdu_done ||
-      s.said_responder_first || !summary_.startup_seen) {
+  if (direction_of(s) != Direction::Responder || initiator().order.first_fpdu_done ||
+      s.order.said_responder_first || !summary_.startup_seen) {
     return;
   }
   // While the Initiator's reader tests how its sender frames, whether its first FPDU is
   // complete is not known yet: nothing is said.
   if (const FpduReader* r = initiator().reader(); r && r->testing()) return;
-  s.said_responder_first = true;
+  s.order.said_responder_first = true;
   report(
       s, DiagId::FpduResponderSentFirst, frame, seq, offset,
       fmt::format(
@@ -353,27 +350,30 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
 // Judged on the first octet of full operation each side sends, from the greatest ACK it had
 // sent by then (its segment's own included): never later than the truth.
 void MpaConnection::check_acknowledged_before_sending(Sender& s, const Chunk& chunk) {
-  s.data_after_startup_seen = true;
-  if (!is_mpa_ || !reply_accepted_ || chunk.data.empty()) return;
+  s.order.data_after_startup_seen = true;
+  if (!is_mpa_ || !reactions_.reply_accepted() || chunk.data.empty()) return;
   Sender& peer = *s.peer;
   if (!peer.reassembler.peer_acks_seen()) return;  // (no ACK of its seen: one direction captured)
   const std::uint64_t acked = peer.reassembler.peer_acked_offset();
   if (&s == initiator_) {
-    if (reply_end_offset_ == 0 || acked >= reply_end_offset_) return;
+    const std::uint64_t reply_end = reactions_.reply_end_offset();
+    if (reply_end == 0 || acked >= reply_end) return;
     report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
            fmt::format("Initiator sent {} octets of full operation at seq {} before it had the "
                        "whole MPA Reply: its acknowledgements stop {} octets short of the Reply's "
                        "end",
-                       chunk.data.size(), chunk.seq.value(), reply_end_offset_ - acked));
+                       chunk.data.size(), chunk.seq.value(), reply_end - acked));
     return;
   }
-  if (s.said_responder_first || peer.first_fpdu_end == 0 || acked >= peer.first_fpdu_end) return;
-  s.said_responder_first = true;
+  if (s.order.said_responder_first || peer.order.first_fpdu_end == 0 ||
+      acked >= peer.order.first_fpdu_end)
+    return;
+  s.order.said_responder_first = true;
   report(s, DiagId::FpduResponderSentFirst, chunk.frame, chunk.seq, chunk.offset,
          fmt::format("Responder sent {} octets of full operation at seq {} before it had the "
                      "Initiator's first FPDU: its acknowledgements stop {} octets short of that "
                      "FPDU's end",
-                     chunk.data.size(), chunk.seq.value(), peer.first_fpdu_end - acked));
+                     chunk.data.size(), chunk.seq.value(), peer.order.first_fpdu_end - acked));
 }
 
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
@@ -384,7 +384,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (fpdu.judged) s.fpdu_rules.check(fpdu, {s.peer->mss, reader.grid().enabled()}, found);
   UlpContext context;
   context.direction = direction_of(s);
-  context.first_fpdu = !s.first_fpdu_done;
+  context.first_fpdu = !s.order.first_fpdu_done;
   if (summary_.request) context.revision = summary_.request->revision;
   context.rtr = rtr_ ? &*rtr_ : nullptr;
   context.reply = summary_.reply ? &*summary_.reply : nullptr;
@@ -407,27 +407,23 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
     if (f.id == DiagId::FpduNotSegmentAligned && reader.judges_sender_framing() &&
         !reader.framing_lost()) {
       f.timestamp_ns = context_.ns;
-      s.held_alignment = std::move(f);
-      s.held_alignment_named = reader.framing_named();
+      s.held_alignment.finding = std::move(f);
+      s.held_alignment.named = reader.framing_named();
       continue;
     }
     report(s, std::move(f));
   }
   found.clear();
   if (verdict.stop_judging) reader.stop_judging();
-  if (invalid_reply_frame_ != 0 && &s == initiator_ && !said_invalid_reply_ignored_ &&
-      !verdict.terminate && fpdu.first_frame > invalid_reply_frame_) {
-    said_invalid_reply_ignored_ = true;
-    report(s, DiagId::StartupInvalidReplyIgnored, fpdu.first_frame, fpdu.start_seq,
-           fpdu.start_offset,
-           fmt::format("Initiator sent an FPDU (not a Terminate) at seq {} after the improperly "
-                       "formatted MPA Reply (frame {}) instead of closing the connection",
-                       fpdu.start_seq.value(), invalid_reply_frame_));
+  if (&s == initiator_) {
+    reactions_.on_initiator_fpdu(fpdu, verdict.terminate, s.siw,
+                                 summary_.reply ? &*summary_.reply : nullptr, found);
+    for (Finding& f : found) report(s, std::move(f));
+    found.clear();
   }
-  startup_reaction_to_fpdu(s, fpdu, verdict.terminate);
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
-  if (!s.first_fpdu_done) s.first_fpdu_end = fpdu.end_offset();
-  s.first_fpdu_done = true;
+  if (!s.order.first_fpdu_done) s.order.first_fpdu_end = fpdu.end_offset();
+  s.order.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);
 }
 
@@ -474,14 +470,14 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
 }
 
 void MpaConnection::settle_alignment(Sender& s) {
-  if (!s.held_alignment) return;
+  if (!s.held_alignment.finding) return;
   const FpduReader* r = s.reader();
-  if (r && (r->framing_lost() || r->framing_named() != s.held_alignment_named)) {
+  if (r && (r->framing_lost() || r->framing_named() != s.held_alignment.named)) {
     s.fpdu_rules.reopen_alignment();
   } else {
-    report(s, std::move(*s.held_alignment));
+    report(s, std::move(*s.held_alignment.finding));
   }
-  s.held_alignment.reset();
+  s.held_alignment.finding.reset();
 }
 
 }  // namespace mpa

@@ -24,6 +24,17 @@ using reader_mode::Lost;
 using reader_mode::Reading;
 using reader_mode::Testing;
 
+namespace {
+
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
 FpduReader::FpduReader(const FpduReaderConfig& config)
     : config_(config),
       grammar_(config.start_seq, config.start_offset,
@@ -50,10 +61,12 @@ std::uint32_t FpduReader::bytes_needed() const {
 }
 
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
-                      FpduSink& sink) {
-  // (Reading, the common case, goes straight to read(): no mode dispatch, no optional moved.)
+                      FpduSink& sink, const SegmentFacts& segment) {
+  now_ns_ = segment.timestamp_ns;
+  // (Reading, the common case, goes straight to read(): no mode dispatch, no optional moved.
+  // Only there is the segment's CRC of use: the octets other modes hold are read again later.)
   std::optional<Resume> resume = std::holds_alternative<Reading>(mode_)
-                                     ? read(data, frame, segment_start, sink)
+                                     ? read(data, frame, segment_start, segment.payload_crc, sink)
                                      : step(data, frame, segment_start, sink);
   while (resume) resume = replay(std::move(*resume), sink);
 }
@@ -61,17 +74,17 @@ void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, b
 std::optional<FpduReader::Resume> FpduReader::step(std::span<const std::uint8_t> data,
                                                    std::uint64_t frame, bool segment_start,
                                                    FpduSink& sink) {
-  switch (mode_.index()) {
-    case 0:
-      return read(data, frame, segment_start, sink);
-    case 1:
-      return seek(data, frame, segment_start, sink);
-    case 2:
-      return test(data, frame, segment_start, sink);
-    default:
-      grammar_.skip(data.size());  // Abandoned
-      return std::nullopt;
-  }
+  return std::visit(
+      Overloaded{
+          [&](Reading&) { return read(data, frame, segment_start, std::nullopt, sink); },
+          [&](Lost& lost) { return seek(lost, data, frame, segment_start, sink); },
+          [&](Testing& testing) { return test(testing, data, frame, segment_start, sink); },
+          [&](Abandoned&) -> std::optional<Resume> {
+            grammar_.skip(data.size());
+            return std::nullopt;
+          },
+      },
+      mode_);
 }
 
 void FpduReader::run(std::optional<Resume> resume, FpduSink& sink) {
@@ -95,7 +108,8 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
 }
 
 [[gnu::always_inline]] inline std::optional<FpduReader::Resume> FpduReader::read(
-    std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start, FpduSink& sink) {
+    std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
+    std::optional<std::uint32_t> given_crc, FpduSink& sink) {
   if (!said_unverifiable_ && !config_.crc && !grammar_.grid().enabled() &&
       config_.check_sender_framing && judge_.judging() && !data.empty()) {
     said_unverifiable_ = true;
@@ -108,10 +122,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   const TcpSeq push_seq = grammar_.position();
   const std::uint64_t push_offset = grammar_.offset();
   const bool push_within = grammar_.begin_push(frame, segment_start, !data.empty());
-  if (const PayloadCrc* given = config_.payload_crc;
-      given != nullptr && given->data == data.data() && given->size == data.size()) {
-    grammar_.give_crc(data, given->state);
-  }
+  if (given_crc) grammar_.give_crc(data, *given_crc);
   const std::uint8_t* p = data.data();
   std::size_t left = data.size();
   std::optional<Trigger> trigger;
@@ -155,7 +166,8 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
     return Resume{std::move(held), from, grammar_.framing(), grammar_.grid()};
   }
   begin_test(*trigger, push_seq, push_offset, data, frame, segment_start);
-  return test({}, frame, segment_start, sink);  // (decides at once when it can)
+  // (decides at once when it can)
+  return test(std::get<Testing>(mode_), {}, frame, segment_start, sink);
 }
 
 std::optional<FpduReader::Trigger> FpduReader::on_marker(std::uint64_t frame, FpduSink& sink) {
@@ -195,7 +207,7 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
     std::uint64_t frame, std::span<const std::uint8_t> data, TcpSeq push_seq, bool push_within,
     FpduSink& sink) {
   FpduEvent& fpdu = grammar_.event();
-  if (config_.now_ns != nullptr) fpdu.timestamp_ns = *config_.now_ns;
+  fpdu.timestamp_ns = now_ns_;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
       fpdu.judged && !framing_named_) {

@@ -23,13 +23,14 @@
 
 namespace mpa {
 
-// A segment's payload and the running CRC32c (crc32c.h) over all of it but its last four
-// octets, worked out before the analysis (TcpSegment::payload_crc): the segment being
-// analysed, or none (data nullptr).
-struct PayloadCrc {
-  const std::uint8_t* data = nullptr;
-  std::size_t size = 0;
-  std::uint32_t state = 0;
+// What a push comes with from its TCP segment, as values: the segment's capture time (the
+// timestamp_ns of the FPDUs completed meanwhile) and, where the push is the segment's whole
+// payload and its CRC was worked out before the analysis (TcpSegment::payload_crc), the
+// running CRC32c (crc32c.h) over all of it but its last four octets: an FPDU that fills the
+// push takes its CRC from there (FpduGrammar::give_crc).
+struct SegmentFacts {
+  std::uint64_t timestamp_ns = 0;
+  std::optional<std::uint32_t> payload_crc;
 };
 
 struct FpduReaderConfig {
@@ -42,11 +43,6 @@ struct FpduReaderConfig {
   TcpSeq grid_origin;              // marker grid origin; normally start_seq
   bool grid_origin_set = false;
   bool keep_ulpdu = false;  // copy each whole ULPDU into FpduEvent::ulpdu (the plugin)
-  const std::uint64_t* now_ns = nullptr;  // capture time of the segment being read, for
-                                          // FpduEvent::timestamp_ns (nullptr: 0, unknown)
-  // The CRC of the segment being read, where it was worked out before: a push of exactly its
-  // payload whose one FPDU fills it takes its CRC from there (FpduGrammar::give_crc).
-  const PayloadCrc* payload_crc = nullptr;
   // How the sender frames is judged against what was negotiated: an FPDU boundary whose
   // octets are no plausible DDP header makes the reader test the framings of sender_framing.h.
   // Off where the parameters were inferred from the data (a failed inference is no fault of
@@ -65,9 +61,10 @@ class FpduReader {
   // octet of its TCP segment (false: `data` continues the segment of the previous call).
   // An FPDU is `within_one_segment` unless a later segment (segment_start, or another
   // frame) delivers some of its octets; it `starts_segment` when its first octet (its
-  // leading marker, if any) is data[0] of a push with segment_start.
+  // leading marker, if any) is data[0] of a push with segment_start. `segment`: what the
+  // push's segment comes with (none: time 0, no CRC given).
   void push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
-            FpduSink& sink);
+            FpduSink& sink, const SegmentFacts& segment = {});
 
   // Exactly how many more octets finish the unit in progress: the rest of the FPDU when its
   // ULPDU_Length is known (markers included), else the octets up to and including the
@@ -84,11 +81,13 @@ class FpduReader {
   // delivered them. Reports via sink only when framing is found again. Only evidence later
   // octets cannot refute is taken, so where the stream was cut does not matter (except
   // that beyond 256 KiB without evidence the oldest half is dropped, unverified).
-  void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink);
+  // `timestamp_ns`: the capture time now, for the FPDUs read meanwhile (as with push).
+  void on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink,
+              std::uint64_t timestamp_ns = 0);
 
   // The stream ends here (FIN, RST, or the end of the capture): a framing test still open
   // is decided on what arrived. Call before asking in_fpdu().
-  void finish(std::uint64_t frame, FpduSink& sink);
+  void finish(std::uint64_t frame, FpduSink& sink, std::uint64_t timestamp_ns = 0);
 
   // Stop judging: an error (RFC 5044 8) ended MPA in this direction. FPDUs are still
   // framed and counted; `fpdu.not-judged-after-error` is said once, at the first FPDU that
@@ -129,9 +128,13 @@ class FpduReader {
   std::optional<Resume> replay(Resume resume, FpduSink& sink);
   void run(std::optional<Resume> resume, FpduSink& sink);
   // The modes: Reading (fpdu_reader.cpp), Lost (_resync.cpp), Testing (_framing.cpp).
-  std::optional<Resume> read(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
-  std::optional<Resume> seek(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
-  std::optional<Resume> test(Octets data, std::uint64_t frame, bool segment_start, FpduSink& sink);
+  // (`given_crc`: SegmentFacts::payload_crc, for a push that came from the segment itself.)
+  std::optional<Resume> read(Octets data, std::uint64_t frame, bool segment_start,
+                             std::optional<std::uint32_t> given_crc, FpduSink& sink);
+  std::optional<Resume> seek(reader_mode::Lost& lost, Octets data, std::uint64_t frame,
+                             bool segment_start, FpduSink& sink);
+  std::optional<Resume> test(reader_mode::Testing& trial, Octets data, std::uint64_t frame,
+                             bool segment_start, FpduSink& sink);
   // What the grammar said, judged (a trigger opens a framing test).
   std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
   std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
@@ -159,6 +162,7 @@ class FpduReader {
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named: no second one is looked for
   bool said_unverifiable_ = false;
+  std::uint64_t now_ns_ = 0;  // the capture time of the segment being read (SegmentFacts)
   std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;
 };
 

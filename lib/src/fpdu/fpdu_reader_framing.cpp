@@ -152,17 +152,19 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   mode_ = std::move(t);
 }
 
-std::optional<FpduReader::Resume> FpduReader::test(std::span<const std::uint8_t> data,
+std::optional<FpduReader::Resume> FpduReader::test(Testing& trial,
+                                                   std::span<const std::uint8_t> data,
                                                    std::uint64_t frame, bool segment_start,
                                                    FpduSink& sink) {
-  std::get<Testing>(mode_).held.append(data, frame, segment_start);
+  trial.held.append(data, frame, segment_start);
   std::optional<Resume> resume = decide(false, frame, sink);
   if (!testing()) return resume;
   if (std::get<Testing>(mode_).held.size() > kTestBufferLimit) return decide(true, frame, sink);
   return std::nullopt;
 }
 
-void FpduReader::finish(std::uint64_t frame, FpduSink& sink) {
+void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t timestamp_ns) {
+  now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (testing()) run(decide(true, frame, sink), sink);
 }

@@ -15,7 +15,9 @@ constexpr std::size_t kLostBufferLimit = 256u << 10;
 
 }  // namespace
 
-void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink) {
+void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sink,
+                        std::uint64_t timestamp_ns) {
+  now_ns_ = timestamp_ns;
   // A framing test is decided on the octets before the gap; after it, nothing is known of
   // the FPDU before. (Replaying what a decision adopted may open another test: each is
   // decided before the gap, as at the end of the stream.)
@@ -37,11 +39,11 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   mode_ = reader_mode::Lost{HeldOctets(seq, offset), 0, offset};
 }
 
-std::optional<FpduReader::Resume> FpduReader::seek(std::span<const std::uint8_t> data,
+std::optional<FpduReader::Resume> FpduReader::seek(reader_mode::Lost& lost,
+                                                   std::span<const std::uint8_t> data,
                                                    std::uint64_t frame, bool segment_start,
                                                    FpduSink& sink) {
   if (data.empty()) return std::nullopt;
-  auto& lost = std::get<reader_mode::Lost>(mode_);
   lost.held.append(data, frame, segment_start);
   // FPDUs are multiples of four octets, so starts keep the phase of the first one.
   const std::uint32_t alignment = config_.start_seq.value() & 3u;

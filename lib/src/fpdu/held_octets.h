@@ -1,7 +1,9 @@
-// Octets the FPDU reader holds back, with the pushes that brought them (frame, and whether
-// the push began a TCP segment), to be read again later exactly as they arrived: after a gap
-// while the next FPDU is searched for, while a framing test decides, and the newest octets
-// read (TailOctets: at most 32, a fixed-size copy kept on every push).
+// Octets held back with the pushes that brought them (frame, and whether the push began a
+// TCP segment), to be read again later exactly as they arrived. The FPDU reader holds them
+// after a gap while the next FPDU is searched for, while a framing test decides, and the
+// newest octets read (TailOctets: at most 32, a fixed-size copy kept on every push); the
+// connection (mpa_connection.h) the Initiator's octets before the Reply, the first octets of
+// full operation while the marker probe decides, a stream under study for framing inference.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +53,7 @@ class HeldOctets {
   TcpSeq seq() const { return seq_; }  // of the first octet held
   std::uint64_t offset() const { return offset_; }
   std::size_t size() const { return bytes_.size(); }
+  bool empty() const { return bytes_.empty(); }
   TcpSeq end_seq() const { return seq_ + static_cast<std::uint32_t>(bytes_.size()); }
   std::uint64_t end_offset() const { return offset_ + bytes_.size(); }
   std::span<const std::uint8_t> bytes() const { return bytes_; }
@@ -59,6 +62,23 @@ class HeldOctets {
     if (data.empty()) return;
     pushes_.push_back({bytes_.size(), frame, segment_start});
     bytes_.insert(bytes_.end(), data.begin(), data.end());
+  }
+  // The same for octets the connection holds, which it replays a frame at a time: octets of
+  // the frame that delivered the last ones continue its push.
+  void extend(std::span<const std::uint8_t> data, std::uint64_t frame) {
+    if (data.empty()) return;
+    if (pushes_.empty() || pushes_.back().frame != frame)
+      pushes_.push_back({bytes_.size(), frame, true});
+    bytes_.insert(bytes_.end(), data.begin(), data.end());
+  }
+  // The same, keeping at most `limit` octets in all (the rest is dropped).
+  void extend_up_to(std::size_t limit, std::span<const std::uint8_t> data, std::uint64_t frame) {
+    const std::size_t room = limit - std::min(limit, bytes_.size());
+    extend(data.first(std::min(room, data.size())), frame);
+  }
+  // The frame that delivered the first octet (`otherwise` when nothing is held).
+  std::uint64_t first_frame(std::uint64_t otherwise) const {
+    return pushes_.empty() ? otherwise : pushes_.front().frame;
   }
   // The held octets of `other` from index `from` on, as replay() would deliver them.
   void append_from(const HeldOctets& other, std::size_t from) {
