@@ -149,16 +149,15 @@ void analyse(CaptureReader& reader, const AnalyzerOptions& options, const Readin
 
 }  // namespace
 
-report::CaptureReport check_file(const std::string& path, const Reading& reading,
-                                 bool& unreadable, report::FindingObserver* stream,
-                                 report::CaptureTrace* trace) {
+report::CaptureReport check_file(const std::string& path, const Reading& reading, bool& unreadable,
+                                 report::FindingObserver* stream, report::CaptureTrace* trace) {
   const auto start = std::chrono::steady_clock::now();
   const LiveOptions& live = reading.options.live;
   const bool from_file = live.interface.empty() && !is_standard_input(path);
   report::CaptureReport report;
   report.file = is_standard_input(path) ? "<stdin>" : path;
-  report.place = report::capture_place(live.interface.empty() ? report.file : live.interface,
-                                       from_file);
+  report.place =
+      report::capture_place(live.interface.empty() ? report.file : live.interface, from_file);
   std::error_code missing;
   if (from_file && !std::filesystem::exists(path, missing) && !missing) {
     // Named on the command line but not there: reported, and the other captures are read.

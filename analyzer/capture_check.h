@@ -23,8 +23,8 @@ struct Reading {
 // Reads one capture (`path`, or the interface of -i) to its end. `unreadable` is set when it
 // could not be found, opened or read to its end; `stream` is told of findings as they are
 // decided; `trace` keeps what the HTML page draws.
-report::CaptureReport check_file(const std::string& path, const Reading& reading,
-                                 bool& unreadable, report::FindingObserver* stream = nullptr,
+report::CaptureReport check_file(const std::string& path, const Reading& reading, bool& unreadable,
+                                 report::FindingObserver* stream = nullptr,
                                  report::CaptureTrace* trace = nullptr);
 
 // Analyses `files` with --jobs threads; the reports come back in the order of `files`.

@@ -99,10 +99,9 @@ int check_live(const RunContext& run) {
   std::vector<report::CaptureTrace> traces(o.reports.html.sink == Sink::None ? 0 : 1);
   bool unreadable = false;
   std::vector<report::CaptureReport> reports;
-  reports.push_back(check_file(o.captures.empty() ? "" : o.captures[0],
-                               {o, run.hosts, run.suppressions}, unreadable,
-                               streaming ? &printer : events.get(),
-                               traces.empty() ? nullptr : &traces[0]));
+  reports.push_back(check_file(
+      o.captures.empty() ? "" : o.captures[0], {o, run.hosts, run.suppressions}, unreadable,
+      streaming ? &printer : events.get(), traces.empty() ? nullptr : &traces[0]));
   if (unreadable) std::cerr << "mpa-check: " << reports.back().result.error << '\n';
   // An interface or filter that could not be opened read nothing: the message above, no
   // report of zero frames, exit 2.

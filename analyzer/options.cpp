@@ -37,8 +37,7 @@ CLI::Validator choice(std::vector<std::pair<std::string, E>> words) {
 
 const std::vector<std::pair<std::string, When>> kWhen = {
     {"auto", When::Auto}, {"always", When::Always}, {"never", When::Never}};
-const std::vector<std::pair<std::string, OnOff>> kOnOff = {{"on", OnOff::On},
-                                                           {"off", OnOff::Off}};
+const std::vector<std::pair<std::string, OnOff>> kOnOff = {{"on", OnOff::On}, {"off", OnOff::Off}};
 
 // What the command line names before it becomes Options: the flags that choose a mode and
 // the report files, "-" for standard output.
@@ -92,7 +91,8 @@ void add_outputs(CLI::App& app, Parsed& parsed) {
       "captures", o.captures,
       "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
   app.add_option("--format", o.reports.format, "Report format on standard output")
-      ->transform(choice<OutputFormat>({{"text", OutputFormat::Text}, {"json", OutputFormat::Json}}))
+      ->transform(
+          choice<OutputFormat>({{"text", OutputFormat::Text}, {"json", OutputFormat::Json}}))
       ->type_name("TEXT")
       ->group("Reports");
   app.add_option("--junit", parsed.junit,
@@ -171,7 +171,8 @@ void add_live_capture(CLI::App& app, LiveOptions& o) {
 }
 
 void add_threads(CLI::App& app, ReadingOptions& o) {
-  app.add_option("-j,--jobs", o.jobs, "Captures analysed in parallel (output keeps the given order)")
+  app.add_option("-j,--jobs", o.jobs,
+                 "Captures analysed in parallel (output keeps the given order)")
       ->check(CLI::Range(1u, 256u))
       ->group("Reading captures");
   app.add_option("--read-threads", o.read_threads,
@@ -332,8 +333,8 @@ std::optional<bool> on_off(OnOff value) {
 bool is_standard_input(const std::string& capture) { return capture == "-"; }
 
 bool stdout_taken(const ReportOptions& reports) {
-  return reports.junit.sink == Sink::StandardOutput ||
-         reports.html.sink == Sink::StandardOutput || reports.sarif.sink == Sink::StandardOutput;
+  return reports.junit.sink == Sink::StandardOutput || reports.html.sink == Sink::StandardOutput ||
+         reports.sarif.sink == Sink::StandardOutput;
 }
 
 std::optional<int> parse_options(int argc, char** argv, Options& options) {

@@ -63,8 +63,7 @@ struct RunReports {
 };
 
 // The report of --format, or the one of --junit, --html or --sarif that takes its place.
-void write_standard_output(const RunReports& run, const report::RuleReview& review,
-                           bool streamed) {
+void write_standard_output(const RunReports& run, const report::RuleReview& review, bool streamed) {
   const ReportOptions& o = run.context.options.reports;
   if (o.junit.sink == Sink::StandardOutput) {
     run.junit(std::cout);

@@ -29,8 +29,7 @@ report::TextOptions text_options(const Options& options);
 // Writes the reports of a run (text, JSON, JUnit, SARIF, HTML) and returns the exit status.
 // `unreadable`: a capture could not be read; `streamed`: the findings were printed as found.
 int finish_reports(std::vector<report::CaptureReport>& reports, const RunContext& run,
-                   bool unreadable, bool streamed,
-                   const std::vector<report::CaptureTrace>& traces);
+                   bool unreadable, bool streamed, const std::vector<report::CaptureTrace>& traces);
 
 // Reads the JSON reports of earlier runs (--from-json, --compare); false (said on stderr) when
 // one cannot be read.
