@@ -57,13 +57,22 @@ struct Quiet : IpReassemblyEvents {
   void on_datagram_incomplete(const IncompleteDatagram&) override {}
 };
 
-}  // namespace
+using Wants = std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>>;  // (source, destination)
+using Retimes = std::map<std::uint64_t, std::vector<std::uint64_t*>>;  // frame: the times to set
 
-void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
-                 CaptureTrace& trace, const AnalyzerOptions& options, bool ip_fragments) {
-  const DecodeOptions& decode = options.decode;
-  std::map<std::pair<Endpoint, Endpoint>, std::vector<Want>> wants;  // (source, destination)
-  std::uint64_t min_frame = UINT64_MAX, max_frame = 0;
+// The frames the second pass reads: from the first to the last that a place or a time needs.
+struct FrameSpan {
+  std::uint64_t first = UINT64_MAX, last = 0;
+  void add(std::uint64_t from, std::uint64_t to) {
+    first = std::min(first, from);
+    last = std::max(last, to);
+  }
+};
+
+// The dumped places of the connections (their octets made room for), by flow.
+Wants wanted_places(const std::vector<ConnectionReport>& connections, CaptureTrace& trace,
+                    FrameSpan& span) {
+  Wants wants;
   for (const ConnectionReport& c : connections) {
     auto t = trace.connections.find(c.summary.id);
     if (t == trace.connections.end()) continue;
@@ -79,13 +88,16 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
       const std::uint64_t from = std::max(place.first_frame, c.summary.first_frame);
       const std::uint64_t to = place.last_frame ? place.last_frame : c.summary.last_frame;
       wants[{src, dst}].push_back({&place, from, to});
-      min_frame = std::min(min_frame, from);
-      max_frame = std::max(max_frame, to);
+      span.add(from, to);
     }
   }
-  // The ladder's rows at the capture time of their frames, where the library's time may be
-  // another frame's (LadderItem::retime, Band::retime_last).
-  std::map<std::uint64_t, std::vector<std::uint64_t*>> times;  // frame: the times to set
+  return wants;
+}
+
+// The ladder's rows at the capture time of their frames, where the library's time may be
+// another frame's (LadderItem::retime, Band::retime_last).
+Retimes frames_to_retime(CaptureTrace& trace) {
+  Retimes times;
   std::vector<std::pair<std::uint64_t, std::uint64_t*>> band_ends;
   for (auto& [id, c] : trace.connections) {
     for (LadderItem& item : c.ladder) {
@@ -96,46 +108,77 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
     }
   }
   for (auto [frame, ns] : band_ends) times[frame].push_back(ns);
-  if (!times.empty()) {
-    min_frame = std::min(min_frame, times.begin()->first);
-    max_frame = std::max(max_frame, times.rbegin()->first);
+  return times;
+}
+
+// The capture cannot be read again: the places show no octets, and the page says why.
+void unreadable(Wants& wants, CaptureTrace& trace, std::string note) {
+  trace.bytes_readable = false;
+  trace.bytes_note = std::move(note);
+  for (auto& [flow, list] : wants) {
+    for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
   }
-  if (wants.empty() && times.empty()) return;
-  std::error_code ec;
-  if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
-    if (wants.empty()) return;  // (the ladder keeps the times the library gave)
-    trace.bytes_readable = false;
-    trace.bytes_note =
-        "not a regular file (a pipe or a live capture): the octets could not be read again";
-    for (auto& [flow, list] : wants) {
-      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+}
+
+// Frames worth decoding: the union of the places' frame ranges, asked in frame order.
+class FrameRanges {
+ public:
+  enum class Answer : std::uint8_t { Wanted, NotWanted, NoMore };
+  explicit FrameRanges(const Wants& wants) {
+    for (const auto& [flow, list] : wants) {
+      for (const Want& w : list) ranges_.emplace_back(w.from, w.to);
     }
-    return;
+    std::sort(ranges_.begin(), ranges_.end());
   }
-  std::string error;
-  std::unique_ptr<CaptureReader> reader = CaptureReader::open(path, error);
-  if (!reader || reader->live()) {
-    if (wants.empty()) return;
-    trace.bytes_readable = false;
-    trace.bytes_note = reader ? "a live capture: the octets could not be read again" : error;
-    for (auto& [flow, list] : wants) {
-      for (Want& w : list) w.place->octets.clear(), w.place->present.clear();
+  Answer at(std::uint64_t frame) {
+    while (next_ < ranges_.size() && ranges_[next_].second < frame) ++next_;
+    if (next_ == ranges_.size()) return Answer::NoMore;
+    for (std::size_t r = next_; r < ranges_.size() && ranges_[r].first <= frame; ++r) {
+      if (ranges_[r].second >= frame) return Answer::Wanted;
     }
-    return;
+    return Answer::NotWanted;
   }
-  // Frames worth decoding: the union of the places' frame ranges.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-  for (const auto& [flow, list] : wants) {
-    for (const Want& w : list) ranges.emplace_back(w.from, w.to);
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges_;
+  std::size_t next_ = 0;
+};
+
+// The TCP segment of the datagram a record completes (a fragment) or carries.
+DecodeResult reassembled(IpReassembler& reassembler, const CaptureRecord& record,
+                         const DecodeOptions& decode, Quiet& quiet) {
+  DecodeResult decoded = decode_captured(captured_frame(record), decode);
+  if (decoded.status == DecodeStatus::IpFragment) {
+    DecodeResult carried;  // the segment of the datagram this fragment completes
+    reassemble(reassembler, decoded, record.number, record.timestamp_ns, decode, quiet,
+               [&](const DecodeResult& datagram) {
+                 if (datagram.status == DecodeStatus::Tcp) carried = datagram;
+               });
+    decoded = std::move(carried);
   }
-  std::sort(ranges.begin(), ranges.end());
-  std::size_t next_range = 0;
+  return decoded;
+}
+
+// Copies the octets of a decoded frame into the places of its flow whose frames it is among.
+void copy_wanted(const DecodeResult& decoded, std::uint64_t frame, Wants& wants) {
+  if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) return;
+  auto it = wants.find({decoded.segment.source, decoded.segment.destination});
+  if (it == wants.end()) return;
+  for (Want& w : it->second) {
+    if (frame >= w.from && frame <= w.to) copy_overlap(decoded.segment, *w.place);
+  }
+}
+
+// The second pass over the capture: the times of `times` set, the octets of `wants` copied.
+void read_again(CaptureReader& reader, Wants& wants, Retimes& times, const FrameSpan& span,
+                const AnalyzerOptions& options, bool ip_fragments) {
+  FrameRanges ranges(wants);
   IpReassembler reassembler(options.ip_reassembly);
   Quiet quiet;
   CaptureRecord record;
   auto next_time = times.begin();
-  while (reader->next(record) == ReadStatus::Record) {
-    if (record.number > max_frame) break;
+  while (reader.next(record) == ReadStatus::Record) {
+    if (record.number > span.last) break;
     while (next_time != times.end() && next_time->first < record.number) ++next_time;
     if (next_time != times.end() && next_time->first == record.number) {
       for (std::uint64_t* ns : next_time->second) *ns = record.timestamp_ns;
@@ -144,39 +187,43 @@ void read_places(const std::string& path, const std::vector<ConnectionReport>& c
     // Each record by its own interface's link type, as the pipeline decoded it; a fragment
     // before the first place may complete a datagram inside the range.
     DecodeResult decoded;
-    if (ip_fragments) {
-      decoded = decode_captured(captured_frame(record), decode);
-      if (decoded.status == DecodeStatus::IpFragment) {
-        DecodeResult carried;  // the segment of the datagram this fragment completes
-        reassemble(reassembler, decoded, record.number, record.timestamp_ns, decode, quiet,
-                   [&](const DecodeResult& datagram) {
-                     if (datagram.status == DecodeStatus::Tcp) carried = datagram;
-                   });
-        decoded = std::move(carried);
-      }
-    }
-    if (record.number < min_frame) continue;
-    while (next_range < ranges.size() && ranges[next_range].second < record.number) ++next_range;
-    if (next_range == ranges.size()) {
+    if (ip_fragments) decoded = reassembled(reassembler, record, options.decode, quiet);
+    if (record.number < span.first) continue;
+    const FrameRanges::Answer answer = ranges.at(record.number);
+    if (answer == FrameRanges::Answer::NoMore) {
       if (next_time == times.end()) break;
       continue;
     }
-    bool wanted = false;
-    for (std::size_t r = next_range; r < ranges.size() && ranges[r].first <= record.number; ++r) {
-      if (ranges[r].second >= record.number) {
-        wanted = true;
-        break;
-      }
-    }
-    if (!wanted) continue;
-    if (!ip_fragments) decoded = decode_captured(captured_frame(record), decode);
-    if (decoded.status != DecodeStatus::Tcp || decoded.segment.payload.empty()) continue;
-    auto it = wants.find({decoded.segment.source, decoded.segment.destination});
-    if (it == wants.end()) continue;
-    for (Want& w : it->second) {
-      if (record.number >= w.from && record.number <= w.to) copy_overlap(decoded.segment, *w.place);
-    }
+    if (answer == FrameRanges::Answer::NotWanted) continue;
+    if (!ip_fragments) decoded = decode_captured(captured_frame(record), options.decode);
+    copy_wanted(decoded, record.number, wants);
   }
+}
+
+}  // namespace
+
+void read_places(const std::string& path, const std::vector<ConnectionReport>& connections,
+                 CaptureTrace& trace, const AnalyzerOptions& options, bool ip_fragments) {
+  FrameSpan span;
+  Wants wants = wanted_places(connections, trace, span);
+  Retimes times = frames_to_retime(trace);
+  if (!times.empty()) span.add(times.begin()->first, times.rbegin()->first);
+  if (wants.empty() && times.empty()) return;
+  std::error_code ec;
+  if (path == "-" || path == "<stdin>" || !std::filesystem::is_regular_file(path, ec)) {
+    if (wants.empty()) return;  // (the ladder keeps the times the library gave)
+    unreadable(wants, trace,
+               "not a regular file (a pipe or a live capture): the octets could not be read again");
+    return;
+  }
+  std::string error;
+  std::unique_ptr<CaptureReader> reader = CaptureReader::open(path, error);
+  if (!reader || reader->live()) {
+    if (wants.empty()) return;
+    unreadable(wants, trace, reader ? "a live capture: the octets could not be read again" : error);
+    return;
+  }
+  read_again(*reader, wants, times, span, options, ip_fragments);
 }
 
 }  // namespace mpa::report

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -435,191 +436,262 @@ ordered_json identity_json(const ConnectionIdentity& id) {
           {"startup", id.startup}};
 }
 
-}  // namespace
+// Two runs compared: per pair of implementations, then per connection (matched by identity,
+// the n-th of an identity in one run with the n-th in the other), what is new, fixed and
+// stayed.
+struct PairComparison {
+  PairKey key;
+  PairRun before, after;  // not tried when the run has no connection of the pair
+  Changes changes;
+  std::string name() const { return fmt::format("{} -> {}", key.first, key.second); }
+};
 
-int write_comparison(std::ostream& out, const std::string& old_name,
-                     const std::vector<CaptureReport>& old_run, const std::string& new_name,
-                     const std::vector<CaptureReport>& new_run, bool json) {
-  const auto old_pairs = pairs_of(old_run);
-  const auto new_pairs = pairs_of(new_run);
+struct ConnectionComparison {
+  ConnectionIdentity identity;
+  std::size_t ordinal = 0;
+  bool numbered = false;  // more than one connection of the identity in a run: named #n
+  std::optional<ConnectionRun> before, after;
+  Changes changes;
+  std::string name() const {
+    return fmt::format("{}{}", identity.text(),
+                       numbered ? fmt::format(" #{}", ordinal + 1) : std::string());
+  }
+};
+
+struct ComparedRun {
+  const std::string& name;
+  const std::vector<CaptureReport>& captures;
+  std::uint64_t connections() const {
+    std::uint64_t n = 0;
+    for (const CaptureReport& cap : captures) n += cap.connections.size();
+    return n;
+  }
+};
+
+struct Comparison {
+  ComparedRun old_run, new_run;
+  std::vector<PairComparison> pairs;
+  std::vector<ConnectionComparison> connections;
+  std::size_t added = 0, fixed = 0, stayed = 0, only_new = 0, only_old = 0, matched = 0;
+  int exit_status() const { return added ? 1 : 0; }
+};
+
+void compare_pairs(Comparison& cmp) {
+  auto old_pairs = pairs_of(cmp.old_run.captures);
+  auto new_pairs = pairs_of(cmp.new_run.captures);
   std::set<PairKey> keys;
   for (const auto& [k, p] : old_pairs) keys.insert(k);
   for (const auto& [k, p] : new_pairs) keys.insert(k);
-  std::size_t added = 0, fixed = 0, stayed = 0, only_new = 0, only_old = 0;
-  ordered_json pairs_json = ordered_json::array();
-  static const PairRun kNotTried;
   for (const PairKey& key : keys) {
-    const auto o = old_pairs.find(key);
-    const auto n = new_pairs.find(key);
-    const PairRun& before = o == old_pairs.end() ? kNotTried : o->second;
-    const PairRun& after = n == new_pairs.end() ? kNotTried : n->second;
-    const std::string pair = fmt::format("{} -> {}", key.first, key.second);
-    Changes ch;
-    if (after.tried && before.tried) {
-      ch = changes(before.findings, after.findings);
-    } else if (after.tried) {
-      ch = changes({}, after.findings);
-      ++only_new;
+    PairComparison pair{key, std::move(old_pairs[key]), std::move(new_pairs[key]), {}};
+    if (pair.after.tried && pair.before.tried) {
+      pair.changes = changes(pair.before.findings, pair.after.findings);
+    } else if (pair.after.tried) {
+      pair.changes = changes({}, pair.after.findings);
+      ++cmp.only_new;
     } else {
-      ++only_old;
+      ++cmp.only_old;
     }
-    added += ch.added.size();
-    fixed += ch.fixed.size();
-    stayed += ch.stayed.size();
-    if (json) {
-      const auto run_json = [](const PairRun& p) {
-        return p.tried ? ordered_json{{"verdict", to_string(p.verdict)},
-                                      {"connections", p.connections},
-                                      {"initiator", p.initiator_label},
-                                      {"responder", p.responder_label}}
-                       : ordered_json(nullptr);
-      };
-      ordered_json j = {{"initiator", key.first},
-                        {"responder", key.second},
-                        {"old", run_json(before)},
-                        {"new", run_json(after)}};
-      for (const auto& [what, list, run] :
-           {std::tuple{"new_findings", &ch.added, &new_run},
-            std::tuple{"fixed", &ch.fixed, &old_run}, std::tuple{"stayed", &ch.stayed, &new_run}}) {
-        ordered_json items = ordered_json::array();
-        for (const auto& [k, at] : *list) items.push_back(occurrence_json(*run, k, at));
-        j[what] = std::move(items);
-      }
-      pairs_json.push_back(std::move(j));
-      continue;
-    }
-    if (!before.tried) {
-      fmt::print(out, "pair {}: tried in NEW only: {}, {}\n", pair, to_string(after.verdict),
-                 count_of(after.connections, "connection"));
-    } else if (!after.tried) {
-      fmt::print(out, "pair {}: tried in OLD only (not in NEW): {}, {}\n", pair,
-                 to_string(before.verdict), count_of(before.connections, "connection"));
-    } else if (before.verdict != after.verdict) {
-      fmt::print(out, "pair {}: {} -> {}\n", pair, to_string(before.verdict),
-                 to_string(after.verdict));
-    }
-    for (const auto& [k, at] : ch.added)
-      fmt::print(out, "pair {}: new {} [NEW {}]\n", pair, key_words(k, at),
-                 where_words(new_run, at));
-    for (const auto& [k, at] : ch.fixed)
-      fmt::print(out, "pair {}: fixed {} [OLD {}]\n", pair, key_words(k, at),
-                 where_words(old_run, at));
-    for (const auto& [k, at] : ch.stayed)
-      fmt::print(out, "pair {}: stayed {} [NEW {}]\n", pair, key_words(k, at),
-                 where_words(new_run, at));
+    cmp.added += pair.changes.added.size();
+    cmp.fixed += pair.changes.fixed.size();
+    cmp.stayed += pair.changes.stayed.size();
+    cmp.pairs.push_back(std::move(pair));
   }
+}
 
-  // Per connection: matched by identity, the n-th of an identity in one run with the n-th in
-  // the other.
-  const auto old_connections = connections_of(old_run);
-  const auto new_connections = connections_of(new_run);
+void compare_connections(Comparison& cmp) {
+  auto old_connections = connections_of(cmp.old_run.captures);
+  auto new_connections = connections_of(cmp.new_run.captures);
   std::set<ConnectionIdentity> identities;
   for (const auto& [id, list] : old_connections) identities.insert(id);
   for (const auto& [id, list] : new_connections) identities.insert(id);
-  ordered_json connections_json = ordered_json::array();
-  std::size_t matched = 0;
   for (const ConnectionIdentity& id : identities) {
-    static const std::vector<ConnectionRun> kNone;
-    const auto o = old_connections.find(id);
-    const auto n = new_connections.find(id);
-    const std::vector<ConnectionRun>& before = o == old_connections.end() ? kNone : o->second;
-    const std::vector<ConnectionRun>& after = n == new_connections.end() ? kNone : n->second;
+    const std::vector<ConnectionRun>& before = old_connections[id];
+    const std::vector<ConnectionRun>& after = new_connections[id];
     for (std::size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
+      ConnectionComparison c{id, i, before.size() > 1 || after.size() > 1, {}, {}, {}};
       FindingSet old_set, new_set;
-      if (i < before.size()) add_findings(old_set, before[i].capture, *before[i].connection);
-      if (i < after.size()) add_findings(new_set, after[i].capture, *after[i].connection);
-      const Changes ch = changes(old_set, new_set);
-      const std::string name = fmt::format(
-          "{}{}", id.text(),
-          before.size() > 1 || after.size() > 1 ? fmt::format(" #{}", i + 1) : std::string());
-      const auto ref = [](const std::vector<CaptureReport>& run, const ConnectionRun& r) {
-        return fmt::format("{} connection {}", run[r.capture].file, r.connection->summary.id);
-      };
-      matched += i < before.size() && i < after.size();
-      if (json) {
-        const auto ref_json = [](const std::vector<CaptureReport>& run,
-                                 const std::vector<ConnectionRun>& list, std::size_t k) {
-          return k < list.size()
-                     ? ordered_json{{"capture", run[list[k].capture].file},
-                                    {"connection", list[k].connection->summary.id},
-                                    {"verdict", to_string(connection_verdict(*list[k].connection))}}
-                     : ordered_json(nullptr);
-        };
-        ordered_json j = {{"identity", identity_json(id)},
-                          {"ordinal", i},
-                          {"old", ref_json(old_run, before, i)},
-                          {"new", ref_json(new_run, after, i)}};
-        for (const auto& [what, list, run] : {std::tuple{"new_findings", &ch.added, &new_run},
-                                              std::tuple{"fixed", &ch.fixed, &old_run},
-                                              std::tuple{"stayed", &ch.stayed, &new_run}}) {
-          ordered_json items = ordered_json::array();
-          for (const auto& [k, at] : *list) items.push_back(occurrence_json(*run, k, at));
-          j[what] = std::move(items);
-        }
-        connections_json.push_back(std::move(j));
-        continue;
+      if (i < before.size()) {
+        c.before = before[i];
+        add_findings(old_set, before[i].capture, *before[i].connection);
       }
-      if (i >= before.size()) {
-        fmt::print(out, "connection {}: in NEW only ({}): {}\n", name, ref(new_run, after[i]),
-                   to_string(connection_verdict(*after[i].connection)));
-      } else if (i >= after.size()) {
-        fmt::print(out, "connection {}: in OLD only ({}): {}\n", name, ref(old_run, before[i]),
-                   to_string(connection_verdict(*before[i].connection)));
+      if (i < after.size()) {
+        c.after = after[i];
+        add_findings(new_set, after[i].capture, *after[i].connection);
       }
-      const auto where = [&](std::string_view run_name, const std::vector<CaptureReport>& run,
-                             const std::vector<ConnectionRun>& list) {
-        return i < list.size() ? fmt::format("{} {}", run_name, ref(run, list[i])) : std::string();
-      };
-      for (const auto& [k, at] : ch.added)
-        fmt::print(out, "connection {}: new {} [{}]\n", name, key_words(k, at),
-                   where("NEW", new_run, after));
-      for (const auto& [k, at] : ch.fixed)
-        fmt::print(out, "connection {}: fixed {} [{}]\n", name, key_words(k, at),
-                   where("OLD", old_run, before));
-      for (const auto& [k, at] : ch.stayed)
-        fmt::print(out, "connection {}: stayed {} [{}]\n", name, key_words(k, at),
-                   where("NEW", new_run, after));
+      c.changes = changes(old_set, new_set);
+      cmp.matched += c.before && c.after;
+      cmp.connections.push_back(std::move(c));
     }
   }
-  const int status = added ? 1 : 0;
-  const auto connections = [](const std::vector<CaptureReport>& run) {
-    std::uint64_t n = 0;
-    for (const CaptureReport& cap : run) n += cap.connections.size();
-    return n;
-  };
-  if (json) {
-    const ordered_json doc = {{"version", 1},
-                              {"old",
-                               {{"report", old_name},
-                                {"captures", old_run.size()},
-                                {"connections", connections(old_run)}}},
-                              {"new",
-                               {{"report", new_name},
-                                {"captures", new_run.size()},
-                                {"connections", connections(new_run)}}},
-                              {"pairs", std::move(pairs_json)},
-                              {"connections", std::move(connections_json)},
-                              {"summary",
-                               {{"new", added},
-                                {"fixed", fixed},
-                                {"stayed", stayed},
-                                {"pairs", keys.size()},
-                                {"pairs_in_new_only", only_new},
-                                {"pairs_in_old_only", only_old},
-                                {"connections_matched", matched},
-                                {"exit_status", status}}}};
-    out << doc.dump(2) << '\n';
-    return status;
+}
+
+Comparison compare(const ComparedRun& old_run, const ComparedRun& new_run) {
+  Comparison cmp{old_run, new_run, {}, {}};
+  compare_pairs(cmp);
+  compare_connections(cmp);
+  return cmp;
+}
+
+// ---- the comparison as text
+
+std::string connection_words(const ComparedRun& run, const ConnectionRun& r) {
+  return fmt::format("{} connection {}", run.captures[r.capture].file, r.connection->summary.id);
+}
+
+void write_pair_text(std::ostream& out, const Comparison& cmp, const PairComparison& p) {
+  const std::string pair = p.name();
+  if (!p.before.tried) {
+    fmt::print(out, "pair {}: tried in NEW only: {}, {}\n", pair, to_string(p.after.verdict),
+               count_of(p.after.connections, "connection"));
+  } else if (!p.after.tried) {
+    fmt::print(out, "pair {}: tried in OLD only (not in NEW): {}, {}\n", pair,
+               to_string(p.before.verdict), count_of(p.before.connections, "connection"));
+  } else if (p.before.verdict != p.after.verdict) {
+    fmt::print(out, "pair {}: {} -> {}\n", pair, to_string(p.before.verdict),
+               to_string(p.after.verdict));
   }
+  for (const auto& [k, at] : p.changes.added)
+    fmt::print(out, "pair {}: new {} [NEW {}]\n", pair, key_words(k, at),
+               where_words(cmp.new_run.captures, at));
+  for (const auto& [k, at] : p.changes.fixed)
+    fmt::print(out, "pair {}: fixed {} [OLD {}]\n", pair, key_words(k, at),
+               where_words(cmp.old_run.captures, at));
+  for (const auto& [k, at] : p.changes.stayed)
+    fmt::print(out, "pair {}: stayed {} [NEW {}]\n", pair, key_words(k, at),
+               where_words(cmp.new_run.captures, at));
+}
+
+void write_connection_text(std::ostream& out, const Comparison& cmp,
+                           const ConnectionComparison& c) {
+  const std::string name = c.name();
+  if (!c.before) {
+    fmt::print(out, "connection {}: in NEW only ({}): {}\n", name,
+               connection_words(cmp.new_run, *c.after),
+               to_string(connection_verdict(*c.after->connection)));
+  } else if (!c.after) {
+    fmt::print(out, "connection {}: in OLD only ({}): {}\n", name,
+               connection_words(cmp.old_run, *c.before),
+               to_string(connection_verdict(*c.before->connection)));
+  }
+  const auto where = [](std::string_view run_name, const ComparedRun& run,
+                        const std::optional<ConnectionRun>& r) {
+    return r ? fmt::format("{} {}", run_name, connection_words(run, *r)) : std::string();
+  };
+  for (const auto& [k, at] : c.changes.added)
+    fmt::print(out, "connection {}: new {} [{}]\n", name, key_words(k, at),
+               where("NEW", cmp.new_run, c.after));
+  for (const auto& [k, at] : c.changes.fixed)
+    fmt::print(out, "connection {}: fixed {} [{}]\n", name, key_words(k, at),
+               where("OLD", cmp.old_run, c.before));
+  for (const auto& [k, at] : c.changes.stayed)
+    fmt::print(out, "connection {}: stayed {} [{}]\n", name, key_words(k, at),
+               where("NEW", cmp.new_run, c.after));
+}
+
+void write_text(std::ostream& out, const Comparison& cmp) {
+  for (const PairComparison& p : cmp.pairs) write_pair_text(out, cmp, p);
+  for (const ConnectionComparison& c : cmp.connections) write_connection_text(out, cmp, c);
   fmt::print(out,
              "mpa-check: compared {} ({}, {}) with {} ({}, {}): {} new, {} fixed, {} stayed over "
              "{} ({} tried in NEW only, {} in OLD only); {} matched\n",
-             old_name, count_of(old_run.size(), "capture"),
-             count_of(connections(old_run), "MPA connection"), new_name,
-             count_of(new_run.size(), "capture"), count_of(connections(new_run), "MPA connection"),
-             added, fixed, stayed, count_of(keys.size(), "pair"), only_new, only_old,
-             count_of(matched, "connection"));
-  return status;
+             cmp.old_run.name, count_of(cmp.old_run.captures.size(), "capture"),
+             count_of(cmp.old_run.connections(), "MPA connection"), cmp.new_run.name,
+             count_of(cmp.new_run.captures.size(), "capture"),
+             count_of(cmp.new_run.connections(), "MPA connection"), cmp.added, cmp.fixed,
+             cmp.stayed, count_of(cmp.pairs.size(), "pair"), cmp.only_new, cmp.only_old,
+             count_of(cmp.matched, "connection"));
+}
+
+// ---- the comparison as JSON
+
+// "new_findings", "fixed", "stayed": each where it shows (new findings and those that stayed
+// in NEW, fixed ones in OLD).
+void add_changes_json(ordered_json& j, const Comparison& cmp, const Changes& ch) {
+  for (const auto& [what, list, run] : {std::tuple{"new_findings", &ch.added, &cmp.new_run},
+                                        std::tuple{"fixed", &ch.fixed, &cmp.old_run},
+                                        std::tuple{"stayed", &ch.stayed, &cmp.new_run}}) {
+    ordered_json items = ordered_json::array();
+    for (const auto& [k, at] : *list) items.push_back(occurrence_json(run->captures, k, at));
+    j[what] = std::move(items);
+  }
+}
+
+ordered_json pair_json(const Comparison& cmp, const PairComparison& p) {
+  const auto run_json = [](const PairRun& r) {
+    return r.tried ? ordered_json{{"verdict", to_string(r.verdict)},
+                                  {"connections", r.connections},
+                                  {"initiator", r.initiator_label},
+                                  {"responder", r.responder_label}}
+                   : ordered_json(nullptr);
+  };
+  ordered_json j = {{"initiator", p.key.first},
+                    {"responder", p.key.second},
+                    {"old", run_json(p.before)},
+                    {"new", run_json(p.after)}};
+  add_changes_json(j, cmp, p.changes);
+  return j;
+}
+
+ordered_json connection_json(const Comparison& cmp, const ConnectionComparison& c) {
+  const auto ref_json = [](const ComparedRun& run, const std::optional<ConnectionRun>& r) {
+    return r ? ordered_json{{"capture", run.captures[r->capture].file},
+                            {"connection", r->connection->summary.id},
+                            {"verdict", to_string(connection_verdict(*r->connection))}}
+             : ordered_json(nullptr);
+  };
+  ordered_json j = {{"identity", identity_json(c.identity)},
+                    {"ordinal", c.ordinal},
+                    {"old", ref_json(cmp.old_run, c.before)},
+                    {"new", ref_json(cmp.new_run, c.after)}};
+  add_changes_json(j, cmp, c.changes);
+  return j;
+}
+
+void write_json(std::ostream& out, const Comparison& cmp) {
+  const auto run_json = [](const ComparedRun& run) {
+    return ordered_json{{"report", run.name},
+                        {"captures", run.captures.size()},
+                        {"connections", run.connections()}};
+  };
+  ordered_json pairs = ordered_json::array(), connections = ordered_json::array();
+  for (const PairComparison& p : cmp.pairs) pairs.push_back(pair_json(cmp, p));
+  for (const ConnectionComparison& c : cmp.connections) {
+    connections.push_back(connection_json(cmp, c));
+  }
+  const ordered_json doc = {{"version", 1},
+                            {"old", run_json(cmp.old_run)},
+                            {"new", run_json(cmp.new_run)},
+                            {"pairs", std::move(pairs)},
+                            {"connections", std::move(connections)},
+                            {"summary",
+                             {{"new", cmp.added},
+                              {"fixed", cmp.fixed},
+                              {"stayed", cmp.stayed},
+                              {"pairs", cmp.pairs.size()},
+                              {"pairs_in_new_only", cmp.only_new},
+                              {"pairs_in_old_only", cmp.only_old},
+                              {"connections_matched", cmp.matched},
+                              {"exit_status", cmp.exit_status()}}}};
+  out << doc.dump(2) << '\n';
+}
+
+}  // namespace
+
+int write_comparison_text(std::ostream& out, const std::string& old_name,
+                          const std::vector<CaptureReport>& old_run, const std::string& new_name,
+                          const std::vector<CaptureReport>& new_run) {
+  const Comparison cmp = compare({old_name, old_run}, {new_name, new_run});
+  write_text(out, cmp);
+  return cmp.exit_status();
+}
+
+int write_comparison_json(std::ostream& out, const std::string& old_name,
+                          const std::vector<CaptureReport>& old_run, const std::string& new_name,
+                          const std::vector<CaptureReport>& new_run) {
+  const Comparison cmp = compare({old_name, old_run}, {new_name, new_run});
+  write_json(out, cmp);
+  return cmp.exit_status();
 }
 
 }  // namespace mpa::report

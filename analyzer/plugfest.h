@@ -103,10 +103,13 @@ void write_matrix_text(std::ostream& out, const Matrix& matrix,
 
 // --compare OLD.json NEW.json: what is new, fixed and stayed per pair and per connection.
 // Errors and warnings not suppressed are compared, by catalogue id and the side that broke
-// the rule. Returns the exit status (1: something new, 0: nothing new); `json` writes the
-// comparison as JSON instead of text.
-int write_comparison(std::ostream& out, const std::string& old_name,
-                     const std::vector<CaptureReport>& old_run, const std::string& new_name,
-                     const std::vector<CaptureReport>& new_run, bool json);
+// the rule. Each returns the exit status (1: something new, 0: nothing new); the comparison
+// as text, or as JSON (--format json).
+int write_comparison_text(std::ostream& out, const std::string& old_name,
+                          const std::vector<CaptureReport>& old_run, const std::string& new_name,
+                          const std::vector<CaptureReport>& new_run);
+int write_comparison_json(std::ostream& out, const std::string& old_name,
+                          const std::vector<CaptureReport>& old_run, const std::string& new_name,
+                          const std::vector<CaptureReport>& new_run);
 
 }  // namespace mpa::report

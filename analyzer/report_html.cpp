@@ -258,6 +258,8 @@ class Page {
   }
   void header();
   void matrix();
+  void matrix_pairs(const Matrix& m);
+  void matrix_grid(const Matrix& m);
   void totals_paragraph();
   void bounds_paragraph();
   void overview(std::vector<Row>& rows);
@@ -316,6 +318,57 @@ void Page::header() {
   buf_ += "</header>\n";
 }
 
+// A matrix heading: the implementation, its addresses and where its name comes from.
+std::string matrix_head_html(const MatrixImplementation& impl) {
+  std::string addresses;
+  for (const std::string& a : impl.addresses) addresses += (addresses.empty() ? "" : ", ") + a;
+  // The hosts file's line by the file's name (its path in the title).
+  const std::string rule = impl.name.rule.substr(impl.name.rule.rfind('/') + 1);
+  const std::string source = impl.name.source == NameSource::Hosts ? rule
+                             : impl.name.source == NameSource::Fingerprint
+                                 ? std::string("a guess from its startup frames")
+                                 : std::string("not named");
+  return fmt::format("{}<br><small title=\"{}\">{} ({})</small>",
+                     impl.name.named() ? implementation_html(impl.name) : esc(impl.key),
+                     esc(impl.name.rule), esc(addresses), esc(source));
+}
+
+// A cell: its verdict, connections, first failing rule and the side that broke it, linked.
+std::string matrix_cell_html(const Matrix& m, std::size_t i, std::size_t r) {
+  const MatrixCell& cell = m.cell(i, r);
+  const std::string word(to_string(cell.verdict));
+  std::string cls = word;
+  std::replace(cls.begin(), cls.end(), ' ', '-');
+  const std::string attributes = fmt::format(
+      "class=\"m m-{cls}\" data-initiator=\"{i}\" data-responder=\"{r}\" "
+      "data-verdict=\"{word}\" data-connections=\"{n}\"",
+      fmt::arg("cls", cls), fmt::arg("i", esc(m.implementations[i].key)),
+      fmt::arg("r", esc(m.implementations[r].key)), fmt::arg("word", word),
+      fmt::arg("n", cell.connections.size()));
+  if (cell.verdict == PairVerdict::NotTried)
+    return fmt::format("<td {}>not tried</td>", attributes);
+  const ConnectionRef& at = cell.failure ? cell.failure_at : cell.connections.front();
+  const std::string target = fmt::format("c{}-{}", at.capture, at.connection->summary.id);
+  std::string failure, rule;
+  if (cell.failure) {
+    const std::string side = side_word(*cell.failure);
+    const std::string_view id = info(cell.failure->finding.id).name;
+    failure = fmt::format(
+        " data-first-failure=\"{}\" data-side=\"{}\" data-capture-index=\"{}\" "
+        "data-connection=\"{}\" data-frame=\"{}\"",
+        id, side, at.capture, at.connection->summary.id, cell.failure->finding.frame);
+    rule = fmt::format("<br><code>{}</code> {}", id,
+                       side.empty() ? std::string("about the capture") : "by the " + side);
+  }
+  return fmt::format(
+      "<td {attributes}{failure}><a href=\"#{target}\">{word}</a><br><small>{connections}: "
+      "{counts}{rule}</small></td>",
+      fmt::arg("attributes", attributes), fmt::arg("failure", failure), fmt::arg("target", target),
+      fmt::arg("word", word),
+      fmt::arg("connections", esc(count_of(cell.connections.size(), "connection"))),
+      fmt::arg("counts", esc(verdict_counts(cell))), fmt::arg("rule", rule));
+}
+
 // The interop matrix (plugfest.h), first on the page: Initiator implementations in rows,
 // Responder implementations in columns, each cell linked to the connection that made its
 // verdict; pairs never tried are said to be so.
@@ -331,86 +384,45 @@ void Page::matrix() {
     buf_ += "</section>\n";
     return;
   }
-  const auto head = [&](const MatrixImplementation& impl) {
-    std::string addresses;
-    for (const std::string& a : impl.addresses) addresses += (addresses.empty() ? "" : ", ") + a;
-    // The hosts file's line by the file's name (its path in the title).
-    const std::string rule = impl.name.rule.substr(impl.name.rule.rfind('/') + 1);
-    const std::string source = impl.name.source == NameSource::Hosts ? rule
-                               : impl.name.source == NameSource::Fingerprint
-                                   ? std::string("a guess from its startup frames")
-                                   : std::string("not named");
-    return fmt::format("{}<br><small title=\"{}\">{} ({})</small>",
-                       impl.name.named() ? implementation_html(impl.name) : esc(impl.key),
-                       esc(impl.name.rule), esc(addresses), esc(source));
-  };
-  // A cell: its verdict, connections, first failing rule and the side that broke it, linked.
-  const auto cell_html = [&](std::size_t i, std::size_t r) {
-    const MatrixCell& cell = m.cell(i, r);
-    const std::string word(to_string(cell.verdict));
-    std::string cls = word;
-    std::replace(cls.begin(), cls.end(), ' ', '-');
-    const std::string attributes = fmt::format(
-        "class=\"m m-{cls}\" data-initiator=\"{i}\" data-responder=\"{r}\" "
-        "data-verdict=\"{word}\" data-connections=\"{n}\"",
-        fmt::arg("cls", cls), fmt::arg("i", esc(m.implementations[i].key)),
-        fmt::arg("r", esc(m.implementations[r].key)), fmt::arg("word", word),
-        fmt::arg("n", cell.connections.size()));
-    if (cell.verdict == PairVerdict::NotTried)
-      return fmt::format("<td {}>not tried</td>", attributes);
-    const ConnectionRef& at = cell.failure ? cell.failure_at : cell.connections.front();
-    const std::string target = fmt::format("c{}-{}", at.capture, at.connection->summary.id);
-    std::string failure, rule;
-    if (cell.failure) {
-      const std::string side = side_word(*cell.failure);
-      const std::string_view id = info(cell.failure->finding.id).name;
-      failure = fmt::format(
-          " data-first-failure=\"{}\" data-side=\"{}\" data-capture-index=\"{}\" "
-          "data-connection=\"{}\" data-frame=\"{}\"",
-          id, side, at.capture, at.connection->summary.id, cell.failure->finding.frame);
-      rule = fmt::format("<br><code>{}</code> {}", id,
-                         side.empty() ? std::string("about the capture") : "by the " + side);
-    }
-    return fmt::format(
-        "<td {attributes}{failure}><a href=\"#{target}\">{word}</a><br><small>{connections}: "
-        "{counts}{rule}</small></td>",
-        fmt::arg("attributes", attributes), fmt::arg("failure", failure),
-        fmt::arg("target", target), fmt::arg("word", word),
-        fmt::arg("connections", esc(count_of(cell.connections.size(), "connection"))),
-        fmt::arg("counts", esc(verdict_counts(cell))), fmt::arg("rule", rule));
-  };
-  if (!m.whole()) {
-    // Too many implementations for a grid: a row per pair tried.
-    buf_ += fmt::format(
-        "<p class=\"bounds\">More than {} implementations: the pairs tried, a row each; the {} "
-        "pairs never tried are not listed.</p>\n<table id=\"matrix\" class=\"pairs\"><thead><tr>"
-        "<th>Initiator</th><th>Responder</th><th>Verdict</th></tr></thead><tbody>\n",
-        Matrix::kMatrixGridMost, m.size() * m.size() - m.tried());
-    for (const auto& [pair, cell] : m.tried_cells) {
-      buf_ +=
-          fmt::format("<tr><th class=\"initiator\">{}</th><th class=\"responder\">{}</th>{}</tr>\n",
-                      head(m.implementations[pair.first]), head(m.implementations[pair.second]),
-                      cell_html(pair.first, pair.second));
-      if (buf_.size() > (1u << 16)) flush();
-    }
-    buf_ += "</tbody></table></section>\n";
-    flush();
-    return;
+  if (m.whole()) {
+    matrix_grid(m);
+  } else {
+    matrix_pairs(m);
   }
+  buf_ += "</tbody></table></section>\n";
+  flush();
+}
+
+// Too many implementations for a grid: a row per pair tried.
+void Page::matrix_pairs(const Matrix& m) {
+  buf_ += fmt::format(
+      "<p class=\"bounds\">More than {} implementations: the pairs tried, a row each; the {} "
+      "pairs never tried are not listed.</p>\n<table id=\"matrix\" class=\"pairs\"><thead><tr>"
+      "<th>Initiator</th><th>Responder</th><th>Verdict</th></tr></thead><tbody>\n",
+      Matrix::kMatrixGridMost, m.size() * m.size() - m.tried());
+  for (const auto& [pair, cell] : m.tried_cells) {
+    buf_ +=
+        fmt::format("<tr><th class=\"initiator\">{}</th><th class=\"responder\">{}</th>{}</tr>\n",
+                    matrix_head_html(m.implementations[pair.first]),
+                    matrix_head_html(m.implementations[pair.second]),
+                    matrix_cell_html(m, pair.first, pair.second));
+    if (buf_.size() > (1u << 16)) flush();
+  }
+}
+
+void Page::matrix_grid(const Matrix& m) {
   buf_ += "<table id=\"matrix\"><thead><tr><th>Initiator ↓ / Responder →</th>";
   for (const MatrixImplementation& impl : m.implementations) {
-    buf_ +=
-        fmt::format("<th class=\"responder\" data-key=\"{}\">{}</th>", esc(impl.key), head(impl));
+    buf_ += fmt::format("<th class=\"responder\" data-key=\"{}\">{}</th>", esc(impl.key),
+                        matrix_head_html(impl));
   }
   buf_ += "</tr></thead><tbody>\n";
   for (std::size_t i = 0; i < m.size(); ++i) {
     buf_ += fmt::format("<tr><th class=\"initiator\" data-key=\"{}\">{}</th>",
-                        esc(m.implementations[i].key), head(m.implementations[i]));
-    for (std::size_t r = 0; r < m.size(); ++r) buf_ += cell_html(i, r);
+                        esc(m.implementations[i].key), matrix_head_html(m.implementations[i]));
+    for (std::size_t r = 0; r < m.size(); ++r) buf_ += matrix_cell_html(m, i, r);
     buf_ += "</tr>\n";
   }
-  buf_ += "</tbody></table></section>\n";
-  flush();
 }
 
 void Page::totals_paragraph() {
