@@ -32,9 +32,7 @@ void EndpointWords::parse(const json& v, Endpoint& e) {
 
 void CrcWords::parse(const json& v, CrcStatus& c) {
   const std::string crc = text_of(v);
-  c = crc == "good"  ? CrcStatus::Good
-      : crc == "bad" ? CrcStatus::Bad
-                     : CrcStatus::NotChecked;
+  c = crc == "good" ? CrcStatus::Good : crc == "bad" ? CrcStatus::Bad : CrcStatus::NotChecked;
 }
 
 std::string_view FrameKindWords::spell(FrameKind k) {

@@ -152,7 +152,8 @@ inline constexpr auto map_finding = [](auto& io, auto& rf, bool of_connection) {
   io.derived("severity", [&] { return to_string(d.severity); });
   io.derived("rfc_error_code", [&] { return rfc_error_code_json(d.id); });
   io.derived("rfc", [&] { return d.rfc; });
-  io.written_if(of_connection, [&] { io.template spelled<DirectionWords>("direction", f.direction); });
+  io.written_if(of_connection,
+                [&] { io.template spelled<DirectionWords>("direction", f.direction); });
   io.field("frame", f.frame);
   io.field_or("certain_at", f.certain_at, f.frame);
   io.written_if(of_connection, [&] {
@@ -164,7 +165,9 @@ inline constexpr auto map_finding = [](auto& io, auto& rf, bool of_connection) {
   io.written_if(!rf.suppressed_by,
                 [&] { io.rule("over_count", rf.over_count, map_over_count, d.name); });
 };
-inline constexpr auto map_connection_finding = [](auto& io, auto& rf) { map_finding(io, rf, true); };
+inline constexpr auto map_connection_finding = [](auto& io, auto& rf) {
+  map_finding(io, rf, true);
+};
 inline constexpr auto map_capture_finding = [](auto& io, auto& rf) { map_finding(io, rf, false); };
 
 inline constexpr auto map_direction = [](auto& io, auto& d) {
@@ -183,10 +186,12 @@ inline constexpr auto map_direction = [](auto& io, auto& d) {
   io.nullable("mulpdu", d.mulpdu);
   io.derived("segments_starting_fpdu_percent",
              [&] { return percent(d.segments_starting_fpdu, d.segments); });
-  io.derived("fpdus_in_one_segment_percent", [&] { return percent(d.fpdus_in_one_segment, d.fpdus); });
+  io.derived("fpdus_in_one_segment_percent",
+             [&] { return percent(d.fpdus_in_one_segment, d.fpdus); });
   io.tally("ulpdu_sizes", d.ulpdu_sizes, ulpdu_bucket_label, true);
-  io.tally("rdmap_opcodes", d.rdmap_opcodes, [](std::size_t i) { return std::string(rdmap_opcode_name(i)); },
-           false);
+  io.tally(
+      "rdmap_opcodes", d.rdmap_opcodes,
+      [](std::size_t i) { return std::string(rdmap_opcode_name(i)); }, false);
   io.field("terminates", d.terminates);
   io.nullable("stack", d.stack);
   io.template spelled<MacWords>("mac", d.mac);
@@ -258,9 +263,8 @@ inline constexpr auto map_connection_about = [](auto& io, auto& c) {
   io.derived("verdict", [&] { return to_string(connection_verdict(c)); });
   io.field("first_frame", s.first_frame);
   io.field("last_frame", s.last_frame);
-  io.derived("revision", [&] {
-    return s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
-  });
+  io.derived("revision",
+             [&] { return s.request ? ordered_json(s.request->revision) : ordered_json(nullptr); });
   io.field("startup_seen", s.startup_seen);
   io.optional_object("request", s.request, map_startup);
   io.optional_object("reply", s.reply, map_startup);
