@@ -39,10 +39,14 @@ struct FirstKey {
   }
 };
 
-// The rule a finding names, kept in `rules` (found again by file, line and id).
+// The rule a finding names, kept in `rules` (found again by file, line and id). A rule with
+// count= is written without its count where it suppressed a finding ("suppressed") and with it
+// where a finding was over it ("over_count"): the count is taken from whichever names it.
 const Suppression* kept_rule(std::deque<Suppression>& rules, Suppression&& read) {
-  for (const Suppression& r : rules) {
-    if (r.file == read.file && r.line == read.line && r.id == read.id) return &r;
+  for (Suppression& r : rules) {
+    if (r.file != read.file || r.line != read.line || r.id != read.id) continue;
+    if (!r.count) r.count = read.count;
+    return &r;
   }
   return &rules.emplace_back(std::move(read));
 }
