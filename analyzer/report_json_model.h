@@ -16,6 +16,8 @@ namespace mpa::report::json_model {
 // A table is a generic lambda `(io, value)`: it names each key of the value's JSON object once,
 // in the order written, through the operations of `io`. The writer (JsonWriter) and the
 // reader (JsonReader) are its two `io`s; the value is const for the one, not for the other.
+// A key a table does not name is neither written nor read; the reader takes a member that is
+// absent, or not of its type, as empty (0, "", false) unless the operation says otherwise.
 //   field(key, m)              m as is (bool, integer, string)
 //   field_or(key, m, absent)   the same; the reader takes `absent` for a missing key
 //   nullable(key, m)           written null when m is empty (0, ""); read as field
@@ -36,7 +38,7 @@ namespace mpa::report::json_model {
 //                                   `zeros`
 //   list(key, vector, table)   an array of objects
 //   streamed(key, vector, table)  the same, written one item at a time (a capture's
-//                                 connections, the document's captures)
+//                                 connections: StreamedWriter)
 //   diagnostic(key, id)        the catalogue id; false when the reader does not know it
 //   rule(key, rule, table, id) the suppression rule a finding names (null: none)
 
