@@ -108,6 +108,9 @@ def check_reports(a, report_validator, comparison_validator):
         json.dump(suppressed, f)
     again = report(a.mpa_check, "--from-json", path, cwd=a.work)
     valid(report_validator, again, "--from-json of the report with suppressions")
+    # (a count= rule's findings name it without its count while it suppresses them)
+    counts = {f["over_count"]["count"] for f in findings_of(again) if "over_count" in f}
+    expect(counts == {1}, f"--from-json: over_count counts {counts}, the rule says count=1")
 
     fpdus = report(a.mpa_check, "--list-fpdus", *captures_in(a.siw)[:4], cwd=a.work)
     valid(report_validator, fpdus, "--list-fpdus")
