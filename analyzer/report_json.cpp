@@ -119,6 +119,7 @@ class JsonWriter {
     if (rule) object(key, *rule, table);
   }
 
+ protected:
   template <typename T, typename Table>
   ordered_json object_of(const T& v, Table table) const {
     ordered_json j = ordered_json::object();
