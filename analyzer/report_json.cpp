@@ -1,14 +1,18 @@
-// The JSON report (the contract documented in README.md, version 1).
+// The JSON report (the contract documented in README.md, version 1, and published as
+// docs/mpa-check-report.schema.json): its keys are report_json_model.h's tables.
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "mpa/conformance.h"
 #include "plugfest.h"
 #include "report.h"
+#include "report_json_model.h"
 
 namespace mpa::report {
 namespace {
 
 using nlohmann::ordered_json;
+using namespace json_model;
 
 // The rules a catalogue entry checks (--list-rules ids), and why it checks none.
 ordered_json rules_json(DiagId id) {
@@ -22,167 +26,166 @@ ordered_json beyond_json(DiagId id) {
   return {{"scope", to_string(beyond->scope)}, {"why", beyond->why}};
 }
 
-ordered_json finding_json(const ReportedFinding& rf, bool with_direction) {
-  const Finding& f = rf.finding;
-  const DiagnosticInfo& d = info(f.id);
-  ordered_json j;
-  j["id"] = d.name;
-  j["severity"] = to_string(d.severity);
-  j["rfc_error_code"] =
-      d.error_code != MpaError::None ? ordered_json(number(d.error_code)) : ordered_json(nullptr);
-  j["rfc"] = d.rfc;
-  if (with_direction) j["direction"] = to_string(f.direction);
-  j["frame"] = f.frame;
-  j["certain_at"] = f.certain_at;
-  if (with_direction) {
-    j["tcp_seq"] = f.tcp_seq.value();
-    j["stream_offset"] = f.stream_offset;
+// The tables' writer (report_json_model.h): each key into an object, in the tables' order.
+class JsonWriter {
+ public:
+  // `policy`: for a capture's verdict (nullptr where no table needs it).
+  explicit JsonWriter(ordered_json& j, const Policy* policy = nullptr) : j_(j), policy_(policy) {}
+
+  template <typename T>
+  void field(const char* key, const T& v) {
+    j_[key] = v;
   }
-  j["message"] = f.message;
-  if (rf.suppressed_by) {
-    j["suppressed"] = {{"file", rf.suppressed_by->file},
-                       {"line", rf.suppressed_by->line},
-                       {"reason", rf.suppressed_by->reason}};
-  } else if (rf.over_count) {
-    j["over_count"] = {{"file", rf.over_count->file},
-                       {"line", rf.over_count->line},
-                       {"count", *rf.over_count->count}};
+  template <typename T>
+  void field_or(const char* key, const T& v, const T& /*absent*/) {
+    j_[key] = v;
   }
+  template <typename T>
+  void nullable(const char* key, const T& v) {
+    null_unless(key, v, v != T{});
+  }
+  template <typename T>
+  void null_unless(const char* key, const T& v, bool shown) {
+    j_[key] = shown ? ordered_json(v) : ordered_json(nullptr);
+  }
+  template <typename T>
+  void or_null(const char* key, const std::optional<T>& v) {
+    j_[key] = v ? ordered_json(*v) : ordered_json(nullptr);
+  }
+  template <typename T>
+  void unsigned_or_null(const char* key, const std::optional<T>& v) {
+    or_null(key, v);
+  }
+  template <typename T>
+  void when_set(const char* key, const std::optional<T>& v) {
+    if (v) j_[key] = *v;
+  }
+  template <typename Words, typename T>
+  void spelled(const char* key, const T& v) {
+    j_[key] = Words::spell(v);
+  }
+  template <typename F>
+  void derived(const char* key, F f) {
+    if constexpr (std::is_invocable_v<F, const Policy&>) {
+      j_[key] = f(*policy_);
+    } else {
+      j_[key] = f();
+    }
+  }
+  template <typename F>
+  void written_if(bool written, F f) {
+    if (written) f();
+  }
+  template <typename T, typename Table>
+  void object(const char* key, const T& v, Table table) {
+    j_[key] = object_of(v, table);
+  }
+  template <typename T, typename Table, typename F>
+  void object_or(const char* key, const T& v, Table table, F /*fallback*/) {
+    object(key, v, table);
+  }
+  template <typename T, typename Table>
+  void optional_object(const char* key, const std::optional<T>& v, Table table) {
+    if (v) object(key, *v, table);
+  }
+  template <typename T, typename Table>
+  void inline_optional(const std::optional<T>& v, Table table) {
+    if (v) table(*this, *v);
+  }
+  template <typename T, typename To, typename From, typename Table>
+  void view(const char* key, const T& v, To to, From /*from*/, Table table) {
+    object(key, to(v), table);
+  }
+  template <std::size_t N, typename Label>
+  void tally(const char* key, const std::array<std::uint64_t, N>& counts, Label label, bool zeros) {
+    ordered_json j = ordered_json::object();
+    for (std::size_t i = 0; i < N; ++i) {
+      if (zeros || counts[i]) j[label(i)] = counts[i];
+    }
+    j_[key] = std::move(j);
+  }
+  template <typename T, typename Table>
+  void list(const char* key, const std::vector<T>& items, Table table) {
+    ordered_json j = ordered_json::array();
+    for (const T& item : items) j.push_back(object_of(item, table));
+    j_[key] = std::move(j);
+  }
+  bool diagnostic(const char* key, DiagId id) {
+    j_[key] = info(id).name;
+    return true;
+  }
+  template <typename Table>
+  void rule(const char* key, const Suppression* rule, Table table, std::string_view /*id*/) {
+    if (rule) object(key, *rule, table);
+  }
+
+ protected:
+  template <typename T, typename Table>
+  ordered_json object_of(const T& v, Table table) const {
+    ordered_json j = ordered_json::object();
+    JsonWriter w(j, policy_);
+    table(w, v);
+    return j;
+  }
+
+ private:
+  ordered_json& j_;
+  const Policy* policy_;
+};
+
+template <typename T, typename Table>
+ordered_json json_of(const T& v, Table table) {
+  ordered_json j = ordered_json::object();
+  JsonWriter w(j);
+  table(w, v);
   return j;
 }
 
-ordered_json direction_json(const DirectionSummary& d) {
-  ordered_json j;
-  j["markers"] = d.markers;
-  j["crc"] = d.crc;
-  j["full_operation"] = d.full_operation;
-  j["parameters_inferred"] = d.inferred;
-  j["fpdus"] = d.fpdus;
-  j["ulpdu_bytes"] = d.ulpdu_bytes;
-  j["crc_failures"] = d.crc_failures;
-  j["segments"] = d.segments;
-  j["segments_starting_fpdu"] = d.segments_starting_fpdu;
-  j["fpdus_in_one_segment"] = d.fpdus_in_one_segment;
-  j["max_ulpdu_length"] = d.max_ulpdu;
-  j["mss"] = d.mss ? ordered_json(*d.mss) : ordered_json(nullptr);
-  j["mulpdu"] = d.mulpdu ? ordered_json(d.mulpdu) : ordered_json(nullptr);
-  j["segments_starting_fpdu_percent"] = percent(d.segments_starting_fpdu, d.segments);
-  j["fpdus_in_one_segment_percent"] = percent(d.fpdus_in_one_segment, d.fpdus);
-  ordered_json sizes = ordered_json::object();
-  for (std::size_t i = 0; i < d.ulpdu_sizes.size(); ++i)
-    sizes[ulpdu_bucket_label(i)] = d.ulpdu_sizes[i];
-  j["ulpdu_sizes"] = sizes;
-  ordered_json opcodes = ordered_json::object();
-  for (std::size_t i = 0; i < d.rdmap_opcodes.size(); ++i) {
-    if (d.rdmap_opcodes[i]) opcodes[std::string(rdmap_opcode_name(i))] = d.rdmap_opcodes[i];
+// The object a StreamedWriter collects its keys in (a base, so that it is made first).
+struct Collected {
+  ordered_json collected = ordered_json::object();
+};
+
+// A capture as the document holds it, written as it goes so that the report never holds
+// more than one connection's JSON in memory (a capture may carry hundreds of thousands of
+// findings): its keys up to the streamed list on one line, then each item of the list as a
+// JSON text of its own, then the keys after it, indented.
+class StreamedWriter : private Collected, public JsonWriter {
+ public:
+  StreamedWriter(std::ostream& out, const Policy& policy)
+      : JsonWriter(collected, &policy), out_(out) {}
+
+  template <typename T, typename Table>
+  void streamed(const char* key, const std::vector<T>& items, Table table) {
+    std::string text = collected.dump();
+    text.pop_back();  // the closing brace: the list and what follows it come next
+    out_ << text << ",\n\"" << key << "\": [";
+    for (std::size_t k = 0; k < items.size(); ++k)
+      out_ << (k ? ",\n" : "\n") << object_of(items[k], table).dump(1);
+    out_ << "]";
+    collected = ordered_json::object();
   }
-  j["rdmap_opcodes"] = opcodes;
-  j["terminates"] = d.terminates;
-  j["stack"] = d.stack.empty() ? ordered_json(nullptr) : ordered_json(d.stack);
-  j["mac"] = d.mac ? ordered_json(to_string(*d.mac)) : ordered_json(nullptr);
-  j["payload_octets"] = d.bytes;
-  return j;
-}
-
-ordered_json startup_json(const StartupFrame& f) {
-  ordered_json j;
-  j["kind"] = f.kind == FrameKind::Request ? "request"
-              : f.kind == FrameKind::Reply ? "reply"
-                                           : "invalid";
-  j["revision"] = f.revision;
-  j["m"] = f.m();
-  j["c"] = f.c();
-  j["r"] = f.r();
-  j["s"] = f.s();
-  j["flags"] = f.flags;
-  j["pd_length"] = f.pd_length;
-  if (f.enhanced) {
-    j["ird"] = f.enhanced->ird;
-    j["ord"] = f.enhanced->ord;
-    j["peer_to_peer"] = f.enhanced->peer_to_peer;
-    j["rtr"] = {{"send", f.enhanced->send_rtr},
-                {"write", f.enhanced->write_rtr},
-                {"read", f.enhanced->read_rtr}};
+  // The keys after the streamed list, and the closing brace.
+  void finish() {
+    for (const auto& [key, value] : collected.items())
+      out_ << ",\n\"" << key << "\": " << value.dump(1);
+    out_ << "}";
   }
-  return j;
-}
 
-ordered_json implementation_json(const ImplementationName& n) {
-  ordered_json j;
-  j["label"] = n.key();
-  j["source"] = to_string(n.source);
-  j["name"] = n.named() ? ordered_json(n.name) : ordered_json(nullptr);
-  j["version"] = n.version.empty() ? ordered_json(nullptr) : ordered_json(n.version);
-  j["rule"] = n.rule.empty() ? ordered_json(nullptr) : ordered_json(n.rule);
-  j["address"] = n.address;
-  return j;
-}
+ private:
+  std::ostream& out_;
+};
 
-ordered_json counts_json(const SeverityCounts& c) {
-  return {{"errors", c[Severity::Error]},
-          {"warnings", c[Severity::Warning]},
-          {"notes", c[Severity::Note]}};
-}
+ordered_json counts_json(const SeverityCounts& c) { return json_of(c, map_counts); }
 
 }  // namespace
-
-ordered_json connection_json(const ConnectionReport& c) {
-  const ConnectionSummary& s = c.summary;
-  ordered_json j;
-  j["id"] = s.id;
-  j["initiator"] = to_string(s.initiator);
-  j["responder"] = to_string(s.responder);
-  j["tunnel"] = c.tunnel.empty() ? ordered_json(nullptr) : ordered_json(c.tunnel);
-  j["implementations"] = {
-      {"initiator", implementation_json(c.implementation(Direction::Initiator))},
-      {"responder", implementation_json(c.implementation(Direction::Responder))}};
-  const ConnectionIdentity identity = identity_of(c);
-  j["identity"] = {{"initiator", identity.initiator},
-                   {"responder", identity.responder},
-                   {"port", identity.port},
-                   {"startup", identity.startup}};
-  j["verdict"] = to_string(connection_verdict(c));
-  j["first_frame"] = s.first_frame;
-  j["last_frame"] = s.last_frame;
-  j["revision"] = s.request ? ordered_json(s.request->revision) : ordered_json(nullptr);
-  j["startup_seen"] = s.startup_seen;
-  if (s.request) j["request"] = startup_json(*s.request);
-  if (s.reply) j["reply"] = startup_json(*s.reply);
-  j["directions"] = {{"initiator", direction_json(s.direction(Direction::Initiator))},
-                     {"responder", direction_json(s.direction(Direction::Responder))}};
-  auto micros = [](std::uint64_t from, std::uint64_t to) {
-    return from && to && to >= from ? ordered_json((to - from) / 1000) : ordered_json(nullptr);
-  };
-  j["startup_latency_us"] = {{"request_to_reply", micros(s.request_ns, s.reply_ns)},
-                             {"reply_to_first_fpdu", micros(s.reply_ns, s.first_fpdu_ns)}};
-  j["findings"] = ordered_json::array();
-  for (const ReportedFinding& f : c.findings) j["findings"].push_back(finding_json(f, true));
-  j["findings_not_listed"] = c.findings_not_stored;
-  j["counts"] = counts_json(c.active);
-  j["suppressed"] = counts_json(c.suppressed);
-  if (!c.fpdus.empty()) {
-    ordered_json fpdus = ordered_json::array();
-    for (const FpduRecord& r : c.fpdus) {
-      fpdus.push_back({{"frame", r.frame},
-                       {"direction", to_string(r.direction)},
-                       {"tcp_seq", r.seq.value()},
-                       {"ulpdu_length", r.ulpdu_length},
-                       {"crc", to_string(r.crc)},
-                       {"markers", r.markers},
-                       {"first_frame", r.first_frame}});
-    }
-    j["fpdus"] = std::move(fpdus);
-  }
-  return j;
-}
 
 // The interop matrix (plugfest.h): the implementations, and a cell per pair, tried or not.
 static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
   const Matrix m = build_matrix(captures);
   ordered_json implementations = ordered_json::array();
   for (const MatrixImplementation& impl : m.implementations) {
-    ordered_json j = implementation_json(impl.name);
-    j.erase("address");
+    ordered_json j = json_of(impl.name, map_implementation_name);
     j["addresses"] = impl.addresses;
     implementations.push_back(std::move(j));
   }
@@ -233,61 +236,14 @@ static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
           {"cells", std::move(cells)}};
 }
 
-// The document is written one connection at a time, so the report never holds more than
-// one connection's JSON in memory (a capture may carry hundreds of thousands of findings).
-
-// A live capture's libpcap counters (packets received and dropped) and what drops mean.
-static ordered_json live_json(const PipelineResult& result) {
-  const std::string warning = drops_warning(result);
-  return {{"packets_received", result.live->received},
-          {"packets_dropped", result.live->dropped},
-          {"packets_dropped_by_interface", result.live->interface_dropped},
-          {"drops_warning", warning.empty() ? ordered_json(nullptr) : ordered_json(warning)}};
-}
-
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
                 const RuleReview& review) {
-  out << "{\n\"version\": 1,\n\"captures\": [";
+  out << "{\n\"" << kVersionKey << "\": " << kVersion << ",\n\"" << kCapturesKey << "\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
-    const CaptureReport& cap = captures[i];
-    ordered_json head;
-    head["file"] = cap.file;
-    head["frames"] = cap.result.stats.frames;
-    head["complete"] = cap.result.ok;
-    if (!cap.result.ok) head["error"] = cap.result.error;
-    head["tcp_connections"] = cap.tcp_connections;
-    const CaptureStats& st = cap.result.stats;
-    head["tcp_segments"] = st.tcp_segments;
-    head["tunnelled_segments"] = st.tunnelled_segments;
-    head["reassembled_segments"] = st.reassembled_segments;
-    head["ip_datagrams"] = st.ip_datagrams;
-    head["ip_datagrams_incomplete"] = st.ip_datagrams_incomplete;
-    head["not_tcp"] = {{"other_ethertype", st.other_ethertype},
-                       {"other_ip_protocol", st.other_ip_protocol},
-                       {"tunnel_payload", st.tunnel_payload},
-                       {"too_deep", st.too_deep},
-                       {"unsupported_link_type", st.unsupported_link_type},
-                       {"malformed", st.malformed_frames},
-                       {"ip_fragments", st.ip_fragments}};
-    const std::string warning = unreached_warning(st);
-    head["unreached_frames"] = st.unreached();
-    head["first_unreached_frame"] =
-        st.first_unreached_frame ? ordered_json(st.first_unreached_frame) : ordered_json(nullptr);
-    head["capture_warning"] = warning.empty() ? ordered_json(nullptr) : ordered_json(warning);
-    if (cap.result.live) head["live"] = live_json(cap.result);
-    head["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
-    head["counts"] = counts_json(cap.active);
-    head["suppressed"] = counts_json(cap.suppressed);
-    std::string text = head.dump();
-    text.pop_back();  // the closing brace: connections and findings follow
-    out << (i ? ",\n" : "\n") << text << ",\n\"connections\": [";
-    for (std::size_t k = 0; k < cap.connections.size(); ++k) {
-      out << (k ? ",\n" : "\n") << connection_json(cap.connections[k]).dump(1);
-    }
-    ordered_json findings = ordered_json::array();
-    for (const ReportedFinding& f : cap.capture_findings)
-      findings.push_back(finding_json(f, false));
-    out << "],\n\"findings\": " << findings.dump(1) << "}";
+    out << (i ? ",\n" : "\n");
+    StreamedWriter capture(out, policy);
+    map_capture(capture, captures[i]);
+    capture.finish();
   }
   const Totals t = totals(captures, policy);
   ordered_json unused_rules = ordered_json::array();
@@ -328,17 +284,18 @@ class JsonLines : public FindingObserver {
     j["capture"] = capture_;
     j["connection"] =
         connection == kCaptureFinding ? ordered_json(nullptr) : ordered_json(connection);
-    j.update(finding_json(f, connection != kCaptureFinding));
+    JsonWriter w(j);
+    map_finding(w, f, connection != kCaptureFinding);
     out_ << j.dump() << '\n' << std::flush;
   }
+  // The connection without its findings: each was a line of its own.
   void on_connection_end(const ConnectionReport& c) override {
     ordered_json j;
     j["event"] = "connection";
     j["capture"] = capture_;
-    j.update(connection_json(c));
-    j.erase("findings");  // each was a line of its own
-    j.erase("findings_not_listed");
-    j["counts"] = counts_json(c.active);
+    JsonWriter w(j);
+    map_connection_about(w, c);
+    map_connection_counts(w, c);
     out_ << j.dump() << '\n' << std::flush;
   }
 
@@ -357,14 +314,9 @@ void write_json_lines_end(std::ostream& out, const CaptureReport& cap, const Pol
   ordered_json j;
   j["event"] = "end";
   j["capture"] = cap.file;
-  j["frames"] = cap.result.stats.frames;
-  j["complete"] = cap.result.ok;
-  if (!cap.result.ok) j["error"] = cap.result.error;
-  j["tcp_connections"] = cap.tcp_connections;
-  if (cap.result.live) j["live"] = live_json(cap.result);
-  j["verdict"] = !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
-  j["counts"] = counts_json(cap.active);
-  j["suppressed"] = counts_json(cap.suppressed);
+  JsonWriter w(j, &policy);
+  map_capture_reading(w, cap);
+  map_capture_verdict(w, cap);
   out << j.dump() << '\n' << std::flush;
 }
 
