@@ -468,7 +468,7 @@ void MpaConnection::startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, b
   if (!terminate_due_.terminate_owed() && summary_.reply && summary_.reply->m()) {
     // Its first FPDU a Terminate, nothing in the negotiation owed one: with M=1 in the Reply,
     // a refusal of the markers asked for (RFC 5044 4.3), if they were the cause.
-    report(s, DiagId::StartupMarkersRefused, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+    report(s, DiagId::StartupMarkersRefused, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
            "Initiator answered a Reply that accepted and asked for markers (M=1) with a Terminate "
            "as its first FPDU: if the markers were the cause, it cannot generate them");
     return;
@@ -476,7 +476,7 @@ void MpaConnection::startup_reaction_to_fpdu(Sender& s, const FpduEvent& fpdu, b
   const auto t = decode_terminate(fpdu.ulpdu_head, s.siw);
   if (auto issue =
           judge_negotiation_exit(terminate_due_, true, t ? t->mpa_error_code() : std::nullopt)) {
-    report(s, issue->id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+    report(s, issue->id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
            std::move(issue->message));
   }
 }

@@ -25,7 +25,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
       out.push_back(make_finding(
-          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format(
               "peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
               fpdu.ulpdu_length,
@@ -63,7 +63,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     if (fpdu.judged && !said_too_short_) {
       said_too_short_ = true;
       out.push_back(make_finding(
-          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format("ULPDU of {} octets at seq {} cannot hold {} (first of this direction)", size,
                       fpdu.header_seq.value(), need)));
     }
@@ -75,7 +75,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
       said_ddp_version_ = true;
       out.push_back(make_finding(
-          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
                       v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
     }
@@ -99,7 +99,7 @@ void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
   if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
   said_ird_ = true;
   out.push_back(make_finding(
-      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
       fmt::format("{} sent its {} (MSN {}) at seq {} with {} requests outstanding (RDMA Read and "
                   "Atomic Requests whose last answer the capture had not yet shown), more than "
                   "the IRD of {} the {} declared",
@@ -149,7 +149,7 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
                                                  blamed->frame, blamed->seq.value())
                                    : std::string();
   auto add = [&](DiagId id, std::string message) {
-    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
                                std::move(message)));
   };
   const std::string_view stack = layout_stack(t->layout);
