@@ -358,7 +358,7 @@ void HtmlTracer::on_finding(const Finding& f) {
   }
   // About the FPDU reported last (a finding decided as or after it was reported)?
   if (const std::optional<FpduEvent>& last = c.last_event[d];
-      last && f.stream_offset >= last->start_offset && f.stream_offset < last->end_offset()) {
+      last && f.stream_offset >= last->start_offset && f.stream_offset < end_offset(*last)) {
     c.places[index] = fpdu_place(f.id, *last, f.tcp_seq);
     ++trace_.places;
     if (!names_sender_framing(f.id)) return;  // (else a revision of that FPDU may follow)
@@ -444,7 +444,7 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
   sent.ulpdu = {};
   const MarkerGrid grid =
       markers && c.last_marker[d] ? MarkerGrid::through(*c.last_marker[d]) : MarkerGrid();
-  const std::uint64_t end = sent.end_offset();
+  const std::uint64_t end = end_offset(sent);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != sent.direction || w.offset < sent.start_offset || w.offset >= end)
       return false;
@@ -462,7 +462,7 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
 bool HtmlTracer::place_waiting(ConnectionTrace& c, const FpduEvent& fpdu) {
   if (c.waiting.empty()) return false;
   bool eventful = false;
-  const std::uint64_t end = fpdu.end_offset();
+  const std::uint64_t end = end_offset(fpdu);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != fpdu.direction || w.offset >= end) return false;
     if (w.offset >= fpdu.start_offset) {

@@ -103,12 +103,17 @@ struct FpduEvent {
   std::span<const std::uint8_t> ulpdu_head;  // first octets of the ULPDU (markers removed)
   std::span<const std::uint8_t> ulpdu;       // the whole ULPDU, when the reader keeps it
   std::uint64_t timestamp_ns = 0;  // capture time of the segment that completed it (0: unknown)
-
-  // Stream offset of the ULPDU_Length field (after the leading marker, if any).
-  std::uint64_t header_offset() const { return start_offset + header_seq.distance_from(start_seq); }
-  // Stream offset of the octet after its last (the CRC field's last octet, markers counted).
-  std::uint64_t end_offset() const { return start_offset + wire_length; }
 };
+
+// Stream offset of the FPDU's ULPDU_Length field (after the leading marker, if any).
+inline std::uint64_t header_offset(const FpduEvent& fpdu) {
+  return fpdu.start_offset + fpdu.header_seq.distance_from(fpdu.start_seq);
+}
+// Stream offset of the octet after the FPDU's last (the CRC field's last octet, markers
+// counted).
+inline std::uint64_t end_offset(const FpduEvent& fpdu) {
+  return fpdu.start_offset + fpdu.wire_length;
+}
 
 class FpduSink {
  public:

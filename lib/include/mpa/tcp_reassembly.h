@@ -96,7 +96,8 @@ class TcpReassembler {
   // The peer acknowledged everything before `ack` (the ACK field of a segment it sent with
   // the ACK flag). Octets it acknowledged are compared only while still in the window.
   void on_peer_ack(TcpSeq ack) {
-    if (!acks_seen_ || ack != last_ack_) take_peer_ack(ack);  // most segments repeat the last
+    // (Most segments repeat the last.)
+    if (!beyond_.acks_seen || ack != beyond_.last_ack) take_peer_ack(ack);
   }
   // End of capture: every hole still open becomes a gap; buffered data after it is
   // delivered; a FIN seen but not yet reached is honoured.
@@ -109,14 +110,14 @@ class TcpReassembler {
   std::size_t buffered_bytes() const { return buffered_bytes_; }
   const ReassemblyOptions& options() const { return options_; }
   // Whether an acknowledgement from the peer was seen (on_peer_ack after the stream began).
-  bool peer_acks_seen() const { return acks_seen_; }
+  bool peer_acks_seen() const { return beyond_.acks_seen; }
   // Offset of the peer's cumulative acknowledgement (0 before any).
-  std::uint64_t peer_acked_offset() const { return acked_offset_; }
+  std::uint64_t peer_acked_offset() const { return beyond_.acked_offset; }
   // Digests held for octets that left the window unacknowledged, and the oldest offset a
   // digest covers (next_offset() when none).
-  std::size_t digests() const { return digests_.size(); }
+  std::size_t digests() const { return beyond_.digests.size(); }
   std::uint64_t digests_from() const {
-    return digests_.empty() ? next_offset_ : digests_.front().start;
+    return beyond_.digests.empty() ? next_offset_ : beyond_.digests.front().start;
   }
 
  private:
@@ -133,6 +134,72 @@ class TcpReassembler {
     std::uint64_t start = 0;
     std::uint32_t length = 0;
     std::uint32_t crc = 0;
+  };
+  // A run of delivered octets kept as their place in the capture.
+  struct Placed {
+    std::uint64_t start = 0;  // stream offset
+    std::uint64_t length = 0;
+    const OctetSource* source = nullptr;
+    std::uint64_t at = 0;  // where source holds octet `start`
+  };
+  // The last delivered octets (the window, grown lazily up to it): `size` of them, below
+  // next_offset_ and from `start` on. Those of a run in `placed` are read again from their
+  // source; the others are copied into `ring`, indexed offset % size (allocated at the first
+  // copy).
+  struct History {
+    std::size_t size = 0;
+    std::unique_ptr<std::uint8_t[]> ring;
+    std::deque<Placed> placed;  // by start, disjoint, each ending within the window
+    mutable std::vector<std::uint8_t> read_again;  // octets read again from a source
+    mutable std::uint64_t copy_until = 0;  // octets before this offset are copied (see .cpp)
+    std::uint64_t start = 0;               // no valid history below this offset (gaps, growth)
+  };
+  // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
+  // the window, so it never holds more than window / 256 + 1 of them).
+  class CutRing {
+   public:
+    void resize(std::size_t n) { cuts_.resize(n); }
+    bool any() const { return count_ != 0; }
+    std::uint64_t first() const { return cuts_[head_]; }
+    std::uint64_t last() const { return last_; }  // the latest cut (or 0)
+    void pop_up_to(std::uint64_t offset) {
+      while (count_ != 0 && cuts_[head_] <= offset) {
+        head_ = head_ + 1 == cuts_.size() ? 0 : head_ + 1;
+        --count_;
+      }
+    }
+    void push(std::uint64_t offset) {
+      if (count_ == cuts_.size()) return;  // cannot happen (see above); units just grow
+      const std::size_t at = head_ + count_;
+      cuts_[at < cuts_.size() ? at : at - cuts_.size()] = offset;
+      ++count_;
+      last_ = offset;
+    }
+    void clear() { count_ = 0; }
+
+   private:
+    std::vector<std::uint64_t> cuts_;
+    std::size_t head_ = 0;
+    std::size_t count_ = 0;
+    std::uint64_t last_ = 0;
+  };
+  // Retransmissions beyond the window (see tcp_reassembly.cpp, "Digests"): the peer's
+  // acknowledgements, and the digests of what it has not acknowledged.
+  struct BeyondWindow {
+    bool acks_seen = false;
+    bool digesting = false;          // acks_seen, and the options allow digests
+    bool reach_exceeded = false;     // on_retransmission_check_stopped was called
+    TcpSeq last_ack;                 // the last ACK field seen (most segments repeat it)
+    std::uint64_t acked_offset = 0;  // the peer's cumulative acknowledgement
+    std::uint64_t cursor = 0;        // first octet not yet cut into a unit
+    CutRing cuts;                    // segment starts that end units
+    std::deque<Digest> digests;      // by start, disjoint, all end beyond acked_offset
+  };
+  // The first FIN at or beyond the in-order position (tcp_reassembly.cpp, step 5).
+  struct Fin {
+    bool seen = false;
+    std::uint64_t offset = 0;
+    std::uint64_t frame = 0;
   };
 
   TcpSeq seq_at(std::uint64_t offset) const { return origin_ + static_cast<std::uint32_t>(offset); }
@@ -157,24 +224,7 @@ class TcpReassembler {
   // where some could not be read again (those skipped).
   template <typename Take>
   bool kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const;
-  bool digesting() const { return digesting_; }
-  // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
-  // the window, so it never holds more than window / 256 + 1 of them).
-  bool has_cut() const { return cuts_count_ != 0; }
-  std::uint64_t first_cut() const { return cuts_[cuts_head_]; }
-  void pop_cuts_up_to(std::uint64_t offset) {
-    while (cuts_count_ != 0 && cuts_[cuts_head_] <= offset) {
-      cuts_head_ = cuts_head_ + 1 == cuts_.size() ? 0 : cuts_head_ + 1;
-      --cuts_count_;
-    }
-  }
-  void push_cut(std::uint64_t offset) {
-    if (cuts_count_ == cuts_.size()) return;  // cannot happen (see above); units just grow
-    const std::size_t at = cuts_head_ + cuts_count_;
-    cuts_[at < cuts_.size() ? at : at - cuts_.size()] = offset;
-    ++cuts_count_;
-    last_cut_ = offset;
-  }
+  bool digesting() const { return beyond_.digesting; }
   void take_peer_ack(TcpSeq ack);
   std::optional<std::uint32_t> ring_crc(std::uint64_t from, std::uint64_t to,
                                         std::span<const std::uint8_t> incoming) const;
@@ -188,38 +238,10 @@ class TcpReassembler {
   std::uint64_t next_offset_ = 0;             // next in-order offset to deliver
   std::map<std::uint64_t, Pending> pending_;  // out-of-order pieces by offset, disjoint
   std::size_t buffered_bytes_ = 0;            // sum of pending_ data sizes
-  // The last delivered octets (the window, grown lazily up to it): history_size_ of them,
-  // below next_offset_ and from history_begin_ on. Those of a run in placed_ are read again
-  // from their source; the others are copied into history_, a ring indexed offset %
-  // history_size_ (allocated at the first copy).
-  struct Placed {
-    std::uint64_t start = 0;  // stream offset
-    std::uint64_t length = 0;
-    const OctetSource* source = nullptr;
-    std::uint64_t at = 0;  // where source holds octet `start`
-  };
-  std::size_t history_size_ = 0;
-  std::unique_ptr<std::uint8_t[]> history_;
-  std::deque<Placed> placed_;  // by start, disjoint, each ending within the window
-  mutable std::vector<std::uint8_t> read_again_;  // octets read again from a source
-  mutable std::uint64_t copy_until_ = 0;          // octets before this offset are copied (see .cpp)
-  std::uint64_t history_begin_ = 0;  // no valid history below this offset (gaps, growth)
-  std::uint64_t highest_end_ = 0;    // end of the furthest payload seen (keep-alive test)
-  // Retransmissions beyond the window (see tcp_reassembly.cpp, "Digests").
-  bool acks_seen_ = false;
-  bool digesting_ = false;           // acks_seen_, and the options allow digests
-  TcpSeq last_ack_;                  // the last ACK field seen (most segments repeat it)
-  std::uint64_t acked_offset_ = 0;   // the peer's cumulative acknowledgement
-  std::uint64_t digest_cursor_ = 0;  // first octet not yet cut into a unit
-  std::vector<std::uint64_t> cuts_;  // ring of segment starts that end units
-  std::size_t cuts_head_ = 0;
-  std::size_t cuts_count_ = 0;
-  std::uint64_t last_cut_ = 0;   // the latest cut (or 0)
-  std::deque<Digest> digests_;   // by start, disjoint, all end beyond acked_offset_
-  bool reach_exceeded_ = false;  // on_retransmission_check_stopped was called
-  bool fin_seen_ = false;
-  std::uint64_t fin_offset_ = 0;
-  std::uint64_t fin_frame_ = 0;
+  History history_;
+  std::uint64_t highest_end_ = 0;  // end of the furthest payload seen (keep-alive test)
+  BeyondWindow beyond_;
+  Fin fin_;
 };
 
 }  // namespace mpa

@@ -166,7 +166,7 @@ void ReceiverReactions::on_sender_fpdu(const FpduEvent& fpdu, const std::optiona
   on_sender_fpdu_oddity(fpdu, ddp);
   bool bad = false;
   if (pending_) {
-    if (error_->offset >= fpdu.start_offset && error_->offset < fpdu.end_offset()) {
+    if (error_->offset >= fpdu.start_offset && error_->offset < end_offset(fpdu)) {
       bad = true;
       pending_ = false;
       error_->fpdu_known = true;
@@ -220,7 +220,7 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optio
       response_.stag = ddp->stag;
       response_.to = ddp->to;
       response_.seq = fpdu.header_seq;
-      response_.offset = fpdu.header_offset();
+      response_.offset = header_offset(fpdu);
       response_.frame = fpdu.first_frame;
     }
     if (ddp->last) {
@@ -254,7 +254,7 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optio
   if (!error_ || error_->unknowable || error_->acked_frame == 0 || terminate || went_on_) return;
   if (fpdu.first_frame < error_->acked_frame || fpdu.start_offset < error_->receiver_offset) return;
   went_on_ = make_finding(
-      DiagId::ReceiverErrorIgnored, fpdu.first_frame, fpdu.header_seq, fpdu.header_offset(),
+      DiagId::ReceiverErrorIgnored, fpdu.first_frame, fpdu.header_seq, header_offset(fpdu),
       fmt::format("the {} acknowledged the {}'s FPDU at seq {} with {} (frame {}), then sent FPDUs "
                   "from seq {} on, and its stream ended without a Terminate: the error "
                   "went unreported or ignored (RFC 5044 8: no FPDU is passed on after it, and "

@@ -422,7 +422,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
     found.clear();
   }
   s.stats.on_fpdu(fpdu, verdict.ddp, verdict.terminate);
-  if (!s.order.first_fpdu_done) s.order.first_fpdu_end = fpdu.end_offset();
+  if (!s.order.first_fpdu_done) s.order.first_fpdu_end = end_offset(fpdu);
   s.order.first_fpdu_done = true;
   context_.sink.on_fpdu(fpdu);
 }
@@ -431,7 +431,7 @@ void MpaConnection::on_fpdu_revised(Sender& s, const FpduEvent& revised, bool ma
   FpduEvent fpdu = revised;
   // Its extent changed: the frame that completed it is the one that delivered its last octet.
   if (fpdu.wire_length != 0) {
-    if (const auto frame = s.octet_frames.frame_of(fpdu.end_offset() - 1)) fpdu.last_frame = *frame;
+    if (const auto frame = s.octet_frames.frame_of(end_offset(fpdu) - 1)) fpdu.last_frame = *frame;
   }
   context_.sink.on_fpdu_revised(fpdu, markers);
 }

@@ -117,7 +117,7 @@ void StartupReactions::judge_first_fpdu(const FpduEvent& fpdu, bool terminate, b
     // Its first FPDU a Terminate, nothing in the negotiation owed one: with M=1 in the Reply,
     // a refusal of the markers asked for (RFC 5044 4.3), if they were the cause.
     out.push_back(make_finding(
-        DiagId::StartupMarkersRefused, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+        DiagId::StartupMarkersRefused, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
         "Initiator answered a Reply that accepted and asked for markers (M=1) with a Terminate "
         "as its first FPDU: if the markers were the cause, it cannot generate them"));
     return;
@@ -125,7 +125,7 @@ void StartupReactions::judge_first_fpdu(const FpduEvent& fpdu, bool terminate, b
   const auto t = decode_terminate(fpdu.ulpdu_head, siw);
   if (auto issue =
           judge_negotiation_exit(terminate_due_, true, t ? t->mpa_error_code() : std::nullopt)) {
-    out.push_back(make_finding(issue->id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+    out.push_back(make_finding(issue->id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
                                std::move(issue->message)));
   }
 }

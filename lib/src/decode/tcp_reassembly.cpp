@@ -173,18 +173,18 @@ TcpReassembler::TcpReassembler(ReassemblyOptions options) : options_(options) {}
 
 std::uint64_t TcpReassembler::end_limit() const {
   if (ended_) return next_offset_;
-  if (fin_seen_) return fin_offset_;
+  if (fin_.seen) return fin_.offset;
   return kNoLimit;
 }
 
 void TcpReassembler::take_peer_ack(TcpSeq ack) {
   if (!started_) return;  // no origin yet to place it
-  last_ack_ = ack;
-  if (!acks_seen_) {
-    acks_seen_ = true;
-    digesting_ = options_.retransmission_window >= kMinHistory &&
-                 options_.retransmission_reach > options_.retransmission_window;
-    if (digesting_) cuts_.resize(options_.retransmission_window / kMinUnit + 2);
+  beyond_.last_ack = ack;
+  if (!beyond_.acks_seen) {
+    beyond_.acks_seen = true;
+    beyond_.digesting = options_.retransmission_window >= kMinHistory &&
+                        options_.retransmission_reach > options_.retransmission_window;
+    if (beyond_.digesting) beyond_.cuts.resize(options_.retransmission_window / kMinUnit + 2);
   }
   const std::int64_t at =
       static_cast<std::int64_t>(next_offset_) + ack.signed_distance_from(next_seq());
@@ -193,10 +193,11 @@ void TcpReassembler::take_peer_ack(TcpSeq ack) {
   const std::uint64_t sent = std::max(next_offset_, highest_end_) + 1;
   const std::uint64_t offset =
       std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max<std::int64_t>(at, 0)), sent);
-  if (offset <= acked_offset_) return;
-  acked_offset_ = offset;
-  while (!digests_.empty() && digests_.front().start + digests_.front().length <= acked_offset_) {
-    digests_.pop_front();
+  if (offset <= beyond_.acked_offset) return;
+  beyond_.acked_offset = offset;
+  while (!beyond_.digests.empty() &&
+         beyond_.digests.front().start + beyond_.digests.front().length <= beyond_.acked_offset) {
+    beyond_.digests.pop_front();
   }
 }
 
@@ -234,14 +235,14 @@ SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink&
 
   const std::int64_t start =
       static_cast<std::int64_t>(next_offset_) + data_seq.signed_distance_from(next_seq());
-  if (fin && !fin_seen_ && !ended_) {
+  if (fin && !fin_.seen && !ended_) {
     const std::int64_t fin_at = start + static_cast<std::int64_t>(total);
     // A FIN before bytes already delivered contradicts the stream; it cannot end it.
     if (fin_at >= static_cast<std::int64_t>(next_offset_)) {
-      fin_seen_ = true;
-      fin_offset_ = static_cast<std::uint64_t>(fin_at);
-      fin_frame_ = segment.frame;
-      trim_pending_to(fin_offset_);
+      fin_.seen = true;
+      fin_.offset = static_cast<std::uint64_t>(fin_at);
+      fin_.frame = segment.frame;
+      trim_pending_to(fin_.offset);
     }
   }
 
@@ -388,10 +389,10 @@ void TcpReassembler::emit_gap(std::uint64_t length, GapCause cause, std::uint64_
   next_offset_ += length;
   // The ring holds no bytes for the gap; nothing before it can be compared reliably
   // without tracking holes in the history, so comparisons restart here.
-  history_begin_ = next_offset_;
-  placed_.clear();
-  digest_cursor_ = next_offset_;
-  cuts_count_ = 0;
+  history_.start = next_offset_;
+  history_.placed.clear();
+  beyond_.cursor = next_offset_;
+  beyond_.cuts.clear();
 }
 
 void TcpReassembler::drain(Call& call) {
@@ -423,8 +424,8 @@ void TcpReassembler::flush_pending(GapCause cause, Call& call) {
 }
 
 void TcpReassembler::maybe_end_at_fin(Call& call) {
-  if (!fin_seen_ || ended_ || next_offset_ != fin_offset_) return;
-  call.sink.on_stream_end(fin_offset_, seq_at(fin_offset_), StreamEnd::Fin, fin_frame_);
+  if (!fin_.seen || ended_ || next_offset_ != fin_.offset) return;
+  call.sink.on_stream_end(fin_.offset, seq_at(fin_.offset), StreamEnd::Fin, fin_.frame);
   ended_ = true;
   pending_.clear();  // trimmed to the FIN already; nothing can remain, but be certain
   buffered_bytes_ = 0;
@@ -448,14 +449,15 @@ void TcpReassembler::trim_pending_to(std::uint64_t limit) {
 void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const std::uint8_t> data,
                                           Call& call) {
   if (call.mismatch_reported) return;
-  if (!digests_.empty() && offset < digests_.back().start + digests_.back().length &&
+  if (!beyond_.digests.empty() &&
+      offset < beyond_.digests.back().start + beyond_.digests.back().length &&
       check_digests(offset, data, call)) {
     return;
   }
-  if (history_size_ == 0) return;
-  const std::uint64_t size = history_size_;
+  if (history_.size == 0) return;
+  const std::uint64_t size = history_.size;
   const std::uint64_t valid_from =
-      std::max(history_begin_, next_offset_ > size ? next_offset_ - size : 0);
+      std::max(history_.start, next_offset_ > size ? next_offset_ - size : 0);
   const std::uint64_t a = std::max(offset, valid_from);
   const std::uint64_t b = std::min(offset + data.size(), next_offset_);
   if (a >= b) return;  // older than the window, or inside a reported gap
@@ -473,17 +475,18 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
 template <typename Take>
 bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const {
   // The first run that ends after `from`.
-  auto run = std::upper_bound(placed_.begin(), placed_.end(), from,
+  auto run = std::upper_bound(history_.placed.begin(), history_.placed.end(), from,
                               [](std::uint64_t at, const Placed& p) { return at < p.start; });
-  if (run != placed_.begin() && std::prev(run)->start + std::prev(run)->length > from) --run;
+  if (run != history_.placed.begin() && std::prev(run)->start + std::prev(run)->length > from)
+    --run;
   bool whole = true;
   for (std::uint64_t cur = from; cur < to;) {
-    if (run != placed_.end() && run->start <= cur) {
+    if (run != history_.placed.end() && run->start <= cur) {
       const std::uint64_t end = std::min(to, run->start + run->length);
-      read_again_.resize(static_cast<std::size_t>(end - cur));
-      if (run->source->read_again(run->at + (cur - run->start), read_again_)) {
-        copy_until_ = next_offset_ + options_.copy_after_reading_again;
-        if (!take(cur, std::span<const std::uint8_t>(read_again_))) return true;
+      history_.read_again.resize(static_cast<std::size_t>(end - cur));
+      if (run->source->read_again(run->at + (cur - run->start), history_.read_again)) {
+        history_.copy_until = next_offset_ + options_.copy_after_reading_again;
+        if (!take(cur, std::span<const std::uint8_t>(history_.read_again))) return true;
       } else {
         whole = false;  // (the file no longer holds them: skipped)
       }
@@ -492,13 +495,13 @@ bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& ta
       continue;
     }
     // Copied octets, up to the next run: up to two pieces of the ring.
-    const std::uint64_t end = run != placed_.end() ? std::min(to, run->start) : to;
-    if (history_ == nullptr) return false;  // (cannot be: none were copied)
+    const std::uint64_t end = run != history_.placed.end() ? std::min(to, run->start) : to;
+    if (history_.ring == nullptr) return false;  // (cannot be: none were copied)
     while (cur < end) {
-      const std::size_t pos = static_cast<std::size_t>(cur % history_size_);
+      const std::size_t pos = static_cast<std::size_t>(cur % history_.size);
       const std::size_t len =
-          static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_size_ - pos));
-      if (!take(cur, std::span<const std::uint8_t>(history_.get() + pos, len))) return whole;
+          static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_.size - pos));
+      if (!take(cur, std::span<const std::uint8_t>(history_.ring.get() + pos, len))) return whole;
       cur += len;
     }
   }
@@ -510,9 +513,9 @@ bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& ta
 bool TcpReassembler::check_digests(std::uint64_t offset, std::span<const std::uint8_t> data,
                                    Call& call) {
   const std::uint64_t end = std::min(offset + data.size(), next_offset_);
-  auto it = std::lower_bound(digests_.begin(), digests_.end(), offset,
+  auto it = std::lower_bound(beyond_.digests.begin(), beyond_.digests.end(), offset,
                              [](const Digest& d, std::uint64_t at) { return d.start < at; });
-  for (; it != digests_.end() && it->start + it->length <= end; ++it) {
+  for (; it != beyond_.digests.end() && it->start + it->length <= end; ++it) {
     if (crc32c(data.subspan(it->start - offset, it->length)) != it->crc) {
       report_mismatch(it->start, it->length, call, MismatchEvidence::Digest);
       return true;
@@ -557,28 +560,28 @@ std::optional<std::uint32_t> TcpReassembler::ring_crc(
 // last unit may end past `limit`, within the ring or `incoming`.
 void TcpReassembler::digest_units_before(std::uint64_t limit,
                                          std::span<const std::uint8_t> incoming) {
-  if (history_size_ == 0) return;
-  const std::uint64_t size = history_size_;
+  if (history_.size == 0) return;
+  const std::uint64_t size = history_.size;
   std::uint64_t cur =
-      std::max({digest_cursor_, history_begin_, next_offset_ > size ? next_offset_ - size : 0});
-  if (acked_offset_ >= limit) {  // all acknowledged: nothing to keep
+      std::max({beyond_.cursor, history_.start, next_offset_ > size ? next_offset_ - size : 0});
+  if (beyond_.acked_offset >= limit) {  // all acknowledged: nothing to keep
     cur = std::max(cur, limit);
   }
   const std::uint64_t available = next_offset_ + incoming.size();
   while (cur < limit) {
-    pop_cuts_up_to(cur);
+    beyond_.cuts.pop_up_to(cur);
     std::uint64_t end = std::min(cur - cur % kUnitGrid + kUnitGrid, available);
-    if (has_cut()) end = std::min(end, first_cut());
-    if (end > acked_offset_) {
+    if (beyond_.cuts.any()) end = std::min(end, beyond_.cuts.first());
+    if (end > beyond_.acked_offset) {
       // (A unit whose octets could not be read again is not kept: it cannot be compared.)
       if (const std::optional<std::uint32_t> crc = ring_crc(cur, end, incoming)) {
-        digests_.push_back({cur, static_cast<std::uint32_t>(end - cur), *crc});
+        beyond_.digests.push_back({cur, static_cast<std::uint32_t>(end - cur), *crc});
       }
     }
     cur = end;
   }
-  pop_cuts_up_to(cur);
-  digest_cursor_ = std::max(digest_cursor_, cur);
+  beyond_.cuts.pop_up_to(cur);
+  beyond_.cursor = std::max(beyond_.cursor, cur);
 }
 
 // Keeps digests within `retransmission_reach` of `newest`; the first one dropped (it was
@@ -588,12 +591,12 @@ void TcpReassembler::drop_digests_beyond_reach(std::uint64_t newest, Call& call)
   if (newest <= reach) return;
   const std::uint64_t floor = newest - reach;
   std::uint64_t dropped_to = 0;
-  while (!digests_.empty() && digests_.front().start < floor) {
-    dropped_to = digests_.front().start + digests_.front().length;
-    digests_.pop_front();
+  while (!beyond_.digests.empty() && beyond_.digests.front().start < floor) {
+    dropped_to = beyond_.digests.front().start + beyond_.digests.front().length;
+    beyond_.digests.pop_front();
   }
-  if (dropped_to == 0 || reach_exceeded_) return;
-  reach_exceeded_ = true;
+  if (dropped_to == 0 || beyond_.reach_exceeded) return;
+  beyond_.reach_exceeded = true;
   call.sink.on_retransmission_check_stopped(dropped_to, seq_at(dropped_to), call.frame);
 }
 
@@ -603,13 +606,13 @@ void TcpReassembler::drop_digests_beyond_reach(std::uint64_t newest, Call& call)
 void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
   const std::size_t window = options_.retransmission_window;
   if (window == 0) return;
-  std::size_t size = history_size_;
-  const std::uint64_t valid = std::min<std::uint64_t>(size, next_offset_ - history_begin_);
+  std::size_t size = history_.size;
+  const std::uint64_t valid = std::min<std::uint64_t>(size, next_offset_ - history_.start);
   if (size < window && valid + data.size() > size) {
     const std::size_t grown_size = std::min<std::size_t>(
         window, std::max<std::size_t>(
                     {static_cast<std::size_t>(valid) + data.size(), 2 * size, kMinHistory}));
-    if (history_ != nullptr) {
+    if (history_.ring != nullptr) {
       // (Slots are written before they are read: never initialised.)
       std::unique_ptr<std::uint8_t[]> grown(new std::uint8_t[grown_size]);
       // Re-lay the valid bytes out at their offsets modulo the new size.
@@ -617,50 +620,54 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
         const std::size_t pos = static_cast<std::size_t>(cur % size);
         const std::size_t len =
             static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
-        ring_write(grown.get(), grown_size, cur, history_.get() + pos, len);
+        ring_write(grown.get(), grown_size, cur, history_.ring.get() + pos, len);
         cur += len;
       }
-      history_.swap(grown);
+      history_.ring.swap(grown);
     }
-    history_size_ = grown_size;
+    history_.size = grown_size;
     size = grown_size;
-    history_begin_ = next_offset_ - valid;  // the new slots before that were never written
+    history_.start = next_offset_ - valid;  // the new slots before that were never written
   }
   // What the history holds after this write starts here; octets before it leave.
   const std::uint64_t end = next_offset_ + data.size();
-  const std::uint64_t kept_from = std::max(history_begin_, end > size ? end - size : 0);
+  const std::uint64_t kept_from = std::max(history_.start, end > size ? end - size : 0);
   if (digesting()) {
     // This segment's start ends the unit before it, unless that unit would be too short.
     // (The unit would start at the latest of the last cut, the grid line and the cursor.)
     const std::uint64_t at = next_offset_;
-    if (at % kUnitGrid >= kMinUnit && at - last_cut_ >= kMinUnit && at >= digest_cursor_ + kMinUnit)
-      push_cut(at);
-    if (kept_from > digest_cursor_) {
-      if (acked_offset_ >= kept_from) {  // all acknowledged (the usual case): nothing to keep
-        digest_cursor_ = kept_from;
-        pop_cuts_up_to(kept_from);
+    if (at % kUnitGrid >= kMinUnit && at - beyond_.cuts.last() >= kMinUnit &&
+        at >= beyond_.cursor + kMinUnit)
+      beyond_.cuts.push(at);
+    if (kept_from > beyond_.cursor) {
+      if (beyond_.acked_offset >=
+          kept_from) {  // all acknowledged (the usual case): nothing to keep
+        beyond_.cursor = kept_from;
+        beyond_.cuts.pop_up_to(kept_from);
       } else {
         digest_units_before(kept_from, data);
       }
     }
-    if (!digests_.empty()) drop_digests_beyond_reach(end, call);
+    if (!beyond_.digests.empty()) drop_digests_beyond_reach(end, call);
   }
-  while (!placed_.empty() && placed_.front().start + placed_.front().length <= kept_from) {
-    placed_.pop_front();
+  while (!history_.placed.empty() &&
+         history_.placed.front().start + history_.placed.front().length <= kept_from) {
+    history_.placed.pop_front();
   }
-  if (call.source != nullptr && data.size() >= kMinPlaced && next_offset_ >= copy_until_ &&
+  if (call.source != nullptr && data.size() >= kMinPlaced && next_offset_ >= history_.copy_until &&
       octets_within(data, call.payload)) {
     // Kept as its place in the capture.
-    placed_.push_back({next_offset_, data.size(), call.source,
-                       call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});
+    history_.placed.push_back(
+        {next_offset_, data.size(), call.source,
+         call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});
     return;
   }
-  if (history_ == nullptr) history_.reset(new std::uint8_t[size]);
+  if (history_.ring == nullptr) history_.ring.reset(new std::uint8_t[size]);
   if (data.size() >= size) {
-    ring_write(history_.get(), size, next_offset_ + data.size() - size,
+    ring_write(history_.ring.get(), size, next_offset_ + data.size() - size,
                data.data() + data.size() - size, size);
   } else {
-    ring_write(history_.get(), size, next_offset_, data.data(), data.size());
+    ring_write(history_.ring.get(), size, next_offset_, data.data(), data.size());
   }
 }
 
@@ -668,8 +675,8 @@ void TcpReassembler::finish(std::uint64_t frame, StreamSink& sink) {
   if (!started_ || ended_) return;
   Call call{frame, sink};
   flush_pending(GapCause::NotCaptured, call);
-  if (fin_seen_ && !ended_) {
-    emit_gap(fin_offset_ - next_offset_, GapCause::NotCaptured, frame, call);
+  if (fin_.seen && !ended_) {
+    emit_gap(fin_.offset - next_offset_, GapCause::NotCaptured, frame, call);
     maybe_end_at_fin(call);
   }
 }

@@ -12,7 +12,9 @@ namespace mpa {
 
 FpduGrammar::FpduGrammar(TcpSeq start, std::uint64_t offset, MarkerGrid grid, bool crc,
                          bool keep_ulpdu, std::uint32_t connection, Direction direction)
-    : grid_(grid), crc_(crc), keep_ulpdu_(keep_ulpdu), pos_(start), offset_(offset) {
+    : grid_(grid), pos_(start), offset_(offset) {
+  crc_.checked = crc;
+  ulpdu_.keep = keep_ulpdu;
   current_.connection = connection;
   current_.direction = direction;
 }
@@ -20,9 +22,9 @@ FpduGrammar::FpduGrammar(TcpSeq start, std::uint64_t offset, MarkerGrid grid, bo
 std::uint32_t FpduGrammar::bytes_needed() const {
   if (state_ == State::Header) {
     // The rest of ULPDU_Length, the rest of a marker being read, and the markers in between.
-    const std::uint32_t header_left = kUlpduLengthSize - header_got_;
-    if (marker_got_ > 0) {
-      const std::uint32_t marker_left = kMarkerSize - marker_got_;
+    const std::uint32_t header_left = kUlpduLengthSize - header_.got;
+    if (marker_.got > 0) {
+      const std::uint32_t marker_left = kMarkerSize - marker_.got;
       return header_left + marker_left +
              kMarkerSize * grid_.markers_within(pos_ + marker_left, header_left);
     }
@@ -34,8 +36,8 @@ std::uint32_t FpduGrammar::bytes_needed() const {
 }
 
 bool FpduGrammar::give_crc(std::span<const std::uint8_t> data, std::uint32_t state) {
-  given_armed_ = false;
-  if (seen_any_octet_ || !framing_.crc_field || !(crc_ || unchecked_crc_due_)) return false;
+  given_.armed = false;
+  if (seen_any_octet_ || !framing_.crc_field || !(crc_.checked || crc_.unchecked_due)) return false;
   // ULPDU_Length follows a leading marker, or comes first; one split by a marker: not here.
   const std::uint32_t to_marker = grid_.distance_to_marker(pos_);
   if (to_marker != 0 && to_marker < kUlpduLengthSize) return false;
@@ -46,9 +48,9 @@ bool FpduGrammar::give_crc(std::span<const std::uint8_t> data, std::uint32_t sta
   // The CRC field is the last four octets, whole: no marker begins within seven of the end.
   constexpr std::uint32_t kNear = kMarkerSize + kCrcSize - 1;
   if (grid_.distance_to_marker(pos_ + (wire - kNear)) < kNear) return false;
-  given_armed_ = true;
-  given_state_ = state;
-  given_first_ = data.data();
+  given_.armed = true;
+  given_.state = state;
+  given_.first = data.data();
   return true;
 }
 
@@ -69,9 +71,9 @@ bool FpduGrammar::may_be_one_fpdu(std::span<const std::uint8_t> data) {
 
 void FpduGrammar::marker_states_from_given() {
   std::uint32_t state = kCrc32cInit;
-  const std::uint8_t* from = given_first_;
-  for (MarkerFact& m : markers_) {
-    const std::uint8_t* at = given_first_ + m.seq.distance_from(current_.start_seq);
+  const std::uint8_t* from = given_.first;
+  for (MarkerFact& m : marker_.facts) {
+    const std::uint8_t* at = given_.first + m.seq.distance_from(current_.start_seq);
     state = crc32c_update(state, {from, at});
     m.crc_before = state;
     from = at;
@@ -88,32 +90,32 @@ void FpduGrammar::begin(std::uint64_t frame, bool segment_start, bool judged) {
   current_.first_frame = frame;
   current_.starts_segment = segment_start;
   current_.within_one_segment = true;
-  markers_.clear();
-  compute_crc_ = crc_ || unchecked_crc_due_;
-  crc_given_ = given_armed_ && compute_crc_;  // (give_crc: computed elsewhere)
-  given_armed_ = false;
-  if (crc_given_) compute_crc_ = false;
-  crc_state_ = kCrc32cInit;
+  marker_.facts.clear();
+  crc_.computed = crc_.checked || crc_.unchecked_due;
+  given_.in_progress = given_.armed && crc_.computed;  // (give_crc: computed elsewhere)
+  given_.armed = false;
+  if (given_.in_progress) crc_.computed = false;
+  crc_.state = kCrc32cInit;
   pad_nonzero_ = false;
   current_.pad = {};
-  ulpdu_head_size_ = 0;
-  ulpdu_got_ = 0;
-  ulpdu_.clear();
+  ulpdu_.head_size = 0;
+  ulpdu_.got = 0;
+  ulpdu_.whole.clear();
 }
 
 void FpduGrammar::complete(std::uint64_t frame) {
   current_.last_frame = frame;
-  current_.ulpdu_size = ulpdu_size_;
+  current_.ulpdu_size = ulpdu_.size;
   current_.crc_field = framing_.crc_field;
-  current_.crc_received = framing_.crc_field ? crc_from_wire(crc_bytes_.data()) : 0;
+  current_.crc_received = framing_.crc_field ? crc_from_wire(crc_field_.data()) : 0;
   current_.wire_length = static_cast<std::uint32_t>(offset_ - current_.start_offset);
-  if (crc_given_) {
-    crc_state_ = given_state_;
-    compute_crc_ = true;  // (computed, if not here)
-    if (crc32c_finish(crc_state_) != current_.crc_received) marker_states_from_given();
+  if (given_.in_progress) {
+    crc_.state = given_.state;
+    crc_.computed = true;  // (computed, if not here)
+    if (crc32c_finish(crc_.state) != current_.crc_received) marker_states_from_given();
   }
-  if (crc_) {
-    current_.crc_computed = crc32c_finish(crc_state_);
+  if (crc_.checked) {
+    current_.crc_computed = crc32c_finish(crc_.state);
     current_.crc_status =
         current_.crc_computed == current_.crc_received ? CrcStatus::Good : CrcStatus::Bad;
   } else {
@@ -121,16 +123,16 @@ void FpduGrammar::complete(std::uint64_t frame) {
     current_.crc_status = CrcStatus::NotChecked;
   }
   current_.crc_unchecked.reset();
-  if (!crc_ && compute_crc_) {
+  if (!crc_.checked && crc_.computed) {
     // CRCs off: computed for the first FPDU, and for the next as long as each CRC field held
     // its CRC32c (a sender that writes them anyway): up to the first that does not.
-    current_.crc_unchecked = crc32c_finish(crc_state_);
-    unchecked_crc_due_ = framing_.crc_field && current_.crc_received == *current_.crc_unchecked;
+    current_.crc_unchecked = crc32c_finish(crc_.state);
+    crc_.unchecked_due = framing_.crc_field && current_.crc_received == *current_.crc_unchecked;
   }
-  compute_crc_ = crc_;
-  current_.markers = markers_;
-  current_.ulpdu_head = {ulpdu_head_.data(), ulpdu_head_size_};
-  current_.ulpdu = ulpdu_;
+  crc_.computed = crc_.checked;
+  current_.markers = marker_.facts;
+  current_.ulpdu_head = {ulpdu_.head.data(), ulpdu_.head_size};
+  current_.ulpdu = ulpdu_.whole;
   reset(pos_, offset_);  // (the next octet begins the next FPDU)
 }
 

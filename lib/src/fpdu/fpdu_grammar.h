@@ -83,11 +83,11 @@ class FpduGrammar {
     pos_ = seq;
     offset_ = offset;
     state_ = State::Header;
-    header_got_ = 0;
-    marker_got_ = 0;
+    header_.got = 0;
+    marker_.got = 0;
     seen_any_octet_ = false;
-    crc_run_ = nullptr;
-    given_armed_ = crc_given_ = false;
+    crc_.run = nullptr;
+    given_.armed = given_.in_progress = false;
   }
   void reframe(SenderFraming framing, MarkerGrid grid) {
     framing_ = framing;
@@ -100,8 +100,8 @@ class FpduGrammar {
   }
   // The rest of a push is not read (the CRC run over it is dropped).
   void abandon_push() {
-    crc_run_ = nullptr;
-    given_armed_ = false;
+    crc_.run = nullptr;
+    given_.armed = false;
   }
 
   // Exactly how many more octets finish the unit in progress (fpdu_reader.h).
@@ -115,59 +115,111 @@ class FpduGrammar {
   // The FPDU in progress, or the one just completed.
   FpduEvent& event() { return current_; }
   const FpduEvent& event() const { return current_; }
-  std::uint32_t ulpdu_size() const { return ulpdu_size_; }  // as the sender frames it
-  const std::uint8_t* ulpdu_head() const { return ulpdu_head_.data(); }
+  std::uint32_t ulpdu_size() const { return ulpdu_.size; }  // as the sender frames it
+  const std::uint8_t* ulpdu_head() const { return ulpdu_.head.data(); }
   std::uint64_t header_frame() const { return header_frame_; }  // completed its ULPDU_Length
   bool pad_nonzero() const { return pad_nonzero_; }
-  std::uint32_t crc_state() const { return crc_state_; }  // over the octets before the CRC field
-  const MarkerFact& last_marker() const { return markers_.back(); }
-  bool last_marker_leading() const { return last_marker_leading_; }
+  std::uint32_t crc_state() const { return crc_.state; }  // over the octets before the CRC field
+  const MarkerFact& last_marker() const { return marker_.facts.back(); }
+  bool last_marker_leading() const { return marker_.last_leading; }
 
  private:
   enum class State : std::uint8_t { Header, Ulpdu, Pad, Crc };
 
+  // The running CRC32c (crc32c.h) of the FPDU in progress. RFC 5044 4.4: the CRC covers the
+  // FPDU from its first octet (the leading marker, if any) through the pad, markers
+  // included: one contiguous run of each push, folded into `state` in one call when the CRC
+  // field (or the end of the push, or a marker) is reached.
+  struct RunningCrc {
+    bool checked = false;  // CRCs are on
+    // The CRC is computed: with CRCs on, and with them off (crc_unchecked) for the first FPDU
+    // and the next ones while each CRC field held its CRC32c.
+    bool computed = true;
+    bool unchecked_due = true;
+    std::uint32_t state = 0;
+    std::uint32_t before_marker = 0;    // `state` before the marker being read
+    const std::uint8_t* run = nullptr;  // first covered octet of this push not yet in it
+
+    // The octets from `at` on are covered (the run begins there unless it is open).
+    void cover(const std::uint8_t* at) {
+      if (computed && run == nullptr) run = at;
+    }
+    // The run ends before `upto` (fpdu_grammar_feed.h).
+    void fold(const std::uint8_t* upto);
+  };
+  // give_crc: the FPDU begun next (armed) or in progress (in_progress), whose first octet is
+  // at `first`, has its CRC state given.
+  struct GivenCrc {
+    bool armed = false;
+    bool in_progress = false;
+    std::uint32_t state = 0;
+    const std::uint8_t* first = nullptr;
+  };
+  // A field of N octets read as they come, a marker between any two of them.
+  template <std::size_t N>
+  struct Field {
+    std::array<std::uint8_t, N> octets{};
+    std::uint32_t got = 0;
+  };
+  // The marker being read, and the facts of the current FPDU's markers.
+  struct Markers {
+    std::array<std::uint8_t, kMarkerSize> octets{};
+    std::uint32_t got = 0;
+    bool last_leading = false;
+    std::vector<MarkerFact> facts;
+  };
+  // The current FPDU's ULPDU: its size as the sender frames it, how much of it came, its
+  // first octets (markers removed), and the whole of it with keep_ulpdu.
+  struct Ulpdu {
+    bool keep = false;
+    std::uint32_t size = 0;
+    std::uint32_t got = 0;
+    std::array<std::uint8_t, kUlpduHeadSize> head{};
+    std::uint32_t head_size = 0;
+    std::vector<std::uint8_t> whole;
+  };
+
+  bool completed() const { return state_ == State::Crc && remaining_ == 0; }
   void begin(std::uint64_t frame, bool segment_start, bool judged);
+  // One per state of the grammar (and the marker that interrupts any of them): takes octets
+  // of its unit from `p`, at most `limit` (a marker's: `left`), and returns how many; a step
+  // its caller returns is put in `step`. The caller moves the position on.
+  std::uint32_t take_marker(const std::uint8_t* p, std::size_t left);
+  std::uint32_t take_header(const std::uint8_t* p, std::uint32_t limit, std::uint64_t frame,
+                            Step& step);
+  template <typename OrdinaryStart>
+  std::uint32_t take_ulpdu(const std::uint8_t* p, std::uint32_t limit,
+                           const OrdinaryStart& ordinary, Step& step);
+  std::uint32_t take_pad(const std::uint8_t* p, std::uint32_t limit);
+  std::uint32_t take_crc_field(const std::uint8_t* p, std::uint32_t limit);
   bool read_marker();  // the marker just read, recorded; whether it is exact
   void complete(std::uint64_t frame);
   // The markers' crc_before over the given FPDU's octets (its CRC did not match).
   void marker_states_from_given();
+  void after_pad() {
+    state_ = State::Crc;
+    remaining_ = framing_.crc_field ? kCrcSize : 0;
+  }
   void after_ulpdu() {
     if (current_.pad_length > 0) {
       state_ = State::Pad;
       remaining_ = current_.pad_length;
     } else {
-      state_ = State::Crc;
-      remaining_ = framing_.crc_field ? kCrcSize : 0;
+      after_pad();
     }
   }
 
   MarkerGrid grid_;
   SenderFraming framing_;
-  bool crc_;
-  // The CRC is computed: with CRCs on, and with them off (crc_unchecked) for the first FPDU and
-  // the next ones while each CRC field held its CRC32c.
-  bool compute_crc_ = true;
-  bool unchecked_crc_due_ = true;
-  bool keep_ulpdu_;
-  // give_crc: the FPDU begun next (armed) or in progress (crc_given_), whose first octet is at
-  // given_first_, has its CRC state given.
-  bool given_armed_ = false;
-  bool crc_given_ = false;
-  std::uint32_t given_state_ = 0;
-  const std::uint8_t* given_first_ = nullptr;
+  RunningCrc crc_;
+  GivenCrc given_;
   TcpSeq pos_;
   std::uint64_t offset_ = 0;
 
   std::uint32_t remaining_ = 0;  // octets left in the current state (Ulpdu/Pad/Crc)
-  std::array<std::uint8_t, 2> header_{};
-  std::uint32_t header_got_ = 0;
-  std::array<std::uint8_t, 4> marker_{};
-  std::uint32_t marker_got_ = 0;
-  bool last_marker_leading_ = false;
-  std::array<std::uint8_t, 4> crc_bytes_{};
-  std::uint32_t crc_state_ = 0;
-  std::uint32_t marker_crc_before_ = 0;    // crc_state_ before the marker being read
-  const std::uint8_t* crc_run_ = nullptr;  // first covered octet of this push not yet in it
+  Field<kUlpduLengthSize> header_;
+  Markers marker_;
+  std::array<std::uint8_t, kCrcSize> crc_field_{};
   // Apart from remaining_: read together after both were stored separately (completed()),
   // the two would wait for the stores to reach the cache (a store-forwarding stall, 24% of
   // FpduReader::push's samples).
@@ -175,13 +227,8 @@ class FpduGrammar {
   bool pad_nonzero_ = false;
   bool seen_any_octet_ = false;  // of the current FPDU
   FpduEvent current_;
-  std::vector<MarkerFact> markers_;
-  std::array<std::uint8_t, kUlpduHeadSize> ulpdu_head_{};
-  std::uint32_t ulpdu_head_size_ = 0;
-  std::uint32_t ulpdu_got_ = 0;
-  std::uint32_t ulpdu_size_ = 0;
+  Ulpdu ulpdu_;
   std::uint64_t header_frame_ = 0;
-  std::vector<std::uint8_t> ulpdu_;  // whole ULPDU, only with keep_ulpdu
 };
 
 }  // namespace mpa

@@ -26,23 +26,119 @@ template <std::size_t N>
   }
 }
 
+[[gnu::always_inline]] inline void FpduGrammar::RunningCrc::fold(const std::uint8_t* upto) {
+  if (run == nullptr) return;
+  state = crc32c_update(state, {run, static_cast<std::size_t>(upto - run)});
+  run = nullptr;
+}
+
 [[gnu::always_inline]] inline bool FpduGrammar::read_marker() {
   // pos_ already points just past the marker.
-  const Marker marker = marker_from_wire(marker_.data());
+  const Marker marker = marker_from_wire(marker_.octets.data());
   MarkerFact fact;
   fact.seq = pos_ - kMarkerSize;
   fact.reserved = marker.reserved;
   fact.fpdu_ptr = marker.fpdu_ptr;
-  last_marker_leading_ = state_ == State::Header && header_got_ == 0;
-  if (last_marker_leading_) {
+  marker_.last_leading = state_ == State::Header && header_.got == 0;
+  if (marker_.last_leading) {
     current_.leading_marker = true;
     fact.expected_fpdu_ptr = kFpduPtrBeforeHeader;
   } else {
     fact.expected_fpdu_ptr = expected_fpdu_ptr(fact.seq, current_.header_seq);
   }
-  fact.crc_before = marker_crc_before_;
-  markers_.push_back(fact);
+  fact.crc_before = crc_.before_marker;
+  marker_.facts.push_back(fact);
   return marker_exact(marker, fact.expected_fpdu_ptr);
+}
+
+[[gnu::always_inline]] inline std::uint32_t FpduGrammar::take_marker(const std::uint8_t* p,
+                                                                     std::size_t left) {
+  const auto take =
+      static_cast<std::uint32_t>(std::min<std::size_t>(kMarkerSize - marker_.got, left));
+  // Every marker is inside the CRC of the FPDU holding it, including one right after the
+  // pad; only one misplaced inside the CRC field itself is not.
+  if (state_ == State::Crc && remaining_ < kCrcSize) {
+    crc_.fold(p);
+  } else {
+    // The state before the marker is kept (a CRC that leaves markers out is recognised
+    // from it, crc_patterns.h): the run is folded there, once per marker.
+    if (marker_.got == 0) crc_.fold(p);
+    crc_.cover(p);
+  }
+  if (marker_.got == 0) crc_.before_marker = crc_.state;
+  copy_field<kMarkerSize>(&marker_.octets[marker_.got], p, take);
+  marker_.got += take;
+  return take;
+}
+
+// RFC 5044 4.1: ULPDU_Length, which says how long the ULPDU and the pad are.
+[[gnu::always_inline]] inline std::uint32_t FpduGrammar::take_header(const std::uint8_t* p,
+                                                                     std::uint32_t limit,
+                                                                     std::uint64_t frame,
+                                                                     Step& step) {
+  const std::uint32_t take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_.got);
+  if (header_.got == 0) current_.header_seq = pos_;
+  copy_field<kUlpduLengthSize>(&header_.octets[header_.got], p, take);
+  crc_.cover(p);
+  header_.got += take;
+  if (header_.got == kUlpduLengthSize) {
+    current_.ulpdu_length = load_be16(header_.octets.data());
+    ulpdu_.size = ulpdu_octets(framing_, current_.ulpdu_length).value_or(0);
+    current_.pad_length = static_cast<std::uint8_t>(pad_octets(framing_, ulpdu_.size));
+    header_frame_ = frame;
+    if (ulpdu_.size < 2) step = Step::ShortUlpdu;
+    if (ulpdu_.size > 0) {
+      state_ = State::Ulpdu;
+      remaining_ = ulpdu_.size;
+    } else {
+      after_ulpdu();
+    }
+  }
+  return take;
+}
+
+template <typename OrdinaryStart>
+[[gnu::always_inline]] inline std::uint32_t FpduGrammar::take_ulpdu(const std::uint8_t* p,
+                                                                    std::uint32_t limit,
+                                                                    const OrdinaryStart& ordinary,
+                                                                    Step& step) {
+  const std::uint32_t take = std::min(limit, remaining_);
+  if (ulpdu_.head_size < kUlpduHeadSize) {
+    const std::uint32_t copy = std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_.head_size);
+    copy_field<kUlpduHeadSize>(&ulpdu_.head[ulpdu_.head_size], p, copy);
+    ulpdu_.head_size += copy;
+  }
+  if (ulpdu_.keep) ulpdu_.whole.insert(ulpdu_.whole.end(), p, p + take);
+  crc_.cover(p);
+  remaining_ -= take;
+  const std::uint32_t got = ulpdu_.got;
+  ulpdu_.got += take;
+  if (got < 2 && got + take >= 2 && !ordinary(*this)) step = Step::UlpduBegins;
+  if (remaining_ == 0) after_ulpdu();
+  return take;
+}
+
+[[gnu::always_inline]] inline std::uint32_t FpduGrammar::take_pad(const std::uint8_t* p,
+                                                                  std::uint32_t limit) {
+  const std::uint32_t take = std::min(limit, remaining_);
+  for (std::uint32_t i = 0; i < take; ++i) {
+    pad_nonzero_ |= p[i] != 0;
+    const std::uint32_t at = current_.pad_length - remaining_ + i;
+    if (at < current_.pad.size()) current_.pad[at] = p[i];
+  }
+  crc_.cover(p);
+  remaining_ -= take;
+  if (remaining_ == 0) after_pad();
+  return take;
+}
+
+[[gnu::always_inline]] inline std::uint32_t FpduGrammar::take_crc_field(const std::uint8_t* p,
+                                                                        std::uint32_t limit) {
+  crc_.fold(p);
+  const std::uint32_t take = std::min(limit, remaining_);
+  copy_field<kCrcSize>(&crc_field_[kCrcSize - remaining_], p, take);
+  remaining_ -= take;
+  return take;
 }
 
 template <typename OrdinaryStart>
@@ -52,125 +148,49 @@ template <typename OrdinaryStart>
                                                                     bool push_start, bool judged,
                                                                     const OrdinaryStart& ordinary) {
   const std::uint8_t* const from = p;
-  // RFC 5044 4.4: the CRC covers the FPDU from its first octet (the leading marker, if any)
-  // through the pad, markers included: one contiguous run. Covered octets are folded into
-  // crc_state_ in one call when the CRC field (or the end of the push) is reached.
-  const auto cover = [&](const std::uint8_t* at) {
-    if (compute_crc_ && crc_run_ == nullptr) crc_run_ = at;
-  };
-  const auto fold = [&](const std::uint8_t* upto) {
-    if (crc_run_ == nullptr) return;
-    crc_state_ = crc32c_update(crc_state_, {crc_run_, static_cast<std::size_t>(upto - crc_run_)});
-    crc_run_ = nullptr;
-  };
   const auto done = [&](Step step) { return Result{step, static_cast<std::size_t>(p - from)}; };
-  const auto completed = [&] { return state_ == State::Crc && remaining_ == 0; };
+  const auto advance = [&](std::uint32_t take) {
+    pos_ += take;
+    offset_ += take;
+    p += take;
+    left -= take;
+  };
   if (completed()) {  // (left so when the last call returned another step)
     complete(frame);
     return done(Step::Complete);
   }
   for (;;) {
     if (left == 0) {
-      fold(p);
+      crc_.fold(p);
       return done(Step::NeedMore);
     }
     if (!seen_any_octet_) begin(frame, push_start && p == from, judged);
-    std::uint32_t take;
-    const std::uint32_t to_marker = marker_got_ > 0 ? 0 : grid_.distance_to_marker(pos_);
+    const std::uint32_t to_marker = marker_.got > 0 ? 0 : grid_.distance_to_marker(pos_);
     if (to_marker == 0) {
-      take = static_cast<std::uint32_t>(std::min<std::size_t>(kMarkerSize - marker_got_, left));
-      // Every marker is inside the CRC of the FPDU holding it, including one right after the
-      // pad; only one misplaced inside the CRC field itself is not.
-      if (state_ == State::Crc && remaining_ < kCrcSize) {
-        fold(p);
-      } else {
-        // The state before the marker is kept (a CRC that leaves markers out is recognised
-        // from it, crc_patterns.h): the run is folded there, once per marker.
-        if (marker_got_ == 0) fold(p);
-        cover(p);
-      }
-      if (marker_got_ == 0) marker_crc_before_ = crc_state_;
-      copy_field<kMarkerSize>(&marker_[marker_got_], p, take);
-      marker_got_ += take;
-      pos_ += take;
-      offset_ += take;
-      p += take;
-      left -= take;
-      if (marker_got_ < kMarkerSize) continue;
-      marker_got_ = 0;
+      advance(take_marker(p, left));
+      if (marker_.got < kMarkerSize) continue;
+      marker_.got = 0;
       if (!read_marker()) return done(Step::Marker);
       continue;  // (exact: recorded, nothing to say)
     }
     const std::uint32_t limit = static_cast<std::uint32_t>(std::min<std::size_t>(left, to_marker));
-    Step event = Step::NeedMore;  // (none)
+    Step step = Step::NeedMore;  // (none)
     switch (state_) {
-      case State::Header: {
-        take = std::min<std::uint32_t>(limit, kUlpduLengthSize - header_got_);
-        if (header_got_ == 0) current_.header_seq = pos_;
-        copy_field<kUlpduLengthSize>(&header_[header_got_], p, take);
-        cover(p);
-        header_got_ += take;
-        if (header_got_ == kUlpduLengthSize) {
-          current_.ulpdu_length = load_be16(header_.data());
-          ulpdu_size_ = ulpdu_octets(framing_, current_.ulpdu_length).value_or(0);
-          current_.pad_length = static_cast<std::uint8_t>(pad_octets(framing_, ulpdu_size_));
-          header_frame_ = frame;
-          if (ulpdu_size_ < 2) event = Step::ShortUlpdu;
-          if (ulpdu_size_ > 0) {
-            state_ = State::Ulpdu;
-            remaining_ = ulpdu_size_;
-          } else {
-            after_ulpdu();
-          }
-        }
+      case State::Header:
+        advance(take_header(p, limit, frame, step));
         break;
-      }
-      case State::Ulpdu: {
-        take = std::min(limit, remaining_);
-        if (ulpdu_head_size_ < kUlpduHeadSize) {
-          const std::uint32_t copy =
-              std::min<std::uint32_t>(take, kUlpduHeadSize - ulpdu_head_size_);
-          copy_field<kUlpduHeadSize>(&ulpdu_head_[ulpdu_head_size_], p, copy);
-          ulpdu_head_size_ += copy;
-        }
-        if (keep_ulpdu_) ulpdu_.insert(ulpdu_.end(), p, p + take);
-        cover(p);
-        remaining_ -= take;
-        const std::uint32_t got = ulpdu_got_;
-        ulpdu_got_ += take;
-        if (got < 2 && got + take >= 2 && !ordinary(*this)) event = Step::UlpduBegins;
-        if (remaining_ == 0) after_ulpdu();
+      case State::Ulpdu:
+        advance(take_ulpdu(p, limit, ordinary, step));
         break;
-      }
-      case State::Pad: {
-        take = std::min(limit, remaining_);
-        for (std::uint32_t i = 0; i < take; ++i) {
-          pad_nonzero_ |= p[i] != 0;
-          const std::uint32_t at = current_.pad_length - remaining_ + i;
-          if (at < current_.pad.size()) current_.pad[at] = p[i];
-        }
-        cover(p);
-        remaining_ -= take;
-        if (remaining_ == 0) {
-          state_ = State::Crc;
-          remaining_ = framing_.crc_field ? kCrcSize : 0;
-        }
+      case State::Pad:
+        advance(take_pad(p, limit));
         break;
-      }
       case State::Crc:
-      default: {
-        fold(p);
-        take = std::min(limit, remaining_);
-        copy_field<kCrcSize>(&crc_bytes_[kCrcSize - remaining_], p, take);
-        remaining_ -= take;
+      default:
+        advance(take_crc_field(p, limit));
         break;
-      }
     }
-    pos_ += take;
-    offset_ += take;
-    p += take;
-    left -= take;
-    if (event != Step::NeedMore) return done(event);
+    if (step != Step::NeedMore) return done(step);
     if (completed()) {  // (a marker leaves the state as it was)
       complete(frame);
       return done(Step::Complete);

@@ -57,7 +57,7 @@ void FpduJudge::judge_marker(const MarkerFact& fact, bool leading, std::uint64_t
 
 void FpduJudge::ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSink& sink) const {
   if (fpdu.ulpdu_length <= kLargestMulpdu) return;
-  report(sink, DiagId::FpduUlpduLengthTooLarge, fpdu.header_seq, fpdu.header_offset(), frame,
+  report(sink, DiagId::FpduUlpduLengthTooLarge, fpdu.header_seq, header_offset(fpdu), frame,
          fmt::format("FPDU at seq {} has ULPDU_Length {} (more than {}: no MTU-sized "
                      "path's MULPDU is that large)",
                      fpdu.header_seq.value(), fpdu.ulpdu_length, kLargestMulpdu));
@@ -67,7 +67,7 @@ void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_exp
                            std::uint64_t frame, FpduSink& sink) {
   const bool crc_bad = fpdu.crc_status == CrcStatus::Bad;
   // Findings about the FPDU name its ULPDU_Length field (after a leading marker).
-  const std::uint64_t header_offset = fpdu.header_offset();
+  const std::uint64_t header_offset = mpa::header_offset(fpdu);
   if (!fpdu.judged) {
     if (pending_not_judged_ && !said_not_judged_) {
       said_not_judged_ = true;

@@ -96,7 +96,7 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   Testing t;
   t.trigger = trigger;
   t.trigger_seq = odd.header_seq;
-  t.trigger_offset = odd.header_offset();
+  t.trigger_offset = header_offset(odd);
   t.trigger_ulpdu_length = odd.ulpdu_length;
   if (trigger == Trigger::FirstMarker) {
     t.trigger_seq = odd.start_seq;
@@ -352,7 +352,7 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
   emit_fpdu(frame, sink, true, pad_nonzero);
   judge_.report(
-      sink, *h->id, fpdu.header_seq, fpdu.header_offset(), frame,
+      sink, *h->id, fpdu.header_seq, header_offset(fpdu), frame,
       fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
                   "this direction is read",
                   fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), describe(*h)));

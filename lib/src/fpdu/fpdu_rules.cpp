@@ -9,13 +9,13 @@ void FpduRules::report(const FpduEvent& fpdu, const FpduRuleContext& context, bo
                        bool spans, std::vector<Finding>& out) {
   if (zero) {
     out.push_back(make_finding(
-        DiagId::FpduUlpduLengthZero, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+        DiagId::FpduUlpduLengthZero, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
         fmt::format("FPDU at seq {} has ULPDU_Length 0", fpdu.header_seq.value())));
   }
   if (over) {
     said_mulpdu_ = true;
     out.push_back(make_finding(
-        DiagId::FpduExceedsMulpdu, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+        DiagId::FpduExceedsMulpdu, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
         fmt::format("ULPDU_Length {} exceeds the MULPDU {} that the peer's MSS {} "
                     "allows (first of this direction)",
                     fpdu.ulpdu_length, connection_mulpdu(*context.receiver_mss, context.markers),
@@ -24,7 +24,7 @@ void FpduRules::report(const FpduEvent& fpdu, const FpduRuleContext& context, bo
   if (spans) {
     said_alignment_ = true;
     out.push_back(make_finding(
-        DiagId::FpduNotSegmentAligned, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+        DiagId::FpduNotSegmentAligned, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
         fmt::format("FPDU at seq {} ({} octets on the wire) spans TCP segments "
                     "(first of this direction)",
                     fpdu.header_seq.value(), fpdu.wire_length)));

@@ -33,82 +33,92 @@ struct WalkRules {
   bool empty_neutral = false;  // ... unless it is empty (ULPDU_Length 0: legal, no DDP to judge)
 };
 
-// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
-// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
-// the end of the buffer is Incomplete at once (after checking the markers already there).
-WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
-                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end,
-                     bool* empty = nullptr) {
-  const std::size_t size = buffer.size();
-  const bool crc = rules.crc;
-  auto seq_at = [&](std::size_t i) { return buffer_seq + static_cast<std::uint32_t>(i); };
-  std::size_t i = start;
-  std::uint32_t state = kCrc32cInit;
+// One FPDU being walked: where in the buffer, and the CRC so far.
+struct Walk {
+  std::span<const std::uint8_t> buffer;
+  TcpSeq buffer_seq;
+  const MarkerGrid& grid;
+  const WalkRules& rules;
+  std::size_t i = 0;                  // the next octet
+  std::uint32_t state = kCrc32cInit;  // the running CRC32c (with rules.crc)
+  TcpSeq header_seq;                  // the ULPDU_Length field
 
-  // ULPDU_Length, with a leading marker (FPDUPTR 0, RFC 5044 4.3) or, misaligned, a marker
-  // between its two octets.
+  Walk(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, const MarkerGrid& grid,
+       const WalkRules& rules, std::size_t start)
+      : buffer(buffer), buffer_seq(buffer_seq), grid(grid), rules(rules), i(start) {}
+  TcpSeq seq_at(std::size_t at) const { return buffer_seq + static_cast<std::uint32_t>(at); }
+  // The next `n` octets are inside the CRC.
+  void cover(std::size_t n) {
+    if (rules.crc) state = crc32c_update(state, buffer.subspan(i, n));
+  }
+};
+
+// ULPDU_Length, with a leading marker (FPDUPTR 0, RFC 5044 4.3) or, misaligned, a marker
+// between its two octets. Valid: read, the walk past it.
+WalkResult read_ulpdu_length(Walk& w, std::uint32_t& ulpdu_length) {
+  const std::size_t size = w.buffer.size();
   std::uint8_t header[2] = {0, 0};
   std::uint32_t header_got = 0;
-  TcpSeq header_seq;
   while (header_got < kUlpduLengthSize) {
-    if (i >= size) return WalkResult::Incomplete;
-    if (grid.is_marker_at(seq_at(i))) {
-      if (i + kMarkerSize > size) return WalkResult::Incomplete;
+    if (w.i >= size) return WalkResult::Incomplete;
+    if (w.grid.is_marker_at(w.seq_at(w.i))) {
+      if (w.i + kMarkerSize > size) return WalkResult::Incomplete;
       const std::uint16_t expected =
-          header_got == 0 ? kFpduPtrBeforeHeader : expected_fpdu_ptr(seq_at(i), header_seq);
-      if (!marker_fits_at(&buffer[i], expected)) return WalkResult::Invalid;
-      if (crc) state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
-      i += kMarkerSize;
+          header_got == 0 ? kFpduPtrBeforeHeader : expected_fpdu_ptr(w.seq_at(w.i), w.header_seq);
+      if (!marker_fits_at(&w.buffer[w.i], expected)) return WalkResult::Invalid;
+      w.cover(kMarkerSize);
+      w.i += kMarkerSize;
       continue;
     }
-    if (header_got == 0) header_seq = seq_at(i);
-    header[header_got++] = buffer[i];
-    if (crc) state = crc32c_update(state, buffer.subspan(i, 1));
-    ++i;
+    if (header_got == 0) w.header_seq = w.seq_at(w.i);
+    header[header_got++] = w.buffer[w.i];
+    w.cover(1);
+    ++w.i;
   }
-  const std::uint32_t ulpdu_length = load_be16(header);
-  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(rules.framing, ulpdu_length);
-  if (!ulpdu) return WalkResult::Invalid;
-  if (empty) *empty = *ulpdu == 0;
-  if (rules.ddp_start && !(rules.empty_neutral && *ulpdu == 0)) {
-    // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
-    std::size_t c = i;
-    if (grid.is_marker_at(seq_at(c))) c += kMarkerSize;
-    if (c + 2 > size) return WalkResult::Incomplete;
-    if (!ulpdu_header_plausible(*ulpdu, buffer[c], buffer[c + 1])) return WalkResult::Invalid;
-  }
-  const std::uint32_t content = fpdu_content_length(rules.framing, ulpdu_length);
-  const std::uint32_t crc_start = rules.framing.crc_field ? content - kCrcSize : content;
-  const std::uint32_t pad_start = kUlpduLengthSize + *ulpdu;
-  const std::size_t wire_end =
-      start + fpdu_wire_length(grid, seq_at(start), rules.framing, ulpdu_length);
+  ulpdu_length = load_be16(header);
+  return WalkResult::Valid;
+}
 
-  if (wire_end > size) {
-    // Check the markers already in the buffer (each points at this header), then wait.
-    if (grid.enabled()) {
-      for (std::size_t m = i + grid.distance_to_marker(seq_at(i));
-           m < wire_end && m + kMarkerSize <= size; m += kMarkerInterval) {
-        if (!marker_fits_at(&buffer[m], expected_fpdu_ptr(seq_at(m), header_seq))) {
-          return WalkResult::Invalid;
-        }
+// Where the rules ask for it, the ULPDU of `ulpdu` octets begins with a plausible DDP header.
+WalkResult check_ddp_start(const Walk& w, std::uint32_t ulpdu) {
+  if (!w.rules.ddp_start || (w.rules.empty_neutral && ulpdu == 0)) return WalkResult::Valid;
+  // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
+  std::size_t c = w.i;
+  if (w.grid.is_marker_at(w.seq_at(c))) c += kMarkerSize;
+  if (c + 2 > w.buffer.size()) return WalkResult::Incomplete;
+  if (!ulpdu_header_plausible(ulpdu, w.buffer[c], w.buffer[c + 1])) return WalkResult::Invalid;
+  return WalkResult::Valid;
+}
+
+// An FPDU that ends at `wire_end`, past the end of the buffer: check the markers already in
+// the buffer (each points at this header), then wait.
+WalkResult check_markers_ahead(const Walk& w, std::size_t wire_end) {
+  if (w.grid.enabled()) {
+    for (std::size_t m = w.i + w.grid.distance_to_marker(w.seq_at(w.i));
+         m < wire_end && m + kMarkerSize <= w.buffer.size(); m += kMarkerInterval) {
+      if (!marker_fits_at(&w.buffer[m], expected_fpdu_ptr(w.seq_at(m), w.header_seq))) {
+        return WalkResult::Invalid;
       }
     }
-    return WalkResult::Incomplete;
   }
+  return WalkResult::Incomplete;
+}
 
-  // The rest of the FPDU, in runs between markers.
+// The rest of the FPDU, in runs between markers: its `content` octets (counted from
+// ULPDU_Length's first, markers left out) are all in the buffer, the pad from `pad_start`.
+WalkResult walk_content(Walk& w, std::uint32_t content, std::uint32_t pad_start) {
+  const std::uint32_t crc_start = w.rules.framing.crc_field ? content - kCrcSize : content;
   std::uint32_t content_got = kUlpduLengthSize;
   std::uint8_t crc_field[kCrcSize] = {0, 0, 0, 0};
   while (content_got < content) {
-    const std::uint32_t to_marker = grid.distance_to_marker(seq_at(i));
+    const std::uint32_t to_marker = w.grid.distance_to_marker(w.seq_at(w.i));
     if (to_marker == 0) {
-      if (!marker_fits_at(&buffer[i], expected_fpdu_ptr(seq_at(i), header_seq))) {
+      if (!marker_fits_at(&w.buffer[w.i], expected_fpdu_ptr(w.seq_at(w.i), w.header_seq))) {
         return WalkResult::Invalid;
       }
       // RFC 5044 4.4: markers are inside the CRC, including one right after the pad.
-      if (crc && content_got <= crc_start)
-        state = crc32c_update(state, buffer.subspan(i, kMarkerSize));
-      i += kMarkerSize;
+      if (content_got <= crc_start) w.cover(kMarkerSize);
+      w.i += kMarkerSize;
       continue;
     }
     const std::uint32_t run = std::min(content - content_got, to_marker);
@@ -116,23 +126,46 @@ WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, st
     // CRC-covered part: ULPDU and pad.
     if (content_got < crc_start) {
       const std::uint32_t covered = std::min(run_end, crc_start) - content_got;
-      if (crc) state = crc32c_update(state, buffer.subspan(i, covered));
-      if (rules.zero_pads) {
+      w.cover(covered);
+      if (w.rules.zero_pads) {
         for (std::uint32_t k = std::max(content_got, pad_start); k < content_got + covered; ++k) {
-          if (buffer[i + (k - content_got)] != 0) return WalkResult::Invalid;
+          if (w.buffer[w.i + (k - content_got)] != 0) return WalkResult::Invalid;
         }
       }
     }
     // The CRC field (a misplaced marker may split it).
     for (std::uint32_t k = std::max(content_got, crc_start); k < run_end; ++k) {
-      crc_field[k - crc_start] = buffer[i + (k - content_got)];
+      crc_field[k - crc_start] = w.buffer[w.i + (k - content_got)];
     }
     content_got = run_end;
-    i += run;
+    w.i += run;
   }
-  end = i;
-  if (crc && crc32c_finish(state) != crc_from_wire(crc_field)) return WalkResult::Invalid;
+  if (w.rules.crc && crc32c_finish(w.state) != crc_from_wire(crc_field)) {
+    return WalkResult::Invalid;
+  }
   return WalkResult::Valid;
+}
+
+// Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire
+// length comes from the marker grid once ULPDU_Length is read, so an FPDU that runs past
+// the end of the buffer is Incomplete at once (after checking the markers already there).
+WalkResult walk_fpdu(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq, std::size_t start,
+                     const MarkerGrid& grid, const WalkRules& rules, std::size_t& end,
+                     bool* empty = nullptr) {
+  Walk w(buffer, buffer_seq, grid, rules, start);
+  std::uint32_t ulpdu_length = 0;
+  if (const WalkResult r = read_ulpdu_length(w, ulpdu_length); r != WalkResult::Valid) return r;
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(rules.framing, ulpdu_length);
+  if (!ulpdu) return WalkResult::Invalid;
+  if (empty) *empty = *ulpdu == 0;
+  if (const WalkResult r = check_ddp_start(w, *ulpdu); r != WalkResult::Valid) return r;
+  const std::size_t wire_end =
+      start + fpdu_wire_length(grid, w.seq_at(start), rules.framing, ulpdu_length);
+  if (wire_end > buffer.size()) return check_markers_ahead(w, wire_end);
+  const WalkResult result =
+      walk_content(w, fpdu_content_length(rules.framing, ulpdu_length), kUlpduLengthSize + *ulpdu);
+  end = w.i;
+  return result;
 }
 
 // The RFC's framing as the search takes evidence from it. Without CRCs, zero pads are part

@@ -176,10 +176,10 @@ std::size_t StartupFrameParser::bytes_needed() const {
   return 0;
 }
 
-std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected) {
-  std::vector<StartupIssue> issues;
-  const std::string name =
-      std::string(to_string(frame.kind == FrameKind::Unknown ? expected : frame.kind));
+namespace {
+
+// The key: the frame expected, or one of the other kind, or no startup frame's.
+void check_key(const StartupFrame& frame, FrameKind expected, std::vector<StartupIssue>& issues) {
   if (frame.kind == FrameKind::Unknown) {
     std::string shown;
     for (std::uint8_t c : frame.key) shown += (c >= 0x20 && c < 0x7F) ? static_cast<char>(c) : '.';
@@ -192,9 +192,10 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                       fmt::format("MPA {} where an MPA {} was due", to_string(frame.kind),
                                   to_string(expected))});
   }
-  const bool is_request =
-      (frame.kind == FrameKind::Unknown ? expected : frame.kind) == FrameKind::Request;
+}
 
+void check_revision(const StartupFrame& frame, const std::string& name,
+                    std::vector<StartupIssue>& issues) {
   // RFC 5044 7.1.1: Rev 1; RFC 6581 6: Rev 2; Appendix C: Rev 0; erdma: 129.
   switch (frame.revision) {
     case 0:
@@ -219,6 +220,9 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                                     name, frame.revision)});
       break;
   }
+}
+
+void check_pd_length(const StartupFrame& frame, std::vector<StartupIssue>& issues) {
   if (frame.pd_length > kMaxPrivateData) {
     issues.push_back({DiagId::StartupPdLengthTooLarge,
                       fmt::format("PD_Length {} exceeds {}", frame.pd_length, kMaxPrivateData)});
@@ -227,6 +231,11 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                       fmt::format("PD_Length {}: Linux siw, Chelsio and erdma refuse more than 256",
                                   frame.pd_length)});
   }
+}
+
+// The R, Res and S flags.
+void check_flags(const StartupFrame& frame, bool is_request, const std::string& name,
+                 std::vector<StartupIssue>& issues) {
   if (frame.r()) {
     if (is_request) {
       issues.push_back({DiagId::StartupRejectBitInRequest, "R bit set in an MPA Request"});
@@ -250,6 +259,11 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
                                     frame.pd_length)});
     }
   }
+}
+
+// The IRD/ORD block of an enhanced frame (RFC 6581 9, 10).
+void check_enhanced_block(const StartupFrame& frame, bool is_request, const std::string& name,
+                          std::vector<StartupIssue>& issues) {
   if (frame.enhanced_little_endian && frame.enhanced) {
     // RFC 6581 9: network byte order. Named, then judged as meant (swapped).
     const EnhancedBlock as_sent = EnhancedBlock::decode(frame.private_data.data());
@@ -277,6 +291,20 @@ std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKi
     issues.push_back({DiagId::StartupRtrFlagsWithoutP2p,
                       fmt::format("A=0 but RTR flags set ({})", rtr_list(*frame.enhanced))});
   }
+}
+
+}  // namespace
+
+std::vector<StartupIssue> check_startup_frame(const StartupFrame& frame, FrameKind expected) {
+  std::vector<StartupIssue> issues;
+  const FrameKind kind = frame.kind == FrameKind::Unknown ? expected : frame.kind;
+  const std::string name = std::string(to_string(kind));
+  const bool is_request = kind == FrameKind::Request;
+  check_key(frame, expected, issues);
+  check_revision(frame, name, issues);
+  check_pd_length(frame, issues);
+  check_flags(frame, is_request, name, issues);
+  check_enhanced_block(frame, is_request, name, issues);
   return issues;
 }
 

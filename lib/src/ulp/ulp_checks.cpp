@@ -25,7 +25,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
       out.push_back(make_finding(
-          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::FpduRtrMissing, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format(
               "peer-to-peer negotiated, but the Initiator's first FPDU (ULPDU_Length {}) is {}",
               fpdu.ulpdu_length,
@@ -63,7 +63,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     if (fpdu.judged && !said_too_short_) {
       said_too_short_ = true;
       out.push_back(make_finding(
-          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format("ULPDU of {} octets at seq {} cannot hold {} (first of this direction)", size,
                       fpdu.header_seq.value(), need)));
     }
@@ -75,7 +75,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
       said_ddp_version_ = true;
       out.push_back(make_finding(
-          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
                       v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
     }
@@ -99,7 +99,7 @@ void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
   if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
   said_ird_ = true;
   out.push_back(make_finding(
-      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+      DiagId::RdmapIrdExceeded, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
       fmt::format("{} sent its {} (MSN {}) at seq {} with {} requests outstanding (RDMA Read and "
                   "Atomic Requests whose last answer the capture had not yet shown), more than "
                   "the IRD of {} the {} declared",
@@ -137,6 +137,102 @@ const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t
   return nullptr;
 }
 
+namespace {
+
+// A Terminate Control field laid out other than as RFC 5040's Figure 8 (terminate.h), as an
+// RFC 5040 reader would misread it; empty for Figure 8's.
+std::string encoding_note(const Terminate& t, const std::uint8_t* control) {
+  if (t.layout == TerminateLayout::Siw) {
+    return fmt::format(
+        "Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
+        "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
+        control[0], control[1], control[2], t.etype, t.layer);
+  }
+  if (t.layout == TerminateLayout::CxgbIrdma) {
+    return fmt::format(
+        "Terminate Control octets {:02x} {:02x} {:02x}: an MPA error as layer 2, "
+        "error type 3 (Chelsio cxgb4's and Intel irdma's LAYER_MPA | DDP_LLP); RFC "
+        "6580 registers MPA errors as layer 2, error type 0",
+        control[0], control[1], control[2]);
+  }
+  return {};
+}
+
+// Each of the following: why what mpa-check saw in the peer's data does not bear out the
+// Terminate's MPA error (RFC 5044 8, RFC 6581 8), or empty where it does.
+std::string crc_error_disagreement(const UlpChecks::RecentFpdu* blamed, const TerminatePeer& peer) {
+  if (blamed && blamed->crc == CrcStatus::Good) {
+    return fmt::format("it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
+                       blamed->frame);
+  }
+  if (peer.crc && !*peer.crc) {
+    return "it claims a CRC error, but CRCs were not negotiated on this connection";
+  }
+  if (!peer.errors_seen.contains(MpaError::CrcError)) {
+    return "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
+  }
+  return {};
+}
+
+std::string marker_error_disagreement(const Terminate& t, const TerminatePeer& peer) {
+  const MpaErrorSet& seen = peer.errors_seen;
+  if (t.layout == TerminateLayout::Siw) {
+    // siw sends code 3 (its LLP_ECODE_FPDU_START) for a ULPDU too short for the headers
+    // its opcode needs as well as for marker errors, and never uses markers: its claim
+    // is that the FPDU's start or length was wrong.
+    const bool too_short = peer.checks && peer.checks->saw_too_short();
+    if (!too_short && !seen.contains(MpaError::MarkerMismatch)) {
+      return "it claims error 3 (Linux siw: an FPDU whose ULPDU_Length does not fit its DDP/RDMAP "
+             "headers, or a marker error), but mpa-check saw neither in the peer's data";
+    }
+  } else if (!seen.contains(MpaError::MarkerMismatch)) {
+    return peer.markers && !*peer.markers
+               ? "it claims a marker error, but no markers were negotiated towards it"
+               : "it claims a marker/ULPDU_Length error that mpa-check did not see";
+  }
+  return {};
+}
+
+std::string insufficient_ird_disagreement(const UlpContext& context, const TerminatePeer& peer) {
+  if (peer.errors_seen.contains(MpaError::InsufficientIrd)) return {};
+  const StartupFrame* reply = context.reply;
+  // (A Responder ORD of 0x3FFF that answers no Initiator 0x3FFF is insufficient-ird, code 6.)
+  const bool no_negotiation = reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
+  return no_negotiation
+             ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
+               "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a "
+               "depth"
+             : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
+}
+
+std::string disagreement(MpaError code, const Terminate& t, const UlpChecks::RecentFpdu* blamed,
+                         const UlpContext& context, const TerminatePeer& peer) {
+  const MpaErrorSet& seen = peer.errors_seen;
+  switch (code) {
+    case MpaError::CrcError:
+      return crc_error_disagreement(blamed, peer);
+    case MpaError::MarkerMismatch:
+      return marker_error_disagreement(t, peer);
+    case MpaError::InvalidStartupFrame:
+      if (!seen.contains(MpaError::InvalidStartupFrame)) {
+        return "it claims an invalid Request/Reply, but the peer's startup frame was valid";
+      }
+      break;
+    case MpaError::InsufficientIrd:
+      return insufficient_ird_disagreement(context, peer);
+    case MpaError::NoMatchingRtr:
+      if (!seen.contains(MpaError::NoMatchingRtr)) {
+        return "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
+      }
+      break;
+    default:
+      break;
+  }
+  return {};
+}
+
+}  // namespace
+
 void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context,
                                 const TerminatePeer& peer, std::vector<Finding>& out) const {
   const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
@@ -149,7 +245,7 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
                                                  blamed->frame, blamed->seq.value())
                                    : std::string();
   auto add = [&](DiagId id, std::string message) {
-    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, fpdu.header_offset(),
+    out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
                                std::move(message)));
   };
   const std::string_view stack = layout_stack(t->layout);
@@ -157,87 +253,18 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
       fmt::format("{} sent a Terminate{}: {}{}", to_string(context.direction),
                   stack.empty() ? std::string() : fmt::format(" in {}'s layout", stack),
                   describe(*t), blame));
-  const std::uint8_t* control = &fpdu.ulpdu_head[kDdpUntaggedHeaderSize];
-  if (t->layout == TerminateLayout::Siw) {
-    add(DiagId::RdmapTerminateEncoding,
-        fmt::format(
-            "Terminate Control octets {:02x} {:02x} {:02x}: Layer and EType nibbles swapped "
-            "(Linux siw's C bitfields); an RFC 5040 reader sees layer {}, error type {}",
-            control[0], control[1], control[2], t->etype, t->layer));
-  } else if (t->layout == TerminateLayout::CxgbIrdma) {
-    add(DiagId::RdmapTerminateEncoding,
-        fmt::format("Terminate Control octets {:02x} {:02x} {:02x}: an MPA error as layer 2, "
-                    "error type 3 (Chelsio cxgb4's and Intel irdma's LAYER_MPA | DDP_LLP); RFC "
-                    "6580 registers MPA errors as layer 2, error type 0",
-                    control[0], control[1], control[2]));
+  if (std::string note = encoding_note(*t, &fpdu.ulpdu_head[kDdpUntaggedHeaderSize]);
+      !note.empty()) {
+    add(DiagId::RdmapTerminateEncoding, std::move(note));
   }
   const auto code = t->mpa_error();
   if (!code) return;
-  const MpaErrorSet& seen = peer.errors_seen;
-  std::string disagreement;
-  switch (*code) {
-    case MpaError::CrcError:
-      if (blamed && blamed->crc == CrcStatus::Good) {
-        disagreement = fmt::format(
-            "it claims a CRC error, but the FPDU it quotes (frame {}) has a correct CRC",
-            blamed->frame);
-      } else if (peer.crc && !*peer.crc) {
-        disagreement = "it claims a CRC error, but CRCs were not negotiated on this connection";
-      } else if (!seen.contains(MpaError::CrcError)) {
-        disagreement =
-            "it claims a CRC error, but every CRC mpa-check checked in the peer's data was right";
-      }
-      break;
-    case MpaError::MarkerMismatch:
-      if (t->layout == TerminateLayout::Siw) {
-        // siw sends code 3 (its LLP_ECODE_FPDU_START) for a ULPDU too short for the headers
-        // its opcode needs as well as for marker errors, and never uses markers: its claim
-        // is that the FPDU's start or length was wrong.
-        const bool too_short = peer.checks && peer.checks->saw_too_short();
-        if (!too_short && !seen.contains(MpaError::MarkerMismatch)) {
-          disagreement =
-              "it claims error 3 (Linux siw: an FPDU whose ULPDU_Length does not fit its DDP/RDMAP "
-              "headers, or a marker error), but mpa-check saw neither in the peer's data";
-        }
-      } else if (!seen.contains(MpaError::MarkerMismatch)) {
-        disagreement = peer.markers && !*peer.markers
-                           ? "it claims a marker error, but no markers were negotiated towards it"
-                           : "it claims a marker/ULPDU_Length error that mpa-check did not see";
-      }
-      break;
-    case MpaError::InvalidStartupFrame:
-      if (!seen.contains(MpaError::InvalidStartupFrame)) {
-        disagreement = "it claims an invalid Request/Reply, but the peer's startup frame was valid";
-      }
-      break;
-    case MpaError::InsufficientIrd:
-      if (!seen.contains(MpaError::InsufficientIrd)) {
-        const StartupFrame* reply = context.reply;
-        // (A Responder ORD of 0x3FFF that answers no Initiator 0x3FFF is insufficient-ird, code 6.)
-        const bool no_negotiation =
-            reply && reply->enhanced && reply->enhanced->ord == kNoNegotiation;
-        disagreement =
-            no_negotiation
-                ? "it claims insufficient IRD, but the Reply's 0x3FFF means \"no IRD/ORD "
-                  "negotiation\" (RFC 6581 9.1: the initiator leaves its IRD unchanged), not a "
-                  "depth"
-                : "it claims insufficient IRD, but the IRD/ORD exchange satisfied RFC 6581 9.1";
-      }
-      break;
-    case MpaError::NoMatchingRtr:
-      if (!seen.contains(MpaError::NoMatchingRtr)) {
-        disagreement =
-            "it claims no matching RTR option, but mpa-check found the RTR negotiation sound";
-      }
-      break;
-    default:
-      break;
-  }
-  if (!disagreement.empty()) {
+  const std::string why = disagreement(*code, *t, blamed, context, peer);
+  if (!why.empty()) {
     add(DiagId::RdmapTerminateDisagrees,
         fmt::format("Terminate MPA error {} ({}){}: {}", number(*code), describe(*code),
                     stack.empty() ? std::string() : fmt::format(", read in {}'s layout", stack),
-                    disagreement));
+                    why));
   }
 }
 
