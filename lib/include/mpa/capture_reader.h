@@ -108,12 +108,8 @@ class CaptureReader : public OctetSource {
 
  private:
   CaptureReader() = default;
-  // in_place false: no record is read in place (from chunks, or a mapped file).
-  static std::unique_ptr<CaptureReader> open(const std::string& path, std::string& error,
-                                             bool in_place);
   ReadStatus read_next(CaptureRecord& record);
-  ReadStatus read_on_with_libpcap(CaptureRecord& record);
-  ReadStatus next_pcapng(CaptureRecord& record);
+  // The source that reads the records (one class per way of reading: capture/capture_source.h).
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;

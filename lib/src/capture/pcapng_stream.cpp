@@ -77,38 +77,7 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
     // In place, when the mapping holds the whole block and it is well formed; anything else
     // is read through the stream from the block's offset, which says what is wrong with it.
     const std::uint64_t at = consumed_;
-    if (at < map_size_ && map_size_ - at >= 12) {
-      const std::uint8_t* block = map_ + at;
-      std::uint32_t raw_type, magic;
-      std::memcpy(&raw_type, block, 4);
-      std::memcpy(&magic, block + 8, 4);
-      const bool section = raw_type == kSectionHeader;
-      bool swapped = swapped_;
-      bool ok = in_section_;
-      if (section) {
-        swapped = magic == __builtin_bswap32(kByteOrderMagic);
-        ok = swapped || magic == kByteOrderMagic;
-      }
-      std::uint32_t total, type;
-      std::memcpy(&total, block + 4, 4);
-      std::memcpy(&type, block, 4);
-      if (swapped) total = __builtin_bswap32(total), type = __builtin_bswap32(type);
-      if (ok && total >= (section ? 16u : 12u) && total % 4 == 0 && total <= kMaxBlock &&
-          total <= map_size_ - at) {
-        std::uint32_t trailer;
-        std::memcpy(&trailer, block + total - 4, 4);
-        if (swapped) trailer = __builtin_bswap32(trailer);
-        if (trailer == total) {
-          swapped_ = swapped;
-          type_ = section ? kSectionHeader : type;
-          body_ = block + 8;
-          body_size_ = total - 12;
-          body_mapped_ = true;
-          consumed_ += total;
-          return Block::Ok;
-        }
-      }
-    }
+    if (block_in_place(at)) return Block::Ok;
     map_ = nullptr;
     if (fseeko(stream_, static_cast<off_t>(at), SEEK_SET) != 0) {
       detail = fmt::format("read error: {}", std::strerror(errno ? errno : EIO));
@@ -117,6 +86,72 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
   }
   body_mapped_ = false;
   std::uint8_t header[12];
+  std::uint32_t body_start = 0;  // octets of the body already read (the byte-order magic)
+  std::uint32_t total = 0;
+  const Block head = read_block_header(header, body_start, total, detail);
+  if (head != Block::Ok) return head;
+  // The body and the trailing copy of the total length, in one read.
+  const std::size_t rest = total - 8 - body_start;
+  if (block_.size() < rest + body_start) block_.resize(rest + body_start);
+  if (body_start) std::memcpy(block_.data(), header + 8, body_start);
+  const std::size_t got_rest = std::fread(block_.data() + body_start, 1, rest, stream_);
+  if (got_rest < rest) {
+    if (std::ferror(stream_)) {
+      detail = fmt::format("read error: {}", std::strerror(errno ? errno : EIO));
+      return Block::ReadError;
+    }
+    detail = fmt::format("the file ends inside a block of {} octets ({} read)", total,
+                         8 + body_start + got_rest);
+    return Block::Truncated;
+  }
+  body_size_ = total - 12;
+  body_ = block_.data();
+  const std::uint32_t trailer = u32(block_.data() + body_size_);
+  if (trailer != total) {
+    detail = fmt::format("block of type 0x{:x}: total length {} at its start, {} at its end", type_,
+                         total, trailer);
+    return Block::Malformed;
+  }
+  consumed_ += total;
+  return Block::Ok;
+}
+
+bool PcapngStream::block_in_place(std::uint64_t at) {
+  if (at >= map_size_ || map_size_ - at < 12) return false;
+  const std::uint8_t* block = map_ + at;
+  std::uint32_t raw_type, magic;
+  std::memcpy(&raw_type, block, 4);
+  std::memcpy(&magic, block + 8, 4);
+  const bool section = raw_type == kSectionHeader;
+  bool swapped = swapped_;
+  bool ok = in_section_;
+  if (section) {
+    swapped = magic == __builtin_bswap32(kByteOrderMagic);
+    ok = swapped || magic == kByteOrderMagic;
+  }
+  std::uint32_t total, type;
+  std::memcpy(&total, block + 4, 4);
+  std::memcpy(&type, block, 4);
+  if (swapped) total = __builtin_bswap32(total), type = __builtin_bswap32(type);
+  if (!ok || total < (section ? 16u : 12u) || total % 4 != 0 || total > kMaxBlock ||
+      total > map_size_ - at) {
+    return false;
+  }
+  std::uint32_t trailer;
+  std::memcpy(&trailer, block + total - 4, 4);
+  if (swapped) trailer = __builtin_bswap32(trailer);
+  if (trailer != total) return false;
+  swapped_ = swapped;
+  type_ = section ? kSectionHeader : type;
+  body_ = block + 8;
+  body_size_ = total - 12;
+  body_mapped_ = true;
+  consumed_ += total;
+  return true;
+}
+
+PcapngStream::Block PcapngStream::read_block_header(std::uint8_t* header, std::uint32_t& body_start,
+                                                    std::uint32_t& total, std::string& detail) {
   const std::size_t got = std::fread(header, 1, 8, stream_);
   if (got < 8) {
     if (std::ferror(stream_)) {
@@ -129,7 +164,6 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
   }
   std::uint32_t raw_type;
   std::memcpy(&raw_type, header, 4);
-  std::uint32_t body_start = 0;  // octets of the body already read (the byte-order magic)
   if (raw_type == kSectionHeader) {
     // The byte-order magic tells how to read this section, its own length included.
     if (std::fread(header + 8, 1, 4, stream_) < 4) {
@@ -155,34 +189,11 @@ PcapngStream::Block PcapngStream::read_block(std::string& detail) {
     }
     type_ = u32(header);
   }
-  const std::uint32_t total = u32(header + 4);
+  total = u32(header + 4);
   if (total < 12 + body_start || total % 4 != 0 || total > kMaxBlock) {
     detail = fmt::format("block of type 0x{:x} claims a total length of {} octets", type_, total);
     return Block::Malformed;
   }
-  // The body and the trailing copy of the total length, in one read.
-  const std::size_t rest = total - 8 - body_start;
-  if (block_.size() < rest + body_start) block_.resize(rest + body_start);
-  if (body_start) std::memcpy(block_.data(), header + 8, body_start);
-  const std::size_t got_rest = std::fread(block_.data() + body_start, 1, rest, stream_);
-  if (got_rest < rest) {
-    if (std::ferror(stream_)) {
-      detail = fmt::format("read error: {}", std::strerror(errno ? errno : EIO));
-      return Block::ReadError;
-    }
-    detail = fmt::format("the file ends inside a block of {} octets ({} read)", total,
-                         8 + body_start + got_rest);
-    return Block::Truncated;
-  }
-  body_size_ = total - 12;
-  body_ = block_.data();
-  const std::uint32_t trailer = u32(block_.data() + body_size_);
-  if (trailer != total) {
-    detail = fmt::format("block of type 0x{:x}: total length {} at its start, {} at its end", type_,
-                         total, trailer);
-    return Block::Malformed;
-  }
-  consumed_ += total;
   return Block::Ok;
 }
 

@@ -62,6 +62,12 @@ class PcapngStream {
  private:
   enum class Block : std::uint8_t { Ok, End, Truncated, Malformed, ReadError };
   Block read_block(std::string& detail);  // one whole block into block_ (type_, body)
+  // The block at offset `at` of the mapping, where it holds it whole and well formed.
+  bool block_in_place(std::uint64_t at);
+  // From the stream: the block's header (12 octets at most into `header`, the byte-order
+  // magic of a section's counted in `body_start`) and its total length.
+  Block read_block_header(std::uint8_t* header, std::uint32_t& body_start, std::uint32_t& total,
+                          std::string& detail);
   Result packet_from_block(PcapngPacket& packet, std::string& detail);
   bool section_header(std::string& detail);
   bool interface_description(std::string& detail);

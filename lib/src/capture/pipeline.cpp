@@ -183,120 +183,149 @@ void read_here(CaptureReader& reader, FrameFeeder& feeder, PipelineResult& resul
   }
 }
 
+using Progress = std::function<void(const CaptureReader&)>;
+using Queue = SpscQueue<kBatches>;
+
+// Fills `batch` with the reader's records until it is full or the capture ends (then false,
+// the batch's status saying how it ended). Octets not read in place are copied into the batch.
+bool fill_batch(CaptureReader& reader, Batch& batch, CaptureRecord& record,
+                const std::atomic<bool>& abandon, const Progress& progress) {
+  bool more = true;
+  while (batch.records.size() < kBatchRecords &&
+         batch.octets.size() + batch.mapped_octets < kBatchOctets) {
+    const ReadStatus status =
+        abandon.load(std::memory_order_relaxed) ? ReadStatus::End : reader.next(record);
+    if (status != ReadStatus::Record) {
+      batch.status = status;
+      more = false;
+      break;
+    }
+    if (record.mapped) {
+      batch.mapped_octets += record.data.size();
+    } else {
+      batch.copied.push_back(batch.records.size());
+      batch.copied_at.push_back(batch.octets.size());
+      batch.octets.insert(batch.octets.end(), record.data.begin(), record.data.end());
+    }
+    batch.records.push_back(record);
+    if (progress && (record.number & 0x3FFF) == 0) progress(reader);
+  }
+  // The copies' final place, now that `octets` grows no more.
+  for (std::size_t i = 0; i < batch.copied.size(); ++i) {
+    CaptureRecord& r = batch.records[batch.copied[i]];
+    r.data = std::span<const std::uint8_t>(batch.octets.data() + batch.copied_at[i], r.data.size());
+  }
+  return more;
+}
+
+// Decodes the batch's records on the reading thread (`decoded` reused: set up once, not per
+// record).
+void decode_batch(Batch& batch, const DecodeOptions& options, DecodeResult& decoded) {
+  if (batch.decoded.size() < batch.records.size()) {
+    batch.decoded.resize(batch.records.size());  // (never shrunk: reused)
+  }
+  for (std::size_t i = 0; i < batch.records.size(); ++i) {
+    if (i + kDecodeAhead < batch.records.size()) {
+      // The headers decoding looks at next (the record's first two lines).
+      const std::uint8_t* ahead = batch.records[i + kDecodeAhead].data.data();
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 64);
+    }
+    decode_captured(captured_frame(batch.records[i]), options, decoded);
+    Decoded& handed = batch.decoded[i];
+    if (FrameFeeder::plain_segment(decoded)) {
+      handed.segment = decoded.segment;
+      handed.unusual = Decoded::kPlainSegment;
+      // The CRC of an FPDU that fills the segment, as senders align them, worked out
+      // here, while its octets are in this core's cache (TcpSegment::payload_crc): the
+      // analysing thread's largest single cost.
+      const std::span<const std::uint8_t> payload = handed.segment.payload;
+      if (payload.size() >= kPayloadCrcMin && handed.segment.payload_missing == 0 &&
+          FpduGrammar::may_be_one_fpdu(payload)) {
+        handed.segment.payload_crc =
+            crc32c_update(kCrc32cInit, payload.first(payload.size() - kCrcSize));
+      }
+    } else {
+      handed.unusual = static_cast<std::uint32_t>(batch.unusual.size());
+      batch.unusual.push_back(decoded);
+    }
+  }
+}
+
+// The reading thread: fills batches until the capture ends; each batch that comes back
+// gives its mapped octets back. What it throws is kept in `failure`.
+void read_batches(CaptureReader& reader, Queue& full, Queue& empty,
+                  const std::atomic<bool>& abandon, const Progress& progress,
+                  std::optional<bool> decode_while_reading, const DecodeOptions& options,
+                  std::exception_ptr& failure) {
+  CaptureRecord record;
+  DecodeResult decoded;  // reused: set up once, not per record
+  for (bool more = true; more;) {
+    auto* batch = static_cast<Batch*>(empty.pop());
+    try {
+      if (batch->consumed != 0) reader.release(batch->consumed);
+      batch->clear();
+      more = fill_batch(reader, *batch, record, abandon, progress);
+      // Decoded here (decoding is pure) while the analysing thread has enough to do (a
+      // compressed capture's too: where decompressing keeps this thread the busier, batches
+      // do not queue up; the bench's zstd copy, decompressed into the ring: median 0.312 s
+      // against 0.337 and 0.338 against 0.374 in two sets of 12 alternating runs, gzip
+      // unchanged); never where its octets were copied (copying keeps this thread the busier).
+      batch->decoded_here =
+          batch->copied.empty() && decode_while_reading.value_or(full.size() >= kDecodeWhileQueued);
+      if (batch->decoded_here) decode_batch(*batch, options, decoded);
+      batch->consumed = reader.bytes_read();
+    } catch (...) {
+      failure = std::current_exception();
+      batch->records.clear();
+      batch->status = ReadStatus::End;
+      more = false;
+    }
+    full.push(batch);
+  }
+}
+
+// Feeds a batch's records to the analysis, decoded here or already decoded.
+void analyse_batch(FrameFeeder& feeder, const Batch& batch) {
+  const std::size_t n = batch.records.size();
+  if (!batch.decoded_here) {
+    for (std::size_t i = 0; i < n; ++i) feeder.feed(captured_frame(batch.records[i]));
+    return;
+  }
+  for (std::size_t i = 0; i < std::min(n, kAhead); ++i) {
+    prefetch(batch.records[i], batch.decoded[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    // The octets (and the decoding) of a record ahead, into this core's cache while this
+    // one is analysed: they were read on the other core, long enough ago to have left its
+    // cache, and the CRC and the retransmission history would wait for each line.
+    if (i + kAhead < n) prefetch(batch.records[i + kAhead], batch.decoded[i + kAhead]);
+    const Decoded& decoded = batch.decoded[i];
+    if (decoded.unusual == Decoded::kPlainSegment) {
+      feeder.feed_plain_segment(captured_frame(batch.records[i]), decoded.segment);
+    } else {
+      feeder.feed_decoded(captured_frame(batch.records[i]), batch.unusual[decoded.unusual]);
+    }
+  }
+}
+
 void read_on_a_thread(CaptureReader& reader, FrameFeeder& feeder, PipelineResult& result,
-                      const std::function<void(const CaptureReader&)>& progress,
-                      std::optional<bool> decode_while_reading) {
+                      const Progress& progress, std::optional<bool> decode_while_reading) {
   std::array<Batch, kBatches> batches;
-  SpscQueue<kBatches> full, empty;
+  Queue full, empty;
   for (Batch& batch : batches) empty.push(&batch);
   std::atomic<bool> abandon{false};
   reader.hold_mapped();
   const DecodeOptions& options = feeder.decode_options();
-  // The reading thread: fills batches until the capture ends; each batch that comes back
-  // gives its mapped octets back.
   std::exception_ptr failure;  // what the reading thread threw (rethrown here)
   std::thread producer([&] {
-    CaptureRecord record;
-    DecodeResult decoded;  // reused: set up once, not per record
-    for (bool more = true; more;) {
-      auto* batch = static_cast<Batch*>(empty.pop());
-      try {
-        if (batch->consumed != 0) reader.release(batch->consumed);
-        batch->clear();
-        while (batch->records.size() < kBatchRecords &&
-               batch->octets.size() + batch->mapped_octets < kBatchOctets) {
-          const ReadStatus status =
-              abandon.load(std::memory_order_relaxed) ? ReadStatus::End : reader.next(record);
-          if (status != ReadStatus::Record) {
-            batch->status = status;
-            more = false;
-            break;
-          }
-          if (record.mapped) {
-            batch->mapped_octets += record.data.size();
-          } else {
-            batch->copied.push_back(batch->records.size());
-            batch->copied_at.push_back(batch->octets.size());
-            batch->octets.insert(batch->octets.end(), record.data.begin(), record.data.end());
-          }
-          batch->records.push_back(record);
-          if (progress && (record.number & 0x3FFF) == 0) progress(reader);
-        }
-        // The copies' final place, now that `octets` grows no more.
-        for (std::size_t i = 0; i < batch->copied.size(); ++i) {
-          CaptureRecord& r = batch->records[batch->copied[i]];
-          r.data = std::span<const std::uint8_t>(batch->octets.data() + batch->copied_at[i],
-                                                 r.data.size());
-        }
-        // Decoded here (decoding is pure) while the analysing thread has enough to do (a
-        // compressed capture's too: where decompressing keeps this thread the busier, batches
-        // do not queue up; the bench's zstd copy, decompressed into the ring: median 0.312 s
-        // against 0.337 and 0.338 against 0.374 in two sets of 12 alternating runs, gzip
-        // unchanged); never where its octets were copied (copying keeps this thread the busier).
-        batch->decoded_here = batch->copied.empty() &&
-                              decode_while_reading.value_or(full.size() >= kDecodeWhileQueued);
-        if (batch->decoded_here && batch->decoded.size() < batch->records.size()) {
-          batch->decoded.resize(batch->records.size());  // (never shrunk: reused)
-        }
-        for (std::size_t i = 0; batch->decoded_here && i < batch->records.size(); ++i) {
-          if (i + kDecodeAhead < batch->records.size()) {
-            // The headers decoding looks at next (the record's first two lines).
-            const std::uint8_t* ahead = batch->records[i + kDecodeAhead].data.data();
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
-          }
-          decode_captured(captured_frame(batch->records[i]), options, decoded);
-          Decoded& handed = batch->decoded[i];
-          if (FrameFeeder::plain_segment(decoded)) {
-            handed.segment = decoded.segment;
-            handed.unusual = Decoded::kPlainSegment;
-            // The CRC of an FPDU that fills the segment, as senders align them, worked out
-            // here, while its octets are in this core's cache (TcpSegment::payload_crc): the
-            // analysing thread's largest single cost.
-            const std::span<const std::uint8_t> payload = handed.segment.payload;
-            if (payload.size() >= kPayloadCrcMin && handed.segment.payload_missing == 0 &&
-                FpduGrammar::may_be_one_fpdu(payload)) {
-              handed.segment.payload_crc =
-                  crc32c_update(kCrc32cInit, payload.first(payload.size() - kCrcSize));
-            }
-          } else {
-            handed.unusual = static_cast<std::uint32_t>(batch->unusual.size());
-            batch->unusual.push_back(decoded);
-          }
-        }
-        batch->consumed = reader.bytes_read();
-      } catch (...) {
-        failure = std::current_exception();
-        batch->records.clear();
-        batch->status = ReadStatus::End;
-        more = false;
-      }
-      full.push(batch);
-    }
+    read_batches(reader, full, empty, abandon, progress, decode_while_reading, options, failure);
   });
   Batch* batch = nullptr;
   try {
     for (;;) {
       batch = static_cast<Batch*>(full.pop());
-      const std::size_t n = batch->records.size();
-      for (std::size_t i = 0; !batch->decoded_here && i < n; ++i) {
-        feeder.feed(captured_frame(batch->records[i]));
-      }
-      for (std::size_t i = 0; batch->decoded_here && i < std::min(n, kAhead); ++i) {
-        prefetch(batch->records[i], batch->decoded[i]);
-      }
-      for (std::size_t i = 0; batch->decoded_here && i < n; ++i) {
-        // The octets (and the decoding) of a record ahead, into this core's cache while this
-        // one is analysed: they were read on the other core, long enough ago to have left its
-        // cache, and the CRC and the retransmission history would wait for each line.
-        if (i + kAhead < n) prefetch(batch->records[i + kAhead], batch->decoded[i + kAhead]);
-        const Decoded& decoded = batch->decoded[i];
-        if (decoded.unusual == Decoded::kPlainSegment) {
-          feeder.feed_plain_segment(captured_frame(batch->records[i]), decoded.segment);
-        } else {
-          feeder.feed_decoded(captured_frame(batch->records[i]), batch->unusual[decoded.unusual]);
-        }
-      }
+      analyse_batch(feeder, *batch);
       const ReadStatus status = batch->status;
       empty.push(batch);
       batch = nullptr;
