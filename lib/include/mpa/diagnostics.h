@@ -1,9 +1,10 @@
 // The diagnostics catalogue: every finding the library can report, with a permanent id,
 // its severity, the RFC section it rests on and the error code of RFC 5044 section 8
 // (1-4) or RFC 6581 section 8 (5-7) where one applies. Ids are permanent: add, never
-// renumber, rename or reuse. A new id checks rules of the conformance matrix or is listed as
-// beyond them (lib/src/catalogue/conformance.cpp; it does not compile until it is one or the
-// other).
+// renumber, rename or reuse. A new id checks rules of the conformance matrix
+// (lib/src/catalogue/conformance_rules.txt) or is listed as beyond them (kUntied in
+// lib/src/catalogue/conformance.cpp); the table is refused as it is read, and the unit test
+// Conformance.TheRulesTableReads fails, until it is one or the other.
 #pragma once
 
 #include <array>
