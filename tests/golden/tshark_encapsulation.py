@@ -3,6 +3,9 @@
 encapsulation it knows (--wrap), and tshark (Wireshark's own dissectors, default preferences)
 must see as many inner TCP segments and TCP streams as mpa-check reports; mpa-check must
 report the findings of the plain capture for each, and name the tunnel of the connection.
+Every wrapper with an outer IP header does so on both underlays (--underlay ipv4, ipv6) and
+with both outer-address conventions (--outer-addresses swapped: tunnel endpoints; mirror: the
+same outer addresses both ways, as a mirror session sends them).
 
 The same for IP fragmentation (--fragment-size: IPv4 fragments, IPv6 Fragment headers, in
 order and reversed, inside a tunnel and of the tunnel's own packets), which tshark reassembles
@@ -58,6 +61,8 @@ def tcp_segments(path):
     return [(int(r[0]), tuple(r[1:])) for r in rows]
 
 
+MIRROR_IPV6 = ["--underlay", "ipv6", "--outer-addresses", "mirror"]
+
 # (name, mpa-synth options beyond the fragmentation, --fragment-size and its options)
 FRAGMENTED = [
     ("ip-fragments-512", [], ["--fragment-size", "512"]),
@@ -70,6 +75,11 @@ FRAGMENTED = [
     ("gre-outer-fragments-ipv6", ["--wrap", "gre-key", "--ipv6"],
      ["--fragment-size", "256", "--fragment-outer", "--fragment-order", "reversed"]),
     ("erspan-ii-outer-fragments", ["--wrap", "erspan-ii"], ["--fragment-size", "400", "--fragment-outer"]),
+    ("vxlan-ipv6-mirror-inner-fragments", ["--wrap", "vxlan", *MIRROR_IPV6], ["--fragment-size", "256"]),
+    ("vxlan-ipv6-mirror-outer-fragments", ["--wrap", "vxlan", *MIRROR_IPV6],
+     ["--fragment-size", "512", "--fragment-outer"]),
+    ("gre-ipv6-swapped-outer-fragments", ["--wrap", "gre-key", "--underlay", "ipv6"],
+     ["--fragment-size", "256", "--fragment-outer", "--fragment-order", "reversed"]),
 ]
 
 
@@ -110,23 +120,50 @@ def check_fragmented(mpa_synth, mpa_check, work, name, base_args, cut_args):
     return problems
 
 
+def names_after(help_text, marker):
+    """The comma-separated names after `marker` to the end of its line in mpa-synth --help."""
+    if marker not in help_text:
+        return []
+    names = help_text.split(marker, 1)[1].split("\n", 1)[0]
+    return [w.strip() for w in names.split(",") if w.strip()]
+
+
+def wrap_cases(wrappers, without_underlay):
+    """(name, mpa-synth options) of each wrapper: once as it is where it has no outer IP
+    header, else on each underlay with each outer-address convention."""
+    cases = []
+    for w in wrappers:
+        if w in without_underlay:
+            cases.append((w, ["--wrap", w]))
+            continue
+        for underlay in ("ipv4", "ipv6"):
+            for outer in ("swapped", "mirror"):
+                cases.append((f"{w}-{underlay}-{outer}",
+                              ["--wrap", w, "--underlay", underlay, "--outer-addresses", outer]))
+    return cases
+
+
 def main():
     mpa_synth, mpa_check, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     names = subprocess.run([mpa_synth, "--help"], capture_output=True, text=True, check=True).stdout
-    wrappers = names.split("NAME one of", 1)[1].split("\n", 1)[0]
-    wrappers = [w.strip() for w in wrappers.replace("\n", " ").split(",") if w.strip()]
-    if len(wrappers) < 10:
-        sys.exit(f"could not read the wrappers from mpa-synth --help: {wrappers}")
+    wrappers = names_after(names, "NAME one of")
+    without_underlay = names_after(names, "ignored without an IP underlay:")
+    if len(wrappers) < 10 or not without_underlay or not set(without_underlay) < set(wrappers):
+        sys.exit(f"could not read the wrappers from mpa-synth --help: {wrappers}, "
+                 f"without an IP underlay {without_underlay}")
     plain_path = os.path.join(work, "plain.pcap")
     synth(mpa_synth, plain_path)
     plain = check(mpa_check, plain_path)
     if not findings(plain):
         sys.exit("the plain capture has no findings: the test would prove nothing")
     # (name, mpa-synth options, mpa-check options, tshark options)
-    cases = [(w, ["--wrap", w], [], []) for w in wrappers]
+    cases = [(name, args, [], []) for name, args in wrap_cases(wrappers, without_underlay)]
     cases.append(("vxlan-ipv6", ["--wrap", "vxlan", "--ipv6"], [], []))
     cases.append(("ipip-ipv6", ["--wrap", "ipip", "--ipv6"], [], []))
+    cases.append(("vxlan-ipv6-in-ipv6-mirror", ["--wrap", "vxlan", "--ipv6", *MIRROR_IPV6], [], []))
+    cases.append(("ipip-ipv6-in-ipv6", ["--wrap", "ipip", "--ipv6", "--underlay", "ipv6"], [], []))
+    cases.append(("geneve-ip-ipv6-in-ipv6-mirror", ["--wrap", "geneve-ip", "--ipv6", *MIRROR_IPV6], [], []))
     cases.append(("vxlan-port-8472", ["--wrap", "vxlan:7", "--tunnel-port", "8472"],
                   ["--vxlan-port", "8472"], ["-d", "udp.port==8472,vxlan"]))
     failures = []

@@ -703,6 +703,18 @@ std::vector<CorpusEntry> wrapped_entries() {
     s.effects.wrap = encapsulation_named(w.wrapper);
     out.push_back(entry_of(s));
   }
+  {  // A cloud's traffic mirroring: both directions with the same outer addresses, over IPv6.
+    Scenario s = base_scenario("fault-fpdu.crc-mismatch--vxlan-ipv6-mirror");
+    apply_fault(s, crc);
+    s.summary = fmt::format(
+        "{}, as mirrored inside VXLAN (VNI 42) over IPv6 from 2001:db8:5100::1 to "
+        "2001:db8:5100::2 in both directions",
+        crc.summary);
+    s.effects.wrap = encapsulation_named("vxlan");
+    s.effects.wrap->underlay = Underlay::Ipv6;
+    s.effects.wrap->outer_addresses = OuterAddresses::Mirror;
+    out.push_back(entry_of(s));
+  }
   const struct {
     const char* name;
     bool ipv6;

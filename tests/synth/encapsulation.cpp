@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <stdexcept>
+#include <utility>
 
 namespace mpa::synth {
 namespace {
@@ -12,6 +13,7 @@ namespace {
 constexpr std::size_t kEthernetHeader = 14;
 constexpr std::uint16_t kIpv4 = 0x0800;
 constexpr std::uint16_t kIpv6 = 0x86dd;
+constexpr std::uint8_t kUdp = 17;
 
 struct Parts {
   Bytes macs;          // destination and source MAC of the inner frame
@@ -49,6 +51,12 @@ Bytes outer_ethernet(Dir dir, std::uint16_t type) {
   return out;
 }
 
+// The last octet of outer host `host` (1: the Initiator's side, 2: the Responder's) of the
+// pair e.outer_host.
+std::uint8_t outer_host_octet(const Encapsulation& e, std::uint8_t host) {
+  return static_cast<std::uint8_t>(2 * e.outer_host - 2 + host);
+}
+
 // Outer Ethernet + IPv4 (198.51.100.2h-1 <-> 198.51.100.2h for outer_host h) carrying `payload` as
 // `protocol`.
 Bytes outer_ipv4(const Encapsulation& e, Dir dir, std::uint8_t protocol, const Bytes& payload) {
@@ -67,11 +75,56 @@ Bytes outer_ipv4(const Encapsulation& e, Dir dir, std::uint8_t protocol, const B
     put_u8(out, 198);
     put_u8(out, 51);
     put_u8(out, 100);
-    put_u8(out, static_cast<std::uint8_t>(2 * e.outer_host - 2 + host));
+    put_u8(out, outer_host_octet(e, host));
   }
   set_be16(out, ip + 10, checksum(Bytes(out.begin() + static_cast<long>(ip), out.end())));
   append(out, payload);
   return out;
+}
+
+// 2001:db8:5100::<octet> (RFC 3849 documentation prefix).
+Bytes ipv6_address(std::uint8_t octet) {
+  Bytes out = {0x20, 0x01, 0x0d, 0xb8, 0x51, 0x00};
+  out.resize(15, 0);
+  out.push_back(octet);
+  return out;
+}
+
+// RFC 8200 8.1: over IPv6 the UDP checksum is not optional; it covers a pseudo-header of the
+// addresses, the upper-layer length and the next header.
+void set_udp_checksum_over_ipv6(Bytes& udp, const Bytes& source, const Bytes& destination) {
+  Bytes covered = source;
+  append(covered, destination);
+  put_be32(covered, static_cast<std::uint32_t>(udp.size()));
+  put_be32(covered, kUdp);
+  append(covered, udp);
+  const std::uint16_t sum = checksum(covered);
+  set_be16(udp, 6, sum == 0 ? 0xffff : sum);  // 0 would say "none"
+}
+
+// Outer Ethernet + IPv6 (2001:db8:5100::2h-1 <-> ::2h for outer_host h) carrying `payload` as
+// `protocol`.
+Bytes outer_ipv6(const Encapsulation& e, Dir dir, std::uint8_t protocol, Bytes payload) {
+  const Bytes source = ipv6_address(outer_host_octet(e, dir == Dir::Initiator ? 1 : 2));
+  const Bytes destination = ipv6_address(outer_host_octet(e, dir == Dir::Initiator ? 2 : 1));
+  if (protocol == kUdp) set_udp_checksum_over_ipv6(payload, source, destination);
+  Bytes out = outer_ethernet(dir, kIpv6);
+  put_be32(out, 0x60000000);  // version 6, traffic class 0, flow label 0
+  put_be16(out, static_cast<std::uint16_t>(payload.size()));
+  put_u8(out, protocol);
+  put_u8(out, 64);  // hop limit
+  append(out, source);
+  append(out, destination);
+  append(out, payload);
+  return out;
+}
+
+// The outer headers of an IP-underlay wrapper: on its underlay, from the side that sends
+// (`dir`) or, for a mirror session, always from the mirroring switch to its collector.
+Bytes outer_ip(const Encapsulation& e, Dir dir, std::uint8_t protocol, Bytes payload) {
+  const Dir sender = e.outer_addresses == OuterAddresses::Mirror ? Dir::Initiator : dir;
+  if (e.underlay == Underlay::Ipv6) return outer_ipv6(e, sender, protocol, std::move(payload));
+  return outer_ipv4(e, sender, protocol, payload);
 }
 
 Bytes udp(std::uint16_t port, const Bytes& payload) {
@@ -79,7 +132,7 @@ Bytes udp(std::uint16_t port, const Bytes& payload) {
   put_be16(out, 49999);  // a tunnel's source port is a flow hash
   put_be16(out, port);
   put_be16(out, static_cast<std::uint16_t>(8 + payload.size()));
-  put_be16(out, 0);  // no checksum (allowed over IPv4, RFC 768)
+  put_be16(out, 0);  // no checksum (allowed over IPv4, RFC 768; outer_ipv6 sets one)
   append(out, payload);
   return out;
 }
@@ -178,39 +231,49 @@ Bytes encapsulate(const Bytes& frame, const Encapsulation& e, Dir dir) {
       return out;
     }
     case Wrapper::Gre:
-      return outer_ipv4(e, dir, 47,
-                        gre(e, e.gre_key, e.gre_sequence, e.gre_checksum, inner.type, inner.ip));
+      return outer_ip(e, dir, 47,
+                      gre(e, e.gre_key, e.gre_sequence, e.gre_checksum, inner.type, inner.ip));
     case Wrapper::GreEthernet:
-      return outer_ipv4(e, dir, 47,
-                        gre(e, e.gre_key, e.gre_sequence, e.gre_checksum, 0x6558, frame));
+      return outer_ip(e, dir, 47, gre(e, e.gre_key, e.gre_sequence, e.gre_checksum, 0x6558, frame));
     case Wrapper::IpInIp:
-      return outer_ipv4(e, dir, inner.type == kIpv4 ? 4 : 41, inner.ip);
-    // A mirror session sends both directions' frames from the switch to the collector.
+      return outer_ip(e, dir, inner.type == kIpv4 ? 4 : 41, inner.ip);
     case Wrapper::ErspanI:
-      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, false, false, 0x88be, frame));
+      return outer_ip(e, dir, 47, gre(e, false, false, false, 0x88be, frame));
     case Wrapper::ErspanII: {
       Bytes payload = erspan2_header(e);
       append(payload, frame);
-      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, true, false, 0x88be, payload));
+      return outer_ip(e, dir, 47, gre(e, false, true, false, 0x88be, payload));
     }
     case Wrapper::ErspanIII: {
       Bytes payload = erspan3_header(e);
       append(payload, frame);
-      return outer_ipv4(e, Dir::Initiator, 47, gre(e, false, true, false, 0x22eb, payload));
+      return outer_ip(e, dir, 47, gre(e, false, true, false, 0x22eb, payload));
     }
     case Wrapper::Vxlan: {
       Bytes payload = {0x08, 0, 0, 0};  // I flag
       put_be32(payload, e.id << 8);
       append(payload, frame);
-      return outer_ipv4(e, dir, 17, udp(e.udp_port ? e.udp_port : 4789, payload));
+      return outer_ip(e, dir, kUdp, udp(e.udp_port ? e.udp_port : 4789, payload));
     }
     case Wrapper::Geneve:
-      return outer_ipv4(e, dir, 17, udp(e.udp_port ? e.udp_port : 6081, geneve(e, 0x6558, frame)));
+      return outer_ip(e, dir, kUdp, udp(e.udp_port ? e.udp_port : 6081, geneve(e, 0x6558, frame)));
     case Wrapper::GeneveIp:
-      return outer_ipv4(e, dir, 17,
-                        udp(e.udp_port ? e.udp_port : 6081, geneve(e, inner.type, inner.ip)));
+      return outer_ip(e, dir, kUdp,
+                      udp(e.udp_port ? e.udp_port : 6081, geneve(e, inner.type, inner.ip)));
   }
   throw std::invalid_argument("unknown wrapper");
+}
+
+bool has_ip_underlay(Wrapper wrapper) {
+  switch (wrapper) {
+    case Wrapper::VlanStack:
+    case Wrapper::QinQ:
+    case Wrapper::Mpls:
+    case Wrapper::MplsPw:
+      return false;
+    default:
+      return true;
+  }
 }
 
 std::vector<std::pair<std::string, Encapsulation>> named_encapsulations() {
@@ -221,6 +284,8 @@ std::vector<std::pair<std::string, Encapsulation>> named_encapsulations() {
     return e;
   };
   auto plain = [](Encapsulation&) {};
+  // A mirror session sends both directions' frames from the switch to the collector.
+  auto mirrored = [](Encapsulation& e) { e.outer_addresses = OuterAddresses::Mirror; };
   return {
       {"vlan-stack", with(Wrapper::VlanStack, plain)},
       {"qinq", with(Wrapper::QinQ, plain)},
@@ -237,11 +302,14 @@ std::vector<std::pair<std::string, Encapsulation>> named_encapsulations() {
                         })},
       {"gre-eth", with(Wrapper::GreEthernet, plain)},
       {"ipip", with(Wrapper::IpInIp, plain)},
-      {"erspan-i", with(Wrapper::ErspanI, plain)},
-      {"erspan-ii", with(Wrapper::ErspanII, plain)},
-      {"erspan-iii", with(Wrapper::ErspanIII, plain)},
-      {"erspan-iii-sub",
-       with(Wrapper::ErspanIII, [](Encapsulation& e) { e.platform_subheader = true; })},
+      {"erspan-i", with(Wrapper::ErspanI, mirrored)},
+      {"erspan-ii", with(Wrapper::ErspanII, mirrored)},
+      {"erspan-iii", with(Wrapper::ErspanIII, mirrored)},
+      {"erspan-iii-sub", with(Wrapper::ErspanIII,
+                              [&](Encapsulation& e) {
+                                mirrored(e);
+                                e.platform_subheader = true;
+                              })},
       {"vxlan", with(Wrapper::Vxlan, plain)},
       {"geneve", with(Wrapper::Geneve, plain)},
       {"geneve-options",

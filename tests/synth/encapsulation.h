@@ -31,6 +31,19 @@ enum class Wrapper : std::uint8_t {
   GeneveIp,     // the same carrying the IP packet (protocol type 0x0800/0x86DD)
 };
 
+// The network the IP-underlay wrappers (GRE, IP in IP, ERSPAN, VXLAN, Geneve) cross: their outer
+// IP header. The others (VLAN stacks, QinQ, MPLS, MPLS pseudowires) have none.
+enum class Underlay : std::uint8_t {
+  Ipv4,  // 198.51.100.<2h-1> and .<2h> (RFC 5737 TEST-NET-2)
+  Ipv6,  // 2001:db8:5100::<2h-1> and ::<2h> (RFC 3849)
+};
+
+// Which outer addresses (and outer MACs) each direction's frames carry.
+enum class OuterAddresses : std::uint8_t {
+  PerDirection,  // swapped with the direction, as a tunnel's two endpoints (VTEPs) send
+  Mirror,        // the same both ways, as a mirror session sends both to its collector
+};
+
 struct Encapsulation {
   Wrapper wrapper = Wrapper::Vxlan;
   std::uint32_t id = 42;  // VNI, GRE key, ERSPAN session, VLAN id or MPLS label
@@ -40,11 +53,16 @@ struct Encapsulation {
   bool platform_subheader = false;      // ERSPAN III
   std::size_t geneve_option_words = 0;  // Geneve: options length in 4-octet units (0..63)
   std::uint16_t udp_port = 0;           // VXLAN/Geneve destination port (0: IANA's)
-  std::uint8_t outer_host = 1;          // outer IPv4 198.51.100.<2h-1> and .<2h> (1..127)
+  std::uint8_t outer_host = 1;          // outer host pair h (1..127), see Underlay
+  Underlay underlay = Underlay::Ipv4;
+  OuterAddresses outer_addresses = OuterAddresses::PerDirection;  // ERSPAN's names: Mirror
 };
 
-// Wraps one Ethernet frame sent by `dir` (the outer addresses follow the direction, as a
-// tunnel's endpoints do).
+// Whether `wrapper` has an outer IP header (Underlay and OuterAddresses apply to it).
+bool has_ip_underlay(Wrapper wrapper);
+
+// Wraps one Ethernet frame sent by `dir` (the outer addresses follow the direction or not, as
+// e.outer_addresses says).
 Bytes encapsulate(const Bytes& ethernet_frame, const Encapsulation& e, Dir dir);
 
 // Every wrapper the tests hold to the invariant, by name ("vxlan", "gre-key-seq-csum", ...).

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,8 @@ struct Options {
   std::optional<std::uint16_t> vlan;
   std::string wrap;  // an encapsulation name (encapsulation.h)
   std::uint16_t tunnel_port = 0;
-  std::optional<std::size_t> fragment_size;  // every IP packet cut (fragmentation.h)
+  std::string underlay = "ipv4", outer_addresses;  // of --wrap; outer_addresses empty: its own
+  std::optional<std::size_t> fragment_size;        // every IP packet cut (fragmentation.h)
   std::string fragment_order = "in-order";
   bool fragment_outer = false;
   std::string close = "fin", closer = "initiator";
@@ -116,6 +118,25 @@ void add_traffic_options(CLI::App& app, Options& o) {
                "--fragment-size cuts the outer IP packet of --wrap (the tunnel's), not the inner");
 }
 
+// Of --wrap's outer IP header; the wrappers without one ignore them.
+void add_underlay_options(CLI::App& app, Options& o) {
+  std::string exempt;
+  for (const auto& [name, e] : named_encapsulations()) {
+    if (!has_ip_underlay(e.wrapper)) exempt += (exempt.empty() ? "" : ", ") + name;
+  }
+  app.add_option("--underlay", o.underlay,
+                 "Outer IP of --wrap: ipv4 (198.51.100.0/24, default) or ipv6 (2001:db8:5100::/48)"
+                 "; ignored without an IP underlay: " +
+                     exempt)
+      ->check(CLI::IsMember({"ipv4", "ipv6"}));
+  app.add_option("--outer-addresses", o.outer_addresses,
+                 "Outer addresses and MACs of --wrap: swapped with the direction as tunnel "
+                 "endpoints send (default but for erspan-*) or mirror, the same both ways as a "
+                 "mirror session sends (erspan-*'s default); ignored without an IP underlay: " +
+                     exempt)
+      ->check(CLI::IsMember({"swapped", "mirror"}));
+}
+
 void add_tcp_options(CLI::App& app, Options& o) {
   app.add_option("--isn", o.isn, "Initial sequence numbers: INITIATOR,RESPONDER")
       ->expected(2)
@@ -135,6 +156,7 @@ void add_tcp_options(CLI::App& app, Options& o) {
       "Wrap every frame: NAME or NAME:ID (VNI, key, session, label), NAME one of " + wrappers);
   app.add_option("--tunnel-port", o.tunnel_port,
                  "UDP port of --wrap vxlan/geneve (default IANA's)");
+  add_underlay_options(app, o);
   app.add_option("--close", o.close, "fin (graceful), rst (abrupt) or none")
       ->check(CLI::IsMember({"fin", "rst", "none"}));
   app.add_option("--closer", o.closer, "initiator or responder")
@@ -264,6 +286,23 @@ void apply_tcp_options(Scenario& s, const Options& o) {
   if (o.seed) s.seed = *o.seed;
 }
 
+std::optional<Encapsulation> wrap_from_options(const Options& o) {
+  if (o.wrap.empty()) {
+    if (o.underlay != "ipv4" || !o.outer_addresses.empty())
+      throw CLI::ValidationError("--underlay/--outer-addresses", "need --wrap");
+    return std::nullopt;
+  }
+  std::optional<Encapsulation> wrap = encapsulation_named(o.wrap);
+  if (!wrap) throw CLI::ValidationError("--wrap", "unknown encapsulation '" + o.wrap + "'");
+  wrap->udp_port = o.tunnel_port;
+  wrap->underlay = o.underlay == "ipv6" ? Underlay::Ipv6 : Underlay::Ipv4;
+  if (!o.outer_addresses.empty()) {
+    wrap->outer_addresses =
+        o.outer_addresses == "mirror" ? OuterAddresses::Mirror : OuterAddresses::PerDirection;
+  }
+  return wrap;
+}
+
 Scenario scenario_from_options(const Options& o) {
   Scenario s = base_scenario("mpa-synth");
   apply_traffic_options(s, o);  // before the startup options: --p2p prepends the RTR
@@ -275,12 +314,7 @@ Scenario scenario_from_options(const Options& o) {
       throw CLI::ValidationError("--fault", "unknown fault '" + o.fault + "' (see --list-faults)");
     apply_fault(s, *recipe);
   }
-  if (!o.wrap.empty()) {
-    s.effects.wrap = encapsulation_named(o.wrap);
-    if (!s.effects.wrap)
-      throw CLI::ValidationError("--wrap", "unknown encapsulation '" + o.wrap + "'");
-    s.effects.wrap->udp_port = o.tunnel_port;
-  }
+  s.effects.wrap = wrap_from_options(o);
   return s;
 }
 

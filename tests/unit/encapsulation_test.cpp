@@ -178,6 +178,62 @@ TEST(Encapsulation, EveryWrapperGivesTheFindingsOfThePlainCapture) {
   }
 }
 
+// Every wrapper with an outer IP header, on either underlay, its outer addresses swapped with
+// the direction (tunnel endpoints) or the same both ways (a mirror session).
+std::vector<std::pair<std::string, synth::Encapsulation>> on_every_underlay() {
+  std::vector<std::pair<std::string, synth::Encapsulation>> out;
+  for (const auto& [name, e] : synth::named_encapsulations()) {
+    if (!synth::has_ip_underlay(e.wrapper)) continue;
+    for (const auto underlay : {synth::Underlay::Ipv4, synth::Underlay::Ipv6}) {
+      for (const auto outer :
+           {synth::OuterAddresses::PerDirection, synth::OuterAddresses::Mirror}) {
+        synth::Encapsulation variant = e;
+        variant.underlay = underlay;
+        variant.outer_addresses = outer;
+        out.emplace_back(name + (underlay == synth::Underlay::Ipv6 ? " over IPv6" : " over IPv4") +
+                             (outer == synth::OuterAddresses::Mirror ? ", mirrored" : ", swapped"),
+                         variant);
+      }
+    }
+  }
+  return out;
+}
+
+TEST(Encapsulation, EveryUnderlayAndOuterAddressingGivesTheFindingsOfThePlainCapture) {
+  for (const auto& [scenario_name, scenario] : scenarios()) {
+    const Outcome plain = run(synth::generate_frames(scenario));
+    for (const auto& [wrap_name, wrap] : on_every_underlay()) {
+      SCOPED_TRACE(scenario_name + " in " + wrap_name);
+      const Outcome wrapped = run(synth::generate_frames(with_wrap(scenario, wrap)));
+      EXPECT_EQ(wrapped.facts.findings, plain.facts.findings);
+      EXPECT_EQ(wrapped.facts.connections.size(), plain.facts.connections.size());
+      EXPECT_EQ(wrapped.stats.tcp_segments, plain.stats.tcp_segments);
+      EXPECT_EQ(wrapped.stats.unreached(), 0u);
+    }
+  }
+}
+
+// Cloud traffic mirroring: both directions of an IPv4 connection carried between the same
+// two IPv6 addresses. An inner IPv4 address once kept octets 4-15 of the outer IPv6 one, so
+// each direction had endpoints of its own: two connections, each with startup errors.
+TEST(Encapsulation, AMirroredIpv4ConnectionOverAnIpv6UnderlayIsOneConnection) {
+  const synth::Scenario valid = synth::base_scenario("encapsulation-mirror-ipv6");
+  const Outcome plain = run(synth::generate_frames(valid));
+  for (const char* name : {"vxlan", "geneve", "geneve-ip", "gre-key", "ipip", "erspan-ii"}) {
+    SCOPED_TRACE(name);
+    synth::Encapsulation mirror = *synth::encapsulation_named(name);
+    mirror.underlay = synth::Underlay::Ipv6;
+    mirror.outer_addresses = synth::OuterAddresses::Mirror;
+    const Outcome got = run(synth::generate_frames(with_wrap(valid, mirror)));
+    ASSERT_EQ(got.facts.connections.size(), 1u);
+    EXPECT_EQ(got.facts.connections[0].initiator.address.family, 4);
+    EXPECT_EQ(got.facts.findings, plain.facts.findings);  // notes only: the close
+    EXPECT_TRUE(std::none_of(got.facts.findings.begin(), got.facts.findings.end(),
+                             [](const Fact& f) { return std::get<0>(f).starts_with("startup."); }));
+    EXPECT_EQ(got.stats.tunnelled_segments, got.stats.tcp_segments);
+  }
+}
+
 // The same inner connection (same seed: same addresses, ports and ISNs) in two tunnels,
 // their frames interleaved: without the tunnel in the flow key they would be one mangled
 // connection.

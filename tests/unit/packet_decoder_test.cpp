@@ -643,6 +643,43 @@ TEST(PacketDecoder, DecodesTcpInEveryEncapsulationOverIpv4AndIpv6) {
   }
 }
 
+// An inner address is the inner header's alone, whatever the outer one was: an IPv4 address
+// inside an IPv6 underlay once kept octets 4-15 of the outer address.
+TEST(PacketDecoder, AnInnerAddressIsWholeOverEitherUnderlay) {
+  const Bytes plain_frame = ethernet(ipv4(tcp(kPayload)), 0x0800);
+  const DecodeResult plain = decode(link_type::kEthernet, plain_frame);
+  for (auto [name, e] : synth::named_encapsulations()) {
+    if (!synth::has_ip_underlay(e.wrapper)) continue;
+    e.underlay = synth::Underlay::Ipv6;
+    for (const auto outer : {synth::OuterAddresses::PerDirection, synth::OuterAddresses::Mirror}) {
+      e.outer_addresses = outer;
+      for (const synth::Dir dir : {synth::Dir::Initiator, synth::Dir::Responder}) {
+        SCOPED_TRACE(name + (outer == synth::OuterAddresses::Mirror ? " mirrored" : " swapped") +
+                     (dir == synth::Dir::Initiator ? " there" : " back"));
+        const DecodeResult result =
+            decode(link_type::kEthernet, synth::encapsulate(plain_frame, e, dir));
+        expect_tcp_with_payload(result);
+        EXPECT_EQ(result.segment.source.address, plain.segment.source.address);
+        EXPECT_EQ(result.segment.destination.address, plain.segment.destination.address);
+        EXPECT_NE(result.segment.source.tunnel, 0u);
+      }
+    }
+  }
+}
+
+// GRE's S bit makes ERSPAN type II of the header right behind it only: an ERSPAN EtherType
+// met further in (here in the Ethernet frame GRE carries) is type I, with no header.
+TEST(PacketDecoder, AnOuterGreSequenceNumberDoesNotMakeAnInnerErspanTypeII) {
+  const Bytes mirrored = ethernet(ipv4(tcp(kPayload)), 0x0800);
+  Bytes gre = {0x10, 0x00, 0x65, 0x58, 0, 0, 0, 7};  // S bit, 0x6558, sequence number 7
+  append(gre, ethernet(mirrored, 0x88be));
+  Ipv4Spec outer;
+  outer.protocol = 47;
+  const DecodeResult result = decode(link_type::kEthernet, ethernet(ipv4(outer, gre), 0x0800));
+  expect_tcp_with_payload(result);
+  EXPECT_EQ(to_string(result.tunnels), "gre 10.0.0.1->10.0.0.2 / erspan-i");
+}
+
 TEST(PacketDecoder, NamesTheTunnelTheSameInBothDirectionsAndApartByItsId) {
   for (const auto& [name, e] : synth::named_encapsulations()) {
     if (!is_tunnel(e.wrapper)) continue;

@@ -92,6 +92,17 @@ inline std::uint32_t load_le32(const std::uint8_t* p) {
          std::uint32_t{p[0]};
 }
 
+// The address of an IP header (4 or 16 octets at `octets`), whole: an inner header replaces
+// every octet an outer one wrote, or an IPv4 address inside an IPv6 underlay would keep octets
+// 4-15 of the outer address, and the two directions of a mirrored flow (the same outer
+// addresses both ways) would be two flows.
+IpAddress ip_address(std::uint8_t family, const std::uint8_t* octets) {
+  IpAddress address;
+  address.family = family;
+  std::copy_n(octets, family == 4 ? 4 : 16, address.bytes.begin());
+  return address;
+}
+
 // Decodes one frame into `result`. Offsets are frame offsets; "captured" is data.size(),
 // "wire" the original length (never less than what was captured).
 class FrameDecoder {
@@ -202,7 +213,9 @@ class FrameDecoder {
   DecodeResult& result_;
   const DecodeOptions& options_;
   std::size_t layers_ = 0;
-  bool gre_sequenced_ = false;  // the GRE header just read had its S bit (ERSPAN I or II)
+  // Where the payload of the last GRE header with its S bit starts: an ERSPAN header there is
+  // type II, one anywhere else type I (an outer GRE's S bit says nothing of an inner header).
+  std::optional<std::size_t> sequenced_gre_payload_;
 };
 
 // Most frames are Ethernet, IPv4, TCP: IPv4 comes first; TCP never reaches the table.
@@ -392,7 +405,7 @@ void FrameDecoder::gre(std::size_t offset, std::uint64_t end) {
   std::optional<std::uint32_t> id;
   if (key) id = load_be32(at(offset + kGreHeader + (checksum ? 4 : 0)));
   if (!enter_tunnel(TunnelKind::Gre, id, true)) return;
-  gre_sequenced_ = sequence;
+  if (sequence) sequenced_gre_payload_ = offset + length;
   dispatch(Key::EtherType, load_be16(at(offset + 2)), offset + length, end,
            NotTcpReason::TunnelPayload);
 }
@@ -401,7 +414,7 @@ void FrameDecoder::gre(std::size_t offset, std::uint64_t end) {
 // id in the low 10 bits of octets 2-3), then the mirrored Ethernet frame. Type I: the same
 // GRE type without a sequence number carries the frame with no header.
 void FrameDecoder::erspan(std::size_t offset, std::uint64_t end) {
-  if (!gre_sequenced_) {
+  if (sequenced_gre_payload_ != offset) {
     if (enter_tunnel(TunnelKind::ErspanI, std::nullopt, false)) ethernet(offset, end);
     return;
   }
@@ -539,11 +552,8 @@ void FrameDecoder::decode_ipv4(std::size_t offset, std::uint64_t end) {
                      end - offset);
   }
 
-  TcpSegment& segment = result_.segment;
-  segment.source.address.family = 4;
-  segment.destination.address.family = 4;
-  std::copy_n(ip + 12, 4, segment.source.address.bytes.begin());
-  std::copy_n(ip + 16, 4, segment.destination.address.bytes.begin());
+  result_.segment.source.address = ip_address(4, ip + 12);
+  result_.segment.destination.address = ip_address(4, ip + 16);
 
   const std::uint8_t protocol = ip[9];
   const std::uint16_t fragment_field = load_be16(ip + 6);
@@ -629,11 +639,8 @@ void FrameDecoder::decode_ipv6(std::size_t offset, std::uint64_t outer_end) {
                      outer_end - offset - kIpv6Header);
   }
 
-  TcpSegment& segment = result_.segment;
-  segment.source.address.family = 6;
-  segment.destination.address.family = 6;
-  std::copy_n(ip + 8, 16, segment.source.address.bytes.begin());
-  std::copy_n(ip + 24, 16, segment.destination.address.bytes.begin());
+  result_.segment.source.address = ip_address(6, ip + 8);
+  result_.segment.destination.address = ip_address(6, ip + 24);
 
   ipv6_headers(next, offset + kIpv6Header, end);
 }
