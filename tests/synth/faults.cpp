@@ -911,22 +911,43 @@ void markers_missing(Scenario& s) {
   s.markers_to_responder = false;  // the Reply asks (M=1), the Initiator inserts none
   odd_ulpdus(s);
 }
+// Six stray octets before the Initiator's third turn of full operation: read as an FPDU,
+// ULPDU_Length `length` and a "DDP header" beginning ff ff (tagged, DDP version 3).
+void insert_stray_octets(Plan& p, std::uint16_t length) {
+  std::size_t seen = 0;
+  for (Turn& t : p.turns) {
+    if (t.dir != Dir::Initiator || t.phase != Phase::FullOperation || ++seen < 3) continue;
+    Chunk junk;
+    junk.kind = ChunkKind::Streaming;
+    junk.bytes = {static_cast<std::uint8_t>(length >> 8),
+                  static_cast<std::uint8_t>(length),
+                  0xff,
+                  0xff,
+                  0xff,
+                  0xff};
+    t.chunks.insert(t.chunks.begin(), junk);
+    break;
+  }
+}
 // Six octets no framing explains, between two FPDUs (CRC off, no markers); after them the
 // direction is not read, so it ends without a word about how.
 void framing_lost(Scenario& s) {
   crc_off(s);
   odd_ulpdus(s);
   s.close = Ending::None;
-  s.edit_plan = [](Plan& p) {
-    std::size_t seen = 0;
-    for (Turn& t : p.turns) {
-      if (t.dir != Dir::Initiator || t.phase != Phase::FullOperation || ++seen < 3) continue;
-      Chunk junk;
-      junk.kind = ChunkKind::Streaming;
-      junk.bytes = {0x12, 0x34, 0xff, 0xff, 0xff, 0xff};
-      t.chunks.insert(t.chunks.begin(), junk);
-      break;
-    }
+  s.edit_plan = [](Plan& p) { insert_stray_octets(p, 0x1234); };
+}
+// Six stray octets with CRCs on: the FPDU they begin (ULPDU_Length 34: it ends inside the
+// next FPDU, with no pad) fails its CRC, which is all an RFC receiver sees (RFC 5044 8) and
+// all that is said; its "DDP header" is never judged. The Responder answers as such a
+// receiver does, with a Terminate (MPA error 2).
+void crc_mismatch_stray_octets(Scenario& s) {
+  s.initiator.frame.c = true;
+  s.expected.notes.push_back("fpdu.not-judged-after-error");
+  responder_terminates_on_error(s, 2);
+  s.edit_plan = [terminates = s.edit_plan](Plan& p) {
+    insert_stray_octets(p, 0x0022);
+    terminates(p);
   };
 }
 void p2p_required(Scenario& s) {
@@ -1119,6 +1140,11 @@ constexpr FaultRecipe kRecipes[] = {
      "CRC off, no markers; six stray octets between two Initiator FPDUs; the capture ends without "
      "a close",
      framing_lost},
+    {"fpdu.crc-mismatch",
+     "CRC on, no markers; six stray octets between two Initiator FPDUs, read as an FPDU whose CRC "
+     "fails (its \"DDP header\" is not judged); the Responder answers with a Terminate (MPA "
+     "error 2) and closes",
+     crc_mismatch_stray_octets, "stray-octets"},
     {"startup.pd-length-mismatch",
      "Request with PD_Length 16 but only 8 octets of private data; the Responder answers with a "
      "Reply before the rest could have come, and both sides send FPDUs",

@@ -283,6 +283,54 @@ TEST(UlpChecks, SiwsCode3AgreesWithATooShortUlpdu) {
   EXPECT_EQ(out[2].message.find("no markers were negotiated"), std::string::npos) << out[2].message;
 }
 
+// Octets that failed their CRC are not judged as DDP/RDMAP (RFC 5044 8: the receiver drops the
+// FPDU; fpdu.crc-mismatch is the error). The case: six stray octets between two FPDUs, read as
+// an FPDU (ULPDU_Length 0x1234) whose "DDP header" begins ff ff, the next FPDU's octets after.
+TEST(UlpChecks, NothingIsJudgedOfOctetsWhoseCrcFailed) {
+  Bytes stray = {0xff, 0xff};
+  const Bytes next = ddp_send(0, 64);
+  stray.insert(stray.end(), next.begin(), next.end());
+  UlpContext rev1;
+  rev1.revision = 1;
+  TestFpdu misread(stray);
+  misread.event.crc_status = CrcStatus::Bad;
+  UlpChecks checks;
+  std::vector<Finding> out;
+  const UlpVerdict v = checks.check(misread.event, rev1, out);
+  EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+  EXPECT_FALSE(v.stop_judging);
+  // (The octets still decode, for what knows their CRC failed.)
+  ASSERT_TRUE(v.ddp);
+  EXPECT_EQ(v.ddp->ddp_version, 3);
+  // The same octets with a CRC that matched (or CRCs off: nothing to gate on) are judged.
+  for (const CrcStatus crc : {CrcStatus::Good, CrcStatus::NotChecked}) {
+    misread.event.crc_status = crc;
+    std::vector<Finding> judged;
+    UlpChecks(checks).check(misread.event, rev1, judged);
+    EXPECT_EQ(names(judged), std::vector<std::string>{"ddp.version-mismatch"});
+  }
+  // Nor is a ULPDU too short for its DDP header, a first FPDU that is no RTR, ...
+  TestFpdu short_one(Bytes{0x41, 0x43, 0, 0});
+  short_one.event.crc_status = CrcStatus::Bad;
+  checks.check(short_one.event, rev1, out);
+  EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+  EXPECT_FALSE(checks.saw_too_short());
+  RtrNegotiation rtr;
+  rtr.request.read_rtr = rtr.reply.read_rtr = true;
+  TestFpdu send(ddp_send(0, 10));
+  send.event.crc_status = CrcStatus::Bad;
+  EXPECT_FALSE(checks.check(send.event, initiator_first(&rtr), out).stop_judging);
+  EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+  // ... nor a Terminate.
+  UlpChecks peer;
+  TestFpdu t(terminate(3, {}, true));
+  t.event.crc_status = CrcStatus::Bad;
+  UlpContext siw;
+  siw.siw_sender = true;
+  checks.check_terminate(t.event, siw, {&peer, {}, true, false}, out);
+  EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+}
+
 // ddp.ulpdu-too-short: the RDMAP header each opcode needs, not only DDP's.
 TEST(UlpChecks, AUlpduShorterThanItsOpcodesHeader) {
   const auto untagged = [](std::uint8_t opcode, std::uint32_t queue, std::size_t size) {

@@ -15,13 +15,19 @@ namespace mpa {
 UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                             std::vector<Finding>& out) {
   UlpVerdict v;
+  // Octets that failed their CRC are no ULPDU the sender can be held to (RFC 5044 8: the
+  // receiver drops the FPDU, whose error is fpdu.crc-mismatch's; its "header" may be stray
+  // octets read as one): nothing is judged from them. Its DDP header is still decoded, as
+  // the octets read, for what knows the CRC failed (the connection's receiver reactions).
+  const bool framed = fpdu.crc_status != CrcStatus::Bad;
+  const bool judged = fpdu.judged && framed;
   // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR, unless
   // it is a Terminate (RFC 6581 9.2, 9.3: an Initiator that cannot go on terminates first).
   const auto head = decode_ddp(fpdu.ulpdu_head);
   const bool terminate =
       head && !head->tagged && head->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
-  if (fpdu.judged && context.direction == Direction::Initiator && context.first_fpdu &&
-      context.rtr && !terminate) {
+  if (judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr &&
+      !terminate) {
     const RtrKind kind = classify_rtr(fpdu.ulpdu_head, fpdu.ulpdu_length);
     if (!rtr_negotiated(kind, context.rtr->request, context.rtr->reply)) {
       out.push_back(make_finding(
@@ -58,19 +64,19 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
         v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::AtomicRequest) ? "at least " : "",
         body, rdmap_opcode_words(v.ddp->opcode));
   }
-  if (!need.empty()) {
+  if (!need.empty() && framed) {
     too_short_seen_ = true;
-    if (fpdu.judged && !said_too_short_) {
+    if (judged && !said_too_short_) {
       said_too_short_ = true;
       out.push_back(make_finding(
           DiagId::DdpUlpduTooShort, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
           fmt::format("ULPDU of {} octets at seq {} cannot hold {} (first of this direction)", size,
                       fpdu.header_seq.value(), need)));
     }
-    if (!v.ddp) return v;
   }
+  if (!v.ddp) return v;
   // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
-  if (fpdu.judged && context.revision && !said_ddp_version_) {
+  if (judged && context.revision && !said_ddp_version_) {
     const int expected = *context.revision == 0 ? 0 : 1;
     if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
       said_ddp_version_ = true;
@@ -235,6 +241,9 @@ std::string disagreement(MpaError code, const Terminate& t, const UlpChecks::Rec
 
 void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context,
                                 const TerminatePeer& peer, std::vector<Finding>& out) const {
+  // A Terminate whose CRC failed is none its receiver takes (RFC 5044 8), nor one mpa-check
+  // can read: the octets may be anything (see check()).
+  if (fpdu.crc_status == CrcStatus::Bad) return;
   const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
   if (!t) return;
   // The FPDU it blames: the one whose DDP header the Terminate quotes (RFC 5040 4.8, D bit).

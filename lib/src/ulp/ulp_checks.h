@@ -50,11 +50,12 @@ struct UlpVerdict {
 
 class UlpChecks {
  public:
-  // Appends to `out` what `fpdu` breaks (rules are checked only when fpdu.judged; the
-  // FPDU is remembered either way, for the peer's Terminates to quote).
+  // Appends to `out` what `fpdu` breaks (rules are checked only when fpdu.judged, and
+  // never on octets whose CRC failed: RFC 5044 8; the FPDU is remembered either way, for the
+  // peer's Terminates to quote).
   UlpVerdict check(const FpduEvent& fpdu, const UlpContext& context, std::vector<Finding>& out);
   // An RDMAP Terminate (verdict.terminate): decoded, and held against what mpa-check saw in
-  // the data of its receiver, `peer`.
+  // the data of its receiver, `peer`; nothing is said of one whose CRC failed.
   void check_terminate(const FpduEvent& fpdu, const UlpContext& context, const TerminatePeer& peer,
                        std::vector<Finding>& out) const;
 
