@@ -60,8 +60,10 @@ status=0
   || { echo "FAIL: installed mpa-check (exit $status)"; cat "$work/run.txt"; exit 1; }
 /usr/bin/mpa-check --version | head -1
 man -w mpa-check >/dev/null 2>&1 || [ -f /usr/share/man/man1/mpa-check.1 ]
-# An ordinary user: nobody, with a home of its own (Wireshark reads its profile there).
-home="$work/home" && mkdir -p "$home" && chmod -R a+rwX "$work"
+# An ordinary user: nobody, with a home of its own (Wireshark reads its profile there), under
+# /tmp: WORK_DIR may be in a private folder nobody cannot enter (.ci/test: in the clone).
+home=$(mktemp -d /tmp/mpa-deb-home.XXXXXX) && chmod 0777 "$home"
+trap 'rm -rf "$home"; restore' EXIT
 listing=$(cd "$home" && HOME="$home" setpriv --reuid=65534 --regid=65534 --clear-groups tshark -G plugins 2>/dev/null)
 echo "$listing" | grep -w "mpa.so" || { echo "FAIL: tshark -G plugins (as nobody) does not list mpa.so"; exit 1; }
 echo "deb_test: ok"
