@@ -628,6 +628,25 @@ TEST(Analyzer, FpdusAfterARejectAreCountedAndJudgedAsTheFramesDeclared) {
   }
 }
 
+// The neighbour: an improperly formatted Request answered with a Reject (where the Responder
+// MUST have closed), and both sides going on with FPDUs: the answer is named, then what
+// follows it is read as after any Reject.
+TEST(Analyzer, FpdusAfterARejectOfAnInvalidRequestAreCountedAndJudged) {
+  synth::Scenario s = with_fault("startup.invalid-request-answered");
+  s.responder.frame.r = true;
+  const Recorder r = analyze(s);
+  EXPECT_EQ(errors_and_warnings(r),
+            (std::vector<std::string>{"startup.fpdu-after-reject", "startup.fpdu-after-reject",
+                                      "startup.invalid-request-answered",
+                                      "startup.revision-unsupported"}));
+  synth::Scenario accepted = s;
+  accepted.responder.frame.r = false;
+  const Recorder a = analyze(accepted);
+  ASSERT_EQ(r.fpdus.size(), synth::frame_fpdus(s, synth::Dir::Initiator).size() +
+                                synth::frame_fpdus(s, synth::Dir::Responder).size());
+  EXPECT_EQ(r.fpdus, a.fpdus);
+}
+
 // A CRC error among the FPDUs after a Reject is named at its FPDU, as in full operation.
 TEST(Analyzer, ACrcErrorAmongFpdusAfterARejectIsNamedAtItsFpdu) {
   const synth::Scenario s = with_fault("fpdu.crc-mismatch--after-reject");

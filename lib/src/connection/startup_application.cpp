@@ -195,6 +195,17 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
     if (init.reader()) replay(init, early);
     return;
   }
+  if (f.kind == FrameKind::Reply && f.r() && summary_.request) {
+    // Rejected: the answer is said; what either side sends after it is looked at as after
+    // any Reject, and FPDUs are read as the frames declare.
+    StartupVerdict rejected;
+    rejected.initiator_markers = f.m();
+    rejected.responder_markers = summary_.request->m();
+    rejected.crc = summary_.request->c() || f.c();
+    after_reject(s, rejected, at + static_cast<std::uint32_t>(f.wire_length()),
+                 at_offset + f.wire_length(), frame);
+    return;
+  }
   phase::Ended& ended = s.phase.emplace<phase::Ended>();
   ended.answered_invalid = true;
 }
