@@ -281,6 +281,14 @@ void fpdu_after_reject(Scenario& s) {
   s.responder.frame.r = true;
   s.expected.notes.push_back("startup.connection-rejected");
 }
+// A Reject (R=1) with M=1 and C=1 (the Request M=0, C=0), and both sides go on with
+// well-formed FPDUs as if it had accepted: markers in the Initiator's, CRCs both ways.
+void fpdu_after_reject_judged(Scenario& s) {
+  fpdu_after_reject(s);
+  s.initiator.frame.c = false;
+  s.responder.frame.m = true;
+  s.responder.frame.c = true;
+}
 // The Reply's key is damaged and the Initiator goes on as if it were valid.
 void invalid_reply_ignored(Scenario& s) {
   s.responder.frame.key = "MPA ID Rxp Frame";
@@ -375,6 +383,12 @@ void crc_mismatch(Scenario& s) {
   s.initiator.messages[1].tweaks.corrupt_crc = true;
   s.expected.notes.push_back("fpdu.not-judged-after-error");
   responder_terminates_on_error(s, 2);
+}
+// A Reject, both sides going on, and the Initiator's second FPDU with a wrong CRC.
+void crc_mismatch_after_reject(Scenario& s) {
+  crc_mismatch(s);
+  fpdu_after_reject(s);
+  s.expected.findings.push_back("startup.fpdu-after-reject");
 }
 // Every Initiator FPDU carries its CRC32c byte-swapped; judging stops at the first.
 void crc_miscomputed(Scenario& s) {
@@ -1202,6 +1216,15 @@ constexpr FaultRecipe kRecipes[] = {
      "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, then the "
      "Initiator closes",
      fpdu_after_reject},
+    {"startup.fpdu-after-reject",
+     "the Reply rejects (R=1) with M=1 and C=1 (the Request M=0, C=0); both sides go on with "
+     "well-formed FPDUs as if it had accepted (markers in the Initiator's, CRCs both ways), all "
+     "read and counted, then the Initiator closes",
+     fpdu_after_reject_judged, "judged"},
+    {"fpdu.crc-mismatch",
+     "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, the Initiator's "
+     "second with a wrong CRC; the Responder answers with a Terminate (MPA error 2) and closes",
+     crc_mismatch_after_reject, "after-reject"},
     {"receiver.invalid-fpdu-answered",
      "the Initiator's RDMA Read Request (1000 octets) has a wrong CRC; the Responder acknowledges "
      "it and answers with the Read Response",

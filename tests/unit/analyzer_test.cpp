@@ -376,7 +376,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "startup.negotiation-terminate-missing--wrong-code",
                       "startup.fpdu-after-reject", "startup.invalid-request-kept-open",
                       "startup.markers-refused--terminate",
-                      "startup.negotiation-terminate-missing--reject"));
+                      "startup.negotiation-terminate-missing--reject",
+                      "startup.fpdu-after-reject--judged", "fpdu.crc-mismatch--after-reject"));
 
 // A Responder that accepts an improperly formatted Request: the error is said once, then both
 // sides' FPDUs are framed with the parameters the frames declare, counted and judged.
@@ -580,6 +581,90 @@ const Finding* first_of(const Recorder& r, DiagId id) {
   const auto it = std::find_if(r.findings.begin(), r.findings.end(),
                                [id](const Finding& f) { return f.id == id; });
   return it == r.findings.end() ? nullptr : &*it;
+}
+
+const Finding* first_of(const Recorder& r, DiagId id, Direction d) {
+  const auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                               [&](const Finding& f) { return f.id == id && f.direction == d; });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+std::vector<FpduFact> fpdu_facts_of(const Recorder& r, Direction d) {
+  std::vector<FpduFact> out;
+  for (const FpduFact& f : r.fpdus) {
+    if (f.direction == d) out.push_back(f);
+  }
+  return out;
+}
+
+// After a Reject both sides go on with FPDUs: named once each, at the first FPDU, and then
+// read as the startup frames declared (markers X->Y iff Y asked, the Reject's M for the
+// Initiator's data; CRCs iff either C): every FPDU counted, judged, at its sequence number.
+TEST(Analyzer, FpdusAfterARejectAreCountedAndJudgedAsTheFramesDeclared) {
+  for (const char* recipe : {"startup.fpdu-after-reject", "startup.fpdu-after-reject--judged"}) {
+    SCOPED_TRACE(recipe);
+    const synth::Scenario s = with_fault(recipe);
+    const Recorder r = analyze(s);
+    EXPECT_EQ(errors_and_warnings(r),
+              (std::vector<std::string>{"startup.fpdu-after-reject", "startup.fpdu-after-reject"}));
+    for (const Direction d : {Direction::Initiator, Direction::Responder}) {
+      SCOPED_TRACE(to_string(d));
+      const synth::Dir from =
+          d == Direction::Initiator ? synth::Dir::Initiator : synth::Dir::Responder;
+      const std::vector<FpduFact> read = fpdu_facts_of(r, d);
+      ASSERT_EQ(read.size(), synth::frame_fpdus(s, from).size());
+      const bool markers = s.markers_from(from);
+      for (const FpduFact& f : read) EXPECT_EQ(f.crc, CrcStatus::Good);
+      // Markers where the frames declared them: the first FPDU holds the one opening the data.
+      EXPECT_EQ(read.front().markers, markers ? 1u : 0u);
+      const Finding* named = first_of(r, DiagId::StartupFpduAfterReject, d);
+      ASSERT_NE(named, nullptr);
+      EXPECT_EQ(named->tcp_seq.value() + (markers ? 4u : 0u), read.front().header_seq);
+    }
+    // Read as the same conversation accepted would be: the same FPDUs at the same seqs.
+    synth::Scenario accepted = s;
+    accepted.responder.frame.r = false;
+    EXPECT_EQ(r.fpdus, analyze(accepted).fpdus);
+  }
+}
+
+// The neighbour: an improperly formatted Request answered with a Reject (where the Responder
+// MUST have closed), and both sides going on with FPDUs: the answer is named, then what
+// follows it is read as after any Reject.
+TEST(Analyzer, FpdusAfterARejectOfAnInvalidRequestAreCountedAndJudged) {
+  synth::Scenario s = with_fault("startup.invalid-request-answered");
+  s.responder.frame.r = true;
+  const Recorder r = analyze(s);
+  EXPECT_EQ(errors_and_warnings(r),
+            (std::vector<std::string>{"startup.fpdu-after-reject", "startup.fpdu-after-reject",
+                                      "startup.invalid-request-answered",
+                                      "startup.revision-unsupported"}));
+  synth::Scenario accepted = s;
+  accepted.responder.frame.r = false;
+  const Recorder a = analyze(accepted);
+  ASSERT_EQ(r.fpdus.size(), synth::frame_fpdus(s, synth::Dir::Initiator).size() +
+                                synth::frame_fpdus(s, synth::Dir::Responder).size());
+  EXPECT_EQ(r.fpdus, a.fpdus);
+}
+
+// A CRC error among the FPDUs after a Reject is named at its FPDU, as in full operation.
+TEST(Analyzer, ACrcErrorAmongFpdusAfterARejectIsNamedAtItsFpdu) {
+  const synth::Scenario s = with_fault("fpdu.crc-mismatch--after-reject");
+  const Recorder r = analyze(s);
+  EXPECT_EQ(errors_and_warnings(r),
+            (std::vector<std::string>{"fpdu.crc-mismatch", "startup.fpdu-after-reject",
+                                      "startup.fpdu-after-reject"}));
+  const std::vector<FpduFact> read = fpdu_facts_of(r, Direction::Initiator);
+  ASSERT_EQ(read.size(), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+  EXPECT_EQ(read[0].crc, CrcStatus::Good);
+  EXPECT_EQ(read[1].crc, CrcStatus::Bad);
+  const Finding* bad = first_of(r, DiagId::FpduCrcMismatch);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->direction, Direction::Initiator);
+  EXPECT_EQ(bad->tcp_seq.value(), read[1].header_seq);
+  synth::Scenario accepted = s;
+  accepted.responder.frame.r = false;
+  EXPECT_EQ(r.fpdus, analyze(accepted).fpdus);
 }
 
 // PD_Length 16, 8 octets of private data, a Reply, then FPDUs: the overstatement is certain

@@ -397,9 +397,9 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case FpduResponderSentFirst:
     case FpduNotJudgedAfterError:
     case FpduMarkersMissing:
-    case CaptureResynchronised:       // the FPDU where framing was found again
-    case StartupInvalidReplyIgnored:  // the FPDU sent after the invalid Reply
-    case StartupFpduAfterReject:      // (found by inference; MPA is over, no FPDU is reported)
+    case CaptureResynchronised:               // the FPDU where framing was found again
+    case StartupInvalidReplyIgnored:          // the FPDU sent after the invalid Reply
+    case StartupFpduAfterReject:              // the first FPDU after the Reject
     case StartupNegotiationTerminateMissing:  // the Terminate with the wrong code, if one
     case ReceiverInvalidFpduAnswered:         // the Read Response
     case ReceiverErrorIgnored:                // the FPDU sent after the bad one

@@ -188,6 +188,8 @@ void MpaConnection::finish(std::uint64_t frame) {
     if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
   }
   for (Sender& s : senders_) startup_frame_cut(s, frame);
+  // (FPDUs after a Reject are read in full operation: before the readers finish.)
+  for (Sender& s : senders_) judge_after_reject(s, frame, true);
   for (Sender& s : senders_) {
     if (FpduReader* r = s.reader()) r->finish(frame, s, context_.ns);  // a framing test still open
   }
@@ -197,7 +199,6 @@ void MpaConnection::finish(std::uint64_t frame) {
   for (Sender& s : senders_) {
     if (std::holds_alternative<phase::Inferring>(s.phase)) try_inference(s, frame, true);
   }
-  for (Sender& s : senders_) judge_after_reject(s, frame, true);
   for (Sender& s : senders_) settle_alignment(s);
   if (request_done_ && !reply_done_) {
     report(initiator(), DiagId::StartupNoReply, frame, request_end_seq_, request_end_offset_,

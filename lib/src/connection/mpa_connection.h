@@ -117,6 +117,10 @@ struct Ended {
   // After a Reject (R=1): the first octets either side sends are held to see whether they
   // are FPDUs (RFC 5044 7.1.2: both sides MUST have left MPA).
   bool after_reject = false;
+  // ... and the framing a sender that goes on all the same would use: the startup frames'
+  // parameters as if the Reply had accepted (markers X->Y iff Y asked, CRCs iff either C).
+  bool reject_markers = false;
+  bool reject_crc = false;
   std::size_t next_attempt = 4096;  // held octets at the next look
 };
 }  // namespace phase
@@ -289,8 +293,10 @@ class MpaConnection {
                      std::uint64_t at_offset, std::uint64_t frame, bool prefixed);
   void apply_reply(Sender& s, const StartupFrame& f, const StartupVerdict& v, TcpSeq after,
                    std::uint64_t after_offset, std::uint64_t frame);
-  // A Reject: both sides leave MPA; what they send next is held to see whether it is FPDUs.
-  void after_reject(Sender& s, TcpSeq after, std::uint64_t after_offset, std::uint64_t frame);
+  // A Reject: both sides leave MPA; what they send next is held to see whether it is FPDUs,
+  // framed then as the verdict declares (`v`, the Reject's).
+  void after_reject(Sender& s, const StartupVerdict& v, TcpSeq after, std::uint64_t after_offset,
+                    std::uint64_t frame);
   // A Reply that accepted: both sides enter full operation as the verdict frames them.
   void accept_reply(Sender& s, const StartupFrame& f, const StartupVerdict& v, TcpSeq after,
                     std::uint64_t after_offset);
@@ -333,8 +339,12 @@ class MpaConnection {
                                     std::uint64_t offset, std::uint64_t frame);
   // Reports what StartupReactions found, each finding about the side its direction names.
   void report_startup_reactions(std::vector<Finding>& found);
-  // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come).
+  // After a Reject: whether the octets `s` sent frame as FPDUs (`final`: no more will come);
+  // if they do, they are named once and read, counted and judged from the first FPDU on.
   void judge_after_reject(Sender& s, std::uint64_t frame, bool final);
+  // ... the FPDUs found at `start` of the octets held after the Reject: named, then read.
+  void read_after_reject(Sender& s, HeldOctets held, std::size_t start, bool markers, bool crc,
+                         std::uint64_t frame);
   // Reports what `s`'s reaction to an error in its peer's FPDUs showed (receiver_reactions.h).
   void report_reactions(Sender& s, std::vector<Finding>& found);
   void startup_frame_cut(Sender& s, std::uint64_t frame);

@@ -188,8 +188,12 @@ std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
   if (p.holding) p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   if (p.after_reject) {
+    const std::size_t before = p.held.size();
     p.held.extend_up_to(kAfterRejectLimit, chunk.data, chunk.frame);
+    const std::size_t taken = p.held.size() - before;
     judge_after_reject(s, chunk.frame, false);
+    // FPDUs: the octets held were replayed in full operation; the rest goes there too.
+    if (!std::holds_alternative<phase::Ended>(s.phase)) return taken;
   }
   if (p.answered_invalid && !p.said_data) {
     p.said_data = true;
@@ -219,9 +223,9 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                      : cause == GapCause::BufferLimit
                          ? "dropped: out-of-order data beyond the reassembly ceiling"
                          : "missing from the capture"));
+  judge_after_reject(s, frame, true);  // (what follows the gap would not join the octets held)
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
-  judge_after_reject(s, frame, true);  // (what follows the gap would not join the octets held)
   std::visit(Overloaded{
                  [&](phase::FullOperation& p) {
                    // The first FPDU may be among the missing octets: the ordering rules that
@@ -267,9 +271,9 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   const std::string what = how == StreamEnd::Fin ? std::string("closed (FIN)")
                                                  : fmt::format("reset by the {} (RST)",
                                                                to_string(direction_of(*resetter)));
+  judge_after_reject(s, frame, true);  // (FPDUs found are read in full operation, below)
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
-  judge_after_reject(s, frame, true);
   const TcpSeq seq = s.reassembler.next_seq();
   const std::uint64_t offset = s.reassembler.next_offset();
   std::visit(
@@ -329,8 +333,9 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
 // The Responder sends no FPDU or marker before it has received one (RFC 5044 7.1.2 rule 4).
 void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset,
                                           std::size_t size, std::uint64_t frame) {
+  // (After a Reject neither side is in MPA: the FPDUs it sends are named as such.)
   if (direction_of(s) != Direction::Responder || initiator().order.first_fpdu_done ||
-      s.order.said_responder_first || !summary_.startup_seen) {
+      s.order.said_responder_first || !summary_.startup_seen || reactions_.reject_frame() != 0) {
     return;
   }
   // While the Initiator's reader tests how its sender frames, whether its first FPDU is

@@ -22,6 +22,19 @@ bool terminate_at(std::span<const std::uint8_t> bytes, std::size_t at) {
   return ddp && !ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
 }
 
+enum class Declared : std::uint8_t { Yes, No, Undecided };
+
+// Whether the octets a sender sent after a Reject open with an FPDU framed as the startup
+// frames declared (`markers`, CRCs on) whose CRC matches: certain at the first such FPDU.
+Declared opens_as_declared(const HeldOctets& held, bool markers) {
+  const FramingTest t =
+      test_framing(held.bytes(), held.seq(), 0, markers ? MarkerGrid(held.seq()) : MarkerGrid(),
+                   true, framing_hypotheses(markers, true).front(), false, 1);
+  if (t.stop == FramingTest::Stop::Enough || t.stop == FramingTest::Stop::EndOfBuffer)
+    return t.fpdus > 0 ? Declared::Yes : Declared::Undecided;
+  return t.stop == FramingTest::Stop::Invalid ? Declared::No : Declared::Undecided;
+}
+
 }  // namespace
 
 void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
@@ -182,6 +195,17 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
     if (init.reader()) replay(init, early);
     return;
   }
+  if (f.kind == FrameKind::Reply && f.r() && summary_.request) {
+    // Rejected: the answer is said; what either side sends after it is looked at as after
+    // any Reject, and FPDUs are read as the frames declare.
+    StartupVerdict rejected;
+    rejected.initiator_markers = f.m();
+    rejected.responder_markers = summary_.request->m();
+    rejected.crc = summary_.request->c() || f.c();
+    after_reject(s, rejected, at + static_cast<std::uint32_t>(f.wire_length()),
+                 at_offset + f.wire_length(), frame);
+    return;
+  }
   phase::Ended& ended = s.phase.emplace<phase::Ended>();
   ended.answered_invalid = true;
 }
@@ -284,13 +308,14 @@ void MpaConnection::apply_reply(Sender& s, const StartupFrame& f, const StartupV
   Sender& init = initiator();
   switch (v.step) {
     case StartupStep::EndMpa:
-      end_mpa();
       if (f.kind == FrameKind::Reply && f.r() &&
           !std::any_of(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
             return info(i.id).error_code == MpaError::InvalidStartupFrame;
           })) {
-        after_reject(s, after, after_offset, frame);
+        after_reject(s, v, after, after_offset, frame);  // (both sides leave MPA there)
+        return;
       }
+      end_mpa();
       return;
     case StartupStep::InvalidReply: {
       // The Initiator MUST close (RFC 5044 7.1.2 rule 3), after a Terminate if it sends one.
@@ -311,17 +336,23 @@ void MpaConnection::apply_reply(Sender& s, const StartupFrame& f, const StartupV
   }
 }
 
-void MpaConnection::after_reject(Sender& s, TcpSeq after, std::uint64_t after_offset,
-                                 std::uint64_t frame) {
+void MpaConnection::after_reject(Sender& s, const StartupVerdict& v, TcpSeq after,
+                                 std::uint64_t after_offset, std::uint64_t frame) {
   // A Reject: both sides leave MPA; what they send next is held to see whether it is
-  // FPDUs all the same.
+  // FPDUs all the same. The Initiator's octets are held from the end of its Request (what it
+  // sent before the Reply too); the Responder's from the end of the Reject.
   reactions_.on_reject(frame);
-  for (Sender* side : {&initiator(), &s}) {
+  Sender& init = initiator();
+  HeldOctets early = take_early_octets(init);
+  for (Sender* side : {&init, &s}) {
     phase::Ended& ended = side->phase.emplace<phase::Ended>();
     ended.after_reject = true;
-    ended.held = side == &s
-                     ? HeldOctets(after, after_offset)
-                     : HeldOctets(side->reassembler.next_seq(), side->reassembler.next_offset());
+    // A sender that goes on after the Reject frames as if it had accepted (RFC 5044 7.1.1:
+    // markers X->Y iff Y asked, the Reject's M for the Initiator's data, the Request's for
+    // the Responder's; CRCs iff either C).
+    ended.reject_markers = side == &init ? v.initiator_markers : v.responder_markers;
+    ended.reject_crc = v.crc;
+    ended.held = side == &s ? HeldOctets(after, after_offset) : std::move(early);
   }
 }
 
@@ -451,8 +482,9 @@ void MpaConnection::report_startup_reactions(std::vector<Finding>& found) {
 }
 
 // FPDUs after a Reject (RFC 5044 7.1.2 rules 2 and 3): the connection may carry another
-// protocol then, so only a framing that FPDUs alone explain counts (infer_framing: matching
-// CRCs, or DDP headers throughout), looked for in the first octets each side sends.
+// protocol then, so only FPDUs alone explain count: a first FPDU framed as the startup
+// frames declared whose CRC matches, or else a framing infer_framing finds (matching CRCs,
+// or DDP headers throughout), looked for in the first octets each side sends.
 void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool final) {
   auto* p = std::get_if<phase::Ended>(&s.phase);
   if (!p || !p->after_reject) return;
@@ -462,12 +494,19 @@ void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool fina
     p->after_reject = !final;
     return;
   }
-  if (!last && size < p->next_attempt) return;
-  p->next_attempt = std::max<std::size_t>(4096, size * 2);
-  const auto h = infer_framing(p->held.bytes(), p->held.seq(), FramingChoices{}, last);
-  if (!h && !last) return;
+  const bool markers = p->reject_markers;
+  const bool crc = p->reject_crc;
+  std::optional<FramingHypothesis> h;
+  if (crc && opens_as_declared(p->held, markers) == Declared::Yes) {
+    h = FramingHypothesis{markers, crc, 0, 0};
+  } else {
+    if (!last && size < p->next_attempt) return;
+    p->next_attempt = std::max<std::size_t>(4096, size * 2);
+    h = infer_framing(p->held.bytes(), p->held.seq(), FramingChoices{}, last);
+    if (!h && !last) return;
+  }
   p->after_reject = false;
-  const HeldOctets held = std::move(p->held);
+  HeldOctets held = std::move(p->held);
   p->held = HeldOctets();
   if (!h) return;
   // RFC 6581 9.1 ties a Terminate (MPA error 6) to a Reject over the IRD: a Terminate that
@@ -482,12 +521,29 @@ void MpaConnection::judge_after_reject(Sender& s, std::uint64_t frame, bool fina
                                  frame);
     return;
   }
-  const TcpSeq at = held.seq() + static_cast<std::uint32_t>(h->start);
-  report(s, DiagId::StartupFpduAfterReject, frame, at, held.offset() + h->start,
+  read_after_reject(s, std::move(held), h->start, markers, crc, frame);
+}
+
+// The octets held after the Reject hold FPDUs from `start` on: named once, at the first FPDU,
+// then read from there with the parameters the startup frames declared (markers on the grid
+// of the octets that follow the startup frames), counted and judged as sent.
+void MpaConnection::read_after_reject(Sender& s, HeldOctets held, std::size_t start, bool markers,
+                                      bool crc, std::uint64_t frame) {
+  const TcpSeq at = held.seq() + static_cast<std::uint32_t>(start);
+  std::uint64_t first_frame = frame;
+  held.replay(start, [&](std::span<const std::uint8_t>, std::uint64_t f, bool) {
+    first_frame = f;
+    return false;
+  });
+  report(s, DiagId::StartupFpduAfterReject, first_frame, at, held.offset() + start,
          fmt::format("{} sent MPA FPDUs (first at seq {}; markers {}, CRC {}) after the MPA Reply "
-                     "in frame {} rejected the connection (R=1), where it MUST have left MPA",
-                     to_string(direction_of(s)), at.value(), h->markers ? "on" : "off",
-                     h->crc ? "on, matching" : "off", reactions_.reject_frame()));
+                     "in frame {} rejected the connection (R=1), where it MUST have left MPA; "
+                     "they are read as the startup frames declared",
+                     to_string(direction_of(s)), at.value(), markers ? "on" : "off",
+                     crc ? "on" : "off", reactions_.reject_frame()));
+  start_full_operation(s, at, held.offset() + start, markers, crc, false,
+                       markers ? std::optional<TcpSeq>(held.seq()) : std::nullopt);
+  replay(s, held, start);
 }
 
 // RFC 6581 9.1: a Responder MAY reject a Request whose IRD is too small for the ORD its ULP
