@@ -136,9 +136,27 @@ const MatrixCell& Matrix::cell(std::size_t initiator, std::size_t responder) con
   return it == tried_cells.end() ? kNotTried : it->second;
 }
 
+bool matrix_shown(const std::vector<CaptureReport>& captures, bool asked) {
+  if (asked) return true;
+  std::set<std::string, std::less<>> unnamed;
+  for (const CaptureReport& cap : captures) {
+    for (const ConnectionReport& c : cap.connections) {
+      for (const Direction d : kSides) {
+        const ImplementationName& n = c.implementation(d);
+        if (!n.named() && unnamed.insert(n.key()).second && unnamed.size() > kMatrixUnnamedMost)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 Matrix build_matrix(const std::vector<CaptureReport>& captures) {
   Matrix m;
   std::map<std::string, std::size_t> index;
+  // The addresses of each implementation, in the order seen, each once (a set beside the list:
+  // one implementation may stand for thousands of hosts).
+  std::set<std::pair<std::size_t, std::string>> seen;
   for (const CaptureReport& cap : captures) {
     for (const ConnectionReport& c : cap.connections) {
       for (const Direction d : kSides) {
@@ -146,10 +164,9 @@ Matrix build_matrix(const std::vector<CaptureReport>& captures) {
         const std::string key = n.key();
         auto [it, added] = index.emplace(key, m.implementations.size());
         if (added) m.implementations.push_back({key, n, {}});
-        std::vector<std::string>& addresses = m.implementations[it->second].addresses;
-        const std::string address = to_string(endpoint_of(c.summary, d).address);
-        if (std::find(addresses.begin(), addresses.end(), address) == addresses.end())
-          addresses.push_back(address);
+        std::string address = to_string(endpoint_of(c.summary, d).address);
+        if (seen.emplace(it->second, address).second)
+          m.implementations[it->second].addresses.push_back(std::move(address));
       }
     }
   }

@@ -76,8 +76,10 @@ struct MatrixImplementation {
 
 // Initiator implementation x Responder implementation over every connection of a run. Both
 // axes list every implementation seen in either role (hosts-file names, then guesses, then
-// addresses, each alphabetically), so that a pair never tried shows as such. Only the pairs
-// tried are stored (a capture of many unnamed hosts makes a large, sparse matrix).
+// addresses, each alphabetically), so that a pair never tried shows as such. It is built from
+// the connections seen: only the pairs tried are stored, keyed by the pair, and nothing walks
+// all pairs beyond kMatrixGridMost implementations (a capture of many unnamed hosts makes a
+// large, sparse matrix: 5,001 hosts, 25,010,001 pairs, 5,000 of them tried).
 struct Matrix {
   std::vector<MatrixImplementation> implementations;
   std::map<std::pair<std::size_t, std::size_t>, MatrixCell>
@@ -93,6 +95,15 @@ struct Matrix {
   static constexpr std::size_t kMatrixGridMost = 64;
 };
 Matrix build_matrix(const std::vector<CaptureReport>& captures);
+
+// Whether the reports show the matrix (JSON "matrix", the HTML report's matrix; the text with
+// --matrix only). By default where its implementations are named or few: unless more than
+// kMatrixUnnamedMost of them are unnamed, known by their address only (no hosts-file entry, no
+// stack fingerprint); a capture of many hosts nothing names has no interop to show, only as
+// many pairs as connections. `asked` (--matrix) shows it always. (--help, README.md and the
+// schema, docs/mpa-check-report.schema.json, say 8.)
+constexpr std::size_t kMatrixUnnamedMost = 8;
+bool matrix_shown(const std::vector<CaptureReport>& captures, bool asked);
 // A cell's connections by verdict: "1 with errors, 2 clean".
 std::string verdict_counts(const MatrixCell& cell);
 

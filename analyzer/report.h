@@ -191,8 +191,9 @@ void write_text_end(std::ostream& out, const std::vector<CaptureReport>& capture
 // standard error: "FILE:LINE: unused: ..." and "FILE:LINE: note: ...".
 void write_rule_review(std::ostream& out, const RuleReview& review);
 std::string_view to_string(CrcStatus status);
+// `matrix` (--matrix): the interop matrix even where it is not shown by default (plugfest.h).
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const RuleReview& review);
+                const RuleReview& review, bool matrix = false);
 // `seconds`: the run's wall time (the test suites' own are each capture's analysis).
 void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
                  const Policy& policy, double seconds = 0);

@@ -371,8 +371,18 @@ std::string matrix_cell_html(const Matrix& m, std::size_t i, std::size_t r) {
 
 // The interop matrix (plugfest.h), first on the page: Initiator implementations in rows,
 // Responder implementations in columns, each cell linked to the connection that made its
-// verdict; pairs never tried are said to be so.
+// verdict; pairs never tried are said to be so. Where it is not shown (plugfest.h,
+// matrix_shown), a line says so and why.
 void Page::matrix() {
+  if (!matrix_shown(captures_, options_.matrix)) {
+    buf_ += fmt::format(
+        "<section id=\"matrix-section\"><h2>Interop matrix</h2>\n<p class=\"bounds\">Not "
+        "shown: more than {} implementations known by their address only (no hosts file entry, "
+        "no stack fingerprint), over {}; name them with <code>--hosts</code>, or show it with "
+        "<code>--matrix</code>.</p></section>\n",
+        kMatrixUnnamedMost, esc(count_of(connections_, "MPA connection")));
+    return;
+  }
   const Matrix m = build_matrix(captures_);
   buf_ += fmt::format(
       "<section id=\"matrix-section\"><h2>Interop matrix</h2>\n<p class=\"matrix-sum\">{}, {}, {} "

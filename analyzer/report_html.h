@@ -17,6 +17,8 @@ struct HtmlOptions {
   // The folder the page is written to: captures read back from JSON reports (--from-json) are
   // linked relative to it.
   std::string folder;
+  // --matrix: the interop matrix even where it is not shown by default (plugfest.h).
+  bool matrix = false;
 };
 
 // `traces[i]` belongs to `captures[i]`.

@@ -180,8 +180,61 @@ ordered_json counts_json(const SeverityCounts& c) { return json_of(c, map_counts
 
 }  // namespace
 
-// The interop matrix (plugfest.h): the implementations, and a cell per pair, tried or not.
-static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
+namespace {
+
+// A cell of the interop matrix (plugfest.h), tried or not.
+ordered_json cell_json(const Matrix& m, std::size_t i, std::size_t r,
+                       const std::vector<CaptureReport>& captures) {
+  const MatrixCell& cell = m.cell(i, r);
+  ordered_json j;
+  j["initiator"] = m.implementations[i].key;
+  j["responder"] = m.implementations[r].key;
+  j["tried"] = cell.verdict != PairVerdict::NotTried;
+  j["verdict"] = to_string(cell.verdict);
+  j["connections"] = cell.connections.size();
+  j["by_verdict"] = {{"errors", cell.by_verdict[static_cast<int>(PairVerdict::Errors)]},
+                     {"warnings", cell.by_verdict[static_cast<int>(PairVerdict::Warnings)]},
+                     {"clean", cell.by_verdict[static_cast<int>(PairVerdict::Clean)]},
+                     {"not_judged", cell.by_verdict[static_cast<int>(PairVerdict::NotJudged)]}};
+  if (cell.failure) {
+    const Finding& f = cell.failure->finding;
+    const std::string side = side_word(*cell.failure);
+    j["first_failure"] = {{"id", info(f.id).name},
+                          {"severity", to_string(info(f.id).severity)},
+                          {"rules", rules_json(f.id)},
+                          {"side", side.empty() ? ordered_json(nullptr) : ordered_json(side)},
+                          {"capture", captures[cell.failure_at.capture].file},
+                          {"connection", cell.failure_at.connection->summary.id},
+                          {"frame", f.frame},
+                          {"message", f.message}};
+  } else {
+    j["first_failure"] = nullptr;
+  }
+  ordered_json refs = ordered_json::array();
+  for (const ConnectionRef& ref : cell.connections) {
+    refs.push_back({{"capture", captures[ref.capture].file},
+                    {"connection", ref.connection->summary.id},
+                    {"verdict", to_string(ref.verdict)}});
+  }
+  j["refs"] = std::move(refs);
+  return j;
+}
+
+// `j` as dump(1) writes it at nesting `depth` of a document dumped with indent 1 (JSON text
+// holds no raw newline inside a string: each newline starts a line of its own).
+void dump_at(std::ostream& out, const ordered_json& j, std::size_t depth) {
+  const std::string text = j.dump(1);
+  std::size_t from = 0;
+  for (std::size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1)
+    out << std::string_view(text).substr(from, at + 1 - from) << std::string(depth, ' ');
+  out << std::string_view(text).substr(from);
+}
+
+// The interop matrix: the implementations, and a cell per pair: every pair up to
+// Matrix::kMatrixGridMost implementations, beyond that the pairs tried (walked from the map of
+// the pairs tried, never from all pairs). Written one cell at a time, as one ordered_json of
+// the matrix dumped with indent 1 would be.
+void write_matrix_json(std::ostream& out, const std::vector<CaptureReport>& captures) {
   const Matrix m = build_matrix(captures);
   ordered_json implementations = ordered_json::array();
   for (const MatrixImplementation& impl : m.implementations) {
@@ -189,55 +242,30 @@ static ordered_json matrix_json(const std::vector<CaptureReport>& captures) {
     j["addresses"] = impl.addresses;
     implementations.push_back(std::move(j));
   }
-  ordered_json cells = ordered_json::array();
-  // Every pair up to Matrix::kMatrixGridMost implementations, beyond that the pairs tried.
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    for (std::size_t r = 0; r < m.size(); ++r) {
-      const MatrixCell& cell = m.cell(i, r);
-      if (!m.whole() && cell.verdict == PairVerdict::NotTried) continue;
-      ordered_json j;
-      j["initiator"] = m.implementations[i].key;
-      j["responder"] = m.implementations[r].key;
-      j["tried"] = cell.verdict != PairVerdict::NotTried;
-      j["verdict"] = to_string(cell.verdict);
-      j["connections"] = cell.connections.size();
-      j["by_verdict"] = {{"errors", cell.by_verdict[static_cast<int>(PairVerdict::Errors)]},
-                         {"warnings", cell.by_verdict[static_cast<int>(PairVerdict::Warnings)]},
-                         {"clean", cell.by_verdict[static_cast<int>(PairVerdict::Clean)]},
-                         {"not_judged", cell.by_verdict[static_cast<int>(PairVerdict::NotJudged)]}};
-      if (cell.failure) {
-        const Finding& f = cell.failure->finding;
-        const std::string side = side_word(*cell.failure);
-        j["first_failure"] = {{"id", info(f.id).name},
-                              {"severity", to_string(info(f.id).severity)},
-                              {"rules", rules_json(f.id)},
-                              {"side", side.empty() ? ordered_json(nullptr) : ordered_json(side)},
-                              {"capture", captures[cell.failure_at.capture].file},
-                              {"connection", cell.failure_at.connection->summary.id},
-                              {"frame", f.frame},
-                              {"message", f.message}};
-      } else {
-        j["first_failure"] = nullptr;
-      }
-      ordered_json refs = ordered_json::array();
-      for (const ConnectionRef& ref : cell.connections) {
-        refs.push_back({{"capture", captures[ref.capture].file},
-                        {"connection", ref.connection->summary.id},
-                        {"verdict", to_string(ref.verdict)}});
-      }
-      j["refs"] = std::move(refs);
-      cells.push_back(std::move(j));
+  out << "{\n \"implementations\": ";
+  dump_at(out, implementations, 1);
+  out << ",\n \"pairs\": " << m.size() * m.size() << ",\n \"tried\": " << m.tried()
+      << ",\n \"untried_listed\": " << (m.whole() ? "true" : "false") << ",\n \"cells\": [";
+  bool first = true;
+  const auto cell = [&](std::size_t i, std::size_t r) {
+    out << (first ? "\n  " : ",\n  ");
+    first = false;
+    dump_at(out, cell_json(m, i, r, captures), 2);
+  };
+  if (m.whole()) {
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      for (std::size_t r = 0; r < m.size(); ++r) cell(i, r);
     }
+  } else {
+    for (const auto& tried : m.tried_cells) cell(tried.first.first, tried.first.second);
   }
-  return {{"implementations", std::move(implementations)},
-          {"pairs", m.size() * m.size()},
-          {"tried", m.tried()},
-          {"untried_listed", m.whole()},
-          {"cells", std::move(cells)}};
+  out << (first ? "]\n}" : "\n ]\n}");
 }
 
+}  // namespace
+
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const RuleReview& review) {
+                const RuleReview& review, bool matrix) {
   out << "{\n\"" << kVersionKey << "\": " << kVersion << ",\n\"" << kCapturesKey << "\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
     out << (i ? ",\n" : "\n");
@@ -268,8 +296,13 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
                                 {"unused_suppressions", unused_rules},
                                 {"suppressions_reviewed", review.complete},
                                 {"suppressions_under_count", under_count}};
-  out << "],\n\"summary\": " << summary.dump() << ",\n\"matrix\": " << matrix_json(captures).dump(1)
-      << "\n}\n";
+  out << "],\n\"summary\": " << summary.dump();
+  // "matrix" where the matrix is shown (plugfest.h, matrix_shown): absent otherwise.
+  if (matrix_shown(captures, matrix)) {
+    out << ",\n\"matrix\": ";
+    write_matrix_json(out, captures);
+  }
+  out << "\n}\n";
 }
 
 namespace {

@@ -43,6 +43,7 @@ struct RunReports {
     options.policy = policy;
     options.version = MPA_VERSION;
     options.command = context.options.command;
+    options.matrix = context.options.plugfest.matrix;
     if (context.options.reports.html.sink == Sink::File) {
       std::error_code ec;
       options.folder =
@@ -76,7 +77,8 @@ void write_standard_output(const RunReports& run, const report::RuleReview& revi
       report::write_json_lines_end(std::cout, report, run.policy);
     }
   } else if (o.format == OutputFormat::Json) {
-    report::write_json(std::cout, run.reports, run.policy, review);
+    report::write_json(std::cout, run.reports, run.policy, review,
+                       run.context.options.plugfest.matrix);
   } else {
     report::TextOptions text = text_options(run.context.options);
     text.list_findings = !streamed;

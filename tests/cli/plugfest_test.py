@@ -259,9 +259,9 @@ def check_matrix(a):
     expect(day1[("Ardent RNIC 2.1", "Cobalt NIC 5.0")]["by_verdict"]["clean"] == 2, "Ardent -> Cobalt")
     expect(not day1[("Cobalt NIC 5.0", "Birch 0.9")]["tried"], "Cobalt -> Birch never tried")
 
-    # Many hosts nothing names (a capture of a whole lab): the matrix stays bounded. A report of
-    # 70 connections between 140 addresses, made from a real one: only the pairs tried are
-    # listed (JSON, HTML), no text grid.
+    # Many hosts nothing names (a capture of a whole lab): no matrix by default (more than 8
+    # unnamed), and with --matrix it stays bounded. A report of 70 connections between 140
+    # addresses, made from a real one: only the pairs tried are listed (JSON, HTML), no text grid.
     _, one = json_run(a, os.path.join(day_dir(a, "day1"), "session-1.pcap"))
     conn = one["captures"][0]["connections"][0]
     many = []
@@ -279,6 +279,8 @@ def check_matrix(a):
     with open(big, "w") as f:
         json.dump(one, f)
     _, report = json_run(a, "--from-json", big)
+    expect("matrix" not in report, "140 unnamed implementations: a matrix by default")
+    _, report = json_run(a, "--from-json", big, "--matrix")
     m = report["matrix"]
     expect(len(m["implementations"]) == 140 and m["tried"] == 70 and m["pairs"] == 140 * 140
            and m["untried_listed"] is False and len(m["cells"]) == 70 and all(c["tried"] for c in m["cells"]),
@@ -288,7 +290,7 @@ def check_matrix(a):
            and "never tried: 19530 pairs (not listed for more than 64 implementations)" in text
            and len([l for l in text.splitlines() if l.startswith("  10.1.")]) == 70, text[-600:])
     page = os.path.join(a.work, "many-hosts.html")
-    run(a, "--from-json", big, "--html", page)
+    run(a, "--from-json", big, "--matrix", "--html", page)
     html = open(page, encoding="utf-8").read()
     expect('<table id="matrix" class="pairs">' in html and html.count('<td class="m m-') == 70,
            "HTML: the pairs tried, a row each")
