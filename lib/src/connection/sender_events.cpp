@@ -7,6 +7,7 @@
 
 #include "connection/mpa_connection.h"
 #include "fpdu/framing_inference.h"
+#include "support/overloaded.h"
 
 namespace mpa {
 namespace {
@@ -22,13 +23,6 @@ std::size_t find_key_prefix(std::span<const std::uint8_t> data) {
              : kNowhere;
 }
 constexpr std::size_t kEarlyBufferLimit = 256u << 10;
-
-template <typename... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <typename... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 

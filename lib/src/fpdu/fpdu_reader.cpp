@@ -16,6 +16,7 @@
 #include "fpdu/fpdu_rules.h"
 #include "mpa/ddp.h"
 #include "mpa/fpdu_layout.h"
+#include "support/overloaded.h"
 
 namespace mpa {
 
@@ -23,17 +24,6 @@ using reader_mode::Abandoned;
 using reader_mode::Lost;
 using reader_mode::Reading;
 using reader_mode::Testing;
-
-namespace {
-
-template <typename... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <typename... F>
-Overloaded(F...) -> Overloaded<F...>;
-
-}  // namespace
 
 FpduReader::FpduReader(const FpduReaderConfig& config)
     : config_(config),
