@@ -69,6 +69,14 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
                options.color ? "\033[1;31mFAIL\033[0m" : "FAIL");
     return;
   }
+  if (cap.not_opened) {
+    // Not opened at all (not a capture file, an empty one): the reason on the failing line.
+    std::string_view reason(cap.result.error);
+    if (reason.starts_with(cap.file + ": ")) reason.remove_prefix(cap.file.size() + 2);
+    fmt::print(out, "{}: {}: {}\n", cap.file, options.color ? "\033[1;31mFAIL\033[0m" : "FAIL",
+               reason);
+    return;
+  }
   const bool failed = fails(cap, options.policy) || !cap.result.ok;
   std::string by_id;
   for (const auto& [id, n] : cap.active_by_id) {

@@ -748,6 +748,26 @@ def check_missing_input(a):
     expect(code == 2 and len(errors) == 1 and "no such file" in errors[0].find("error").get("message"), out)
 
 
+def check_bad_input(a):
+    """A file that is no capture is said plainly on its own line of stdout, not only on stderr:
+    "not a capture file" (text, or text gzip'd), "empty file" (nothing in it); exit status 2."""
+    text = os.path.join(a.work, "notes.pcap")
+    with open(text, "w") as f:
+        f.write("these are notes, not packets\n")
+    empty = os.path.join(a.work, "empty.pcap")
+    open(empty, "w").close()
+    gz = os.path.join(a.work, "notes.pcap.gz")
+    subprocess.run(["gzip", "-k", text], check=True)
+    for path, reason in ((text, "not a capture file"), (empty, "empty file"), (gz, "not a capture file")):
+        code, out, err = run(a.mpa_check, "--color", "never", path)
+        expect(code == 2, f"{path}: exit {code}")
+        expect(f"{path}: FAIL: {reason}\n" in out, f"{path}: stdout says:\n{out}")
+        expect(f"  {path} ({reason})" in out, f"{path}: the summary says:\n{out}")
+        expect(f"{path}: {reason}" in err, f"{path}: stderr says:\n{err}")
+    p = subprocess.run([a.mpa_check, "--color", "never", "-"], stdin=open(empty), capture_output=True, text=True)
+    expect(p.returncode == 2 and "<stdin>: FAIL: empty file" in p.stdout, p.stdout)
+
+
 def sarif_validators():
     """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy)."""
     try:
@@ -920,6 +940,7 @@ CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-
           "baseline-elsewhere": check_baseline_elsewhere, "missing-input": check_missing_input,
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
 CHECKS["list-rules"] = check_list_rules
+CHECKS["bad-input"] = check_bad_input
 
 
 def main():
