@@ -112,6 +112,21 @@ def check_require_mpa(a):
     expect(code == 0, f"a clean MPA capture with --require-mpa must pass, exit {code}")
 
 
+def check_no_mpa_said(a):
+    """A capture of TCP without MPA (HTTP downloads) passes, but its line says that no MPA was
+    seen and in how many TCP connections; --require-mpa fails it with the same line."""
+    http = os.path.join(a.captures, "valid-non-mpa-http-downloads.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", http)
+    expect(code == 0 and f"{http}: ok: 35 frames, no MPA traffic found in 2 TCP connections;" in out,
+           f"exit {code}\n{out}")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--require-mpa", http)
+    expect(code == 1 and f"{http}: FAIL: 35 frames, no MPA traffic found in 2 TCP connections;" in out,
+           f"--require-mpa: exit {code}\n{out}")
+    mpa = os.path.join(a.captures, "valid-rev1-markers-none-crc-on.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", mpa)
+    expect("1 connection with MPA;" in out and "no MPA traffic" not in out, out)
+
+
 def check_suppressions(a):
     """Rules by id, capture glob and stack; counted and listed as suppressed in every format;
     an unused rule is reported; a bad file is a usage error with its line."""
@@ -941,6 +956,7 @@ CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
 CHECKS["list-rules"] = check_list_rules
 CHECKS["bad-input"] = check_bad_input
+CHECKS["no-mpa-said"] = check_no_mpa_said
 
 
 def main():
