@@ -367,13 +367,19 @@ std::optional<std::string> usage_error(const Options& o) {
   }
   if (!captures && !interface && o.plugfest.from_json.empty())
     return "no capture given (try --help)";
+  // Live-only options on files would be ignored: refused, as -w is.
   if (!o.live.write.empty() && !interface) return "-w keeps a live capture; give it with -i";
+  if (!o.live.filter.empty() && !interface) return "-f filters a live capture; give it with -i";
+  if (o.live.duration > 0 && !interface) return "--duration bounds a live capture; give it with -i";
   if (interface && captures) return "-i reads an interface; give no capture file with it";
   const int on_stdout = (o.reports.junit.sink == Sink::StandardOutput) +
                         (o.reports.html.sink == Sink::StandardOutput) +
                         (o.reports.sarif.sink == Sink::StandardOutput);
   if (on_stdout > 1)
     return "only one of --junit, --html and --sarif can write to standard output (-)";
+  // The JSON report is standard output's: a second report there would drop it.
+  if (on_stdout > 0 && o.reports.format == OutputFormat::Json)
+    return "--format json writes to standard output; give --junit, --html or --sarif a FILE, not -";
   return std::nullopt;
 }
 

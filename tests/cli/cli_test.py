@@ -127,6 +127,29 @@ def check_no_mpa_said(a):
     expect("1 connection with MPA;" in out and "no MPA traffic" not in out, out)
 
 
+def check_live_only_refused(a):
+    """Options that only a live capture uses (-w, -f, --duration) are refused on files with the
+    reason, as are two reports for standard output (--format json and --junit/--sarif/--html -,
+    which dropped the JSON): a usage error (2), nothing on stdout."""
+    capture = os.path.join(a.captures, "valid-rev1-markers-none-crc-on.pcap")
+    cases = ((["-w", os.path.join(a.work, "kept.pcapng")], "-w keeps a live capture; give it with -i"),
+             (["-f", "tcp port 4420"], "-f filters a live capture; give it with -i"),
+             (["--filter", "tcp"], "-f filters a live capture; give it with -i"),
+             (["--duration", "3"], "--duration bounds a live capture; give it with -i"))
+    for args, reason in cases:
+        code, out, err = run(a.mpa_check, *args, capture)
+        expect(code == 2 and out == "" and f"mpa-check: {reason}" in err, f"{args}: exit {code}\n{out}{err}")
+    for report in ("--junit", "--sarif", "--html"):
+        code, out, err = run(a.mpa_check, "--format", "json", report, "-", capture)
+        expect(code == 2 and out == "" and "--format json writes to standard output" in err,
+               f"--format json {report} -: exit {code}\n{err}")
+    # Each alone on standard output, or with the JSON, still works.
+    code, out, _ = run(a.mpa_check, "--format", "json", "--junit", os.path.join(a.work, "j.xml"), capture)
+    expect(code == 0 and json.loads(out)["captures"], f"exit {code}")
+    code, out, _ = run(a.mpa_check, "--junit", "-", capture)
+    expect(code == 0 and ET.fromstring(out) is not None, f"exit {code}")
+
+
 def check_suppressions(a):
     """Rules by id, capture glob and stack; counted and listed as suppressed in every format;
     an unused rule is reported; a bad file is a usage error with its line."""
@@ -957,6 +980,7 @@ CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-
 CHECKS["list-rules"] = check_list_rules
 CHECKS["bad-input"] = check_bad_input
 CHECKS["no-mpa-said"] = check_no_mpa_said
+CHECKS["live-only-refused"] = check_live_only_refused
 
 
 def main():
