@@ -150,6 +150,31 @@ def check_live_only_refused(a):
     expect(code == 0 and ET.fromstring(out) is not None, f"exit {code}")
 
 
+def check_junit_worst(a):
+    """A JUnit failure's type (and message) is its connection's worst finding, not its first: a
+    warning found before an error (--fail-on warning) gives the error's id. The report is made
+    --from-json from a real one with a pad warning put before the CRC error."""
+    bad = os.path.join(a.siw, BADCRC)
+    warned = os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap")  # fpdu.pad-nonzero
+    _, report = json_report(a.mpa_check, bad, warned)
+    bad_cap, warned_cap = report["captures"]
+    warning = next(f for k in warned_cap["connections"] for f in k["findings"] if f["severity"] == "warning")
+    conn = next(k for k in bad_cap["connections"] if any(f["severity"] == "error" for f in k["findings"]))
+    first_error = next(f for f in conn["findings"] if f["severity"] == "error")
+    warning["frame"] = warning["certain_at"] = first_error["frame"] - 1
+    conn["findings"].insert(conn["findings"].index(first_error), warning)
+    report["captures"] = [bad_cap]
+    shard = os.path.join(a.work, "warning-first.json")
+    with open(shard, "w") as f:
+        json.dump(report, f)
+    code, out, err = run(a.mpa_check, "--from-json", shard, "--fail-on", "warning", "--junit", "-")
+    cases, _, _ = junit_failures(out)
+    case = next(c for c in cases if c.get("name").startswith(f"connection {conn['id']} "))
+    failure = case.find("failure")
+    expect(code == 1 and failure.get("type") == first_error["id"], f"exit {code}: type {failure.get('type')}\n{err}")
+    expect(failure.text.startswith("warning: ") and "fpdu.pad-nonzero" in failure.text, failure.text)
+
+
 def check_suppressions(a):
     """Rules by id, capture glob and stack; counted and listed as suppressed in every format;
     an unused rule is reported; a bad file is a usage error with its line."""
@@ -981,6 +1006,7 @@ CHECKS["list-rules"] = check_list_rules
 CHECKS["bad-input"] = check_bad_input
 CHECKS["no-mpa-said"] = check_no_mpa_said
 CHECKS["live-only-refused"] = check_live_only_refused
+CHECKS["junit-worst"] = check_junit_worst
 
 
 def main():
