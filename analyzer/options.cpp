@@ -87,26 +87,32 @@ constexpr const char* kFooter =
 // The captures and where the reports go.
 void add_outputs(CLI::App& app, Parsed& parsed) {
   Options& o = parsed.options;
+  // Named for the man page and --help: CAPTURE ..., not "captures TEXT ...".
   app.add_option(
-      "captures", o.captures,
-      "Capture files (pcap or pcapng) or folders (searched recursively); - reads standard input");
+         "CAPTURE", o.captures,
+         "Capture files (pcap or pcapng, compressed or not) or folders (searched recursively); - "
+         "reads standard input")
+      ->type_name("");
   app.add_option("--format", o.reports.format, "Report format on standard output")
       ->transform(
           choice<OutputFormat>({{"text", OutputFormat::Text}, {"json", OutputFormat::Json}}))
-      ->type_name("TEXT")
+      ->type_name("FORMAT")
       ->group("Reports");
   app.add_option("--junit", parsed.junit,
                  "Also write a JUnit XML report to FILE (- : standard output, "
                  "instead of the report)")
+      ->type_name("FILE")
       ->group("Reports");
   app.add_option("--sarif", parsed.sarif,
                  "Also write a SARIF 2.1.0 report to FILE (- : standard output, instead of the "
                  "report)")
+      ->type_name("FILE")
       ->group("Reports");
   app.add_option("--html", parsed.html,
                  "Also write a self-contained HTML report to FILE (ladder diagrams, charts, the "
                  "octets behind "
                  "the findings; - : standard output, instead of the report)")
+      ->type_name("FILE")
       ->group("Reports");
 }
 
@@ -116,7 +122,7 @@ void add_verdict(CLI::App& app, VerdictOptions& o) {
          "--fail-on", [&o](const Severity& severity) { o.fail_on = severity; },
          "Lowest severity that fails a capture (exit status 1)")
       ->transform(choice<Severity>({{"error", Severity::Error}, {"warning", Severity::Warning}}))
-      ->type_name("TEXT")
+      ->type_name("SEVERITY")
       ->group("Verdict and suppressions");
   app.add_flag("--require-mpa", o.require_mpa,
                "A capture without any MPA connection fails (a CI job that captured the wrong port)")
@@ -124,6 +130,7 @@ void add_verdict(CLI::App& app, VerdictOptions& o) {
   app.add_option(
          "--suppress", o.suppress,
          "Suppression file of accepted deviations (default: .mpa-check-suppressions if present)")
+      ->type_name("FILE")
       ->group("Verdict and suppressions");
   app.add_flag("--no-suppress", o.no_suppress, "Ignore every suppression file")
       ->group("Verdict and suppressions");
@@ -135,6 +142,7 @@ void add_verdict(CLI::App& app, VerdictOptions& o) {
                  "Write a suppression file accepting every error and warning of this run to FILE "
                  "(capture paths relative to it, with counts); the run is then reported with it "
                  "(exit 0 unless a capture could not be read or --require-mpa fails)")
+      ->type_name("FILE")
       ->group("Verdict and suppressions");
 }
 
@@ -149,7 +157,7 @@ void add_text_format(CLI::App& app, ReportOptions& o) {
       ->group("Reports");
   app.add_option("--color", o.color, "Colour the severity in text output")
       ->transform(choice(kWhen))
-      ->type_name("TEXT")
+      ->type_name("WHEN")
       ->group("Reports");
 }
 
@@ -158,12 +166,15 @@ void add_live_capture(CLI::App& app, LiveOptions& o) {
          "-i,--interface", o.interface,
          "Capture live on this interface (findings printed as they become certain; Ctrl-C ends "
          "with the summary)")
+      ->type_name("INTERFACE")
       ->group("Live capture");
   app.add_option("-f,--filter", o.filter, "BPF capture filter for -i (e.g. \"tcp port 4420\")")
+      ->type_name("FILTER")
       ->group("Live capture");
   app.add_option("-w,--write", o.write,
                  "With -i: also write every frame captured to FILE (pcapng; frame N of it is "
                  "frame N of the report)")
+      ->type_name("FILE")
       ->group("Live capture");
   app.add_option("--duration", o.duration, "Seconds to capture with -i (default: until Ctrl-C)")
       ->check(CLI::PositiveNumber)
@@ -198,12 +209,12 @@ void add_decoding(CLI::App& app, ReadingOptions& o) {
   app.add_option("--markers", o.markers,
                  "Captures without startup frames: markers are on/off (default: inferred)")
       ->transform(choice(kOnOff))
-      ->type_name("TEXT")
+      ->type_name("ON_OFF")
       ->group("Reading captures");
   app.add_option("--crc", o.crc,
                  "Captures without startup frames: CRCs are on/off (default: inferred)")
       ->transform(choice(kOnOff))
-      ->type_name("TEXT")
+      ->type_name("ON_OFF")
       ->group("Reading captures");
   app.add_flag(
          "--infer-all", o.infer_all,
@@ -237,7 +248,7 @@ void add_listing(CLI::App& app, ReportOptions& o) {
       ->group("Reports");
   app.add_option("--progress", o.progress, "Progress on stderr for large inputs")
       ->transform(choice(kWhen))
-      ->type_name("TEXT")
+      ->type_name("WHEN")
       ->group("Reports");
 }
 
@@ -246,6 +257,7 @@ void add_plugfest(CLI::App& app, PlugfestOptions& o) {
                  "Name the implementations: FILE maps addresses, subnets (ADDR/BITS) and MAC "
                  "prefixes to NAME [VERSION], one a line, # comments; a host it does not name is "
                  "named by its stack fingerprint, as a guess (\"looks like Linux siw\")")
+      ->type_name("FILE")
       ->group("Plugfest");
   app.add_flag("--matrix", o.matrix,
                "Text format: also print the interop matrix (Initiator implementation x Responder "
@@ -260,6 +272,7 @@ void add_plugfest(CLI::App& app, PlugfestOptions& o) {
                  "is new (an error or warning, by id and the side that broke it, that the pair "
                  "did not show in OLD), else 0 (with --format json: the comparison as JSON)")
       ->expected(2)
+      ->type_name("JSON")
       ->group("Plugfest");
   app.add_option("--from-json", o.from_json,
                  "Make the reports (text summary, --matrix, --format json, --html, --junit, "
@@ -267,6 +280,7 @@ void add_plugfest(CLI::App& app, PlugfestOptions& o) {
                  "reading captures: no rerun; the HTML links findings to their captures instead "
                  "of showing their octets")
       ->expected(1, -1)
+      ->type_name("JSON")
       ->group("Plugfest");
 }
 
@@ -367,13 +381,19 @@ std::optional<std::string> usage_error(const Options& o) {
   }
   if (!captures && !interface && o.plugfest.from_json.empty())
     return "no capture given (try --help)";
+  // Live-only options on files would be ignored: refused, as -w is.
   if (!o.live.write.empty() && !interface) return "-w keeps a live capture; give it with -i";
+  if (!o.live.filter.empty() && !interface) return "-f filters a live capture; give it with -i";
+  if (o.live.duration > 0 && !interface) return "--duration bounds a live capture; give it with -i";
   if (interface && captures) return "-i reads an interface; give no capture file with it";
   const int on_stdout = (o.reports.junit.sink == Sink::StandardOutput) +
                         (o.reports.html.sink == Sink::StandardOutput) +
                         (o.reports.sarif.sink == Sink::StandardOutput);
   if (on_stdout > 1)
     return "only one of --junit, --html and --sarif can write to standard output (-)";
+  // The JSON report is standard output's: a second report there would drop it.
+  if (on_stdout > 0 && o.reports.format == OutputFormat::Json)
+    return "--format json writes to standard output; give --junit, --html or --sarif a FILE, not -";
   return std::nullopt;
 }
 

@@ -170,6 +170,8 @@ std::string failure_reason(const CaptureReport& cap, const Policy& policy) {
   if (policy.require_mpa && cap.mpa_connections == 0) parts.push_back("no MPA connection");
   if (cap.missing) {
     parts.push_back("no such file or directory");
+  } else if (cap.not_opened && cap.result.error.starts_with(cap.file + ": ")) {
+    parts.push_back(cap.result.error.substr(cap.file.size() + 2));  // e.g. not a capture file
   } else if (!cap.result.ok) {
     parts.push_back("not readable to its end");
   }

@@ -56,7 +56,13 @@ void write_case(std::ostream& out, const Case& k, const std::string& classname, 
              xml_attribute_escape(k.name), share);
   if (!k.failures.empty()) {
     // One failure element a test case (what CI tools show), every finding in its text.
-    const DiagnosticInfo& first = info(k.failures.front()->finding.id);
+    // Its type is the worst finding's id (an error before a warning, the first of them),
+    // not merely the connection's first: what a CI tool shows as the cause.
+    const DiagnosticInfo* worst = &info(k.failures.front()->finding.id);
+    for (const ReportedFinding* f : k.failures) {
+      const DiagnosticInfo& d = info(f->finding.id);
+      if (static_cast<int>(d.severity) > static_cast<int>(worst->severity)) worst = &d;
+    }
     std::string body;
     for (const ReportedFinding* f : k.failures) {
       const DiagnosticInfo& d = info(f->finding.id);
@@ -67,8 +73,8 @@ void write_case(std::ostream& out, const Case& k, const std::string& classname, 
                               ? fmt::format(", error code {}", number(d.error_code))
                               : std::string());
     }
-    fmt::print(out, "      <failure type=\"{}\" message=\"{}: {}\">{}</failure>\n", first.name,
-               count_of(k.failures.size(), "finding"), xml_attribute_escape(first.summary),
+    fmt::print(out, "      <failure type=\"{}\" message=\"{}: {}\">{}</failure>\n", worst->name,
+               count_of(k.failures.size(), "finding"), xml_attribute_escape(worst->summary),
                html_escape(body));
   }
   if (!k.system_out.empty())

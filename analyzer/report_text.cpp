@@ -69,6 +69,14 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
                options.color ? "\033[1;31mFAIL\033[0m" : "FAIL");
     return;
   }
+  if (cap.not_opened) {
+    // Not opened at all (not a capture file, an empty one): the reason on the failing line.
+    std::string_view reason(cap.result.error);
+    if (reason.starts_with(cap.file + ": ")) reason.remove_prefix(cap.file.size() + 2);
+    fmt::print(out, "{}: {}: {}\n", cap.file, options.color ? "\033[1;31mFAIL\033[0m" : "FAIL",
+               reason);
+    return;
+  }
   const bool failed = fails(cap, options.policy) || !cap.result.ok;
   std::string by_id;
   for (const auto& [id, n] : cap.active_by_id) {
@@ -77,10 +85,15 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
   const std::uint64_t suppressed = cap.suppressed[Severity::Error] +
                                    cap.suppressed[Severity::Warning] +
                                    cap.suppressed[Severity::Note];
-  fmt::print(out, "{}: {}: {} frames, {} with MPA; {}, {}, {}{}{}\n", cap.file,
+  // TCP but no MPA in it (an HTTP capture, the wrong port range captured) passes unless
+  // --require-mpa: never in silence.
+  const std::string connections = cap.mpa_connections == 0 && cap.tcp_connections != 0
+                                      ? fmt::format("no MPA traffic found in {}",
+                                                    count_of(cap.tcp_connections, "TCP connection"))
+                                      : count_of(cap.mpa_connections, "connection") + " with MPA";
+  fmt::print(out, "{}: {}: {} frames, {}; {}, {}, {}{}{}\n", cap.file,
              failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok",
-             cap.result.stats.frames, count_of(cap.mpa_connections, "connection"),
-             count_of(cap.active[Severity::Error], "error"),
+             cap.result.stats.frames, connections, count_of(cap.active[Severity::Error], "error"),
              count_of(cap.active[Severity::Warning], "warning"),
              count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);

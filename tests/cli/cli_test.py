@@ -112,6 +112,69 @@ def check_require_mpa(a):
     expect(code == 0, f"a clean MPA capture with --require-mpa must pass, exit {code}")
 
 
+def check_no_mpa_said(a):
+    """A capture of TCP without MPA (HTTP downloads) passes, but its line says that no MPA was
+    seen and in how many TCP connections; --require-mpa fails it with the same line."""
+    http = os.path.join(a.captures, "valid-non-mpa-http-downloads.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", http)
+    expect(code == 0 and f"{http}: ok: 35 frames, no MPA traffic found in 2 TCP connections;" in out,
+           f"exit {code}\n{out}")
+    code, out, _ = run(a.mpa_check, "--color", "never", "--require-mpa", http)
+    expect(code == 1 and f"{http}: FAIL: 35 frames, no MPA traffic found in 2 TCP connections;" in out,
+           f"--require-mpa: exit {code}\n{out}")
+    mpa = os.path.join(a.captures, "valid-rev1-markers-none-crc-on.pcap")
+    code, out, _ = run(a.mpa_check, "--color", "never", mpa)
+    expect("1 connection with MPA;" in out and "no MPA traffic" not in out, out)
+
+
+def check_live_only_refused(a):
+    """Options that only a live capture uses (-w, -f, --duration) are refused on files with the
+    reason, as are two reports for standard output (--format json and --junit/--sarif/--html -,
+    which dropped the JSON): a usage error (2), nothing on stdout."""
+    capture = os.path.join(a.captures, "valid-rev1-markers-none-crc-on.pcap")
+    cases = ((["-w", os.path.join(a.work, "kept.pcapng")], "-w keeps a live capture; give it with -i"),
+             (["-f", "tcp port 4420"], "-f filters a live capture; give it with -i"),
+             (["--filter", "tcp"], "-f filters a live capture; give it with -i"),
+             (["--duration", "3"], "--duration bounds a live capture; give it with -i"))
+    for args, reason in cases:
+        code, out, err = run(a.mpa_check, *args, capture)
+        expect(code == 2 and out == "" and f"mpa-check: {reason}" in err, f"{args}: exit {code}\n{out}{err}")
+    for report in ("--junit", "--sarif", "--html"):
+        code, out, err = run(a.mpa_check, "--format", "json", report, "-", capture)
+        expect(code == 2 and out == "" and "--format json writes to standard output" in err,
+               f"--format json {report} -: exit {code}\n{err}")
+    # Each alone on standard output, or with the JSON, still works.
+    code, out, _ = run(a.mpa_check, "--format", "json", "--junit", os.path.join(a.work, "j.xml"), capture)
+    expect(code == 0 and json.loads(out)["captures"], f"exit {code}")
+    code, out, _ = run(a.mpa_check, "--junit", "-", capture)
+    expect(code == 0 and ET.fromstring(out) is not None, f"exit {code}")
+
+
+def check_junit_worst(a):
+    """A JUnit failure's type (and message) is its connection's worst finding, not its first: a
+    warning found before an error (--fail-on warning) gives the error's id. The report is made
+    --from-json from a real one with a pad warning put before the CRC error."""
+    bad = os.path.join(a.siw, BADCRC)
+    warned = os.path.join(a.siw, "siw6.1-default-send_bw-4096B-veth1500.pcap")  # fpdu.pad-nonzero
+    _, report = json_report(a.mpa_check, bad, warned)
+    bad_cap, warned_cap = report["captures"]
+    warning = next(f for k in warned_cap["connections"] for f in k["findings"] if f["severity"] == "warning")
+    conn = next(k for k in bad_cap["connections"] if any(f["severity"] == "error" for f in k["findings"]))
+    first_error = next(f for f in conn["findings"] if f["severity"] == "error")
+    warning["frame"] = warning["certain_at"] = first_error["frame"] - 1
+    conn["findings"].insert(conn["findings"].index(first_error), warning)
+    report["captures"] = [bad_cap]
+    shard = os.path.join(a.work, "warning-first.json")
+    with open(shard, "w") as f:
+        json.dump(report, f)
+    code, out, err = run(a.mpa_check, "--from-json", shard, "--fail-on", "warning", "--junit", "-")
+    cases, _, _ = junit_failures(out)
+    case = next(c for c in cases if c.get("name").startswith(f"connection {conn['id']} "))
+    failure = case.find("failure")
+    expect(code == 1 and failure.get("type") == first_error["id"], f"exit {code}: type {failure.get('type')}\n{err}")
+    expect(failure.text.startswith("warning: ") and "fpdu.pad-nonzero" in failure.text, failure.text)
+
+
 def check_suppressions(a):
     """Rules by id, capture glob and stack; counted and listed as suppressed in every format;
     an unused rule is reported; a bad file is a usage error with its line."""
@@ -748,6 +811,26 @@ def check_missing_input(a):
     expect(code == 2 and len(errors) == 1 and "no such file" in errors[0].find("error").get("message"), out)
 
 
+def check_bad_input(a):
+    """A file that is no capture is said plainly on its own line of stdout, not only on stderr:
+    "not a capture file" (text, or text gzip'd), "empty file" (nothing in it); exit status 2."""
+    text = os.path.join(a.work, "notes.pcap")
+    with open(text, "w") as f:
+        f.write("these are notes, not packets\n")
+    empty = os.path.join(a.work, "empty.pcap")
+    open(empty, "w").close()
+    gz = os.path.join(a.work, "notes.pcap.gz")
+    subprocess.run(["gzip", "-k", text], check=True)
+    for path, reason in ((text, "not a capture file"), (empty, "empty file"), (gz, "not a capture file")):
+        code, out, err = run(a.mpa_check, "--color", "never", path)
+        expect(code == 2, f"{path}: exit {code}")
+        expect(f"{path}: FAIL: {reason}\n" in out, f"{path}: stdout says:\n{out}")
+        expect(f"  {path} ({reason})" in out, f"{path}: the summary says:\n{out}")
+        expect(f"{path}: {reason}" in err, f"{path}: stderr says:\n{err}")
+    p = subprocess.run([a.mpa_check, "--color", "never", "-"], stdin=open(empty), capture_output=True, text=True)
+    expect(p.returncode == 2 and "<stdin>: FAIL: empty file" in p.stdout, p.stdout)
+
+
 def sarif_validators():
     """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy)."""
     try:
@@ -920,6 +1003,10 @@ CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-
           "baseline-elsewhere": check_baseline_elsewhere, "missing-input": check_missing_input,
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
 CHECKS["list-rules"] = check_list_rules
+CHECKS["bad-input"] = check_bad_input
+CHECKS["no-mpa-said"] = check_no_mpa_said
+CHECKS["live-only-refused"] = check_live_only_refused
+CHECKS["junit-worst"] = check_junit_worst
 
 
 def main():

@@ -21,9 +21,17 @@ constexpr std::size_t kHeaderBufferSize = 4u << 10;
 
 constexpr std::array<std::uint8_t, 4> kPcapngMagic = {0x0A, 0x0D, 0x0D, 0x0A};
 
-// libpcap's open errors often start with the file name already; don't repeat it.
+// libpcap's open errors often start with the file name already; don't repeat it. Its words
+// for a file that is no capture at all are said plainly: no octets at all (after any
+// decompression) is an empty file; a head that is no pcap magic (nor pcapng's, nor a
+// compressor's, sniffed before) is not a capture file.
 std::string open_error(const std::string& name, const char* pcap_message) {
   std::string_view message(pcap_message);
+  if (message.find("tried to read 4 file header bytes, only got 0") != std::string_view::npos)
+    return fmt::format("{}: empty file", name);
+  if (message.starts_with("unknown file format") ||
+      message.find("tried to read 4 file header bytes") != std::string_view::npos)
+    return fmt::format("{}: not a capture file", name);
   if (message.size() > name.size() + 2 && message.substr(0, name.size()) == name &&
       message.substr(name.size(), 2) == ": ") {
     return std::string(message);
