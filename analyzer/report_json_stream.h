@@ -1,0 +1,265 @@
+// The tables' streaming writer (report_json_model.h): each key straight into a text buffer, as
+// nlohmann::ordered_json::dump(1) would write the object JsonWriter builds, byte for byte.
+#pragma once
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "report.h"
+#include "report_json_model.h"
+
+namespace mpa::report::json_model {
+
+// dump(1): "{" then each member on a line of its own, indented one space per nesting level,
+// "key": value; "}" on a line at the object's own level ("{}" when empty); arrays alike.
+// Strings of printable ASCII (no '"' or '\\') are written as they are; any other string goes
+// through nlohmann's own dump, so that its escapes (control characters, UTF-8 kept as is) and
+// its rule for invalid UTF-8 (it throws) stay those of the writer that builds objects. Values
+// that are neither flags, integers nor text (doubles, ordered_json) go through nlohmann too.
+class StreamWriter {
+ public:
+  // A tally's labels, each written once as its key ("label": ): they are the same for every
+  // connection, and making them (fmt) cost more than the rest of the tally.
+  class Labels {
+   public:
+    template <typename Label>
+    const std::vector<std::string>& of(std::string_view tally, std::size_t n, Label label) {
+      for (const auto& [name, keys] : known_)
+        if (name == tally) return keys;
+      std::vector<std::string> keys;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::string k;
+        StreamWriter(k, nullptr, nullptr).text(std::string(label(i)));
+        keys.push_back(k + ": ");
+      }
+      return known_.emplace_back(std::string(tally), std::move(keys)).second;
+    }
+
+   private:
+    std::vector<std::pair<std::string, std::vector<std::string>>> known_;
+  };
+
+  // `labels`: kept from one object to the next (the tables' tallies are keyed by their name).
+  StreamWriter(std::string& out, const Policy* policy, Labels* labels)
+      : out_(out), policy_(policy), labels_(labels) {}
+
+  // A whole object at the current place (the depth of the value being written).
+  template <typename T, typename Table>
+  void write_object(const T& v, Table table) {
+    begin('{');
+    table(*this, v);
+    end('}');
+  }
+
+  template <typename T>
+  void field(const char* key, const T& v) {
+    put_key(key);
+    value(v);
+  }
+  template <typename T>
+  void field_or(const char* key, const T& v, const T& /*absent*/) {
+    field(key, v);
+  }
+  template <typename T>
+  void nullable(const char* key, const T& v) {
+    null_unless(key, v, v != T{});
+  }
+  template <typename T>
+  void null_unless(const char* key, const T& v, bool shown) {
+    put_key(key);
+    if (shown) {
+      value(v);
+    } else {
+      out_ += "null";
+    }
+  }
+  template <typename T>
+  void or_null(const char* key, const std::optional<T>& v) {
+    put_key(key);
+    if (v) {
+      value(*v);
+    } else {
+      out_ += "null";
+    }
+  }
+  template <typename T>
+  void unsigned_or_null(const char* key, const std::optional<T>& v) {
+    or_null(key, v);
+  }
+  template <typename T>
+  void when_set(const char* key, const std::optional<T>& v) {
+    if (v) field(key, *v);
+  }
+  template <typename Words, typename T>
+  void spelled(const char* key, const T& v) {
+    field(key, Words::spell(v));
+  }
+  template <typename F>
+  void derived(const char* key, F f) {
+    if constexpr (std::is_invocable_v<F, const Policy&>) {
+      field(key, f(*policy_));
+    } else {
+      field(key, f());
+    }
+  }
+  template <typename F>
+  void written_if(bool written, F f) {
+    if (written) f();
+  }
+  template <typename T, typename Table>
+  void object(const char* key, const T& v, Table table) {
+    put_key(key);
+    write_object(v, table);
+  }
+  template <typename T, typename Table, typename F>
+  void object_or(const char* key, const T& v, Table table, F /*fallback*/) {
+    object(key, v, table);
+  }
+  template <typename T, typename Table>
+  void optional_object(const char* key, const std::optional<T>& v, Table table) {
+    if (v) object(key, *v, table);
+  }
+  template <typename T, typename Table>
+  void inline_optional(const std::optional<T>& v, Table table) {
+    if (v) table(*this, *v);
+  }
+  template <typename T, typename To, typename From, typename Table>
+  void view(const char* key, const T& v, To to, From /*from*/, Table table) {
+    object(key, to(v), table);
+  }
+  template <std::size_t N, typename Label>
+  void tally(const char* key, const std::array<std::uint64_t, N>& counts, Label label, bool zeros) {
+    const std::vector<std::string>& keys = labels_->of(key, N, label);
+    put_key(key);
+    begin('{');
+    for (std::size_t i = 0; i < N; ++i) {
+      if (!(zeros || counts[i])) continue;
+      next_line();
+      out_ += keys[i];
+      value(counts[i]);
+    }
+    end('}');
+  }
+  template <typename T, typename Table>
+  void list(const char* key, const std::vector<T>& items, Table table) {
+    put_key(key);
+    begin('[');
+    for (const T& item : items) {
+      next_line();
+      write_object(item, table);
+    }
+    end(']');
+  }
+  bool diagnostic(const char* key, DiagId id) {
+    field(key, info(id).name);
+    return true;
+  }
+  template <typename Table>
+  void rule(const char* key, const Suppression* rule, Table table, std::string_view /*id*/) {
+    if (rule) object(key, *rule, table);
+  }
+
+ private:
+  void indent() { out_.append(depth_, ' '); }
+  // The line of the next member or item of the object or array open.
+  void next_line() {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    indent();
+  }
+  void put_key(std::string_view key) {
+    next_line();
+    text(key);
+    out_ += ": ";
+  }
+  void begin(char open) {
+    out_ += open;
+    first_ = true;
+    ++depth_;
+  }
+  void end(char close) {
+    --depth_;
+    if (!first_) {
+      out_ += '\n';
+      indent();
+    }
+    out_ += close;
+    first_ = false;  // the object or array is its parent's member
+  }
+  void text(std::string_view s) {
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u > 0x7e || c == '"' || c == '\\') {
+        out_ += nlohmann::ordered_json(std::string(s)).dump();
+        return;
+      }
+    }
+    out_ += '"';
+    out_ += s;
+    out_ += '"';
+  }
+  // An ordered_json written member by member (as dump(1) would); numbers that are not
+  // integers are nlohmann's to write.
+  void json_value(const nlohmann::ordered_json& j) {
+    using Type = nlohmann::detail::value_t;
+    switch (j.type()) {
+      case Type::null:
+        out_ += "null";
+        return;
+      case Type::boolean:
+        return value(j.get<bool>());
+      case Type::number_integer:
+        return value(j.get<std::int64_t>());
+      case Type::number_unsigned:
+        return value(j.get<std::uint64_t>());
+      case Type::string:
+        return text(j.get_ref<const std::string&>());
+      case Type::object:
+        begin('{');
+        for (const auto& [key, member] : j.items()) {
+          put_key(key);
+          json_value(member);
+        }
+        return end('}');
+      case Type::array:
+        begin('[');
+        for (const auto& item : j) {
+          next_line();
+          json_value(item);
+        }
+        return end(']');
+      default:
+        out_ += j.dump();
+        return;  // a double, a binary: no newline in them
+    }
+  }
+  template <typename T>
+  void value(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out_ += v ? "true" : "false";
+    } else if constexpr (std::is_integral_v<T>) {
+      char buf[24];
+      const auto r = std::to_chars(buf, buf + sizeof buf, v);
+      out_.append(buf, r.ptr);
+    } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+      text(std::string_view(v));
+    } else if constexpr (std::is_same_v<T, nlohmann::ordered_json>) {
+      json_value(v);
+    } else {
+      json_value(nlohmann::ordered_json(v));
+    }
+  }
+
+  std::string& out_;
+  const Policy* policy_;
+  Labels* labels_;
+  std::size_t depth_ = 0;
+  bool first_ = true;
+};
+
+}  // namespace mpa::report::json_model
