@@ -163,18 +163,17 @@ class StreamedWriter : private Collected, public JsonWriter {
     out_ << text << ",\n\"" << key << "\": [";
     // Each item straight to text (StreamWriter: the bytes dump(1) of its object would be),
     // flushed every few items so that the text held stays small.
-    std::string text_out;
-    text_out.reserve(2 * kFlushAt);
+    JsonText text_out;
     StreamWriter::Labels labels;
     for (std::size_t k = 0; k < items.size(); ++k) {
-      text_out += k ? ",\n" : "\n";
+      text_out.put(k ? ",\n" : "\n");
       StreamWriter(text_out, policy_, &labels).write_object(items[k], table);
       if (text_out.size() >= kFlushAt) {
-        out_ << text_out;
+        out_ << text_out.view();
         text_out.clear();
       }
     }
-    out_ << text_out;
+    out_ << text_out.view();
     out_ << "]";
     collected = ordered_json::object();
   }

@@ -2,7 +2,9 @@
 // nlohmann::ordered_json::dump(1) would write the object JsonWriter builds, byte for byte.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -14,6 +16,43 @@
 #include "report_json_model.h"
 
 namespace mpa::report::json_model {
+
+// The text a StreamWriter writes into: a buffer grown by doubling, written into without a
+// length check per character (each write makes room for itself first).
+class JsonText {
+ public:
+  JsonText() : buf_(std::size_t{1} << 16, '\0') {}
+  void put(char c) {
+    room(1);
+    buf_[size_++] = c;
+  }
+  void put(std::string_view s) {
+    room(s.size());
+    std::memcpy(buf_.data() + size_, s.data(), s.size());
+    size_ += s.size();
+  }
+  // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts.
+  void line(bool first, std::size_t depth) {
+    static constexpr std::string_view kLines =
+        ",\n                                                                ";
+    if (depth + 2 <= kLines.size())
+      return put(kLines.substr(first ? 1 : 0, depth + (first ? 1 : 2)));
+    put(first ? "\n" : ",\n");
+    room(depth);
+    std::memset(buf_.data() + size_, ' ', depth);
+    size_ += depth;
+  }
+  std::string_view view() const { return {buf_.data(), size_}; }
+  std::size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+
+ private:
+  void room(std::size_t n) {
+    if (size_ + n > buf_.size()) buf_.resize(std::max(2 * buf_.size(), size_ + n));
+  }
+  std::string buf_;
+  std::size_t size_ = 0;
+};
 
 // dump(1): "{" then each member on a line of its own, indented one space per nesting level,
 // "key": value; "}" on a line at the object's own level ("{}" when empty); arrays alike.
@@ -33,9 +72,9 @@ class StreamWriter {
         if (name == tally) return keys;
       std::vector<std::string> keys;
       for (std::size_t i = 0; i < n; ++i) {
-        std::string k;
+        JsonText k;
         StreamWriter(k, nullptr, nullptr).text(std::string(label(i)));
-        keys.push_back(k + ": ");
+        keys.push_back(std::string(k.view()) + ": ");
       }
       return known_.emplace_back(std::string(tally), std::move(keys)).second;
     }
@@ -45,7 +84,7 @@ class StreamWriter {
   };
 
   // `labels`: kept from one object to the next (the tables' tallies are keyed by their name).
-  StreamWriter(std::string& out, const Policy* policy, Labels* labels)
+  StreamWriter(JsonText& out, const Policy* policy, Labels* labels)
       : out_(out), policy_(policy), labels_(labels) {}
 
   // A whole object at the current place (the depth of the value being written).
@@ -57,50 +96,50 @@ class StreamWriter {
   }
 
   template <typename T>
-  void field(const char* key, const T& v) {
+  void field(std::string_view key, const T& v) {
     put_key(key);
     value(v);
   }
   template <typename T>
-  void field_or(const char* key, const T& v, const T& /*absent*/) {
+  void field_or(std::string_view key, const T& v, const T& /*absent*/) {
     field(key, v);
   }
   template <typename T>
-  void nullable(const char* key, const T& v) {
+  void nullable(std::string_view key, const T& v) {
     null_unless(key, v, v != T{});
   }
   template <typename T>
-  void null_unless(const char* key, const T& v, bool shown) {
+  void null_unless(std::string_view key, const T& v, bool shown) {
     put_key(key);
     if (shown) {
       value(v);
     } else {
-      out_ += "null";
+      out_.put("null");
     }
   }
   template <typename T>
-  void or_null(const char* key, const std::optional<T>& v) {
+  void or_null(std::string_view key, const std::optional<T>& v) {
     put_key(key);
     if (v) {
       value(*v);
     } else {
-      out_ += "null";
+      out_.put("null");
     }
   }
   template <typename T>
-  void unsigned_or_null(const char* key, const std::optional<T>& v) {
+  void unsigned_or_null(std::string_view key, const std::optional<T>& v) {
     or_null(key, v);
   }
   template <typename T>
-  void when_set(const char* key, const std::optional<T>& v) {
+  void when_set(std::string_view key, const std::optional<T>& v) {
     if (v) field(key, *v);
   }
   template <typename Words, typename T>
-  void spelled(const char* key, const T& v) {
+  void spelled(std::string_view key, const T& v) {
     field(key, Words::spell(v));
   }
   template <typename F>
-  void derived(const char* key, F f) {
+  void derived(std::string_view key, F f) {
     if constexpr (std::is_invocable_v<F, const Policy&>) {
       field(key, f(*policy_));
     } else {
@@ -112,16 +151,16 @@ class StreamWriter {
     if (written) f();
   }
   template <typename T, typename Table>
-  void object(const char* key, const T& v, Table table) {
+  void object(std::string_view key, const T& v, Table table) {
     put_key(key);
     write_object(v, table);
   }
   template <typename T, typename Table, typename F>
-  void object_or(const char* key, const T& v, Table table, F /*fallback*/) {
+  void object_or(std::string_view key, const T& v, Table table, F /*fallback*/) {
     object(key, v, table);
   }
   template <typename T, typename Table>
-  void optional_object(const char* key, const std::optional<T>& v, Table table) {
+  void optional_object(std::string_view key, const std::optional<T>& v, Table table) {
     if (v) object(key, *v, table);
   }
   template <typename T, typename Table>
@@ -129,24 +168,25 @@ class StreamWriter {
     if (v) table(*this, *v);
   }
   template <typename T, typename To, typename From, typename Table>
-  void view(const char* key, const T& v, To to, From /*from*/, Table table) {
+  void view(std::string_view key, const T& v, To to, From /*from*/, Table table) {
     object(key, to(v), table);
   }
   template <std::size_t N, typename Label>
-  void tally(const char* key, const std::array<std::uint64_t, N>& counts, Label label, bool zeros) {
+  void tally(std::string_view key, const std::array<std::uint64_t, N>& counts, Label label,
+             bool zeros) {
     const std::vector<std::string>& keys = labels_->of(key, N, label);
     put_key(key);
     begin('{');
     for (std::size_t i = 0; i < N; ++i) {
       if (!(zeros || counts[i])) continue;
       next_line();
-      out_ += keys[i];
+      out_.put(keys[i]);
       value(counts[i]);
     }
     end('}');
   }
   template <typename T, typename Table>
-  void list(const char* key, const std::vector<T>& items, Table table) {
+  void list(std::string_view key, const std::vector<T>& items, Table table) {
     put_key(key);
     begin('[');
     for (const T& item : items) {
@@ -155,53 +195,48 @@ class StreamWriter {
     }
     end(']');
   }
-  bool diagnostic(const char* key, DiagId id) {
+  bool diagnostic(std::string_view key, DiagId id) {
     field(key, info(id).name);
     return true;
   }
   template <typename Table>
-  void rule(const char* key, const Suppression* rule, Table table, std::string_view /*id*/) {
+  void rule(std::string_view key, const Suppression* rule, Table table, std::string_view /*id*/) {
     if (rule) object(key, *rule, table);
   }
 
  private:
-  void indent() { out_.append(depth_, ' '); }
   // The line of the next member or item of the object or array open.
   void next_line() {
-    out_ += first_ ? "\n" : ",\n";
+    out_.line(first_, depth_);
     first_ = false;
-    indent();
   }
   void put_key(std::string_view key) {
     next_line();
     text(key);
-    out_ += ": ";
+    out_.put(": ");
   }
   void begin(char open) {
-    out_ += open;
+    out_.put(open);
     first_ = true;
     ++depth_;
   }
   void end(char close) {
     --depth_;
-    if (!first_) {
-      out_ += '\n';
-      indent();
-    }
-    out_ += close;
+    if (!first_) out_.line(true, depth_);
+    out_.put(close);
     first_ = false;  // the object or array is its parent's member
   }
   void text(std::string_view s) {
     for (const char c : s) {
       const auto u = static_cast<unsigned char>(c);
       if (u < 0x20 || u > 0x7e || c == '"' || c == '\\') {
-        out_ += nlohmann::ordered_json(std::string(s)).dump();
+        out_.put(nlohmann::ordered_json(std::string(s)).dump());
         return;
       }
     }
-    out_ += '"';
-    out_ += s;
-    out_ += '"';
+    out_.put('"');
+    out_.put(s);
+    out_.put('"');
   }
   // An ordered_json written member by member (as dump(1) would); numbers that are not
   // integers are nlohmann's to write.
@@ -209,7 +244,7 @@ class StreamWriter {
     using Type = nlohmann::detail::value_t;
     switch (j.type()) {
       case Type::null:
-        out_ += "null";
+        out_.put("null");
         return;
       case Type::boolean:
         return value(j.get<bool>());
@@ -234,18 +269,18 @@ class StreamWriter {
         }
         return end(']');
       default:
-        out_ += j.dump();
+        out_.put(j.dump());
         return;  // a double, a binary: no newline in them
     }
   }
   template <typename T>
   void value(const T& v) {
     if constexpr (std::is_same_v<T, bool>) {
-      out_ += v ? "true" : "false";
+      out_.put(v ? "true" : "false");
     } else if constexpr (std::is_integral_v<T>) {
       char buf[24];
       const auto r = std::to_chars(buf, buf + sizeof buf, v);
-      out_.append(buf, r.ptr);
+      out_.put(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
     } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
       text(std::string_view(v));
     } else if constexpr (std::is_same_v<T, nlohmann::ordered_json>) {
@@ -255,7 +290,7 @@ class StreamWriter {
     }
   }
 
-  std::string& out_;
+  JsonText& out_;
   const Policy* policy_;
   Labels* labels_;
   std::size_t depth_ = 0;
