@@ -31,6 +31,24 @@ class JsonText {
     std::memcpy(buf_.data() + size_, s.data(), s.size());
     size_ += s.size();
   }
+  // "s" (printable ASCII but '"' and '\\')
+  void quoted(std::string_view s) {
+    room(s.size() + 2);
+    char* p = buf_.data() + size_;
+    *p = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    size_ += s.size() + 2;
+  }
+  // "key": (the key printable ASCII but '"' and '\\')
+  void put_key(std::string_view key) {
+    room(key.size() + 4);
+    char* p = buf_.data() + size_;
+    *p = '"';
+    std::memcpy(p + 1, key.data(), key.size());
+    std::memcpy(p + 1 + key.size(), "\": ", 3);
+    size_ += key.size() + 4;
+  }
   // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts.
   void line(bool first, std::size_t depth) {
     static constexpr std::string_view kLines =
@@ -48,8 +66,10 @@ class JsonText {
 
  private:
   void room(std::size_t n) {
-    if (size_ + n > buf_.size()) buf_.resize(std::max(2 * buf_.size(), size_ + n));
+    if (size_ + n > buf_.size()) [[unlikely]]
+      grow(n);
   }
+  [[gnu::noinline]] void grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), size_ + n)); }
   std::string buf_;
   std::size_t size_ = 0;
 };
@@ -212,8 +232,12 @@ class StreamWriter {
   }
   void put_key(std::string_view key) {
     next_line();
-    text(key);
-    out_.put(": ");
+    if (plain(key)) {
+      out_.put_key(key);
+    } else {
+      text(key);
+      out_.put(": ");
+    }
   }
   void begin(char open) {
     out_.put(open);
@@ -226,17 +250,21 @@ class StreamWriter {
     out_.put(close);
     first_ = false;  // the object or array is its parent's member
   }
-  void text(std::string_view s) {
+  // Text written as it is between quotes: printable ASCII but '"' and '\\'.
+  static bool plain(std::string_view s) {
+    bool ok = true;
     for (const char c : s) {
       const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u > 0x7e || c == '"' || c == '\\') {
-        out_.put(nlohmann::ordered_json(std::string(s)).dump());
-        return;
-      }
+      ok &= u >= 0x20 && u <= 0x7e && c != '"' && c != '\\';
     }
-    out_.put('"');
-    out_.put(s);
-    out_.put('"');
+    return ok;
+  }
+  void text(std::string_view s) {
+    if (plain(s)) {
+      out_.quoted(s);
+    } else {
+      out_.put(nlohmann::ordered_json(std::string(s)).dump());
+    }
   }
   // An ordered_json written member by member (as dump(1) would); numbers that are not
   // integers are nlohmann's to write.
