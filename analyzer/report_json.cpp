@@ -7,6 +7,7 @@
 #include "plugfest.h"
 #include "report.h"
 #include "report_json_model.h"
+#include "report_json_stream.h"
 
 namespace mpa::report {
 namespace {
@@ -153,15 +154,26 @@ struct Collected {
 class StreamedWriter : private Collected, public JsonWriter {
  public:
   StreamedWriter(std::ostream& out, const Policy& policy)
-      : JsonWriter(collected, &policy), out_(out) {}
+      : JsonWriter(collected, &policy), out_(out), policy_(&policy) {}
 
   template <typename T, typename Table>
   void streamed(const char* key, const std::vector<T>& items, Table table) {
     std::string text = collected.dump();
     text.pop_back();  // the closing brace: the list and what follows it come next
     out_ << text << ",\n\"" << key << "\": [";
-    for (std::size_t k = 0; k < items.size(); ++k)
-      out_ << (k ? ",\n" : "\n") << object_of(items[k], table).dump(1);
+    // Each item straight to text (StreamWriter: the bytes dump(1) of its object would be),
+    // flushed every few items so that the text held stays small.
+    JsonText text_out;
+    StreamWriter::Labels labels;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      text_out.put(k ? ",\n" : "\n");
+      StreamWriter(text_out, policy_, &labels).write_object(items[k], table);
+      if (text_out.size() >= kFlushAt) {
+        out_ << text_out.view();
+        text_out.clear();
+      }
+    }
+    out_ << text_out.view();
     out_ << "]";
     collected = ordered_json::object();
   }
@@ -173,7 +185,9 @@ class StreamedWriter : private Collected, public JsonWriter {
   }
 
  private:
+  static constexpr std::size_t kFlushAt = 1 << 16;
   std::ostream& out_;
+  const Policy* policy_;
 };
 
 ordered_json counts_json(const SeverityCounts& c) { return json_of(c, map_counts); }

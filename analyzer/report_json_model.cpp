@@ -103,14 +103,6 @@ ordered_json rfc_error_code_json(DiagId id) {
                                         : ordered_json(nullptr);
 }
 
-ordered_json identity_json(const ConnectionReport& c) {
-  const ConnectionIdentity identity = identity_of(c);
-  return {{"initiator", identity.initiator},
-          {"responder", identity.responder},
-          {"port", identity.port},
-          {"startup", identity.startup}};
-}
-
 std::string_view capture_verdict(const CaptureReport& cap, const Policy& policy) {
   return !cap.result.ok ? "unreadable" : fails(cap, policy) ? "fail" : "pass";
 }
