@@ -11,6 +11,7 @@
 
 #include "mpa/capture_reader.h"
 #include "mpa/crc32c.h"
+#include "plugfest.h"
 
 namespace mpa::cli {
 namespace {
@@ -260,11 +261,13 @@ void add_plugfest(CLI::App& app, PlugfestOptions& o) {
       ->type_name("FILE")
       ->group("Plugfest");
   app.add_flag("--matrix", o.matrix,
-               "Text format: also print the interop matrix (Initiator implementation x Responder "
-               "implementation over all captures: connections, verdict, first failing rule and "
-               "the side that broke it; pairs never tried). JSON (\"matrix\") and HTML show it "
-               "where its implementations are named or few: unless more than 8 are known by "
-               "their address only (no --hosts entry, no stack fingerprint); --matrix always")
+               fmt::format("Text format: also print the interop matrix (Initiator implementation "
+                           "x Responder implementation over all captures: connections, verdict, "
+                           "first failing rule and the side that broke it; pairs never tried). "
+                           "JSON (\"matrix\") and HTML show it where its implementations are "
+                           "named or few: unless more than {} are known by their address only "
+                           "(no --hosts entry, no stack fingerprint); --matrix always",
+                           report::kMatrixUnnamedMost))
       ->group("Plugfest");
   app.add_option("--compare", o.compare,
                  "Compare two JSON reports of earlier runs (OLD NEW): per pair of implementations "
