@@ -9,7 +9,9 @@
 //   - mpa-check's throughput over it (in octets of the capture, uncompressed), its ratio to
 //     the floor, and mpa-check's peak RSS;
 // and mpa-check with --read-threads 1 on the plain file, and CaptureReader's reading alone.
+// Then the rows shaped like the field (issue 44): see field_rows.
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
+//      [--rows first|field|all] [--field-size-mib N]
 //      [--rounds N] [--write-only]
 // Each figure is the best of N rounds (5 by default), a floor and mpa-check side by side in
 // each: on a shared machine whose host takes a core away now and then, a run that needs both
@@ -27,11 +29,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -67,42 +71,155 @@ std::vector<mpa::synth::CapturedFrame> conversation(std::uint16_t mss, std::uint
   return mpa::synth::generate_frames(s);
 }
 
-// Writes copies of the templates, each copy on its own TCP ports, until `bytes` are written.
+// Writes one pcap record of `frame` at `time_us`.
+void write_record(std::ofstream& out, const std::vector<std::uint8_t>& frame, std::uint64_t time_us,
+                  std::uint64_t& written) {
+  const std::uint32_t record[4] = {
+      static_cast<std::uint32_t>(time_us / 1000000), static_cast<std::uint32_t>(time_us % 1000000),
+      static_cast<std::uint32_t>(frame.size()), static_cast<std::uint32_t>(frame.size())};
+  out.write(reinterpret_cast<const char*>(record), sizeof record);
+  out.write(reinterpret_cast<const char*>(frame.data()),
+            static_cast<std::streamsize>(frame.size()));
+  written += sizeof record + frame.size();
+}
+
+// `f` with the template's client port (the SYN's source port) replaced by `port`, so that
+// copies of one template are connections of their own. Ethernet + IPv4 without options: the
+// TCP ports are at 34 and 36.
+std::vector<std::uint8_t> with_client_port(const std::vector<mpa::synth::CapturedFrame>& frames,
+                                           const mpa::synth::CapturedFrame& f, std::uint16_t port) {
+  std::vector<std::uint8_t> frame = f.bytes;
+  const std::uint16_t client =
+      static_cast<std::uint16_t>(frames[0].bytes[34] << 8 | frames[0].bytes[35]);
+  for (int at : {34, 36}) {
+    if (frame.size() >= 38 && (frame[at] << 8 | frame[at + 1]) == client) {
+      frame[at] = static_cast<std::uint8_t>(port >> 8);
+      frame[at + 1] = static_cast<std::uint8_t>(port);
+    }
+  }
+  return frame;
+}
+
+std::ofstream pcap_file(const std::string& path, std::uint64_t& written) {
+  std::ofstream out(path, std::ios::binary);
+  const std::uint32_t header[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 262144, 1};
+  out.write(reinterpret_cast<const char*>(header), sizeof header);
+  written = sizeof header;
+  return out;
+}
+
+// Writes copies of the templates, each copy on its own TCP ports, one after the other, until
+// `bytes` are written (the first row: few connections at a time, mostly large FPDUs).
 void write_capture(const std::string& path, std::uint64_t bytes) {
   std::vector<std::vector<mpa::synth::CapturedFrame>> templates;
   for (std::uint64_t i = 0; i < 4; ++i)
     templates.push_back(conversation(i % 2 ? 8960 : 1460, i + 1));
-  std::ofstream out(path, std::ios::binary);
-  const std::uint32_t header[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 262144, 1};
-  out.write(reinterpret_cast<const char*>(header), sizeof header);
-  std::uint64_t written = sizeof header;
+  std::uint64_t written = 0;
+  std::ofstream out = pcap_file(path, written);
   std::uint32_t copy = 0;
   while (written < bytes) {
     for (const auto& frames : templates) {
       const std::uint16_t port = static_cast<std::uint16_t>(10000 + copy++ % 50000);
-      for (const auto& f : frames) {
-        std::vector<std::uint8_t> frame = f.bytes;
-        // Ethernet + IPv4 without options: the TCP ports are at 34 and 36. Give each copy
-        // its own client port (the SYN's source port), so connections do not collide.
-        const std::uint16_t client =
-            static_cast<std::uint16_t>(frames[0].bytes[34] << 8 | frames[0].bytes[35]);
-        for (int at : {34, 36}) {
-          if (frame.size() >= 38 && (frame[at] << 8 | frame[at + 1]) == client) {
-            frame[at] = static_cast<std::uint8_t>(port >> 8);
-            frame[at + 1] = static_cast<std::uint8_t>(port);
-          }
-        }
-        const std::uint32_t record[4] = {static_cast<std::uint32_t>(f.time_us / 1000000),
-                                         static_cast<std::uint32_t>(f.time_us % 1000000),
-                                         static_cast<std::uint32_t>(frame.size()),
-                                         static_cast<std::uint32_t>(frame.size())};
-        out.write(reinterpret_cast<const char*>(record), sizeof record);
-        out.write(reinterpret_cast<const char*>(frame.data()),
-                  static_cast<std::streamsize>(frame.size()));
-        written += sizeof record + frame.size();
-      }
+      for (const auto& f : frames)
+        write_record(out, with_client_port(frames, f, port), f.time_us, written);
     }
   }
+}
+
+// The rows shaped like the field (issue 44, item 1): many connections open at once, their
+// segments interleaved as a switch's mirror port sees them.
+struct FieldShape {
+  std::vector<std::vector<mpa::synth::CapturedFrame>> templates;
+  std::size_t open_at_once = 400;
+  std::uint64_t bytes = 0;        // stop when this many octets are written (0: no bound)
+  std::uint64_t connections = 0;  // or when this many connections have ended (0: no bound)
+};
+
+// Keeps `open_at_once` connections going, each a copy of a template on its own client port;
+// the next frame comes from a connection picked at random (fixed seed), and a connection that
+// ends is replaced by a new copy. Times rise by 5 us per frame.
+void write_interleaved(const std::string& path, const FieldShape& shape) {
+  struct Slot {
+    std::size_t which = 0;  // template
+    std::size_t next = 0;   // frame
+    std::uint16_t port = 0;
+  };
+  std::uint64_t written = 0, started = 0, state = 0x9e3779b97f4a7c15ull;
+  const auto random = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const auto fresh = [&] {
+    const std::uint64_t n = started++;
+    return Slot{n % shape.templates.size(), 0, static_cast<std::uint16_t>(10000 + n % 50000)};
+  };
+  std::ofstream out = pcap_file(path, written);
+  std::vector<Slot> slots;
+  for (std::size_t i = 0; i < shape.open_at_once; ++i) slots.push_back(fresh());
+  std::uint64_t time_us = 1704067200000000ull;
+  while (!slots.empty()) {
+    if (shape.bytes && written >= shape.bytes) break;
+    const std::size_t pick = random() % slots.size();
+    Slot& slot = slots[pick];
+    const auto& frames = shape.templates[slot.which];
+    write_record(out, with_client_port(frames, frames[slot.next], slot.port), time_us += 5,
+                 written);
+    if (++slot.next < frames.size()) continue;
+    if (!shape.connections || started < shape.connections) {
+      slot = fresh();
+    } else {
+      slots[pick] = slots.back();
+      slots.pop_back();
+    }
+  }
+}
+
+// Row (a): 16 templates of interleaved connections, ULPDUs spread from 64 to 9000 octets
+// (log-uniform), markers on half of them, CRC on all, MSS for MTU 1500 on half and 9000 on the
+// rest; 400 open at once.
+FieldShape many_connections(std::uint64_t bytes) {
+  FieldShape shape;
+  shape.bytes = bytes;
+  shape.open_at_once = 400;
+  std::uint64_t state = 7;
+  for (std::uint64_t i = 0; i < 16; ++i) {
+    std::vector<std::size_t> sizes;
+    for (int k = 0; k < 64; ++k) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const double u = static_cast<double>(state >> 11) / 9007199254740992.0;
+      sizes.push_back(static_cast<std::size_t>(64.0 * std::pow(9000.0 / 64.0, u)));
+    }
+    mpa::synth::Scenario s = mpa::synth::base_scenario("field");
+    mpa::synth::set_revision(s, 2);
+    s.initiator.frame.m = s.responder.frame.m = (i / 2) % 2 == 1;
+    s.initiator.frame.c = true;
+    s.initiator.tcp.mss = s.responder.tcp.mss = i % 2 ? 8960 : 1460;
+    s.seed = 100 + i;
+    s.initiator.messages = mpa::synth::mixed_messages(300, sizes);
+    s.responder.messages = mpa::synth::mixed_messages(150, sizes);
+    shape.templates.push_back(mpa::synth::generate_frames(s));
+  }
+  return shape;
+}
+
+// Row (b): 100,000 short connections (startup, three small messages each way, FIN), with
+// `open_at_once` of them open at once.
+FieldShape short_connections(std::size_t open_at_once) {
+  FieldShape shape;
+  shape.connections = 100000;
+  shape.open_at_once = open_at_once;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    mpa::synth::Scenario s = mpa::synth::base_scenario("short");
+    s.initiator.frame.m = s.responder.frame.m = i % 2 == 1;
+    s.initiator.frame.c = true;
+    s.seed = 200 + i;
+    s.initiator.messages = mpa::synth::mixed_messages(3, {64, 200, 1000});
+    s.responder.messages = mpa::synth::mixed_messages(3, {100, 64, 600});
+    shape.templates.push_back(mpa::synth::generate_frames(s));
+  }
+  return shape;
 }
 
 // The floor: libpcap reads every record and we touch every byte.
@@ -278,6 +395,29 @@ void compressed_copy(const std::string& path, const std::string& packed, const c
   if (std::system(line.c_str()) != 0) throw std::runtime_error("failed: " + line);
 }
 
+// Runs `write` in a child process, so that the generator's memory never counts in this
+// process's resident set: each mpa-check run is forked from it, and a process's peak RSS
+// (ru_maxrss) includes what it held before exec: written in this process, a run gave 29.6 MiB
+// for every row; written by a child, 13.5, 9.2, 20.4 and 23.5 MiB.
+void write_in_child(const std::string& path, const std::function<void()>& write) {
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "mpa_check_bench: {}\n", e.what());
+      _exit(1);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    throw std::runtime_error("writing the capture failed: " + path);
+  }
+}
+
 struct Row {
   std::string name;
   std::string floor_name;
@@ -285,6 +425,59 @@ struct Row {
   double mpa = 1e9;
   long rss_kib = 0;
 };
+
+// The rows shaped like the field (issue 44, item 1), each beside its own floor in the same
+// round: (a) 400 interleaved connections, small and large FPDUs, markers on half; (b) 100,000
+// short connections, 10,000 open at once; and the memory an open connection costs, from (b)
+// against the same connections 100 at a time.
+void field_rows(const std::string& binary, int rounds, std::uint64_t field_mib) {
+  const std::string a = fmt::format(MPA_BINARY_DIR "/bench-field-{}mib-v1.pcap", field_mib);
+  const std::string b = MPA_BINARY_DIR "/bench-short-10000-open-v1.pcap";
+  const std::string b100 = MPA_BINARY_DIR "/bench-short-100-open-v1.pcap";
+  // The templates are made in the child that writes, not here (see write_in_child).
+  if (!std::filesystem::exists(a)) {
+    fmt::print("writing {} ...\n", a);
+    write_in_child(a, [&] { write_interleaved(a + ".part", many_connections(field_mib << 20)); });
+    std::filesystem::rename(a + ".part", a);
+  }
+  for (const auto& [path, open] :
+       {std::pair{b, std::size_t{10000}}, std::pair{b100, std::size_t{100}}}) {
+    if (std::filesystem::exists(path)) continue;
+    fmt::print("writing {} ...\n", path);
+    write_in_child(path, [&] { write_interleaved(path + ".part", short_connections(open)); });
+    std::filesystem::rename(path + ".part", path);
+  }
+  std::uint64_t checksum = 0;
+  Row many{"(a) 400 open, 64-9000 B", "libpcap read-and-touch loop"};
+  Row short_lived{"(b) 100,000, 10,000 open", "libpcap read-and-touch loop"};
+  long rss_100_open = 0;
+  for (int round = 0; round < rounds; ++round) {
+    long r = 0;
+    many.floor = std::min(many.floor, pcap_loop_seconds(a, checksum));
+    many.mpa = std::min(many.mpa, run_mpa_check(binary, a, r, "2"));
+    many.rss_kib = std::max(many.rss_kib, r);
+    short_lived.floor = std::min(short_lived.floor, pcap_loop_seconds(b, checksum));
+    short_lived.mpa = std::min(short_lived.mpa, run_mpa_check(binary, b, r, "2"));
+    short_lived.rss_kib = std::max(short_lived.rss_kib, r);
+    run_mpa_check(binary, b100, r, "2");
+    rss_100_open = std::max(rss_100_open, r);
+  }
+  fmt::print("\nrows shaped like the field (best of {} rounds, GB/s of capture octets)\n", rounds);
+  fmt::print("{:<27} {:>9} {:>7} {:>10} {:>6} {:>9}\n", "input", "size", "floor", "mpa-check",
+             "ratio", "peak RSS");
+  for (const auto& [row, path] : {std::pair{&many, a}, std::pair{&short_lived, b}}) {
+    const double size = static_cast<double>(std::filesystem::file_size(path));
+    fmt::print("{:<27} {:>5.0f} MiB {:>7.2f} {:>10.2f} {:>6.2f} {:>5.1f} MiB\n", row->name,
+               size / 1048576.0, size / row->floor / 1e9, size / row->mpa / 1e9,
+               row->floor / row->mpa, static_cast<double>(row->rss_kib) / 1024.0);
+  }
+  fmt::print(
+      "memory per open connection: {:.2f} KiB ((b)'s peak RSS {:.1f} MiB less {:.1f} MiB for the "
+      "same connections 100 at a time, over 9,900)\n",
+      static_cast<double>(short_lived.rss_kib - rss_100_open) / 9900.0,
+      static_cast<double>(short_lived.rss_kib) / 1024.0,
+      static_cast<double>(rss_100_open) / 1024.0);
+}
 
 }  // namespace
 
@@ -294,6 +487,10 @@ int main(int argc, char** argv) {
   // --binary: another mpa-check (an older build) measured against the same floors.
   std::string binary = MPA_CHECK_BINARY;
   int rounds = 5;
+  std::uint64_t field_mib = 1024;
+  // --rows first|field|all: the first row (and its compressed copies), the rows shaped like the
+  // field, or both (the default).
+  std::string rows = "all";
   // --write-only: write the capture (when it is not there yet) and exit: live_rate.sh
   // replays it onto a veth pair.
   bool write_only = false;
@@ -307,31 +504,18 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--file") == 0) path = argv[i + 1];
     if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
     if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--field-size-mib") == 0) field_mib = std::stoull(argv[i + 1]);
+    if (std::strcmp(argv[i], "--rows") == 0) rows = argv[i + 1];
     ++i;
+  }
+  if (rows == "field" && !write_only) {
+    field_rows(binary, rounds, field_mib);
+    return 0;
   }
   const std::uint64_t bytes = size_mib << 20;
   if (!std::filesystem::exists(path) || std::filesystem::file_size(path) < bytes) {
     fmt::print("writing {} MiB capture to {} ...\n", size_mib, path);
-    std::fflush(stdout);
-    // Written by a child process, so that the generator's memory never counts in this
-    // process's resident set: each mpa-check run is forked from it, and a process's peak RSS
-    // (ru_maxrss) includes what it held before exec: written in this process, a run gave
-    // 29.6 MiB for every row; written by a child, 13.5, 9.2, 20.4 and 23.5 MiB.
-    const pid_t pid = fork();
-    if (pid == 0) {
-      try {
-        write_capture(path, bytes);
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "mpa_check_bench: {}\n", e.what());
-        _exit(1);
-      }
-      _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
-      throw std::runtime_error("writing the capture failed: " + path);
-    }
+    write_in_child(path, [&] { write_capture(path, bytes); });
   }
   if (write_only) return 0;
   const std::string gz = path + ".gz", zst = path + ".zst";
@@ -390,5 +574,6 @@ int main(int argc, char** argv) {
       "(gzip through zlib alone: {:.2f} GB/s; CaptureReader's reading alone, touching "
       "every byte: {:.2f} GB/s, sum {} / {}; {})\n",
       gbs(best_zlib), gbs(best_reader), reader_checksum % 1000, checksum % 1000, binary);
+  if (rows == "all") field_rows(binary, rounds, field_mib);
   return 0;
 }
