@@ -22,9 +22,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -39,10 +39,9 @@ namespace ref = mpa::reference;
 
 // The models mpa-check names right today with every FPDU listed as sent (tests/oracle's
 // `known` domain): the RFC's way half the time.
-const std::vector<std::string_view> kDomain = {"rfc",          "rfc",       "rfc",
-                                               "rfc",          "crc-ulpdu-only",
-                                               "crc-without-markers", "crc-zero",
-                                               "markers-absent"};
+const std::vector<std::string_view> kDomain = {
+    "rfc",      "rfc",           "rfc", "rfc", "crc-ulpdu-only", "crc-without-markers",
+    "crc-zero", "markers-absent"};
 
 const ref::Model& model_named(std::string_view name) {
   for (const ref::Model& m : ref::models())
@@ -109,12 +108,14 @@ class Sink : public mpa::EventSink {
     found[index(f.direction)].insert(std::string(info.name));
   }
   void on_fpdu(const mpa::FpduEvent& e) override {
-    fpdus[index(e.direction)].push_back({e.start_seq.value(), e.header_seq.value(), e.ulpdu_length});
+    fpdus[index(e.direction)].push_back(
+        {e.start_seq.value(), e.header_seq.value(), e.ulpdu_length});
   }
   // The FPDU reported before at the same first octet, as its sender framed it.
   void on_fpdu_revised(const mpa::FpduEvent& e, bool) override {
     for (Listed& listed : fpdus[index(e.direction)]) {
-      if (listed.start == e.start_seq.value()) listed = {listed.start, e.header_seq.value(), e.ulpdu_length};
+      if (listed.start == e.start_seq.value())
+        listed = {listed.start, e.header_seq.value(), e.ulpdu_length};
     }
   }
 
@@ -265,9 +266,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (got.size() != side.stream.fpdus.size() || sink.found[k] != due) {
       std::string ids;
       for (const std::string& id : sink.found[k]) ids += " " + id;
-      std::fprintf(stderr, "%s (%s, markers %d, CRC %d, MSS %zu): %zu FPDUs sent, %zu listed; found:%s\n",
-                   k == 0 ? "initiator" : "responder", std::string(side.model->name).c_str(),
-                   k == 0 ? rep_m : req_m, crc, mss, side.stream.fpdus.size(), got.size(), ids.c_str());
+      std::fprintf(
+          stderr, "%s (%s, markers %d, CRC %d, MSS %zu): %zu FPDUs sent, %zu listed; found:%s\n",
+          k == 0 ? "initiator" : "responder", std::string(side.model->name).c_str(),
+          k == 0 ? rep_m : req_m, crc, mss, side.stream.fpdus.size(), got.size(), ids.c_str());
     }
     MPA_FUZZ_CHECK(got.size() == side.stream.fpdus.size(), "a different number of FPDUs");
     for (std::size_t i = 0; i < got.size(); ++i) {

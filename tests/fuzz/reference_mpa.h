@@ -50,7 +50,7 @@ enum class Kind : std::uint8_t {
 struct Model {
   Kind kind = Kind::Rfc;
   std::string_view name = "rfc";
-  std::string_view finding;  // the catalogue id a checker names for it (empty: conformant)
+  std::string_view finding;    // the catalogue id a checker names for it (empty: conformant)
   bool needs_crc = false;      // shows only where CRCs are on in its direction
   bool needs_markers = false;  // ... only where markers are on in its direction
 
@@ -64,11 +64,16 @@ struct Model {
   static std::size_t rfc_pad(std::size_t n) { return (4 - (2 + n) % 4) % 4; }
   std::size_t pad(std::size_t n) const {
     switch (kind) {
-      case Kind::PadUlpduTo4: return (4 - n % 4) % 4;
-      case Kind::PadNone: return 0;
-      case Kind::PadNPlus2Mod4: return (n + 2) % 4;
-      case Kind::PadNMod4: return n % 4;
-      default: return rfc_pad(n);
+      case Kind::PadUlpduTo4:
+        return (4 - n % 4) % 4;
+      case Kind::PadNone:
+        return 0;
+      case Kind::PadNPlus2Mod4:
+        return (n + 2) % 4;
+      case Kind::PadNMod4:
+        return n % 4;
+      default:
+        return rfc_pad(n);
     }
   }
   bool has_crc_field() const { return kind != Kind::CrcFieldMissing; }
@@ -141,7 +146,8 @@ class FramedStream {
       deviant = true;
     }
     if (negotiated_ && !markers_) {
-      for (std::size_t o = start; o < wire.size(); ++o) deviant = deviant || o % kMarkerInterval == 0;
+      for (std::size_t o = start; o < wire.size(); ++o)
+        deviant = deviant || o % kMarkerInterval == 0;
     }
     fpdus.push_back({start, header_at, field, deviant});
   }
@@ -180,7 +186,8 @@ class FramedStream {
 // version 1, queue 0, message `msn`, offset 0; then `size` - 18 octets of body.
 inline Octets ddp_send(std::uint32_t msn, std::size_t size, std::uint32_t seed) {
   Octets out = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(msn >> shift));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<std::uint8_t>(msn >> shift));
   out.insert(out.end(), 4, 0);
   while (out.size() < size) {
     seed = seed * 1103515245u + 12345u;

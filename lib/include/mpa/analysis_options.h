@@ -27,6 +27,10 @@ struct AnalyzerOptions {
   // Look for FPDUs in connections whose SYN was captured but which never sent a startup
   // frame (normally such connections are taken to be other protocols).
   bool infer_with_syn = false;
+  // A connection with no segment for this long (capture time, nanoseconds) is finished and
+  // freed before the next segment is analysed, as at the end of the capture, and its summary
+  // says so (ConnectionSummary::expired): Zeek's TCP inactivity timeout. 0: never.
+  std::uint64_t idle_timeout_ns = 0;
   // Octets per direction examined to recognise MPA without startup frames.
   std::size_t inference_window = 64u << 10;
   // Hand each whole ULPDU (markers removed) to EventSink::on_fpdu (FpduEvent::ulpdu).

@@ -33,6 +33,8 @@ class Analyzer {
 
   std::uint64_t tcp_connections() const;
   std::uint64_t mpa_connections() const;
+  // TCP connections finished for being idle (AnalyzerOptions::idle_timeout_ns).
+  std::uint64_t expired_connections() const;
   const AnalyzerOptions& options() const;
 
  private:

@@ -72,6 +72,9 @@ struct ConnectionSummary {
   std::uint64_t last_frame = 0;
   std::uint64_t request_ns = 0, reply_ns = 0, first_fpdu_ns = 0;  // 0: not seen
   std::uint64_t first_ns = 0, last_ns = 0;  // capture times of first_frame and last_frame
+  // Finished because it was idle for AnalyzerOptions::idle_timeout_ns, not closed: the
+  // analysis let go of it as it does at the end of the capture.
+  bool expired = false;
 
   int revision() const { return request ? request->revision : -1; }
   const DirectionSummary& direction(Direction d) const { return directions[static_cast<int>(d)]; }

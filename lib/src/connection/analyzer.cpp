@@ -19,6 +19,7 @@ struct Analyzer::Impl {
   AnalysisContext context;
   FlowTable<MpaConnection> table;
   std::uint64_t tcp_connections = 0;
+  std::uint64_t expired = 0;  // connections finished for being idle (idle_timeout_ns)
 
   void finish(MpaConnection& c, const FlowKey& key, std::uint64_t frame) {
     c.finish(frame);
@@ -28,6 +29,7 @@ struct Analyzer::Impl {
   void on_segment(const TcpSegment& seg) {
     context.frame = seg.frame;
     context.ns = seg.timestamp_ns;
+    if (context.options.idle_timeout_ns != 0) expire_idle(seg);
     const FlowKey key = FlowKey::of(seg.source, seg.destination);
     if (seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn) &&
         !table.contains(key)) {
@@ -49,8 +51,23 @@ struct Analyzer::Impl {
       c = &table.insert(key, std::make_unique<MpaConnection>(context, seg));
       ++tcp_connections;
     }
+    table.note_activity(seg.timestamp_ns);
     c->on_segment(seg);
     if (c->both_ended()) finish(*c, key, seg.frame);
+  }
+
+  // Finishes the connections idle for longer than the timeout before `seg`, least recently
+  // active first (the table's order), at the frame before it: nothing after their last
+  // segment was theirs.
+  void expire_idle(const TcpSegment& seg) {
+    const std::uint64_t timeout = context.options.idle_timeout_ns;
+    while (MpaConnection* oldest = table.least_recent()) {
+      const std::uint64_t last = table.least_recent_ns();
+      if (seg.timestamp_ns <= last || seg.timestamp_ns - last <= timeout) return;
+      oldest->mark_expired();
+      ++expired;
+      evict(*oldest, seg.frame == 0 ? 0 : seg.frame - 1);
+    }
   }
 
   void evict(MpaConnection& c, std::uint64_t frame) {
@@ -78,6 +95,7 @@ void Analyzer::finish(std::uint64_t last_frame) {
 }
 
 std::uint64_t Analyzer::tcp_connections() const { return impl_->tcp_connections; }
+std::uint64_t Analyzer::expired_connections() const { return impl_->expired; }
 std::uint64_t Analyzer::mpa_connections() const { return impl_->context.mpa_connections; }
 const AnalyzerOptions& Analyzer::options() const { return impl_->context.options; }
 

@@ -238,6 +238,9 @@ class MpaConnection {
   bool both_ended() const { return senders_[0].ended && senders_[1].ended; }
   // Ends the analysis of this connection (closed, evicted or the capture ended).
   void finish(std::uint64_t frame);
+  // The analysis lets go of it for being idle (AnalyzerOptions::idle_timeout_ns): said in its
+  // summary when it is finished.
+  void mark_expired() { summary_.expired = true; }
 
   // Sender events (sender_events.cpp holds the per-phase handlers).
   void on_data(Sender& s, Chunk chunk);

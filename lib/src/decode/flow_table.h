@@ -56,25 +56,25 @@ class FlowTable {
   // The flow of `key`, now the most recently active; nullptr when it is not tracked.
   // Segments come in bursts per connection: the last flow found is tried before hashing.
   Flow* find(const FlowKey& key) {
-    if (last_ == entries_.end() || !(last_->first == key)) {
+    if (last_ == entries_.end() || !(last_->key == key)) {
       const auto it = index_.find(key);
       if (it == index_.end()) return nullptr;
       last_ = it->second;
     }
     if (last_ != entries_.begin()) entries_.splice(entries_.begin(), entries_, last_);
-    return last_->second.get();
+    return last_->flow.get();
   }
   // (The last flow found first, as find() does: a pure ACK asks this before find().)
   bool contains(const FlowKey& key) const {
-    return (last_ != entries_.end() && last_->first == key) || index_.contains(key);
+    return (last_ != entries_.end() && last_->key == key) || index_.contains(key);
   }
 
   // Tracks a new flow (`key` must not be tracked) as the most recently active.
   Flow& insert(const FlowKey& key, std::unique_ptr<Flow> flow) {
-    entries_.emplace_front(key, std::move(flow));
+    entries_.push_front(Entry{key, 0, std::move(flow)});
     index_.emplace(key, entries_.begin());
     last_ = entries_.begin();
-    return *last_->second;
+    return *last_->flow;
   }
   // Forgets a flow and destroys it.
   void erase(const FlowKey& key) {
@@ -85,13 +85,25 @@ class FlowTable {
     index_.erase(it);
   }
 
-  // The least recently active flow (nullptr when empty).
-  Flow* least_recent() { return entries_.empty() ? nullptr : entries_.back().second.get(); }
+  // The most recently active flow was active at `ns` (capture time).
+  void note_activity(std::uint64_t ns) {
+    if (!entries_.empty()) entries_.front().last_ns = ns;
+  }
+
+  // The least recently active flow (nullptr when empty), and when it was last active (as
+  // note_activity said; 0 if never).
+  Flow* least_recent() { return entries_.empty() ? nullptr : entries_.back().flow.get(); }
+  std::uint64_t least_recent_ns() const { return entries_.empty() ? 0 : entries_.back().last_ns; }
   std::size_t size() const { return index_.size(); }
   bool empty() const { return index_.empty(); }
 
  private:
-  using Entries = std::list<std::pair<FlowKey, std::unique_ptr<Flow>>>;  // most recent first
+  struct Entry {
+    FlowKey key;
+    std::uint64_t last_ns;  // capture time of its last activity
+    std::unique_ptr<Flow> flow;
+  };
+  using Entries = std::list<Entry>;  // most recent first
   Entries entries_;
   std::unordered_map<FlowKey, typename Entries::iterator, FlowKeyHash> index_;
   typename Entries::iterator last_ = entries_.end();
