@@ -457,6 +457,13 @@ void crc_mismatch_after_reject(Scenario& s) {
   fpdu_after_reject(s);
   s.expected.findings.push_back("startup.fpdu-after-reject");
 }
+// ... the Initiator's first FPDU after the Reject with the wrong CRC.
+void first_crc_mismatch_after_reject(Scenario& s) {
+  crc_mismatch_after_reject(s);
+  s.initiator.messages[1].tweaks.corrupt_crc = false;
+  s.initiator.messages[0].tweaks.corrupt_crc = true;
+  s.expected.findings.push_back("fpdu.crc-mismatch");
+}
 // Every Initiator FPDU carries its CRC32c byte-swapped; judging stops at the first.
 void crc_miscomputed(Scenario& s) {
   s.initiator.frame.c = true;
@@ -1325,6 +1332,10 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.pd-length-mismatch",
      "Request with PD_Length 16 but 8 octets of private data; the Responder closes without a Reply",
      request_overstated_closed, "overstated-closed"},
+    {"startup.fpdu-after-reject",
+     "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, the Initiator's "
+     "first with a wrong CRC; the Responder answers with a Terminate (MPA error 2) and closes",
+     first_crc_mismatch_after_reject, "first-crc-mismatch"},
     {"receiver.invalid-fpdu-answered",
      "the Initiator's RDMA Read Request (1000 octets) has a wrong CRC; the Responder acknowledges "
      "it and answers with the Read Response",

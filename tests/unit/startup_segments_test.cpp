@@ -143,5 +143,27 @@ TEST(StartupSegments, AnInitiatorsTerminateAfterACutShortReplyIsRead) {
   EXPECT_EQ(fpdus_of(got, Direction::Initiator).size(), 1u);
 }
 
+// After a Reject (R=1) both sides go on, the Initiator's first FPDU with a wrong CRC: the
+// FPDUs are read from that one on as soon as the next one frames as declared, so the CRC
+// error is found before the Responder's Terminate (MPA error 2) names it, and that Terminate
+// agrees with what was seen.
+TEST(StartupSegments, ABadCrcOnTheFirstFpduAfterARejectIsFoundInTime) {
+  for (const bool markers : {false, true}) {
+    SCOPED_TRACE(markers ? "markers" : "no markers");
+    // (Markers in the Initiator's FPDUs only: a Reject of a Request asking for markers is a
+    // warning of its own.)
+    synth::Scenario s =
+        reference_and_fault("startup.fpdu-after-reject--first-crc-mismatch", false, true).second;
+    s.responder.frame.m = markers;
+    const Recorder got = analyze(s);
+    EXPECT_EQ(above_notes(got), (Ids{{"fpdu.crc-mismatch", Direction::Initiator},
+                                     {"startup.fpdu-after-reject", Direction::Initiator},
+                                     {"startup.fpdu-after-reject", Direction::Responder}}));
+    const std::vector<FpduFact> initiator = fpdus_of(got, Direction::Initiator);
+    ASSERT_FALSE(initiator.empty());
+    EXPECT_EQ(initiator.front().crc, CrcStatus::Bad);
+  }
+}
+
 }  // namespace
 }  // namespace mpa

@@ -27,12 +27,25 @@ enum class Declared : std::uint8_t { Yes, No, Undecided };
 // Whether the octets a sender sent after a Reject open with an FPDU framed as the startup
 // frames declared (`markers`, CRCs on) whose CRC matches: certain at the first such FPDU.
 Declared opens_as_declared(const HeldOctets& held, bool markers) {
-  const FramingTest t =
-      test_framing(held.bytes(), held.seq(), 0, markers ? MarkerGrid(held.seq()) : MarkerGrid(),
-                   true, framing_hypotheses(markers, true).front(), false, 1);
-  if (t.stop == FramingTest::Stop::Enough || t.stop == FramingTest::Stop::EndOfBuffer)
-    return t.fpdus > 0 ? Declared::Yes : Declared::Undecided;
-  return t.stop == FramingTest::Stop::Invalid ? Declared::No : Declared::Undecided;
+  const std::span<const std::uint8_t> bytes = held.bytes();
+  const MarkerGrid grid = markers ? MarkerGrid(held.seq()) : MarkerGrid();
+  const SenderHypothesis& rfc = framing_hypotheses(markers, true).front();
+  const auto verdict = [](const FramingTest& t) {
+    if (t.stop == FramingTest::Stop::Enough || t.stop == FramingTest::Stop::EndOfBuffer)
+      return t.fpdus > 0 ? Declared::Yes : Declared::Undecided;
+    return t.stop == FramingTest::Stop::Invalid ? Declared::No : Declared::Undecided;
+  };
+  const Declared first = verdict(test_framing(bytes, held.seq(), 0, grid, true, rfc, false, 1));
+  if (first != Declared::No) return first;
+  // The first FPDU's own CRC may be what fails (a fault of its own, judged once read): the
+  // FPDUs count from it if it is well formed but for its CRC and the next one frames as
+  // declared with a CRC that matches.
+  const FramingTest shape = test_framing(bytes, held.seq(), 0, grid, false,
+                                         framing_hypotheses(markers, false).front(), false, 1);
+  if (shape.fpdus == 0) return shape.stop == FramingTest::Stop::Invalid ? Declared::No : first;
+  if (shape.first_counted_at >= bytes.size()) return Declared::Undecided;
+  return verdict(
+      test_framing(bytes, held.seq(), shape.first_counted_at, grid, true, rfc, false, 1));
 }
 
 }  // namespace
