@@ -136,6 +136,23 @@ TEST(StartupSegments, ALyingPdLengthIsNamedOnceWhateverThePeerDoesNext) {
   }
 }
 
+// A Request whose PD_Length understates its private data (8 for 16), with the Initiator's
+// first FPDU in the same segment, answered all the same: the private data beyond PD_Length
+// ends where the FPDU begins (its CRC matches), which is read as sent before the Reply.
+TEST(StartupSegments, PrivateDataBeyondPdLengthEndsWhereAnFpduBegins) {
+  auto [reference, faulty] =
+      reference_and_fault("startup.initiator-data-before-reply--with-request", false, true);
+  for (synth::Scenario* s : {&reference, &faulty}) s->initiator.frame.private_data_length = 16;
+  faulty.initiator.frame.pd_length_field = 8;
+  const Recorder expected = analyze(reference);
+  const Recorder got = analyze(faulty);
+  EXPECT_EQ(above_notes(got), (Ids{{"startup.initiator-data-before-reply", Direction::Initiator},
+                                   {"startup.invalid-request-answered", Direction::Responder},
+                                   {"startup.pd-length-mismatch", Direction::Initiator}}));
+  EXPECT_EQ(fpdus_of(got, Direction::Initiator), fpdus_of(expected, Direction::Initiator));
+  EXPECT_EQ(fpdus_of(got, Direction::Responder), fpdus_of(expected, Direction::Responder));
+}
+
 // The Initiator's Terminate after a Reply that overstated its private data is read (as the
 // RFC receiver that closed would have): it is noted, not dropped with the held octets.
 TEST(StartupSegments, AnInitiatorsTerminateAfterACutShortReplyIsRead) {

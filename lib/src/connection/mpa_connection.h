@@ -121,7 +121,7 @@ struct Ended {
   // A Responder that answered an improperly formatted Request instead of closing: its
   // first octets after that answer are reported too.
   bool answered_invalid = false;
-  bool said_data = false;
+  bool said_data = false;  // (also: an Initiator's octets before any Reply, said once)
   // An Initiator whose Request was improperly formatted: what it sends is held (up to the
   // early-octets limit) in case the Responder accepts the Request all the same.
   bool holding = false;

@@ -189,6 +189,18 @@ std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
+  if (p.holding && &s == initiator_ && !reply_done_ && !p.said_data) {
+    // An Initiator whose Request was improperly formatted sends before any Reply came (RFC
+    // 5044 7.1.2 rule 3), unless a Reply still waiting for its private data may have come
+    // complete before (its octets tell: see AwaitReply).
+    const auto* reply = std::get_if<phase::Startup>(&s.peer->phase);
+    if (!reply || !reply->parser.header_complete() || reply->parser.complete()) {
+      p.said_data = true;
+      report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
+             fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
+                         chunk.data.size(), chunk.seq.value()));
+    }
+  }
   if (p.holding) p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   if (p.after_reject) {
     const std::size_t before = p.held.size();
