@@ -313,6 +313,73 @@ void invalid_request_answered(Scenario& s) {
   s.initiator.frame.revision = 7;
   s.expected.findings.push_back("startup.revision-unsupported");
 }
+// ---- startup frames that share a segment, and PD_Lengths that lie (issue 43)
+
+// Moves `dir`'s first FPDU into the segment that carries its startup frame.
+void first_fpdu_with_startup_frame(Plan& p, Dir dir) {
+  const std::size_t first = find_turn(p, dir, Phase::FullOperation);
+  const std::size_t startup = find_turn(p, dir, Phase::Startup);
+  if (first == p.turns.size() || startup == p.turns.size()) return;
+  p.turns[startup].chunks.push_back(p.turns[first].chunks.front());
+  p.turns[startup].policy = SegmentationPolicy{SegmentationPolicy::Kind::Packed};
+  p.turns[first].chunks.erase(p.turns[first].chunks.begin());
+  if (p.turns[first].chunks.empty())
+    p.turns.erase(p.turns.begin() + static_cast<std::ptrdiff_t>(first));
+}
+// The Request and the Initiator's first FPDU (valid CRC) in one segment: an FPDU sent before
+// the Reply (RFC 5044 7.1.2 rule 3), not private data beyond PD_Length.
+void request_with_fpdu(Scenario& s) {
+  s.edit_plan = [](Plan& p) { first_fpdu_with_startup_frame(p, Dir::Initiator); };
+}
+// The Reply and the Responder's first FPDU in one segment: sent before the Initiator's first
+// FPDU reached it (RFC 5044 7.1.2 rule 4), not private data beyond PD_Length.
+void reply_with_fpdu(Scenario& s) {
+  s.edit_plan = [](Plan& p) { first_fpdu_with_startup_frame(p, Dir::Responder); };
+}
+// A Reply whose PD_Length says 16 octets of private data but carries 8 (overstated) or 24
+// (understated).
+void reply_pd_length_lies(Scenario& s, std::uint16_t sent) {
+  s.responder.frame.private_data_length = sent;
+  s.responder.frame.pd_length_field = 16;
+}
+// ... and the Initiator goes on with its FPDUs as if the Reply were valid.
+void reply_overstated(Scenario& s) {
+  reply_pd_length_lies(s, 8);
+  s.expected.findings.push_back("startup.invalid-reply-ignored");
+}
+void reply_understated(Scenario& s) {
+  reply_pd_length_lies(s, 24);
+  s.expected.findings.push_back("startup.invalid-reply-ignored");
+}
+// ... and the Initiator closes (RFC 5044 7.1.2 rule 3: an improperly formatted Reply).
+void reply_overstated_closed(Scenario& s) {
+  reply_pd_length_lies(s, 8);
+  closes_after_reply(s);
+}
+void reply_understated_closed(Scenario& s) {
+  reply_pd_length_lies(s, 24);
+  closes_after_reply(s);
+}
+// ... and the Initiator sends a Terminate (LLP/MPA, error 5: local catastrophic) and closes.
+void reply_overstated_terminated(Scenario& s) {
+  reply_pd_length_lies(s, 8);
+  initiator_terminates(s, mpa_terminate(5));
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// A Request whose PD_Length understates its private data (8 of 16), answered all the same.
+void request_understated_answered(Scenario& s) {
+  s.initiator.frame.private_data_length = 16;
+  s.initiator.frame.pd_length_field = 8;
+  s.expected.findings.push_back("startup.invalid-request-answered");
+}
+// A Request whose PD_Length overstates its private data (8 of 16); the Responder, waiting for
+// the rest, closes.
+void request_overstated_closed(Scenario& s) {
+  s.initiator.frame.private_data_length = 8;
+  s.initiator.frame.pd_length_field = 16;
+  closes_after_request(s);
+}
+
 // The Initiator's own Terminate, then it closes (RFC 6581 9.1: code 6).
 void initiator_terminates(Scenario& s, TerminateSpec t) {
   MessageSpec m;
@@ -389,6 +456,13 @@ void crc_mismatch_after_reject(Scenario& s) {
   crc_mismatch(s);
   fpdu_after_reject(s);
   s.expected.findings.push_back("startup.fpdu-after-reject");
+}
+// ... the Initiator's first FPDU after the Reject with the wrong CRC.
+void first_crc_mismatch_after_reject(Scenario& s) {
+  crc_mismatch_after_reject(s);
+  s.initiator.messages[1].tweaks.corrupt_crc = false;
+  s.initiator.messages[0].tweaks.corrupt_crc = true;
+  s.expected.findings.push_back("fpdu.crc-mismatch");
 }
 // Every Initiator FPDU carries its CRC32c byte-swapped; judging stops at the first.
 void crc_miscomputed(Scenario& s) {
@@ -1225,6 +1299,43 @@ constexpr FaultRecipe kRecipes[] = {
      "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, the Initiator's "
      "second with a wrong CRC; the Responder answers with a Terminate (MPA error 2) and closes",
      crc_mismatch_after_reject, "after-reject"},
+    {"startup.initiator-data-before-reply",
+     "the Request and the Initiator's first FPDU (valid CRC) in one segment, before the Reply",
+     request_with_fpdu, "with-request"},
+    {"fpdu.responder-sent-first",
+     "the Reply and the Responder's first FPDU (valid CRC) in one segment, before the Initiator's "
+     "first FPDU",
+     reply_with_fpdu, "with-reply"},
+    {"startup.pd-length-mismatch",
+     "Reply with PD_Length 16 but 8 octets of private data; the Initiator sends its FPDUs all the "
+     "same, and the Responder answers with its own",
+     reply_overstated, "reply-overstated"},
+    {"startup.pd-length-mismatch",
+     "Reply with PD_Length 16 but 24 octets of private data in the same segment; the Initiator "
+     "sends its FPDUs all the same, and the Responder answers with its own",
+     reply_understated, "reply-understated"},
+    {"startup.pd-length-mismatch",
+     "Reply with PD_Length 16 but 8 octets of private data; the Initiator closes",
+     reply_overstated_closed, "reply-overstated-closed"},
+    {"startup.pd-length-mismatch",
+     "Reply with PD_Length 16 but 24 octets of private data in the same segment; the Initiator "
+     "closes",
+     reply_understated_closed, "reply-understated-closed"},
+    {"startup.pd-length-mismatch",
+     "Reply with PD_Length 16 but 8 octets of private data; the Initiator sends a Terminate (MPA "
+     "error 5) and closes",
+     reply_overstated_terminated, "reply-overstated-terminated"},
+    {"startup.pd-length-mismatch",
+     "Request with PD_Length 8 but 16 octets of private data in the same segment; the Responder "
+     "answers with a Reply and both sides send FPDUs",
+     request_understated_answered, "understated-answered"},
+    {"startup.pd-length-mismatch",
+     "Request with PD_Length 16 but 8 octets of private data; the Responder closes without a Reply",
+     request_overstated_closed, "overstated-closed"},
+    {"startup.fpdu-after-reject",
+     "the Reply rejects (R=1, CRC on); both sides send their FPDUs all the same, the Initiator's "
+     "first with a wrong CRC; the Responder answers with a Terminate (MPA error 2) and closes",
+     first_crc_mismatch_after_reject, "first-crc-mismatch"},
     {"receiver.invalid-fpdu-answered",
      "the Initiator's RDMA Read Request (1000 octets) has a wrong CRC; the Responder acknowledges "
      "it and answers with the Read Response",

@@ -51,6 +51,17 @@ struct AnalysisContext {
 // Octets each side sends after a Reject that are looked at for FPDUs.
 inline constexpr std::size_t kAfterRejectLimit = 64u << 10;
 
+// Whether octets open with an FPDU, as evidence against reading them as something else.
+enum class FpduEvidence : std::uint8_t { Fpdu, NotFpdu, Undecided };
+
+// Whether `bytes` (the first at `seq`, where full operation would begin: RFC 5044 7.1.2 rule
+// 7) open with an FPDU: a CRC that matches proves one; with CRCs off, a well-formed FPDU
+// whose ULPDU begins like DDP. `markers`, `crc`: as the startup frames declare them (nullopt:
+// not known yet, both are tried). Undecided: the octets end inside an FPDU that begins like
+// one.
+FpduEvidence opens_with_fpdu(std::span<const std::uint8_t> bytes, TcpSeq seq,
+                             std::optional<bool> markers, std::optional<bool> crc);
+
 // The phases of one sender; each holds only its own state.
 namespace phase {
 struct Streaming {
@@ -110,7 +121,7 @@ struct Ended {
   // A Responder that answered an improperly formatted Request instead of closing: its
   // first octets after that answer are reported too.
   bool answered_invalid = false;
-  bool said_data = false;
+  bool said_data = false;  // (also: an Initiator's octets before any Reply, said once)
   // An Initiator whose Request was improperly formatted: what it sends is held (up to the
   // early-octets limit) in case the Responder accepts the Request all the same.
   bool holding = false;
@@ -284,7 +295,21 @@ class MpaConnection {
   // Startup (startup_application.cpp).
   void start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
                    std::uint64_t prefix);
-  void startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment);
+  // `trailing`: the octets after the frame in the segment that completed it (at `trailing_seq`).
+  // Returns how many of them it took as private data beyond PD_Length.
+  std::size_t startup_complete(Sender& s, std::uint64_t frame,
+                               std::span<const std::uint8_t> trailing, TcpSeq trailing_seq);
+  // How many of `trailing` (after frame `f` in its segment) are private data beyond its
+  // PD_Length: those before the first octet where an FPDU begins (or all).
+  std::size_t private_data_beyond(const StartupFrame& f, std::span<const std::uint8_t> trailing,
+                                  TcpSeq trailing_seq) const;
+  // A startup frame still short of its PD_Length's private data when its sender's next
+  // segment begins with an FPDU (`chunk`), or when its stream ends (`chunk` nullptr): the
+  // frame ends where its octets do and is applied as cut short. True if it was.
+  bool private_data_cut_short(Sender& s, const Chunk* chunk);
+  // The Initiator's octets held while the Reply still waited for private data, said now
+  // that the Reply proved complete after them (RFC 5044 7.1.2 rule 3).
+  void say_early_octets(Sender& init);
   // Applies the verdict on startup frame `f` of `s` (first octet at `at`, `prefix`
   // streaming-mode octets before it), complete in `frame`.
   void apply_startup_frame(Sender& s, const StartupFrame& f, StartupVerdict v, TcpSeq at,

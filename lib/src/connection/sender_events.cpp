@@ -112,18 +112,27 @@ std::size_t MpaConnection::feed(Sender& s, phase::Streaming& p, const Chunk& chu
   return data.size();
 }
 
-std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk, bool) {
+std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk,
+                                bool segment_start) {
   // A frame awaited before its sender's first segment was seen (a capture that starts after
   // the SYN-ACK) learns its sequence number from its first octet.
   if (chunk.offset == p.offset) p.seq = chunk.seq;
+  // A segment that opens with an FPDU ends the private data, whatever PD_Length said.
+  if (segment_start && private_data_cut_short(s, &chunk)) return 0;
   const std::size_t used = p.parser.push(chunk.data);
-  if (p.parser.complete()) startup_complete(s, chunk.frame, used < chunk.data.size());
-  return used;
+  if (!p.parser.complete()) return used;
+  return used + startup_complete(s, chunk.frame, chunk.data.subspan(used),
+                                 chunk.seq + static_cast<std::uint32_t>(used));
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::AwaitReply& p, const Chunk& chunk, bool) {
   s.order.data_after_startup_seen = true;  // (judged here: the capture shows it before the Reply)
-  if (!p.said_early) {
+  // While the Reply waits for the private data its PD_Length announced, whether these octets
+  // came before the Reply is open: the Responder's next octets tell (its PD_Length may
+  // overstate them). They are held unsaid until then (say_early_octets).
+  const auto* reply = std::get_if<phase::Startup>(&s.peer->phase);
+  const bool reply_open = reply && reply->parser.header_complete() && !reply->parser.complete();
+  if (!p.said_early && !reply_open) {
     p.said_early = true;
     report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
            fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
@@ -180,6 +189,18 @@ std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk
 }
 
 std::size_t MpaConnection::feed(Sender& s, phase::Ended& p, const Chunk& chunk, bool) {
+  if (p.holding && &s == initiator_ && !reply_done_ && !p.said_data) {
+    // An Initiator whose Request was improperly formatted sends before any Reply came (RFC
+    // 5044 7.1.2 rule 3), unless a Reply still waiting for its private data may have come
+    // complete before (its octets tell: see AwaitReply).
+    const auto* reply = std::get_if<phase::Startup>(&s.peer->phase);
+    if (!reply || !reply->parser.header_complete() || reply->parser.complete()) {
+      p.said_data = true;
+      report(s, DiagId::StartupInitiatorDataBeforeReply, chunk.frame, chunk.seq, chunk.offset,
+             fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
+                         chunk.data.size(), chunk.seq.value()));
+    }
+  }
   if (p.holding) p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   if (p.after_reject) {
     const std::size_t before = p.held.size();
@@ -266,6 +287,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
                                                  : fmt::format("reset by the {} (RST)",
                                                                to_string(direction_of(*resetter)));
   judge_after_reject(s, frame, true);  // (FPDUs found are read in full operation, below)
+  if (how == StreamEnd::Fin) private_data_cut_short(s, nullptr);
   if (std::holds_alternative<phase::Probing>(s.phase)) finish_probe(s, true);
   if (std::holds_alternative<phase::PrivateDataDue>(s.phase)) decide_private_data(s, frame, true);
   const TcpSeq seq = s.reassembler.next_seq();
@@ -335,6 +357,14 @@ void MpaConnection::check_responder_first(Sender& s, TcpSeq seq, std::uint64_t o
   // While the Initiator's reader tests how its sender frames, whether its first FPDU is
   // complete is not known yet: nothing is said.
   if (const FpduReader* r = initiator().reader(); r && r->testing()) return;
+  // An Initiator whose first octets the marker probe still holds (octets replayed after a
+  // Reply decided late): its first FPDU is complete if they hold one.
+  if (const auto* probing = std::get_if<phase::Probing>(&initiator().phase)) {
+    const HeldOctets& held = probing->held;
+    if (opens_with_fpdu(held.bytes(), held.seq(), probing->config.markers, probing->config.crc) ==
+        FpduEvidence::Fpdu)
+      return;
+  }
   s.order.said_responder_first = true;
   report(
       s, DiagId::FpduResponderSentFirst, frame, seq, offset,

@@ -27,15 +27,45 @@ enum class Declared : std::uint8_t { Yes, No, Undecided };
 // Whether the octets a sender sent after a Reject open with an FPDU framed as the startup
 // frames declared (`markers`, CRCs on) whose CRC matches: certain at the first such FPDU.
 Declared opens_as_declared(const HeldOctets& held, bool markers) {
-  const FramingTest t =
-      test_framing(held.bytes(), held.seq(), 0, markers ? MarkerGrid(held.seq()) : MarkerGrid(),
-                   true, framing_hypotheses(markers, true).front(), false, 1);
-  if (t.stop == FramingTest::Stop::Enough || t.stop == FramingTest::Stop::EndOfBuffer)
-    return t.fpdus > 0 ? Declared::Yes : Declared::Undecided;
-  return t.stop == FramingTest::Stop::Invalid ? Declared::No : Declared::Undecided;
+  const std::span<const std::uint8_t> bytes = held.bytes();
+  const MarkerGrid grid = markers ? MarkerGrid(held.seq()) : MarkerGrid();
+  const SenderHypothesis& rfc = framing_hypotheses(markers, true).front();
+  const auto verdict = [](const FramingTest& t) {
+    if (t.stop == FramingTest::Stop::Enough || t.stop == FramingTest::Stop::EndOfBuffer)
+      return t.fpdus > 0 ? Declared::Yes : Declared::Undecided;
+    return t.stop == FramingTest::Stop::Invalid ? Declared::No : Declared::Undecided;
+  };
+  const Declared first = verdict(test_framing(bytes, held.seq(), 0, grid, true, rfc, false, 1));
+  if (first != Declared::No) return first;
+  // The first FPDU's own CRC may be what fails (a fault of its own, judged once read): the
+  // FPDUs count from it if it is well formed but for its CRC and the next one frames as
+  // declared with a CRC that matches.
+  const FramingTest shape = test_framing(bytes, held.seq(), 0, grid, false,
+                                         framing_hypotheses(markers, false).front(), false, 1);
+  if (shape.fpdus == 0) return shape.stop == FramingTest::Stop::Invalid ? Declared::No : first;
+  if (shape.first_counted_at >= bytes.size()) return Declared::Undecided;
+  return verdict(
+      test_framing(bytes, held.seq(), shape.first_counted_at, grid, true, rfc, false, 1));
 }
 
 }  // namespace
+
+FpduEvidence opens_with_fpdu(std::span<const std::uint8_t> bytes, TcpSeq seq,
+                             std::optional<bool> markers, std::optional<bool> crc) {
+  FpduEvidence verdict = FpduEvidence::NotFpdu;
+  for (const bool m : {false, true}) {
+    if (markers && *markers != m) continue;
+    const MarkerGrid grid = m ? MarkerGrid(seq) : MarkerGrid();
+    const bool like_ddp = starts_like_ddp(bytes, seq, 0, grid).value_or(false);
+    for (const bool c : {true, false}) {
+      if ((crc && *crc != c) || (!c && !like_ddp)) continue;
+      bool reached_end = false;
+      if (count_valid_fpdus(bytes, seq, 0, grid, c, 1, reached_end) == 1) return FpduEvidence::Fpdu;
+      if (reached_end && like_ddp) verdict = FpduEvidence::Undecided;
+    }
+  }
+  return verdict;
+}
 
 void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std::uint64_t frame,
                                 std::uint64_t prefix) {
@@ -58,9 +88,20 @@ HeldOctets MpaConnection::take_early_octets(Sender& init) {
   return HeldOctets(request_end_seq_, request_end_offset_);
 }
 
-void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool trailing_in_segment) {
+std::size_t MpaConnection::startup_complete(Sender& s, std::uint64_t frame,
+                                            std::span<const std::uint8_t> trailing,
+                                            TcpSeq trailing_seq) {
   const phase::Startup& p = std::get<phase::Startup>(s.phase);
-  const StartupFrame f = p.parser.frame();
+  // Octets after the frame in its segment, before the peer could have answered it: more
+  // private data than PD_Length names (RFC 5044 7.1.2 rule 9), up to the first octet where
+  // an FPDU begins (by its CRC, or a well-formed FPDU that begins like DDP with CRCs off) or
+  // to the segment's end. The frame is read as its sender wrote it, and an FPDU after it as
+  // one sent too early (rules 3, 4), judged where its octets go.
+  StartupFrame f = p.parser.frame();
+  const std::size_t extra = private_data_beyond(f, trailing, trailing_seq);
+  const bool trailing_in_segment = extra > 0;
+  f.private_data.insert(f.private_data.end(), trailing.begin(),
+                        trailing.begin() + static_cast<std::ptrdiff_t>(extra));
   const TcpSeq at = p.seq;
   const std::uint64_t at_offset = p.offset;
   const std::uint64_t first_frame = p.first_frame;
@@ -72,16 +113,88 @@ void MpaConnection::startup_complete(Sender& s, std::uint64_t frame, bool traili
     const auto* q = std::get_if<phase::Startup>(&s.peer->phase);
     if (q && q->parser.header_complete() && q->parser.frame().kind == FrameKind::Request) {
       reply_before_private_data(s, *s.peer, f, at, at_offset, frame);
-      return;
+      return extra;
     }
   }
   if (reactions_.invalid_request() && &s != initiator_) {
     answer_to_invalid_request(s, f, at, at_offset, frame, true);
-    return;
+    return extra;
   }
+  if (&s != initiator_) say_early_octets(initiator());
   StartupVerdict v =
       judge_startup_frame(f, request_done_ ? &*summary_.request : nullptr, trailing_in_segment);
   apply_startup_frame(s, f, std::move(v), at, at_offset, first_frame, prefix, frame);
+  return extra;
+}
+
+std::size_t MpaConnection::private_data_beyond(const StartupFrame& f,
+                                               std::span<const std::uint8_t> trailing,
+                                               TcpSeq trailing_seq) const {
+  std::optional<bool> markers;
+  std::optional<bool> crc;
+  if (request_done_ && summary_.request) {
+    markers = summary_.request->m();
+    crc = summary_.request->c() || f.c();
+  }
+  // (No more than the most private data a frame may carry is looked through.)
+  // Right after the frame, an FPDU that runs on into the next segment (it begins like one)
+  // is taken as one; further in, only a whole FPDU is evidence.
+  const std::size_t last = std::min<std::size_t>(trailing.size(), kMaxPrivateData + 1u);
+  for (std::size_t i = 0; i < last; ++i) {
+    const FpduEvidence e = opens_with_fpdu(
+        trailing.subspan(i), trailing_seq + static_cast<std::uint32_t>(i), markers, crc);
+    if (e == FpduEvidence::Fpdu || (i == 0 && e == FpduEvidence::Undecided)) return i;
+  }
+  return trailing.size();
+}
+
+bool MpaConnection::private_data_cut_short(Sender& s, const Chunk* chunk) {
+  auto* p = std::get_if<phase::Startup>(&s.phase);
+  if (!p || !p->parser.header_complete() || p->parser.complete() || p->parser.consumed() == 0)
+    return false;
+  if (chunk && chunk->offset == p->offset) return false;
+  // (What a Responder sends after an improperly formatted Request is judged as its answer.)
+  if (reactions_.invalid_request() && &s != initiator_) return false;
+  const StartupFrame partial = p->parser.frame();
+  if (partial.kind == FrameKind::Unknown) return false;
+  const StartupFrame* request = request_done_ && summary_.request ? &*summary_.request : nullptr;
+  std::string what = "its sender closed the connection (FIN)";
+  if (chunk) {
+    // Framed as the frames declare when the Request is known; a Request's own FPDU is tried
+    // with markers and without, with CRCs and without (only the Reply settles them).
+    std::optional<bool> markers;
+    std::optional<bool> crc;
+    if (request) {
+      markers = request->m();
+      crc = request->c() || partial.c();
+    }
+    if (opens_with_fpdu(chunk->data, chunk->seq, markers, crc) != FpduEvidence::Fpdu) return false;
+    what = fmt::format("an FPDU of its sender begins at seq {}", chunk->seq.value());
+  }
+  const std::uint64_t last = chunk ? chunk->offset - 1 : p->offset + p->parser.consumed() - 1;
+  const std::uint64_t frame = s.octet_frames.frame_of(last).value_or(p->first_frame);
+  const TcpSeq at = p->seq;
+  const std::uint64_t at_offset = p->offset;
+  const std::uint64_t first_frame = p->first_frame;
+  const std::uint64_t prefix = p->prefix;
+  apply_startup_frame(s, partial, judge_frame_cut_short(partial, request, what), at, at_offset,
+                      first_frame, prefix, frame);
+  // A peer whose stream ended before this one (its octets held meanwhile, replayed now) has
+  // nothing more to come: the marker probe decides on what it holds.
+  for (Sender& side : senders_) {
+    if (side.ended && std::holds_alternative<phase::Probing>(side.phase)) finish_probe(side, true);
+  }
+  return true;
+}
+
+void MpaConnection::say_early_octets(Sender& init) {
+  auto* p = std::get_if<phase::AwaitReply>(&init.phase);
+  if (!p || p->said_early || p->held.empty()) return;
+  p->said_early = true;
+  report(init, DiagId::StartupInitiatorDataBeforeReply, p->held.first_frame(context_.frame),
+         p->held.seq(), p->held.offset(),
+         fmt::format("Initiator sent {} octets at seq {} before the MPA Reply arrived",
+                     p->held.size(), p->held.seq().value()));
 }
 
 void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const StartupFrame& f,
@@ -94,7 +207,7 @@ void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const Sta
          fmt::format("Responder sent its MPA Reply when {} of the {} octets of private data the "
                      "Request's PD_Length announced had arrived",
                      partial.private_data.size(), partial.pd_length));
-  const std::uint32_t request_length = static_cast<std::uint32_t>(partial.wire_length());
+  const std::uint32_t request_length = static_cast<std::uint32_t>(octets_sent(partial));
   phase::PrivateDataDue due{std::move(q.parser),
                             q.seq,
                             q.offset,
@@ -106,7 +219,7 @@ void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const Sta
                             at_offset,
                             frame};
   init.phase.emplace<phase::PrivateDataDue>(std::move(due));
-  const std::uint32_t reply_length = static_cast<std::uint32_t>(f.wire_length());
+  const std::uint32_t reply_length = static_cast<std::uint32_t>(octets_sent(f));
   phase::Ended& held = s.phase.emplace<phase::Ended>();
   held.held = HeldOctets(at + reply_length, at_offset + reply_length);
   held.holding = true;
@@ -190,9 +303,9 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
     Sender& init = initiator();
     HeldOctets early = take_early_octets(init);
     start_full_operation(init, early.seq(), early.offset(), f.m(), crc, false);
-    start_full_operation(s, at + static_cast<std::uint32_t>(f.wire_length()),
-                         at_offset + f.wire_length(), request.m(), crc, false);
-    if (init.reader()) replay(init, early);
+    start_full_operation(s, at + static_cast<std::uint32_t>(octets_sent(f)),
+                         at_offset + octets_sent(f), request.m(), crc, false);
+    replay(init, early);
     return;
   }
   if (f.kind == FrameKind::Reply && f.r() && summary_.request) {
@@ -202,8 +315,8 @@ void MpaConnection::answer_to_invalid_request(Sender& s, const StartupFrame& f, 
     rejected.initiator_markers = f.m();
     rejected.responder_markers = summary_.request->m();
     rejected.crc = summary_.request->c() || f.c();
-    after_reject(s, rejected, at + static_cast<std::uint32_t>(f.wire_length()),
-                 at_offset + f.wire_length(), frame);
+    after_reject(s, rejected, at + static_cast<std::uint32_t>(octets_sent(f)),
+                 at_offset + octets_sent(f), frame);
     return;
   }
   phase::Ended& ended = s.phase.emplace<phase::Ended>();
@@ -255,16 +368,16 @@ void MpaConnection::apply_startup_frame(Sender& s, const StartupFrame& f, Startu
     apply_request(s, f, v, at, at_offset, frame, prefix > 0);
   } else {
     // The Reply (or what came in its place).
-    apply_reply(s, f, v, at + static_cast<std::uint32_t>(f.wire_length()),
-                at_offset + f.wire_length(), frame);
+    apply_reply(s, f, v, at + static_cast<std::uint32_t>(octets_sent(f)),
+                at_offset + octets_sent(f), frame);
   }
 }
 
 void MpaConnection::apply_request(Sender& s, const StartupFrame& f, const StartupVerdict& v,
                                   TcpSeq at, std::uint64_t at_offset, std::uint64_t frame,
                                   bool prefixed) {
-  const TcpSeq after = at + static_cast<std::uint32_t>(f.wire_length());
-  const std::uint64_t after_offset = at_offset + f.wire_length();
+  const TcpSeq after = at + static_cast<std::uint32_t>(octets_sent(f));
+  const std::uint64_t after_offset = at_offset + octets_sent(f);
   summary_.request = f;  // shown in the summary even when malformed
   if (v.step == StartupStep::EndMpa) {
     if (f.kind == FrameKind::Reply) {
@@ -325,7 +438,7 @@ void MpaConnection::apply_reply(Sender& s, const StartupFrame& f, const StartupV
       HeldOctets early = take_early_octets(init);
       start_full_operation(init, early.seq(), early.offset(), v.initiator_markers, v.crc, false);
       start_full_operation(s, after, after_offset, v.responder_markers, v.crc, false);
-      if (init.reader()) replay(init, early);
+      replay(init, early);
       return;
     }
     case StartupStep::AwaitReply:
@@ -374,9 +487,9 @@ void MpaConnection::accept_reply(Sender& s, const StartupFrame& f, const Startup
     if (auto* probing = std::get_if<phase::Probing>(&s.phase)) probing->unjudged = true;
     if (FpduReader* r = s.reader()) r->stop_judging();
   }
-  // Replay what the Initiator sent too early (while the marker probe holds the Initiator's
-  // first octets, they are not replayed: the probe starts from the end of the Request).
-  if (init.reader()) replay(init, early);
+  // Replay what the Initiator sent too early: its FPDUs are read, counted and judged where
+  // they are (the marker probe, too, starts from the end of the Request).
+  replay(init, early);
 }
 
 void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t offset, bool markers,

@@ -96,6 +96,25 @@ StartupVerdict judge_request_cut_short(const StartupFrame& partial, std::uint64_
   return v;
 }
 
+StartupVerdict judge_frame_cut_short(const StartupFrame& partial, const StartupFrame* request,
+                                     std::string_view what) {
+  StartupVerdict v = judge_startup_frame(partial, request, false);
+  const auto at = std::find_if(v.issues.begin(), v.issues.end(), [](const StartupIssue& i) {
+    return i.id == DiagId::InteropStackFingerprint;
+  });
+  const FrameKind named = partial.kind == FrameKind::Unknown ? v.role : partial.kind;
+  v.issues.insert(
+      at, {DiagId::StartupPdLengthMismatch,
+           fmt::format("PD_Length {} overstates the private data of the MPA {}: {} "
+                       "octets of it came, then {}",
+                       partial.pd_length, to_string(named), partial.private_data.size(), what)});
+  // Improperly formatted: a Request ends MPA (RFC 5044 7.1.2 rule 2), a Reply obliges the
+  // Initiator to close (rule 3); a Reject ends MPA either way.
+  v.step = request && partial.kind != FrameKind::Request && !partial.r() ? StartupStep::InvalidReply
+                                                                         : StartupStep::EndMpa;
+  return v;
+}
+
 StartupIssue judge_answer_to_invalid_request(const StartupFrame& f) {
   if (f.kind == FrameKind::Unknown && !looks_like_startup_key(f.key)) {
     return {

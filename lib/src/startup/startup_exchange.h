@@ -5,7 +5,9 @@
 // connection applies it.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "mpa/ddp.h"
@@ -57,6 +59,21 @@ StartupVerdict judge_startup_frame(const StartupFrame& frame, const StartupFrame
 // `partial`: the Request as far as it arrived (header complete, private_data short of
 // pd_length); `request_frame`: the capture frame it began in (named in the message).
 StartupVerdict judge_request_cut_short(const StartupFrame& partial, std::uint64_t request_frame);
+
+// A Request or a Reply whose private data stopped short of its PD_Length where an FPDU of its
+// sender begins (or where its sender's stream ended): PD_Length overstates the private data
+// (RFC 5044 7.1.1, 7.1.2 rule 9), so the frame is improperly formatted. `partial`: the frame
+// as far as it arrived; `request`: the Request (nullptr when `partial` is in a Request's
+// place); `what`: what ends the private data, said in the message.
+StartupVerdict judge_frame_cut_short(const StartupFrame& partial, const StartupFrame* request,
+                                     std::string_view what);
+
+// The octets a startup frame took on the wire as it arrived: its header, the vendor extension
+// and the private data that came (fewer than PD_Length names for a frame cut short).
+inline std::size_t octets_sent(const StartupFrame& f) {
+  return kStartupHeaderSize + (f.has_vendor_extension ? kVendorExtensionSize : 0) +
+         f.private_data.size();
+}
 
 // What a Responder sent after an improperly formatted Request, which it MUST answer by
 // closing the connection (RFC 5044 7.1.2 rule 2): `frame` is what it sent in its place
