@@ -462,15 +462,23 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
 
 // The FPDU as first reported, drawn on the ladder at the frame that completed it as the RFC
 // frames it: drawn again at the frame that completes it as its sender framed it (the frame of
-// the finding that names the deviation, pinned there), at that frame's time.
+// the finding that names the deviation), at that frame's time, after that finding's pin (a
+// finding's pin comes before its FPDU's arrow; the findings arrive just before).
 void HtmlTracer::redraw_revised(ConnectionTrace& c, const FpduEvent& revised) {
-  for (auto it = c.ladder.rbegin(); it != c.ladder.rend(); ++it) {
-    auto* drawn = std::get_if<ladder::Fpdu>(&it->what);
-    if (!drawn || it->direction != revised.direction || drawn->seq != revised.header_seq.value())
+  for (std::size_t k = c.ladder.size(); k-- > 0;) {
+    const auto* drawn = std::get_if<ladder::Fpdu>(&c.ladder[k].what);
+    if (!drawn || c.ladder[k].direction != revised.direction ||
+        drawn->seq != revised.header_seq.value())
       continue;
-    if (it->frame != revised.last_frame) {
-      it->frame = revised.last_frame;
-      it->retime = true;
+    if (c.ladder[k].frame == revised.last_frame) return;
+    LadderItem moved = std::move(c.ladder[k]);
+    moved.frame = revised.last_frame;
+    moved.retime = true;
+    c.ladder.erase(c.ladder.begin() + static_cast<std::ptrdiff_t>(k));
+    c.ladder.push_back(std::move(moved));
+    std::erase_if(stamped_, [&](const Stamped& st) { return st.connection == &c && st.item == k; });
+    for (Stamped& st : stamped_) {
+      if (st.connection == &c && st.item > k) --st.item;
     }
     return;
   }

@@ -775,8 +775,8 @@ def main():
             fail(f"{name}: the deviating FPDU ({fpdu!r}) drawn at frames {drawn}, its pin {fid} at {pins}; "
                  f"want both at frame 8 ({ladder[:12]})")
         at = [k for k, (f, kind, lab) in enumerate(ladder) if kind == "fpdu" and lab == fpdu][:1]
-        if at and not any(kind == "pin" and lab == fid for f, kind, lab in ladder[max(0, at[0] - 2):at[0] + 2]):
-            fail(f"{name}: the pin of {fid} is not beside its FPDU's arrow ({ladder[:12]})")
+        if at and (at[0] == 0 or ladder[at[0] - 1] != (8, "pin", fid)):
+            fail(f"{name}: the pin of {fid} is not just above its FPDU's arrow ({ladder[:12]})")
 
     for name, fid, title in (("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong", "pad as sent"),
                              ("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing", "no CRC field"),
