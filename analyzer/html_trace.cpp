@@ -318,14 +318,16 @@ void HtmlTracer::on_connection_start(const ConnectionSummary& summary) {
 
 void HtmlTracer::on_finding(const Finding& f) {
   next_.on_finding(f);
+  const std::uint64_t seen_before = frame_seen_;
   frame_seen_ = std::max(frame_seen_, std::max(f.certain_at, f.frame));
   clock(std::max(f.certain_at, f.frame), f.timestamp_ns);
   if (!open_.contains(f.connection)) return;  // (kCaptureFinding is never open)
   ConnectionTrace& c = of(f.connection);
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
-  // (stamped when it became certain: the time of its own frame only if that is the same)
-  const bool retime = f.certain_at != 0 && f.certain_at != f.frame;
+  // (stamped when it became certain: the time of its own frame only if that is the same; one
+  // reported after later frames were read, as at the capture's end, is stamped later too)
+  const bool retime = (f.certain_at != 0 && f.certain_at != f.frame) || f.frame < seen_before;
   if (!c.ladder_full) {
     add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}, retime});
     stamp(c, false, f.frame);
@@ -445,6 +447,7 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
   const MarkerGrid grid =
       markers && c.last_marker[d] ? MarkerGrid::through(*c.last_marker[d]) : MarkerGrid();
   const std::uint64_t end = end_offset(sent);
+  redraw_revised(c, sent);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != sent.direction || w.offset < sent.start_offset || w.offset >= end)
       return false;
@@ -455,6 +458,30 @@ void HtmlTracer::on_fpdu_revised(const FpduEvent& revised, bool markers) {
     if (fresh) ++trace_.places;
     return true;
   });
+}
+
+// The FPDU as first reported, drawn on the ladder at the frame that completed it as the RFC
+// frames it: drawn again at the frame that completes it as its sender framed it (the frame of
+// the finding that names the deviation), at that frame's time, after that finding's pin (a
+// finding's pin comes before its FPDU's arrow; the findings arrive just before).
+void HtmlTracer::redraw_revised(ConnectionTrace& c, const FpduEvent& revised) {
+  for (std::size_t k = c.ladder.size(); k-- > 0;) {
+    const auto* drawn = std::get_if<ladder::Fpdu>(&c.ladder[k].what);
+    if (!drawn || c.ladder[k].direction != revised.direction ||
+        drawn->seq != revised.header_seq.value())
+      continue;
+    if (c.ladder[k].frame == revised.last_frame) return;
+    LadderItem moved = std::move(c.ladder[k]);
+    moved.frame = revised.last_frame;
+    moved.retime = true;
+    c.ladder.erase(c.ladder.begin() + static_cast<std::ptrdiff_t>(k));
+    c.ladder.push_back(std::move(moved));
+    std::erase_if(stamped_, [&](const Stamped& st) { return st.connection == &c && st.item == k; });
+    for (Stamped& st : stamped_) {
+      if (st.connection == &c && st.item > k) --st.item;
+    }
+    return;
+  }
 }
 
 // Findings about this FPDU (they arrive before it): where it is, and its fields. True if

@@ -194,6 +194,7 @@ class HtmlTracer : public EventSink {
   void add(ConnectionTrace& c, LadderItem item);
   ladder::Band& band(ConnectionTrace& c, const FpduEvent& fpdu);
   bool place_waiting(ConnectionTrace& c, const FpduEvent& fpdu);
+  void redraw_revised(ConnectionTrace& c, const FpduEvent& revised);
   void ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful);
 
   EventSink& next_;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,8 +33,9 @@ namespace {
 
 // Page bounds (stated on the page).
 constexpr std::size_t kFindingRowsPerConnection = 500;
-constexpr std::size_t kManyConnections = 150;  // beyond: shorter ladders, fewer charts
-constexpr std::size_t kLadderRowsWhenMany = 14;
+constexpr std::size_t kManyConnections = 150;    // beyond: shorter ladders, fewer charts
+constexpr std::size_t kLadderRowsWhenMany = 14;  // drawn open when the ladders pass...
+constexpr std::size_t kLadderRowsOnPage = 6000;  // ... this many rows on the page
 constexpr std::size_t kChartedConnectionsWhenMany = 60;
 
 std::string esc(std::string_view s) { return html_escape(s); }
@@ -231,6 +233,9 @@ class Page {
       : out_(out), captures_(captures), traces_(traces), options_(options) {
     for (const CaptureReport& c : captures_) connections_ += c.connections.size();
     many_ = connections_ > kManyConnections;
+    for (const CaptureTrace& t : traces_) {
+      for (const auto& [id, c] : t.connections) ladder_rows_ += c.ladder.size();
+    }
     // The folders every capture name shares, shown once above the captures.
     for (const CaptureReport& c : captures_) {
       const std::string_view dir(c.file.data(), c.file.rfind('/') + 1);  // (npos + 1: "")
@@ -268,7 +273,8 @@ class Page {
   void connection(const Row& row, std::size_t ordinal);
   void parameters_table(const ConnectionReport& c);
   void ladder(const Row& row, const ConnectionTrace* trace);
-  void ladder_head(const Row& row, int height);
+  void ladder_head(const Row& row, int height, std::string_view cls);
+  void ladder_svg(const Row& row, std::span<const LadderItem* const> items, std::string_view cls);
   void charts(const Row& row, const ConnectionTrace& trace);
   void histogram(const DirectionSummary& d, std::string_view title);
   void alignment(const DirectionSummary& d, std::string_view title);
@@ -299,6 +305,7 @@ class Page {
   std::string buf_;
   std::size_t connections_ = 0;
   bool many_ = false;
+  std::size_t ladder_rows_ = 0;  // of every ladder on the page
   std::size_t charted_ = 0;
   std::string prefix_;  // the folders every capture name begins with
 };
@@ -461,7 +468,8 @@ void Page::bounds_paragraph() {
       "<p class=\"bounds\" id=\"bounds\">What this page shows and leaves out: findings as the JSON "
       "report lists them (at most {stored} per connection; beyond that they are counted). "
       "Ladders draw the startup frames, the first {fpdus} FPDUs per direction, every FPDU a "
-      "finding concerns and the findings in order, at most {rows} rows{rows_many}; the FPDUs "
+      "finding concerns and the findings in order, at most {rows} rows and the TCP SYNs, FINs "
+      "and RSTs, each ladder whole{rows_many}; the FPDUs "
       "between them are collapsed into bands with their count, octets and duration. Hex dumps "
       "for the first {placed} findings of each connection (at most {placed_capture} in a "
       "capture): an FPDU's octets read back from the capture file after the run, a startup "
@@ -471,9 +479,12 @@ void Page::bounds_paragraph() {
       "page: at most {listed}.{charts_many}</p>\n",
       fmt::arg("stored", kMaxStoredFindings), fmt::arg("fpdus", kLadderFpdusPerDirection),
       fmt::arg("rows", kLadderMaxItems),
-      fmt::arg("rows_many", many_ ? fmt::format(" ({} in this run of more than {} connections)",
-                                                kLadderRowsWhenMany, kManyConnections)
-                                  : std::string()),
+      fmt::arg("rows_many",
+               ladder_rows_ > kLadderRowsOnPage
+                   ? fmt::format(" (with more than {} ladder rows on this page, the rows after "
+                                 "the first {} of a ladder are drawn when opened below it)",
+                                 kLadderRowsOnPage, kLadderRowsWhenMany)
+                   : std::string()),
       fmt::arg("placed", kPlacedFindings), fmt::arg("placed_capture", kPlacedFindingsPerCapture),
       fmt::arg("head", 128), fmt::arg("tail", 64), fmt::arg("bins", kTimeBins),
       fmt::arg("listed", kFindingRowsPerConnection),
@@ -781,14 +792,14 @@ void LadderSvg::draw(const LadderItem& item, const ladder::Finding& pin) {
   y_ += kRow;
 }
 
-void Page::ladder_head(const Row& row, int height) {
+void Page::ladder_head(const Row& row, int height, std::string_view cls) {
   const ConnectionSummary& s = row.connection->summary;
   buf_ += fmt::format(
-      "<svg class=\"ladder\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
+      "<svg class=\"{cls}\" data-capture-index=\"{capture}\" data-connection=\"{id}\" "
       "width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" "
       "aria-label=\"ladder diagram of connection {id}\">\n",
-      fmt::arg("capture", row.capture), fmt::arg("id", s.id), fmt::arg("w", kLadderWidth),
-      fmt::arg("h", height));
+      fmt::arg("cls", cls), fmt::arg("capture", row.capture), fmt::arg("id", s.id),
+      fmt::arg("w", kLadderWidth), fmt::arg("h", height));
   buf_ += fmt::format(
       "<text x=\"{xi}\" y=\"18\" text-anchor=\"middle\" font-weight=\"600\">Initiator</text>"
       "<text x=\"{xi}\" y=\"34\" text-anchor=\"middle\" font-size=\"12\">{initiator}</text>"
@@ -805,30 +816,40 @@ void Page::ladder_head(const Row& row, int height) {
       fmt::arg("bottom", height - 8));
 }
 
+// Rows a ladder item takes.
+int ladder_rows(const LadderItem& item) {
+  return std::holds_alternative<ladder::Startup>(item.what) ? 2 : 1;
+}
+
+void Page::ladder_svg(const Row& row, std::span<const LadderItem* const> items,
+                      std::string_view cls) {
+  int rows = 0;
+  for (const LadderItem* i : items) rows += ladder_rows(*i);
+  ladder_head(row, kLadderTop + rows * kRow + 16, cls);
+  LadderSvg svg(buf_, *row.connection, anchor(row));
+  for (const LadderItem* i : items) svg.item(*i);
+  buf_ += "</svg>\n";
+}
+
+// The ladder, whole. On a page whose ladders together pass kLadderRowsOnPage, the rows after
+// the first kLadderRowsWhenMany are drawn in a closed <details> below it, which the browser
+// lays out only when opened.
 void Page::ladder(const Row& row, const ConnectionTrace* trace) {
   std::vector<const LadderItem*> items;
   if (trace) {
     for (const LadderItem& i : trace->ladder) items.push_back(&i);
   }
-  const std::size_t limit = many_ ? kLadderRowsWhenMany : kLadderMaxItems + 8;
-  std::size_t cut = 0;
-  if (items.size() > limit) {
-    cut = items.size() - limit;
-    items.resize(limit);
-  }
-  int rows = 0;
-  for (const LadderItem* i : items)
-    rows += std::holds_alternative<ladder::Startup>(i->what) ? 2 : 1;
-  ladder_head(row, kLadderTop + (rows + (cut ? 1 : 0)) * kRow + 16);
-  LadderSvg svg(buf_, *row.connection, anchor(row));
-  for (const LadderItem* i : items) svg.item(*i);
-  if (cut) {
-    buf_ += fmt::format(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#666\">… {} more "
-        "ladder rows not drawn (page bound); the findings table lists every finding</text>\n",
-        kLaneMid, svg.y(), cut);
-  }
-  buf_ += "</svg>\n";
+  const std::size_t shown =
+      ladder_rows_ > kLadderRowsOnPage ? std::min(items.size(), kLadderRowsWhenMany) : items.size();
+  const std::span<const LadderItem* const> all(items);
+  ladder_svg(row, all.first(shown), "ladder");
+  if (shown == items.size()) return;
+  const std::span<const LadderItem* const> rest = all.subspan(shown);
+  buf_ += fmt::format(
+      "<details class=\"ladder-rest\"><summary>{} more ladder row{} (frames {} to {})</summary>\n",
+      rest.size(), rest.size() == 1 ? "" : "s", rest.front()->frame, rest.back()->frame);
+  ladder_svg(row, rest, "ladder-rest");
+  buf_ += "</details>\n";
 }
 
 // ---- charts
@@ -1275,8 +1296,18 @@ void Page::findings(const Row& row, const ConnectionTrace* trace) {
         "(page bound; see --format json).</p>\n",
         c.findings.size() - listed);
   }
+  // The cards of the first findings (those the trace placed), the worst first, then by frame.
+  std::vector<std::size_t> cards(std::min(c.findings.size(), kPlacedFindings));
+  for (std::size_t i = 0; i < cards.size(); ++i) cards[i] = i;
+  std::stable_sort(cards.begin(), cards.end(), [&](std::size_t a, std::size_t b) {
+    const Finding& fa = c.findings[a].finding;
+    const Finding& fb = c.findings[b].finding;
+    const auto sa = static_cast<int>(info(fa.id).severity);
+    const auto sb = static_cast<int>(info(fb.id).severity);
+    return sa != sb ? sa > sb : fa.frame < fb.frame;
+  });
   const CaptureTrace& ct = traces_[row.capture];
-  for (std::size_t i = 0; i < std::min(c.findings.size(), kPlacedFindings); ++i) {
+  for (const std::size_t i : cards) {
     const Place* place = nullptr;
     if (trace) {
       auto it = trace->places.find(i);

@@ -117,6 +117,14 @@ FrameCache::end_frame()
     current_.data = nullptr;
 }
 
+std::span<const std::uint64_t>
+FrameCache::filed_earlier(std::uint64_t frame) const
+{
+    if (frame != current_.frame)
+        return {};
+    return current_.earlier;
+}
+
 mpa_range
 FrameCache::locate_in_segment(std::uint64_t frame, mpa::SeqRange range) const
 {
@@ -271,6 +279,12 @@ FrameCache::record(std::uint64_t frame)
 {
     if (frame > kMaxFrame)
         frame = 0;
+    if (frame != 0 && frame < current_.frame) {
+        std::vector<std::uint64_t> &earlier = current_.earlier;
+        const auto at = std::lower_bound(earlier.begin(), earlier.end(), frame);
+        if (at == earlier.end() || *at != frame)
+            earlier.insert(at, frame);
+    }
     if (frame >= frame_index_.size())
         frame_index_.resize(frame + 1, 0);
     std::uint32_t &slot = frame_index_[frame];

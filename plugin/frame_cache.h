@@ -144,6 +144,11 @@ class FrameCache
     {
         return current_.frame;
     }
+    // The frames before `frame` that the library filed something under (an FPDU, a
+    // revision, a finding, a startup frame) while `frame` was fed, in order (none when
+    // `frame` is not the frame fed last). Wireshark's first pass has dissected those frames
+    // already: a single pass (tshark without -2) showed them without it.
+    std::span<const std::uint64_t> filed_earlier(std::uint64_t frame) const;
     // `range` as offsets of frame `frame` when that frame's segment is being fed (length 0:
     // not in it, or not being fed).
     mpa_range locate_in_segment(std::uint64_t frame, mpa::SeqRange range) const;
@@ -223,6 +228,7 @@ class FrameCache
         bool segment = false; // it carries a TCP segment, at `payload`
         Window payload;
         const std::uint8_t *data = nullptr;
+        std::vector<std::uint64_t> earlier; // see filed_earlier()
     };
 
     // Wireshark numbers frames from 1 with 32 bits; anything beyond is filed under frame 0.

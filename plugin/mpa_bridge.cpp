@@ -356,6 +356,16 @@ mpa_bridge_error_frame(const mpa_bridge *bridge)
     return bridge ? bridge->error_frame : 0;
 }
 
+size_t
+mpa_bridge_filed_earlier(const mpa_bridge *bridge, uint64_t frame, uint64_t *frames, size_t max)
+{
+    if (bridge == nullptr || bridge->finished)
+        return 0;
+    const std::span<const std::uint64_t> earlier = bridge->cache.filed_earlier(frame);
+    std::copy_n(earlier.begin(), std::min(max, earlier.size()), frames);
+    return earlier.size();
+}
+
 uint64_t
 mpa_bridge_last_frame(const mpa_bridge *bridge)
 {

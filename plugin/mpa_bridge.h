@@ -103,6 +103,13 @@ uint64_t mpa_bridge_last_frame(const mpa_bridge *bridge);
 /* End of the first pass: the library finishes every open connection. Idempotent. */
 void mpa_bridge_finish(mpa_bridge *bridge);
 int mpa_bridge_finished(const mpa_bridge *bridge);
+/* First pass: how many earlier frames the library filed FPDUs, revisions or findings under
+ * while `frame` (the frame fed last) was fed, the first `max` of them, in order, in `frames`:
+ * frames Wireshark's first pass has dissected already, so that a single pass (tshark without
+ * -2) showed them without (an FPDU whose framing the library decided only now, a finding
+ * confirmed only now). */
+size_t mpa_bridge_filed_earlier(const mpa_bridge *bridge, uint64_t frame, uint64_t *frames,
+                                size_t max);
 /* Non-NULL once the library failed (an internal error); the bridge then stops feeding. */
 const char *mpa_bridge_error(const mpa_bridge *bridge);
 uint64_t mpa_bridge_error_frame(const mpa_bridge *bridge);

@@ -91,6 +91,16 @@ static gint ett_mpa_finding = -1;
 static expert_field *ei_mpa_catalogue = NULL;
 static size_t ei_mpa_catalogue_size = 0;
 static expert_field ei_mpa_library_error = EI_INIT;
+static expert_field ei_mpa_single_pass = EI_INIT;
+
+/* Descriptions (tshark -G fields) of the expert items that are not catalogue entries. */
+static const char *const internal_expert_blurbs[][2] = {
+    { "mpa.plugin.library-error",
+      "The mpa library failed at this frame: the capture was analyzed only up to here" },
+    { "mpa.single_pass",
+      "Wireshark's first pass had shown the frames this frame's analysis framed or judged: "
+      "tshark -2, or Wireshark once the file is loaded, shows them" },
+};
 
 static dissector_handle_t mpa_tcp_handle = NULL;
 static dissector_handle_t ddp_rdmap_handle = NULL;
@@ -108,6 +118,7 @@ static gint pref_crc = MPA_AUTO;
 static mpa_ws_bool pref_infer_all = FALSE;
 static range_t *pref_vxlan_ports = NULL;
 static range_t *pref_geneve_ports = NULL;
+static mpa_ws_bool pref_rpcordma = TRUE;
 
 /* The ports of a range preference, at most `max` of them. */
 static uint32_t
@@ -125,6 +136,13 @@ ports_of(const range_t *range, uint16_t *ports, uint32_t max)
 #define BUILTIN_MPA_HEURISTIC "iwarp_mpa_tcp"
 static gboolean builtin_state_saved = FALSE;
 static gboolean builtin_enabled_before = TRUE;
+
+/* Wireshark 4.0's RPC-over-RDMA heuristic under DDP/RDMAP (packet-rpcrdma.c), which fails on
+ * valid RDMA Sends ("Dissector bug ... tvb && tvb->initialized"; tests/plugin/upstream/), and
+ * its state before we touched it. */
+#define RPCORDMA_HEURISTIC "rpcrdma_iwarp"
+static gboolean rpcordma_state_saved = FALSE;
+static gboolean rpcordma_enabled_before = TRUE;
 
 /* The library's state for the open capture file. */
 static mpa_bridge *mpa_file = NULL;
@@ -203,6 +221,20 @@ apply_builtin_setting(void)
         builtin_state_saved = TRUE;
     }
     builtin->enabled = (pref_disable_builtin && ours_enabled) ? FALSE : builtin_enabled_before;
+}
+
+static void
+apply_rpcordma_setting(void)
+{
+    heur_dtbl_entry_t *rpcordma = find_heur_dissector_by_unique_short_name(RPCORDMA_HEURISTIC);
+
+    if (rpcordma == NULL)
+        return;
+    if (!rpcordma_state_saved) {
+        rpcordma_enabled_before = rpcordma->enabled;
+        rpcordma_state_saved = TRUE;
+    }
+    rpcordma->enabled = pref_rpcordma ? rpcordma_enabled_before : FALSE;
 }
 
 static void
@@ -590,6 +622,30 @@ call_ddp_rdmap(tvbuff_t *ulpdu, packet_info *pinfo, proto_tree *tree)
 
 /* ---- Dissection */
 
+/* Wireshark's first pass: the analysis of this frame framed or judged earlier frames, which
+ * that pass has dissected already (octets the library held until it could decide how their
+ * sender frames its FPDUs, a finding confirmed only here). A single pass (tshark without -2)
+ * showed them as payload with no FPDU, or without the finding: say so where it happens. */
+static void
+note_single_pass(packet_info *pinfo, proto_item *ti, const uint64_t *frames, size_t count)
+{
+    wmem_strbuf_t *list = wmem_strbuf_new(pinfo->pool, "");
+    size_t shown = MIN(count, 8);
+
+    for (size_t i = 0; i < shown; i++)
+        wmem_strbuf_append_printf(list, "%s%" PRIu64,
+                                  i == 0 ? "" : (i + 1 == count ? " and " : ", "), frames[i]);
+    if (count > shown)
+        wmem_strbuf_append_printf(list, " and %zu more", count - shown);
+    expert_add_info_format(pinfo, ti, &ei_mpa_single_pass,
+                           "Single pass: frame%s %s %s shown before this frame's analysis "
+                           "framed or judged %s; tshark -2 (or Wireshark once the file is "
+                           "loaded) shows %s",
+                           count == 1 ? "" : "s", wmem_strbuf_get_str(list),
+                           count == 1 ? "was" : "were", count == 1 ? "it" : "them",
+                           count == 1 ? "it" : "them");
+}
+
 /* Claims the TCP payload of an MPA connection (conversation dissector, heuristic, Decode
  * As). The frame itself is rendered by dissect_mpa_frame() once the library has seen it. */
 static int
@@ -628,16 +684,21 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     tvbuff_t **ulpdus;
     guint n_ulpdus = 0;
     const char *error;
+    uint64_t earlier_frames[8];
+    size_t earlier = 0;
 
     if (mpa_file == NULL)
         return 0;
-    if (!PINFO_FD_VISITED(pinfo))
+    if (!PINFO_FD_VISITED(pinfo)) {
         feed_frame(tvb, pinfo);
+        earlier = mpa_bridge_filed_earlier(mpa_file, pinfo->num, earlier_frames,
+                                           G_N_ELEMENTS(earlier_frames));
+    }
     view = mpa_bridge_frame(mpa_file, pinfo->num);
     error = mpa_bridge_error(mpa_file);
     if (error != NULL && mpa_bridge_error_frame(mpa_file) != pinfo->num)
         error = NULL;
-    if (view == NULL && !claimed && error == NULL)
+    if (view == NULL && !claimed && error == NULL && earlier == 0)
         return 0;
 
     if (view != NULL && view->payload.length > 0)
@@ -650,6 +711,8 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
     mpa_tree = proto_item_add_subtree(ti, ett_mpa);
     if (error != NULL)
         expert_add_info_format(pinfo, ti, &ei_mpa_library_error, "%s", error);
+    if (earlier > 0)
+        note_single_pass(pinfo, ti, earlier_frames, earlier);
     if (view == NULL) {
         proto_item_append_text(ti, ", payload of an MPA connection (no FPDU ends here)");
         return 0;
@@ -726,6 +789,7 @@ mpa_init(void)
     options.geneve_port_count = ports_of(pref_geneve_ports, geneve, array_length(geneve));
 
     apply_builtin_setting();
+    apply_rpcordma_setting();
     mpa_bridge_free(mpa_file);
     mpa_file = mpa_bridge_new(&options);
     claimed_frame = 0;
@@ -750,9 +814,36 @@ static void
 mpa_prefs_applied(void)
 {
     apply_builtin_setting();
+    apply_rpcordma_setting();
 }
 
 /* ---- Registration */
+
+/* Wireshark registers an expert item's filter field without a description: give each of
+ * ours one (tshark -G fields, the display filter dialog), naming its finding. */
+static void
+describe_expert_fields(void)
+{
+    static const char *const severity_names[] = { "note", "warning", "error" };
+
+    for (size_t i = 0; i < ei_mpa_catalogue_size; i++) {
+        const mpa_diag_info *d = mpa_catalogue_entry(i);
+        gchar *name = g_strdup_printf("mpa.%s", d->name);
+        header_field_info *hfi = proto_registrar_get_byname(name);
+        g_free(name);
+        if (hfi == NULL || (hfi->blurb != NULL && hfi->blurb[0] != '\0'))
+            continue;
+        hfi->blurb = g_strdup_printf(
+            "The mpa-check finding %s (%s); beside it mpa.finding holds the id and "
+            "mpa.finding.detail its values",
+            d->name, d->severity >= 0 && d->severity < 3 ? severity_names[d->severity] : "finding");
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(internal_expert_blurbs); i++) {
+        header_field_info *hfi = proto_registrar_get_byname(internal_expert_blurbs[i][0]);
+        if (hfi != NULL && (hfi->blurb == NULL || hfi->blurb[0] == '\0'))
+            hfi->blurb = internal_expert_blurbs[i][1];
+    }
+}
 
 void
 proto_register_mpa(void)
@@ -781,39 +872,58 @@ proto_register_mpa(void)
         { &hf_mpa_direction,
           { "Direction", "mpa.direction", FT_UINT8, BASE_DEC, VALS(mpa_direction_vals), 0x0,
             "Sender of the data: the Initiator sends the MPA Request", HFILL } },
-        { &hf_mpa_key, { "Key", "mpa.key", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
-        { &hf_mpa_flags, { "Flags", "mpa.flags", FT_UINT8, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_key,
+          { "Key", "mpa.key", FT_STRING, BASE_NONE, NULL, 0x0,
+            "The startup frame's 16-octet key: MPA ID Req Frame or MPA ID Rep Frame (RFC 5044 "
+            "7.1.1)",
+            HFILL } },
+        { &hf_mpa_flags,
+          { "Flags", "mpa.flags", FT_UINT8, BASE_HEX, NULL, 0x0,
+            "The startup frame's flags octet: M, C, R, S and reserved bits (RFC 5044 7.1.1)",
+            HFILL } },
         { &hf_mpa_flag_m,
           { "Marker flag (M)", "mpa.flags.m", FT_BOOLEAN, 8, NULL, MPA_FLAG_M,
             "The sender wants markers in the data it receives", HFILL } },
         { &hf_mpa_flag_c,
-          { "CRC flag (C)", "mpa.flags.c", FT_BOOLEAN, 8, NULL, MPA_FLAG_C, NULL, HFILL } },
-        { &hf_mpa_flag_r,
-          { "Rejected connection (R)", "mpa.flags.r", FT_BOOLEAN, 8, NULL, MPA_FLAG_R, NULL,
+          { "CRC flag (C)", "mpa.flags.c", FT_BOOLEAN, 8, NULL, MPA_FLAG_C,
+            "The sender wants CRC32c on the FPDUs; CRCs are on both ways if either side sets it",
             HFILL } },
+        { &hf_mpa_flag_r,
+          { "Rejected connection (R)", "mpa.flags.r", FT_BOOLEAN, 8, NULL, MPA_FLAG_R,
+            "Set in a Reply that rejects the connection; must be 0 in a Request", HFILL } },
         { &hf_mpa_flag_s,
           { "Enhanced connection establishment (S)", "mpa.flags.s", FT_BOOLEAN, 8, NULL, MPA_FLAG_S,
             "RFC 6581: IRD/ORD block in the private data", HFILL } },
         { &hf_mpa_flag_res,
-          { "Reserved", "mpa.flags.res", FT_UINT8, BASE_HEX, NULL, MPA_FLAG_RES, NULL, HFILL } },
-        { &hf_mpa_rev, { "Revision", "mpa.rev", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+          { "Reserved", "mpa.flags.res", FT_UINT8, BASE_HEX, NULL, MPA_FLAG_RES,
+            "Reserved flag bits: sent as zero, ignored on receipt", HFILL } },
+        { &hf_mpa_rev,
+          { "Revision", "mpa.rev", FT_UINT8, BASE_DEC, NULL, 0x0,
+            "MPA revision: 1 (RFC 5044), 2 (RFC 6581), 0 (RDMA Consortium), 129 (erdma)", HFILL } },
         { &hf_mpa_pd_length,
-          { "Private data length", "mpa.pd_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+          { "Private data length", "mpa.pd_length", FT_UINT16, BASE_DEC, NULL, 0x0,
+            "Octets of private data after the startup frame's header (RFC 5044 7.1.1)", HFILL } },
         { &hf_mpa_vendor_extension,
           { "Vendor extension", "mpa.vendor_extension", FT_BYTES, BASE_NONE, NULL, 0x0,
             "Rev 129 (Alibaba erdma) extension, not counted in PD_Length", HFILL } },
         { &hf_mpa_private_data,
-          { "Private data", "mpa.private_data", FT_BYTES, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "Private data", "mpa.private_data", FT_BYTES, BASE_NONE, NULL, 0x0,
+            "The startup frame's private data, for the ULP (enhanced connection establishment, RFC "
+            "6581, puts the IRD/ORD block first)",
+            HFILL } },
         { &hf_mpa_a,
-          { "Peer-to-peer (A)", "mpa.a", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "Peer-to-peer (A)", "mpa.a", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+            "RFC 6581: the connection is peer-to-peer; a Ready To Receive message follows",
+            HFILL } },
         { &hf_mpa_b,
-          { "Zero-length Send RTR (B)", "mpa.b", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+          { "Zero-length Send RTR (B)", "mpa.b", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+            "RFC 6581: a zero-length RDMA Send may be the Ready To Receive message", HFILL } },
         { &hf_mpa_c_rtr,
-          { "Zero-length RDMA Write RTR (C)", "mpa.c_rtr", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL,
-            HFILL } },
+          { "Zero-length RDMA Write RTR (C)", "mpa.c_rtr", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+            "RFC 6581: a zero-length RDMA Write may be the Ready To Receive message", HFILL } },
         { &hf_mpa_d,
-          { "Zero-length RDMA Read RTR (D)", "mpa.d", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL,
-            HFILL } },
+          { "Zero-length RDMA Read RTR (D)", "mpa.d", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+            "RFC 6581: a zero-length RDMA Read may be the Ready To Receive message", HFILL } },
         { &hf_mpa_ird,
           { "IRD", "mpa.ird", FT_UINT16, BASE_DEC, NULL, 0x0, "Inbound RDMA Read queue depth",
             HFILL } },
@@ -821,27 +931,36 @@ proto_register_mpa(void)
           { "ORD", "mpa.ord", FT_UINT16, BASE_DEC, NULL, 0x0, "Outbound RDMA Read queue depth",
             HFILL } },
         { &hf_mpa_ulpdu_length,
-          { "ULPDU length", "mpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
-        { &hf_mpa_pad, { "Pad octets", "mpa.pad", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+          { "ULPDU length", "mpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0x0,
+            "The FPDU's ULPDU_Length field: octets of ULPDU, pad and markers not counted",
+            HFILL } },
+        { &hf_mpa_pad,
+          { "Pad octets", "mpa.pad", FT_UINT8, BASE_DEC, NULL, 0x0,
+            "Pad octets after the ULPDU (0 to 3, to a multiple of 4; RFC 5044 4.1)", HFILL } },
         { &hf_mpa_crc,
           { "CRC", "mpa.crc", FT_UINT32, BASE_HEX, NULL, 0x0, "CRC32c as received", HFILL } },
         { &hf_mpa_crc_computed,
-          { "Computed CRC", "mpa.crc.computed", FT_UINT32, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+          { "Computed CRC", "mpa.crc.computed", FT_UINT32, BASE_HEX, NULL, 0x0,
+            "CRC32c the library computed over the FPDU as received", HFILL } },
         { &hf_mpa_crc_status,
           { "CRC status", "mpa.crc.status", FT_UINT8, BASE_DEC, VALS(mpa_crc_status_vals), 0x0,
-            NULL, HFILL } },
-        { &hf_mpa_first_frame,
-          { "FPDU begins in frame", "mpa.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0, NULL,
+            "Received CRC against computed: 0 bad, 1 good, 2 unchecked (CRC not negotiated)",
             HFILL } },
-        { &hf_mpa_marker, { "Marker", "mpa.marker", FT_NONE, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+        { &hf_mpa_first_frame,
+          { "FPDU begins in frame", "mpa.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+            "The frame holding the FPDU's first octet, when an earlier one than this", HFILL } },
+        { &hf_mpa_marker,
+          { "Marker", "mpa.marker", FT_NONE, BASE_NONE, NULL, 0x0,
+            "A marker, placed at fixed points of the TCP sequence space (RFC 5044 4.3)", HFILL } },
         { &hf_mpa_marker_fpduptr,
           { "FPDUPTR", "mpa.marker.fpduptr", FT_UINT16, BASE_DEC, NULL, 0x0,
             "Octets back from the marker to the ULPDU_Length field", HFILL } },
         { &hf_mpa_marker_reserved,
-          { "Reserved", "mpa.marker.reserved", FT_UINT16, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+          { "Reserved", "mpa.marker.reserved", FT_UINT16, BASE_HEX, NULL, 0x0,
+            "The marker's reserved half: sent as zero", HFILL } },
         { &hf_mpa_marker_points_to,
           { "Points to sequence number", "mpa.marker.points_to", FT_UINT32, BASE_DEC, NULL, 0x0,
-            NULL, HFILL } },
+            "The TCP sequence number the marker's FPDUPTR leads to", HFILL } },
         { &hf_mpa_ulpdu,
           { "ULPDU", "mpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0x0, "The ULPDU, markers removed",
             HFILL } },
@@ -854,6 +973,11 @@ proto_register_mpa(void)
         { &ei_mpa_library_error,
           { "mpa.plugin.library-error", PI_MALFORMED, PI_ERROR,
             "The mpa library failed; this capture was analyzed only up to here", EXPFILL } },
+        { &ei_mpa_single_pass,
+          { "mpa.single_pass", PI_SEQUENCE, PI_NOTE,
+            "Single pass: earlier frames were shown before the analysis of this one framed or "
+            "judged them (tshark -2, or Wireshark once the file is loaded, shows them)",
+            EXPFILL } },
     };
     ei_register_info *ei;
     gchar *rules;
@@ -894,8 +1018,17 @@ proto_register_mpa(void)
     }
     expert_register_field_array(expert_mpa, ei, (int)ei_mpa_catalogue_size);
     expert_register_field_array(expert_mpa, ei_internal, array_length(ei_internal));
+    describe_expert_fields();
 
     mpa_module = prefs_register_protocol(proto_mpa, mpa_prefs_applied);
+    prefs_register_static_text_preference(
+        mpa_module, "about",
+        "MPA as mpa-check's library sees it. tshark needs two passes (-2) to show every FPDU and "
+        "finding: a single pass notes where it could not (mpa.single_pass). Wireshark 4.0's "
+        "RPCoRDMA dissector above DDP/RDMAP fails on valid iWARP traffic (\"Dissector bug\" in "
+        "the Expert Information): untick \"Let RPC-over-RDMA try every RDMA Send\" below, or "
+        "run tshark --disable-protocol rpcordma.",
+        "What this dissector shows, and Wireshark dissectors above it that fail on iWARP");
     prefs_register_bool_preference(
         mpa_module, "disable_builtin", "Disable Wireshark's built-in iWARP MPA dissector",
         "While this dissector is enabled, turn off the built-in heuristic "
@@ -926,6 +1059,13 @@ proto_register_mpa(void)
         "UDP ports whose datagrams this dissector's own reassembly decodes as Geneve, besides "
         "6081 (as mpa-check --geneve-port); up to 64 ports",
         &pref_geneve_ports, 65535);
+    prefs_register_bool_preference(
+        mpa_module, "rpcordma_heuristic", "Let RPC-over-RDMA try every RDMA Send",
+        "Wireshark's RPCoRDMA heuristic under DDP/RDMAP (\"" RPCORDMA_HEURISTIC "\") takes many "
+        "RDMA Sends for RPC-over-RDMA, and Wireshark 4.0's fails on valid iWARP traffic with a "
+        "\"Dissector bug\" error of its own (-z expert counts it among the errors). Untick "
+        "where the capture holds no NFS over RDMA (as --disable-protocol rpcordma)",
+        &pref_rpcordma);
 
     mpa_tcp_handle = register_dissector("mpa_tcp", dissect_mpa_tcp, proto_mpa);
     mpa_tap = register_tap(MPA_TAP_NAME);
@@ -950,4 +1090,5 @@ proto_reg_handoff_mpa(void)
     proto_ddp_rdmap = proto_get_id_by_filter_name("iwarp_ddp_rdmap");
     build_link_type_map();
     apply_builtin_setting();
+    apply_rpcordma_setting();
 }

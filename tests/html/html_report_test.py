@@ -352,6 +352,102 @@ def parse(text):
     return p
 
 
+# ---- ladders and cards, read from the page as written
+
+LADDER_SVG = re.compile(r'<svg class="(ladder|ladder-rest)" data-capture-index="(\d+)" data-connection="(\d+)".*?</svg>', re.S)
+LADDER_ROW = re.compile(r'<text class="when" data-frame="(\d+)"[^>]*>[^<]*</text>(?:<g class="(\w+)">'
+                        r'(?:<line[^>]*/>|<rect[^>]*/>)<text[^>]*>([^<]*)</text>|<a class="pin"[^>]*data-id="([^"]+)")')
+
+
+def ladder_rows(text):
+    """(capture, connection) -> [(frame, kind, label)] of every ladder row, the rows drawn on
+    demand (<details>) included; kind is tcp, startup, fpdu, band or pin."""
+    rows = {}
+    for m in LADDER_SVG.finditer(text):
+        key = (int(m.group(2)), int(m.group(3)))
+        for r in LADDER_ROW.finditer(m.group(0)):
+            kind = r.group(2) or "pin"
+            rows.setdefault(key, []).append((int(r.group(1)), kind, r.group(3) or r.group(4)))
+    return rows
+
+
+def tcp_flag_frames(path):
+    """{frame: "FIN" or "RST"} of a classic Ethernet pcap's TCP segments (IPv4/IPv6, VLANs);
+    None for a capture this reader does not follow (tunnels, fragments)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    e = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">",
+         b"\xa1\xb2\x3c\x4d": ">"}.get(data[:4])
+    if e is None or struct.unpack(e + "I", data[20:24])[0] != 1:
+        return None
+    flags, pos, number = {}, 24, 0
+    while pos + 16 <= len(data):
+        caplen = struct.unpack(e + "I", data[pos + 8:pos + 12])[0]
+        pkt = data[pos + 16:pos + 16 + caplen]
+        pos += 16 + caplen
+        number += 1
+        off, etype = 14, struct.unpack(">H", pkt[12:14])[0]
+        while etype in (0x8100, 0x88A8):
+            etype = struct.unpack(">H", pkt[off + 2:off + 4])[0]
+            off += 4
+        if etype == 0x0800 and pkt[off + 9] == 6 and not struct.unpack(">H", pkt[off + 6:off + 8])[0] & 0x3FFF:
+            tcp = off + (pkt[off] & 0xF) * 4
+        elif etype == 0x86DD and pkt[off + 6] == 6:
+            tcp = off + 40
+        elif etype in (0x0800, 0x86DD):
+            return None
+        else:
+            continue
+        bits = pkt[tcp + 13]
+        if bits & 0x04:
+            flags[number] = "RST"
+        elif bits & 0x01:
+            flags[number] = "FIN"
+    return flags
+
+
+def check_ladders_whole(text, report, files, label):
+    """Every ladder whole: each FIN and RST of a short capture's MPA connection has its row."""
+    rows = ladder_rows(text)
+    checked = 0
+    for i, path in enumerate(files):
+        conns = report["captures"][i]["connections"]
+        flags = tcp_flag_frames(path) if len(conns) == 1 else None
+        if not flags or max(flags) > 40:
+            continue
+        drawn = {(f, lab) for f, kind, lab in rows.get((i, conns[0]["id"]), []) if kind == "tcp"}
+        for frame, flag in sorted(flags.items()):
+            if (frame, flag) not in drawn:
+                fail(f"{label}: {os.path.basename(path)}: no {flag} row at frame {frame} on its ladder "
+                     f"(rows {rows.get((i, conns[0]['id']))})")
+        checked += 1
+    if checked < 10:
+        fail(f"{label}: only {checked} short captures with a FIN or RST to check the ladders of")
+    print(f"{label}: FINs and RSTs of {checked} short captures on their ladders")
+
+
+SEVERITY_RANK = {"error": 2, "warning": 1, "note": 0}
+DETAIL = re.compile(r'<details class="conn"[^>]*data-capture-index="(\d+)" data-connection="(\d+)"|'
+                    r'<section class="detail sev-(\w+)" id="[^"]+" data-id="([^"]+)" data-frame="(\d+)"')
+
+
+def check_cards_order(text, label):
+    """Each connection's finding cards: the worst first, then by frame."""
+    cards, key = {}, None
+    for m in DETAIL.finditer(text):
+        if m.group(1):
+            key = (int(m.group(1)), int(m.group(2)))
+        else:
+            cards.setdefault(key, []).append((-SEVERITY_RANK[m.group(3)], int(m.group(5)), m.group(4)))
+    mixed = 0
+    for key, got in cards.items():
+        if got != sorted(got, key=lambda c: c[:2]):
+            fail(f"{label}: connection {key}: cards not by severity then frame: {got}")
+        mixed += len({c[0] for c in got}) > 1
+    if mixed < 5:
+        fail(f"{label}: only {mixed} connections with cards of several severities")
+
+
 def check_page(page, report, files, label, listed_per_connection=500):
     """The page against the JSON report of the same run."""
     n0 = len(failures)
@@ -643,6 +739,44 @@ def main():
     def capture_index(name):
         found = [i for i, f in enumerate(files) if os.path.basename(f) == name]
         return found[0] if found else None
+
+    # Ladders whole; cards by severity then frame (fault-rdmap.ird-exceeded.pcap: the error
+    # first, before the four notes of the startup frames).
+    text = raw.decode("utf-8", "replace")
+    check_ladders_whole(text, report, files, "static corpus page")
+    check_cards_order(text, "static corpus page")
+    ird = capture_index("fault-rdmap.ird-exceeded.pcap")
+    if ird is not None:
+        first = [d for d in static.details if d[0] == ird][:1]
+        if not first or first[0][2] != "rdmap.ird-exceeded":
+            fail(f"fault-rdmap.ird-exceeded.pcap: the first card is {first}, not the error")
+    # The corpus twice passes the page's bound on ladder rows: the rows after a ladder's first
+    # are drawn in a closed <details> below it, still every one of them.
+    twice_path = os.path.join(args.work, "corpus-twice.html")
+    twice = run([args.mpa_check, "--no-suppress", "--format", "json", "--html", twice_path] + files + files)
+    twice_text = open(twice_path, encoding="utf-8").read()
+    rest = twice_text.count('<details class="ladder-rest">')
+    if not rest or rest != twice_text.count('<svg class="ladder-rest"'):
+        fail(f"corpus twice: {rest} ladders drawn in part, want some, each with its rest on demand")
+    check_ladders_whole(twice_text, json.loads(twice.stdout), files + files, "corpus twice")
+    # A sender's deviating FPDU is drawn at the frame that completes it as its sender framed
+    # it, beside the pin of the finding that names it (fault-fpdu.pad-rule-wrong.pcap: frame 8,
+    # not a second row at frame 9 below an arrowless pin).
+    rows = ladder_rows(text)
+    for name, fid, fpdu in (("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong", "send, ULPDU 1015"),
+                            ("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing", "send, ULPDU 1015")):
+        i = capture_index(name)
+        if i is None:
+            continue
+        ladder = rows.get((i, report["captures"][i]["connections"][0]["id"]), [])
+        pins = [f for f, kind, lab in ladder if kind == "pin" and lab == fid]
+        drawn = [f for f, kind, lab in ladder if kind == "fpdu" and lab == fpdu]
+        if pins != [8] or drawn != [8]:
+            fail(f"{name}: the deviating FPDU ({fpdu!r}) drawn at frames {drawn}, its pin {fid} at {pins}; "
+                 f"want both at frame 8 ({ladder[:12]})")
+        at = [k for k, (f, kind, lab) in enumerate(ladder) if kind == "fpdu" and lab == fpdu][:1]
+        if at and (at[0] == 0 or ladder[at[0] - 1] != (8, "pin", fid)):
+            fail(f"{name}: the pin of {fid} is not just above its FPDU's arrow ({ladder[:12]})")
 
     for name, fid, title in (("fault-fpdu.pad-rule-wrong.pcap", "fpdu.pad-rule-wrong", "pad as sent"),
                              ("fault-fpdu.crc-field-missing.pcap", "fpdu.crc-field-missing", "no CRC field"),

@@ -10,6 +10,12 @@ Subcommands:
   loads      tshark -G plugins lists mpa.so from the temporary folder
   fields     decoded fields, DDP/RDMAP under our FPDUs, expert items, filters,
              the built-in iwarp_mpa switched off, statistics
+  descriptions  every mpa.* field of tshark -G fields has a description (core fields and
+             expert items alike)
+  single-pass   a single pass says, at the frame where it happens, which frames it showed
+             before the library framed or judged them (mpa.single_pass), pointing to -2; a
+             second pass does not; and the plugin's rpcordma_heuristic preference turns off
+             Wireshark 4.0's RPCoRDMA heuristic that fails on valid iWARP traffic
   agreement  for every capture: the (frame, finding id) pairs of tshark -2 with the
              plugin equal those of mpa-check --format json, and so do the FPDUs
              (frame, ULPDU_Length, CRC status, markers) of mpa-check --list-fpdus
@@ -136,6 +142,58 @@ def test_loads(ts, args):
     fields = ts.run("-G", "fields")
     for name in ("mpa.fpdu.crc-mismatch", "mpa.startup.no-reply", "mpa.crc.status", "mpa.marker.points_to"):
         expect(f"\t{name}\t" in fields, f"field {name} not registered")
+
+
+# ---- descriptions
+
+def test_descriptions(ts, args):
+    # -G fields: F, name, filter name, type, parent, base, bitmask, description.
+    rows = [l.split("\t") for l in ts.run("-G", "fields").splitlines()]
+    mpa = [r for r in rows if r[0] == "F" and len(r) > 2 and re.match(r"mpa(\.|$)", r[2])]
+    expect(len(mpa) > 100, f"only {len(mpa)} mpa.* fields registered")
+    bare = [r[2] for r in mpa if len(r) < 8 or not r[7].strip()]
+    expect(not bare, f"{len(bare)} mpa.* field(s) without a description: {', '.join(bare)}")
+    print(f"descriptions: {len(mpa)} mpa.* fields, each described")
+
+
+# ---- single-pass
+
+SINGLE_PASS_CAPTURE = "fault-fpdu.pad-rule-wrong.pcap"
+
+
+def test_single_pass(ts, args):
+    capture = find_capture(args, SINGLE_PASS_CAPTURE)
+    path = ts.readable(capture)
+    fields = ["-T", "fields", "-e", "frame.number", "-e", "_ws.expert.message"]
+    one = [r.split("\t") for r in ts.run("-r", path, "-Y", "mpa.single_pass", *fields).splitlines()]
+    # The sender's deviating FPDU of frame 8 is framed only once the next ones parse (frame
+    # 19): a single pass showed frame 8 as payload with no FPDU.
+    expect(one, f"{SINGLE_PASS_CAPTURE}: a single pass shows no mpa.single_pass note")
+    notes = {int(r[0]): r[1] for r in one}
+    expect(any(re.search(r"Single pass: frames? 8\b.*tshark -2", m) for m in notes.values()),
+           f"no single-pass note names frame 8 and tshark -2: {notes}")
+    two = ts.run("-2", "-r", path, "-Y", "mpa.single_pass", *fields).strip()
+    expect(not two, f"tshark -2 shows mpa.single_pass notes: {two}")
+    errors_two = ts.frames(capture, "mpa.severity == 3")  # (ts.frames reads with -2)
+    expect(8 in errors_two, f"tshark -2 finds no error at frame 8: {errors_two}")
+    print(f"single-pass: notes at frames {sorted(notes)}; none with -2")
+    # The preference that turns off Wireshark 4.0's RPCoRDMA heuristic (and only that).
+    expert = ts.run("-2", "-r", ts.readable(find_capture(args, RPCORDMA_CAPTURE)), "-q", "-z",
+                    "expert", "-o", "mpa.rpcordma_heuristic:FALSE")
+    expect("RPCoRDMA" not in expert, f"mpa.rpcordma_heuristic:FALSE leaves RPCoRDMA items:\n{expert}")
+    expect(re.search(r"^Errors \(1\)", expert, re.M) and "MPA" in expert,
+           f"with RPCoRDMA off, -z expert should count MPA's one error:\n{expert}")
+
+
+RPCORDMA_CAPTURE = "fault-fpdu.crc-miscomputed.pcap"
+
+
+def find_capture(args, name):
+    for folder in args.captures:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            return path
+    raise Failure(f"{name} not found in {args.captures}")
 
 
 # ---- fields
@@ -801,14 +859,15 @@ def main():
     parser.add_argument("--corpus-to-pcap", help="tests/fuzz/corpus_to_pcap (robustness)")
     parser.add_argument("--fuzz-dir", help="tests/fuzz (robustness)")
     parser.add_argument("--hostile-dir", help="captures the hostile tests wrote (robustness)")
-    parser.add_argument("test", choices=["loads", "fields", "colouring", "tunnels", "agreement", "experts",
+    parser.add_argument("test", choices=["loads", "descriptions", "single-pass", "fields", "colouring", "tunnels", "agreement", "experts",
                                          "robustness"])
     args = parser.parse_args()
     args.captures = [d for d in args.captures if os.path.isdir(d)]
     with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
         try:
             ts = Tshark(args.tshark, args.plugin, workdir)
-            {"loads": test_loads, "fields": test_fields, "colouring": test_colouring,
+            {"loads": test_loads, "descriptions": test_descriptions,
+             "single-pass": test_single_pass, "fields": test_fields, "colouring": test_colouring,
              "tunnels": test_tunnels,
              "agreement": test_agreement,
              "experts": test_experts,
