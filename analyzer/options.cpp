@@ -141,14 +141,19 @@ void add_verdict(CLI::App& app, VerdictOptions& o) {
       ->group("Verdict and suppressions");
   app.add_option("--write-baseline", o.write_baseline,
                  "Write a suppression file accepting every error and warning of this run to FILE "
-                 "(capture paths relative to it, with counts); the run is then reported with it "
-                 "(exit 0 unless a capture could not be read or --require-mpa fails)")
+                 "(capture paths as given, relative to FILE as given, symbolic links not "
+                 "resolved; with counts); the run is then reported with it (exit 0 unless a "
+                 "capture could not be read or --require-mpa fails). A capture matches a path "
+                 "rule where it is there as named or with links resolved; a suppression file "
+                 "that accepts nothing says so on stderr with the captures it expected")
       ->type_name("FILE")
       ->group("Verdict and suppressions");
 }
 
 void add_text_format(CLI::App& app, ReportOptions& o) {
-  app.add_flag("--notes", o.notes, "Text format: list notes too (they are always counted)")
+  app.add_flag("--notes", o.notes,
+               "List notes too, in the text format and in SARIF (which has errors and warnings "
+               "only by default, as code-scanning dashboards want); notes are always counted")
       ->group("Reports");
   app.add_flag("-v,--verbose", o.verbose,
                "Text format: list notes and a summary of every connection")

@@ -192,8 +192,9 @@ void write_text_end(std::ostream& out, const std::vector<CaptureReport>& capture
 void write_rule_review(std::ostream& out, const RuleReview& review);
 std::string_view to_string(CrcStatus status);
 // `matrix` (--matrix): the interop matrix even where it is not shown by default (plugfest.h).
+// `tool_version`: mpa-check's, written in "tool" (null when empty).
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const RuleReview& review, bool matrix = false);
+                const RuleReview& review, bool matrix = false, std::string_view tool_version = {});
 // `seconds`: the run's wall time (the test suites' own are each capture's analysis).
 void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
                  const Policy& policy, double seconds = 0);
@@ -201,6 +202,7 @@ void write_junit(std::ostream& out, const std::vector<CaptureReport>& captures,
 // catalogue as the driver's rules, a notification per capture not read to its end.
 struct SarifOptions {
   Policy policy;               // for each capture's verdict
+  bool notes = false;          // list notes too (--notes; a dashboard shows errors and warnings)
   std::string version;         // mpa-check's
   std::string command;         // the command line
   std::string working_folder;  // absolute: capture paths are given relative to it

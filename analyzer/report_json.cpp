@@ -279,8 +279,9 @@ void write_matrix_json(std::ostream& out, const std::vector<CaptureReport>& capt
 }  // namespace
 
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
-                const RuleReview& review, bool matrix) {
-  out << "{\n\"" << kVersionKey << "\": " << kVersion << ",\n\"" << kCapturesKey << "\": [";
+                const RuleReview& review, bool matrix, std::string_view tool_version) {
+  out << "{\n\"" << kVersionKey << "\": " << kVersion << ",\n\"" << kToolKey
+      << "\": " << tool_json(tool_version).dump() << ",\n\"" << kCapturesKey << "\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
     out << (i ? ",\n" : "\n");
     StreamedWriter capture(out, policy);
@@ -327,7 +328,7 @@ class JsonLines : public FindingObserver {
   void on_decided(const ReportedFinding& f, std::uint32_t connection) override {
     ordered_json j;
     j["event"] = "finding";
-    j["time"] = utc_time(f.finding.timestamp_ns);
+    j["time"] = nullptr;  // first on the line; its value is map_finding's
     j["capture"] = capture_;
     j["connection"] =
         connection == kCaptureFinding ? ordered_json(nullptr) : ordered_json(connection);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace mpa::report::json_model {
 
@@ -28,6 +29,37 @@ void EndpointWords::parse(const json& v, Endpoint& e) {
   if (!port.empty() && port.size() <= 5 &&
       port.find_first_not_of("0123456789") == std::string::npos)
     e.port = static_cast<std::uint16_t>(std::stoul(port));
+}
+
+ordered_json FindingTimeWords::spell(const Finding& f) {
+  const std::uint64_t ns = f.frame_place.timestamp_ns ? f.frame_place.timestamp_ns : f.timestamp_ns;
+  return ns ? ordered_json(utc_time(ns)) : ordered_json(nullptr);
+}
+
+void FindingTimeWords::parse(const json& v, Finding& f) {
+  // "2026-11-26T11:20:01.123456Z", as utc_time writes it.
+  std::tm tm{};
+  unsigned micro = 0;
+  char zone = 0;
+  const std::string text = text_of(v);
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6u%c", &tm.tm_year, &tm.tm_mon,
+                  &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &micro, &zone) != 8 ||
+      zone != 'Z') {
+    return;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::time_t seconds = timegm(&tm);
+  if (seconds < 0) return;
+  const std::uint64_t ns =
+      static_cast<std::uint64_t>(seconds) * 1'000'000'000u + std::uint64_t{micro} * 1000u;
+  f.frame_place.timestamp_ns = ns;
+  f.timestamp_ns = ns;
+}
+
+ordered_json tool_json(std::string_view version) {
+  return {{"name", "mpa-check"},
+          {"version", version.empty() ? ordered_json(nullptr) : ordered_json(version)}};
 }
 
 void CrcWords::parse(const json& v, CrcStatus& c) {

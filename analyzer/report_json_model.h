@@ -101,6 +101,13 @@ struct CaptureWarningWords {
   static void parse(const json& v, CaptureStats& st);
 };
 
+// When a finding's frame was captured (its FramePlace; else the capture time when it was
+// found), as utc_time writes it; null where the capture holds no time. Read back into both.
+struct FindingTimeWords {
+  static ordered_json spell(const Finding& f);
+  static void parse(const json& v, Finding& f);
+};
+
 // The latencies of the startup exchange, in microseconds (unset when not seen): the capture
 // times themselves are not in the report.
 struct StartupLatency {
@@ -157,6 +164,7 @@ inline constexpr auto map_finding = [](auto& io, auto& rf, bool of_connection) {
                 [&] { io.template spelled<DirectionWords>("direction", f.direction); });
   io.field("frame", f.frame);
   io.field_or("certain_at", f.certain_at, f.frame);
+  io.template spelled<FindingTimeWords>("time", f);
   io.written_if(of_connection, [&] {
     io.template spelled<TcpSeqWords>("tcp_seq", f.tcp_seq);
     io.field("stream_offset", f.stream_offset);
@@ -348,10 +356,14 @@ inline constexpr auto map_capture = [](auto& io, auto& cap) {
   io.list("findings", cap.capture_findings, map_capture_finding);
 };
 
-// The document: {"version": 1, "captures": [...], "summary": ..., "matrix": ...}. Its
-// captures are written one connection at a time (report_json.cpp frames them by hand).
+// The document: {"version": 1, "tool": {...}, "captures": [...], "summary": ...,
+// "matrix": ...}. Its captures are written one connection at a time (report_json.cpp frames
+// them by hand). "tool" names the mpa-check that wrote it (its version null where not known);
+// --from-json does not read it back (the report it writes is this run's).
 inline constexpr int kVersion = 1;
 inline constexpr const char* kVersionKey = "version";
+inline constexpr const char* kToolKey = "tool";
 inline constexpr const char* kCapturesKey = "captures";
+ordered_json tool_json(std::string_view version);
 
 }  // namespace mpa::report::json_model

@@ -1,9 +1,14 @@
 // SARIF 2.1.0 (OASIS, errata 01) for code-scanning dashboards: one run; the catalogue as
 // tool.driver.rules (id, summary, the RFC section at rfc-editor.org, the RFC error code);
-// a result per listed finding, its level the catalogue's severity, its location the capture
-// (a URI relative to the working folder) and the frame as a logical location; a finding a
-// rule accepted carries an external suppression with the rule's reason. A capture not read
-// to its end is a tool execution notification (and the invocation did not succeed).
+// a result per error and warning (notes too with --notes: a dashboard would drown in them),
+// its level the catalogue's severity, its location the capture (a URI relative to the
+// working folder) with the frame's octets in the file as its region (byteOffset/byteLength,
+// SARIF 3.30.13: a capture is a binary artifact) and the frame as a logical location; its
+// partialFingerprints what stays the same from run to run and machine to machine (the rule,
+// the capture's file name, the connection's endpoints, the direction and stream offset, or
+// the frame of a finding of no connection: no path, no time); a finding a rule
+// accepted carries an external suppression with the rule's reason. A capture not read to
+// its end is a tool execution notification (and the invocation did not succeed).
 //
 // Written one result at a time, as the JSON report is: a capture may hold hundreds of
 // thousands of findings.
@@ -12,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "report.h"
 
@@ -79,6 +85,46 @@ ordered_json rule_json(const DiagnosticInfo& d) {
   return rule;
 }
 
+// FNV-1a, 64 bits: a short, stable digest (the same on every machine and build) of what
+// identifies a finding; partialFingerprints are compared for equality only.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325u;
+  for (const char ch : text) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3u;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+// What identifies a finding across runs (SARIF 3.27.17): the rule; the capture's file name
+// (not its folder, which differs between machines); the connection by its endpoints and
+// the direction and stream offset within it, or the frame for a finding about the capture.
+ordered_json partial_fingerprints(const CaptureReport& cap, const ReportedFinding& rf,
+                                  const ConnectionReport* c) {
+  const Finding& f = rf.finding;
+  std::string what = fmt::format("{}|{}", info(f.id).name, cap.place.name);
+  if (c) {
+    what += fmt::format("|{}|{}|{}", describe_endpoints(c->summary), to_string(f.direction),
+                        f.stream_offset);
+  } else {
+    what += fmt::format("|frame {}", f.frame);
+  }
+  return {{"mpaFinding/v1", fingerprint(what)}};
+}
+
+ordered_json physical_location(const CaptureReport& cap, std::size_t artifact, const Finding& f,
+                               const SarifOptions& options) {
+  ordered_json where = artifact_location(cap.place.path, options.working_folder);
+  where["index"] = artifact;
+  ordered_json physical = {{"artifactLocation", where}};
+  // The frame's captured octets where the file holds them as they are (a plain capture).
+  if (f.frame_place.length > 0) {
+    physical["region"] = {{"byteOffset", f.frame_place.offset},
+                          {"byteLength", f.frame_place.length}};
+  }
+  return physical;
+}
+
 ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const ReportedFinding& rf,
                          const ConnectionReport* c, std::size_t rule_index,
                          const SarifOptions& options) {
@@ -90,11 +136,8 @@ ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const R
   result["level"] = level(d.severity);
   result["message"] = {{"text", f.message}};
   ordered_json location;
-  if (!cap.place.path.empty()) {
-    ordered_json where = artifact_location(cap.place.path, options.working_folder);
-    where["index"] = artifact;
-    location["physicalLocation"] = {{"artifactLocation", where}};
-  }
+  if (!cap.place.path.empty())
+    location["physicalLocation"] = physical_location(cap, artifact, f, options);
   std::string qualified = cap.file;
   if (c) qualified += fmt::format("/connection {}/{}", c->summary.id, to_string(f.direction));
   qualified += fmt::format("/frame {}", f.frame);
@@ -113,6 +156,7 @@ ordered_json result_json(const CaptureReport& cap, std::size_t artifact, const R
          {{"artifactLocation", rule_file}, {"region", {{"startLine", rule.line}}}}}};
     result["suppressions"] = ordered_json::array({suppression});
   }
+  result["partialFingerprints"] = partial_fingerprints(cap, rf, c);
   ordered_json properties;
   properties["frame"] = f.frame;
   properties["certain_at"] = f.certain_at;
@@ -200,18 +244,19 @@ void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
       << ",\n"
       << "\"artifacts\": " << artifacts.dump() << ",\n\"results\": [";
   bool first = true;
-  auto put = [&](const ordered_json& result) {
-    out << (first ? "\n" : ",\n") << result.dump();
+  auto put = [&](const CaptureReport& cap, std::size_t i, const ReportedFinding& f,
+                 const ConnectionReport* c) {
+    if (info(f.finding.id).severity == Severity::Note && !options.notes) return;
+    out << (first ? "\n" : ",\n")
+        << result_json(cap, i, f, c, rule_index[f.finding.id], options).dump();
     first = false;
   };
   for (std::size_t i = 0; i < captures.size(); ++i) {
     const CaptureReport& cap = captures[i];
     for (const ConnectionReport& c : cap.connections) {
-      for (const ReportedFinding& f : c.findings)
-        put(result_json(cap, i, f, &c, rule_index[f.finding.id], options));
+      for (const ReportedFinding& f : c.findings) put(cap, i, f, &c);
     }
-    for (const ReportedFinding& f : cap.capture_findings)
-      put(result_json(cap, i, f, nullptr, rule_index[f.finding.id], options));
+    for (const ReportedFinding& f : cap.capture_findings) put(cap, i, f, nullptr);
   }
   out << "]\n}]\n}\n";
 }

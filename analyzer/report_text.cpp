@@ -255,6 +255,17 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
 }
 
 void write_rule_review(std::ostream& out, const RuleReview& review) {
+  if (!review.accepted_nothing.empty()) {
+    // Said plainly, so that findings a baseline was meant to accept do not come back unexplained.
+    fmt::print(out,
+               "{}: accepted nothing: none of this run's captures is one its rules name (paths "
+               "are relative to the file as named, symbolic links not resolved); they expect:\n",
+               review.accepted_nothing);
+    const std::size_t shown = std::min<std::size_t>(review.expected.size(), 10);
+    for (std::size_t i = 0; i < shown; ++i) fmt::print(out, "  {}\n", review.expected[i]);
+    if (review.expected.size() > shown)
+      fmt::print(out, "  and {} more\n", review.expected.size() - shown);
+  }
   for (const Suppression* rule : review.unused) {
     fmt::print(out,
                "{}:{}: unused: suppression rule matched nothing in this run (id={}): remove it "

@@ -54,6 +54,7 @@ struct RunReports {
   void sarif(std::ostream& out) const {
     report::SarifOptions options;
     options.policy = policy;
+    options.notes = context.options.reports.notes;
     options.version = MPA_VERSION;
     options.command = context.options.command;
     std::error_code ec;
@@ -78,7 +79,7 @@ void write_standard_output(const RunReports& run, const report::RuleReview& revi
     }
   } else if (o.format == OutputFormat::Json) {
     report::write_json(std::cout, run.reports, run.policy, review,
-                       run.context.options.plugfest.matrix);
+                       run.context.options.plugfest.matrix, MPA_VERSION);
   } else {
     report::TextOptions text = text_options(run.context.options);
     text.list_findings = !streamed;
@@ -171,7 +172,7 @@ bool write_baseline_file(const std::vector<report::CaptureReport>& reports,
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   const std::string folder =
-      std::filesystem::path(report::capture_place(path, true).path).parent_path().string();
+      std::filesystem::path(report::capture_place(path, true).given).parent_path().string();
   report::write_baseline(baseline, reports, date, folder);
   baseline.close();
   if (!baseline) {

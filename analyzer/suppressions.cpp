@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,9 +80,31 @@ std::string glob_escape(const std::string& text) {
   return glob;
 }
 
-// The absolute folder of a file, resolved as capture_place resolves a capture's.
+// The absolute folder of a file, resolved as capture_place resolves a capture's, and as named.
 std::string folder_of(const std::string& file) {
   return std::filesystem::path(capture_place(file, true).path).parent_path().string();
+}
+std::string given_folder_of(const std::string& file) {
+  return std::filesystem::path(capture_place(file, true).given).parent_path().string();
+}
+
+// `capture` (with a '/') relative to `folder`, as an absolute glob.
+std::string absolute_glob(const std::string& capture, const std::string& folder) {
+  const std::string joined = capture.front() == '/' ? capture : glob_escape(folder) + "/" + capture;
+  std::string glob = std::filesystem::path(joined).lexically_normal().string();
+  if (glob.size() > 1 && glob.back() == '/') glob.pop_back();
+  return glob;
+}
+
+// The working folder as the shell names it ($PWD, symbolic links not resolved) where that is
+// the working folder, else as the system does.
+std::filesystem::path logical_working_folder() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path real = fs::current_path(ec);
+  const char* pwd = std::getenv("PWD");
+  if (pwd != nullptr && pwd[0] == '/' && fs::equivalent(pwd, real, ec) && !ec) return pwd;
+  return real;
 }
 
 // A value a quoted field can hold as it is.
@@ -107,6 +130,7 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
     return std::nullopt;
   }
   const std::string folder = folder_of(path);
+  const std::string given_folder = given_folder_of(path);
   Suppressions s;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
@@ -161,11 +185,8 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
       rule.capture_by_name = true;
       rule.capture_glob = rule.capture;
     } else {
-      const std::string joined =
-          rule.capture.front() == '/' ? rule.capture : glob_escape(folder) + "/" + rule.capture;
-      rule.capture_glob = std::filesystem::path(joined).lexically_normal().string();
-      if (rule.capture_glob.size() > 1 && rule.capture_glob.back() == '/')
-        rule.capture_glob.pop_back();
+      rule.capture_glob = absolute_glob(rule.capture, folder);
+      rule.capture_glob_given = absolute_glob(rule.capture, given_folder);
     }
     s.rules_.push_back(std::move(rule));
   }
@@ -175,7 +196,9 @@ std::optional<Suppressions> Suppressions::load(const std::string& path, std::str
 bool Suppression::takes(const CapturePlace& place) const {
   if (capture.empty()) return true;
   if (capture_by_name) return fnmatch(capture_glob.c_str(), place.name.c_str(), 0) == 0;
-  return !place.path.empty() && fnmatch(capture_glob.c_str(), place.path.c_str(), 0) == 0;
+  if (place.path.empty()) return false;
+  return fnmatch(capture_glob.c_str(), place.path.c_str(), 0) == 0 ||
+         (!place.given.empty() && fnmatch(capture_glob_given.c_str(), place.given.c_str(), 0) == 0);
 }
 
 Judgement Suppressions::match(const CapturePlace& capture, const Finding& finding,
@@ -217,8 +240,19 @@ RuleReview Suppressions::review(const std::vector<CaptureReport>& captures) cons
     }
     for (const auto& [rule, n] : cap.suppressed_by) most[rule] = std::max(most[rule], n);
   }
+  std::uint64_t accepted = 0;
   for (const Suppression& rule : rules_) {
     if (!rule.capture.empty() && !took.contains(&rule)) review.complete = false;
+    accepted += most[&rule];
+  }
+  if (!review.complete && accepted == 0 && !rules_.empty()) {
+    review.accepted_nothing = rules_.front().file;
+    std::set<std::string> seen;
+    for (const Suppression& rule : rules_) {
+      if (rule.capture.empty() || took.contains(&rule)) continue;
+      const std::string& where = rule.capture_by_name ? rule.capture : rule.capture_glob_given;
+      if (seen.insert(where).second) review.expected.push_back(where);
+    }
   }
   if (!review.complete) return review;
   for (const Suppression& rule : rules_) {
@@ -243,6 +277,9 @@ CapturePlace capture_place(const std::string& file, bool is_file) {
   place.name = given.filename().string();
   std::error_code ec;
   const fs::path absolute = fs::absolute(given, ec);
+  place.given =
+      (given.is_absolute() ? given : logical_working_folder() / given).lexically_normal().string();
+  if (place.given.size() > 1 && place.given.back() == '/') place.given.pop_back();
   if (place.name.empty() || place.name == "." || place.name == "..") {
     place.path = fs::weakly_canonical(absolute, ec).string();
     if (place.path.size() > 1 && place.path.back() == '/') place.path.pop_back();
@@ -278,9 +315,10 @@ void write_baseline(std::ostream& out, const std::vector<CaptureReport>& capture
       where = path_glob(cap.place.name);
       std::replace(where.begin(), where.end(), '/', '?');
     } else {
-      std::string relative =
-          std::filesystem::path(cap.place.path).lexically_relative(folder).string();
-      if (relative.empty()) relative = cap.place.path;
+      // As the user named it, relative to the file as named: symbolic links stay as they are.
+      const std::string& capture = cap.place.given.empty() ? cap.place.path : cap.place.given;
+      std::string relative = std::filesystem::path(capture).lexically_relative(folder).string();
+      if (relative.empty()) relative = capture;
       // A slash makes it a path (a bare name would be a glob on file names anywhere).
       if (relative.find('/') == std::string::npos) relative = "./" + relative;
       where = path_glob(relative);

@@ -25,10 +25,13 @@ struct CaptureReport;
 
 // Where a capture is, as suppression rules and SARIF locations see it. `path`: the
 // capture file's absolute path, its folders resolved (symbolic links, "..") and its file
-// name as given; empty for standard input or a live interface. `name`: the file name
+// name as given; empty for standard input or a live interface. `given`: the same as the user
+// named it, symbolic links not resolved (made absolute from the shell's working folder, $PWD,
+// where that is the working folder; ".." taken lexically). `name`: the file name
 // ("<stdin>", or the interface).
 struct CapturePlace {
   std::string path;
+  std::string given;
   std::string name;
 };
 // The place of `file` as named on the command line (is_file false: standard input or a
@@ -40,9 +43,14 @@ struct Suppression {
   std::size_t line = 0;
   std::string id;  // catalogue id (checked against the catalogue when read)
   // capture= as written (empty: any). With a '/', a path or glob relative to the
-  // suppression file's folder (or absolute); without one, a glob on the file name.
+  // suppression file's folder (or absolute); without one, a glob on the file name. The folder
+  // is taken both as the file was named (symbolic links not resolved: CapturePlace::given)
+  // and resolved (CapturePlace::path): a capture matches if it is there in either view, so a
+  // baseline written through a symbolic link to a folder works from the folder's real path
+  // and the other way round.
   std::string capture;
-  std::string capture_glob;  // what fnmatch compares: an absolute glob, or the name glob
+  std::string capture_glob;        // what fnmatch compares: an absolute glob, or the name glob
+  std::string capture_glob_given;  // the absolute glob from the folder as named
   bool capture_by_name = false;
   std::string endpoint;  // "address:port" of either side (empty: any)
   std::string stack;     // stack fingerprint of either side, e.g. "Linux siw" (empty: any)
@@ -76,6 +84,12 @@ struct RuleReview {
   // Rules with a count that no capture reached: the rule and the most it accepted in one
   // capture (only when complete).
   std::vector<std::pair<const Suppression*, std::uint64_t>> under_count;
+  // A suppression file none of whose rules accepted anything while its rules name captures
+  // this run did not see (a baseline used from elsewhere, or with other captures): the
+  // file, and the captures its rules expected (absolute, as named from where the file was
+  // named; a file name glob as written).
+  std::string accepted_nothing;
+  std::vector<std::string> expected;
 };
 
 class Suppressions {
@@ -105,9 +119,10 @@ class Suppressions {
 };
 
 // Writes a suppression file that accepts every error and warning of `captures`: one rule
-// per capture and id with the number of its findings (count=), the capture as a path
-// relative to `folder` (the file's folder), reason "baseline DATE: review" naming the
-// stacks seen.
+// per capture and id with the number of its findings (count=), the capture as the user named
+// it (CapturePlace::given) relative to `folder` (the file's folder as the user named it:
+// capture_place(file).given's folder), symbolic links not resolved, reason "baseline DATE:
+// review" naming the stacks seen.
 void write_baseline(std::ostream& out, const std::vector<CaptureReport>& captures,
                     const std::string& date, const std::string& folder);
 

@@ -832,7 +832,8 @@ def check_bad_input(a):
 
 
 def sarif_validators():
-    """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy)."""
+    """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy:
+    the OASIS file may not be committed here, see tests/cli/CMakeLists.txt)."""
     try:
         import jsonschema
     except ImportError:
@@ -865,7 +866,7 @@ def check_sarif(a):
     with open(rules, "w") as f:
         f.write('id=fpdu.crc-mismatch reason="the probe corrupts this CRC on purpose"\n')
     args = ["--suppress", "rules", "caps", "missing.pcap"]
-    code, out, err = run(a.mpa_check, "--sarif", "out.sarif", *args, cwd=a.work)
+    code, out, err = run(a.mpa_check, "--sarif", "out.sarif", "--notes", *args, cwd=a.work)
     expect(code == 2 and "missing.pcap" in err, f"exit {code}: {err}")
     with open(os.path.join(a.work, "out.sarif")) as f:
         sarif = json.load(f)

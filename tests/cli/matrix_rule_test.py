@@ -117,7 +117,7 @@ def main():
     try:
         # Nothing names them: no matrix by default (JSON, HTML), the rest of the report as ever.
         plain = report(a, lab)
-        expect("matrix" not in plain and list(plain) == ["version", "captures", "summary"],
+        expect("matrix" not in plain and list(plain) == ["version", "tool", "captures", "summary"],
                f"default: keys {list(plain)}")
         expect(plain["summary"]["connections"] == 320, f"connections {plain['summary']['connections']}")
         conns = plain["captures"][0]["connections"]

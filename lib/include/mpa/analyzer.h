@@ -24,6 +24,11 @@ class Analyzer {
   Analyzer& operator=(const Analyzer&) = delete;
 
   void on_segment(const TcpSegment& segment);
+  // Frame `number` lies at `place` in the capture file: the findings about it say so
+  // (Finding::frame_place) while it is among the last kFramePlaces frames given. FrameFeeder
+  // gives every frame it is fed, before what the frame holds.
+  static constexpr std::size_t kFramePlaces = std::size_t{1} << 15;
+  void on_frame(std::uint64_t number, const FramePlace& place);
   // A finding about the capture rather than a connection (IP reassembly: a datagram given up
   // incomplete, overlapping fragments that differ), at `frame`.
   void on_capture_finding(DiagId id, std::uint64_t frame, std::uint64_t timestamp_ns,

@@ -25,6 +25,16 @@ constexpr Direction other(Direction direction) {
 // The connection of a finding about the capture rather than a connection (IP fragments).
 constexpr std::uint32_t kCaptureFinding = UINT32_MAX;
 
+// Where a frame lies in the capture file it was read from: its captured octets (link layer
+// first) at `offset`, `length` of them; and when it was captured. Known for the frames of a
+// plain pcap or pcapng file read in place (CaptureRecord::source); length 0 where not (a
+// compressed file, a pipe, a live capture: its octets are in no file at a place of their own).
+struct FramePlace {
+  std::uint64_t offset = 0;
+  std::uint32_t length = 0;
+  std::uint64_t timestamp_ns = 0;  // the frame's capture time (0: not known)
+};
+
 struct Finding {
   DiagId id{};
   // The connection's number (ConnectionSummary::id), or kCaptureFinding.
@@ -39,6 +49,10 @@ struct Finding {
   std::uint64_t stream_offset = 0;
   std::string message;             // the values that explain it
   std::uint64_t timestamp_ns = 0;  // capture time of the segment being analysed when it was found
+  // Where `frame` lies in the capture file and when it was captured: stamped by the Analyzer
+  // from the frames FrameFeeder fed it (Analyzer::on_frame); all 0 where the frame is not
+  // among the last Analyzer::kFramePlaces it was given.
+  FramePlace frame_place;
 };
 
 // A finding about `seq` (stream offset `offset`) that became certain at `frame`; the

@@ -102,6 +102,7 @@ class FrameFeeder : private IpReassemblyEvents {
   // The same for a frame that decode_captured() found to hold a TCP segment outside any
   // tunnel (the common case): only the segment crosses threads, not the whole DecodeResult.
   void feed_plain_segment(const CapturedFrame& frame, const TcpSegment& segment) {
+    note_place(frame);
     ++stats_.frames;
     stats_.bytes += frame.data.size();
     ++stats_.tcp_segments;
@@ -123,6 +124,8 @@ class FrameFeeder : private IpReassemblyEvents {
 
  private:
   void account(const CapturedFrame& frame, const DecodeResult& decoded);
+  // Tells the analyzer where the frame lies in the file (Analyzer::on_frame).
+  void note_place(const CapturedFrame& frame);
   // Counts what a frame or a reassembled datagram held.
   void count(std::uint64_t frame, const DecodeResult& decoded);
   void count_not_tcp(std::uint64_t frame, const DecodeResult& decoded);

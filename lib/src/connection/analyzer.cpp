@@ -82,11 +82,16 @@ Analyzer::~Analyzer() = default;
 
 void Analyzer::on_segment(const TcpSegment& segment) { impl_->on_segment(segment); }
 
+void Analyzer::on_frame(std::uint64_t number, const FramePlace& place) {
+  impl_->context.frame_places.note(number, place);
+}
+
 void Analyzer::on_capture_finding(DiagId id, std::uint64_t frame, std::uint64_t timestamp_ns,
                                   std::string detail) {
   Finding f = make_finding(id, frame, TcpSeq(), 0, std::move(detail));
   f.connection = kCaptureFinding;
   f.timestamp_ns = timestamp_ns;
+  impl_->context.frame_places.stamp(f);
   impl_->context.sink.on_finding(f);
 }
 

@@ -110,6 +110,7 @@ void MpaConnection::report(Sender& s, Finding&& f) {
   }
   f.connection = number_;
   if (f.timestamp_ns == 0) f.timestamp_ns = context_.ns;
+  context_.frame_places.stamp(f);  // now, while its frame is recent (a held one may not be)
   if (!is_mpa_) {
     if (pending_.size() < kPendingFindingsLimit) pending_.emplace_back(&s, std::move(f));
     return;

@@ -28,9 +28,11 @@
 #include "fpdu/held_octets.h"
 #include "fpdu/octet_frames.h"
 #include "mpa/analysis_options.h"
+#include "mpa/analyzer.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_reassembly.h"
 #include "report/direction_stats.h"
+#include "report/frame_places.h"
 #include "report/interop.h"
 #include "startup/startup_exchange.h"
 #include "ulp/ulp_checks.h"
@@ -46,6 +48,9 @@ struct AnalysisContext {
   std::uint64_t ns = 0;     // its time stamp
   RefusedRequests refused;  // Rev 2 Requests refused so far (interop hints)
   std::uint64_t mpa_connections = 0;
+  // Where the last frames lie in the capture file: each finding is stamped with its frame's
+  // place at the gate (MpaConnection::report).
+  FramePlaces frame_places{Analyzer::kFramePlaces};
 };
 
 // Octets each side sends after a Reject that are looked at for FPDUs.

@@ -45,9 +45,21 @@ FrameFeeder::FrameFeeder(Analyzer& analyzer)
     : analyzer_(analyzer), reassembler_(analyzer.options().ip_reassembly) {}
 
 void FrameFeeder::account(const CapturedFrame& frame, const DecodeResult& decoded) {
+  note_place(frame);
   ++stats_.frames;
   stats_.bytes += frame.data.size();
   count(frame.number, decoded);
+}
+
+void FrameFeeder::note_place(const CapturedFrame& frame) {
+  // A place in the file only where the octets can be read there again (a plain file).
+  FramePlace place;
+  place.timestamp_ns = frame.timestamp_ns;
+  if (frame.source != nullptr) {
+    place.offset = frame.at;
+    place.length = static_cast<std::uint32_t>(frame.data.size());
+  }
+  analyzer_.on_frame(frame.number, place);
 }
 
 void FrameFeeder::count(std::uint64_t frame, const DecodeResult& decoded) {
