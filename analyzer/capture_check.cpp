@@ -107,6 +107,7 @@ AnalyzerOptions analyzer_options(const ReadingOptions& reading) {
   options.markers = on_off(reading.markers);
   options.crc = on_off(reading.crc);
   options.infer_with_syn = reading.infer_all;
+  options.idle_timeout_ns = static_cast<std::uint64_t>(reading.idle_timeout * 1e9);
   for (const std::uint16_t port : reading.vxlan_ports) options.decode.vxlan_ports.push_back(port);
   for (const std::uint16_t port : reading.geneve_ports) {
     options.decode.geneve_ports.push_back(port);
@@ -145,6 +146,7 @@ void analyse(CaptureReader& reader, const AnalyzerOptions& options, const Readin
   g_reader = nullptr;
   collector.finish();
   report.tcp_connections = analyzer.tcp_connections();
+  report.expired_connections = analyzer.expired_connections();
 }
 
 }  // namespace

@@ -232,6 +232,12 @@ void add_decoding(CLI::App& app, ReadingOptions& o) {
   app.add_option("--max-connections", o.max_connections,
                  "Connections tracked at once (default 16384)")
       ->group("Reading captures");
+  app.add_option("--idle-timeout", o.idle_timeout,
+                 "Seconds without a segment after which a connection is finished and freed, "
+                 "counted as expired, never an error (default: 300 with -i, never for files; 0: "
+                 "never)")
+      ->check(CLI::NonNegativeNumber)
+      ->group("Reading captures");
   app.add_option("--vxlan-port", o.vxlan_ports,
                  "Also decode UDP port N as VXLAN (besides 4789; repeatable or N,M)")
       ->delimiter(',')
@@ -376,6 +382,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   options.reports.sarif = destination(parsed.sarif);
   options.reports.html = destination(parsed.html);
   options.mode = mode_of(parsed);
+  if (options.reading.idle_timeout < 0)
+    options.reading.idle_timeout = options.live.interface.empty() ? 0 : kLiveIdleTimeout;
   return std::nullopt;
 }
 

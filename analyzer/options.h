@@ -87,9 +87,16 @@ struct ReadingOptions {
   bool infer_all = false;
   std::size_t max_buffer = 4u << 20;
   std::size_t max_connections = 16384;
+  // --idle-timeout: seconds without a segment after which a connection is finished and freed
+  // ("expired"); 0: never. Unset on the command line: kLiveIdleTimeout with -i, never for files.
+  double idle_timeout = -1;
   std::vector<std::uint16_t> vxlan_ports;   // in addition to 4789
   std::vector<std::uint16_t> geneve_ports;  // in addition to 6081
 };
+
+// A live run's idle timeout unless --idle-timeout says otherwise: Zeek's TCP inactivity
+// timeout (5 minutes).
+constexpr double kLiveIdleTimeout = 300;
 
 // The Plugfest group (--matrix is a report: it is here as --help groups it).
 struct PlugfestOptions {

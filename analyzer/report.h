@@ -66,7 +66,8 @@ struct CaptureReport {
   std::vector<ConnectionReport> connections;      // by connection id
   std::vector<ReportedFinding> capture_findings;  // not tied to a connection (IP fragments)
   std::uint64_t tcp_connections = 0;
-  std::uint64_t mpa_connections = 0;  // also those not kept (a live capture keeps none)
+  std::uint64_t mpa_connections = 0;      // also those not kept (a live capture keeps none)
+  std::uint64_t expired_connections = 0;  // TCP connections let go for being idle (--idle-timeout)
   // Every finding of the capture, listed or not.
   SeverityCounts active;  // not suppressed
   SeverityCounts suppressed;

@@ -91,9 +91,13 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
                                       ? fmt::format("no MPA traffic found in {}",
                                                     count_of(cap.tcp_connections, "TCP connection"))
                                       : count_of(cap.mpa_connections, "connection") + " with MPA";
-  fmt::print(out, "{}: {}: {} frames, {}; {}, {}, {}{}{}\n", cap.file,
+  // Let go for being idle (--idle-timeout): a count, never a finding.
+  const std::string expired =
+      cap.expired_connections ? fmt::format(" ({} expired)", cap.expired_connections) : "";
+  fmt::print(out, "{}: {}: {} frames, {}{}; {}, {}, {}{}{}\n", cap.file,
              failed ? (options.color ? "\033[1;31mFAIL\033[0m" : "FAIL") : "ok",
-             cap.result.stats.frames, connections, count_of(cap.active[Severity::Error], "error"),
+             cap.result.stats.frames, connections, expired,
+             count_of(cap.active[Severity::Error], "error"),
              count_of(cap.active[Severity::Warning], "warning"),
              count_of(cap.active[Severity::Note], "note"),
              suppressed ? fmt::format(" ({} suppressed)", suppressed) : std::string(), by_id);

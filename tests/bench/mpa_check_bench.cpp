@@ -11,7 +11,7 @@
 // and mpa-check with --read-threads 1 on the plain file, and CaptureReader's reading alone.
 // Then the rows shaped like the field (issue 44): see field_rows.
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
-//      [--rows first|field|all] [--field-size-mib N]
+//      [--rows first|field|all] [--field-size-mib N] [--write-soak PATH]
 //      [--rounds N] [--write-only]
 // Each figure is the best of N rounds (5 by default), a floor and mpa-check side by side in
 // each: on a shared machine whose host takes a core away now and then, a run that needs both
@@ -479,6 +479,25 @@ void field_rows(const std::string& binary, int rounds, std::uint64_t field_mib) 
       static_cast<double>(rss_100_open) / 1024.0);
 }
 
+// The soak (tests/bench/soak.sh): 100,000 short connections (startup, one small message each
+// way), 1,000 open at once; half close with FINs, half never close (a live run must let go of
+// them: --idle-timeout). Replayed in a loop with tcpreplay --unique-ip, each loop new flows.
+FieldShape soak_connections() {
+  FieldShape shape;
+  shape.connections = 100000;
+  shape.open_at_once = 1000;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    mpa::synth::Scenario s = mpa::synth::base_scenario("soak");
+    s.initiator.frame.c = true;
+    s.seed = 300 + i;
+    s.initiator.messages = mpa::synth::mixed_messages(1, {64});
+    s.responder.messages = mpa::synth::mixed_messages(1, {100});
+    if (i % 2) s.close = mpa::synth::Ending::None;
+    shape.templates.push_back(mpa::synth::generate_frames(s));
+  }
+  return shape;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -506,6 +525,11 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--field-size-mib") == 0) field_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--rows") == 0) rows = argv[i + 1];
+    if (std::strcmp(argv[i], "--write-soak") == 0) {
+      const std::string soak = argv[i + 1];
+      write_in_child(soak, [&] { write_interleaved(soak, soak_connections()); });
+      return 0;
+    }
     ++i;
   }
   if (rows == "field" && !write_only) {

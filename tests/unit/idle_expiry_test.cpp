@@ -50,9 +50,9 @@ Outcome analyze_two(std::uint64_t timeout_ns, std::uint64_t pause_ns) {
     for (const auto& frame : synth::generate_frames(open_conversation(host))) {
       std::uint64_t ns = frame.time_us * 1000 + shift_ns;
       if (which == 1 && shift_ns == 0) shift_ns = last_ns + pause_ns - ns, ns = last_ns + pause_ns;
-      DecodeResult decoded = decode_frame(link_type::kEthernet, frame.bytes,
-                                          static_cast<std::uint32_t>(frame.bytes.size()), ++number,
-                                          ns);
+      DecodeResult decoded =
+          decode_frame(link_type::kEthernet, frame.bytes,
+                       static_cast<std::uint32_t>(frame.bytes.size()), ++number, ns);
       const bool first_of_second = which == 1 && number == first_number;
       if (first_of_second) out.ended_before_second = out.recorder.connections.size();
       if (decoded.status == DecodeStatus::Tcp) analyzer.on_segment(decoded.segment);
