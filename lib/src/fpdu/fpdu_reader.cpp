@@ -200,7 +200,7 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   fpdu.timestamp_ns = now_ns_;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
-      fpdu.judged && !framing_named_) {
+      fpdu.judged) {
     if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) return resume;
   }
   emit(frame, sink, false, grammar_.pad_nonzero());

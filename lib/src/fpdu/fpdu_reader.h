@@ -158,9 +158,11 @@ class FpduReader {
   std::optional<reader_mode::PreviousFpdu> prev_;
   // The previous FPDU as `h` frames it, to `sink` (a deviation named from it).
   void revise_previous(const SenderHypothesis& h, FpduSink& sink);
+  // The catalogue id of the framing read by now (nullopt: the RFC's).
+  std::optional<DiagId> named_id() const;
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
-  bool framing_named_ = false;        // a deviation was named: no second one is looked for
+  bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)
   bool said_unverifiable_ = false;
   std::uint64_t now_ns_ = 0;  // the capture time of the segment being read (SegmentFacts)
   std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;
