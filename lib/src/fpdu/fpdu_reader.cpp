@@ -219,6 +219,8 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ++fpdus_;
   ulpdu_bytes_ += fpdu.ulpdu_length;
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
+  if (!held_pads_.empty()) settle_pad_warnings(fpdu, crc_explained, sink);
+  if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame)) pad_nonzero = false;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);
   reader_mode::PreviousFpdu& prev = prev_.emplace();

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <variant>
+#include <vector>
 
 #include "fpdu/fpdu_grammar.h"
 #include "fpdu/fpdu_judge.h"
@@ -160,6 +161,18 @@ class FpduReader {
   void revise_previous(const SenderHypothesis& h, FpduSink& sink);
   // The catalogue id of the framing read by now (nullopt: the RFC's).
   std::optional<DiagId> named_id() const;
+  // fpdu.pad-nonzero held while the octets may yet show the pad to be the sender's ULPDU or
+  // the next FPDU's header (a misreading, not a sender's pad): see hold_pad_warning.
+  struct HeldPadWarning {
+    TcpSeq header_seq;
+    std::uint64_t offset = 0;
+    std::uint64_t frame = 0;
+    std::uint32_t ulpdu_length = 0;
+  };
+  std::vector<HeldPadWarning> held_pads_;
+  bool hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame);
+  void settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink);
+  void give_pad_warnings(FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)

@@ -47,7 +47,8 @@ constexpr std::uint32_t kLongerFpduOctets = 4 + 3 + kMarkerSize;
 // that sender framed it. `window`: the octets from the tail to the end of the push.
 std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc_on,
                                             std::span<const std::uint8_t> window, TcpSeq window_seq,
-                                            TcpSeq& resume, bool& pad_nonzero) {
+                                            TcpSeq& resume, bool& pad_nonzero,
+                                            const SenderFraming* besides = nullptr) {
   const FpduEvent& fpdu = grammar.event();
   // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
   // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
@@ -58,6 +59,7 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
   for (const SenderHypothesis& h : framing_hypotheses(grammar.grid().enabled(), crc_on)) {
     if (!h.id || h.markers != grammar.grid().enabled() || !h.framing.crc_field) continue;
     if (h.framing == grammar.framing()) continue;  // (the framing it was read with)
+    if (besides && h.framing == *besides) continue;
     if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
         fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
@@ -175,6 +177,44 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (testing()) run(decide(true, frame, sink), sink);
+  if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
+}
+
+bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame) {
+  if (!config_.check_sender_framing || !judge_.judging() || !fpdu.judged) return false;
+  if (config_.crc) {
+    // A CRC vouches for where an FPDU ends, not for where its ULPDU does: a sender whose
+    // ULPDU_Length counts 2 octets short ends its FPDU where the RFC does whenever the RFC's
+    // pad is 2 or 3 octets, and the last two octets of its ULPDU read as the pad's first two.
+    if (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length < 2 ||
+        grammar_.framing().length_bias < 0) {
+      return false;
+    }
+    for (std::size_t i = 2; i < fpdu.pad_length; ++i) {
+      if (fpdu.pad[i] != 0) return false;
+    }
+  }
+  // (Without CRCs, the "pad" may be the next FPDU's first octets, until that FPDU begins.)
+  held_pads_.push_back({fpdu.header_seq, header_offset(fpdu), frame, fpdu.ulpdu_length});
+  return true;
+}
+
+void FpduReader::settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink) {
+  // Without CRCs: another FPDU followed, where the RFC puts it. With CRCs: an FPDU whose CRC
+  // matches with a pad of 0 or 1 octets, which a sender counting 2 short would have ended 4
+  // octets later.
+  if (config_.crc &&
+      (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length >= 2)) {
+    return;
+  }
+  give_pad_warnings(sink);
+}
+
+void FpduReader::give_pad_warnings(FpduSink& sink) {
+  for (const HeldPadWarning& w : held_pads_) {
+    judge_.pad_nonzero(sink, w.header_seq, w.offset, w.frame, w.ulpdu_length);
+  }
+  held_pads_.clear();
 }
 
 std::optional<FpduReader::Resume> FpduReader::decide(bool final, std::uint64_t frame,
@@ -256,6 +296,7 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   if (verdict.candidate == kFramingLost) {
     // fpdu.framing-lost: the rest is not read.
     mode_ = reader_mode::Abandoned{};
+    held_pads_.clear();  // (pads of FPDUs read on a framing that read no further)
     const std::uint32_t tried = static_cast<std::uint32_t>(
         framing_hypotheses(grammar_.grid().enabled(), config_.crc).size());
     judge_.fatal(
@@ -292,6 +333,8 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
               describe(h),
               config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
     framing = h.framing;
+    // The pads held were the named FPDU's misread end, or ULPDU octets counted short.
+    if (!config_.crc || h.framing.length_bias < 0) held_pads_.clear();
     if (!h.markers) grid = MarkerGrid();
     framing_named_ = true;
     if (!first_marker) revise_previous(h, sink);
@@ -355,6 +398,17 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   const std::optional<SenderHypothesis> h =
       explain_crc(grammar_, config_.crc, window, window_seq, resume, pad_nonzero);
   if (!h) return std::nullopt;
+  // Another rule of the same dimension that fits this FPDU as well (a sender 4 long ends an
+  // FPDU whose pad the RFC makes 2 or 3 where one 2 long would): both are named, and the
+  // next FPDU that tells them apart settles it without naming the id again.
+  TcpSeq other_resume;
+  bool other_pad = false;
+  const std::optional<SenderHypothesis> also =
+      explain_crc(grammar_, config_.crc, window, window_seq, other_resume, other_pad, &h->framing);
+  const std::string rule =
+      also && also->id == h->id && other_resume == resume
+          ? fmt::format("{} or {} (this FPDU fits both)", describe(*h), describe(*also))
+          : describe(*h);
   FpduEvent& fpdu = grammar_.event();
   const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
   const std::uint32_t ulpdu = ulpdu_octets(h->framing, fpdu.ulpdu_length).value_or(0);
@@ -380,6 +434,7 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
   // Ended before this push: whether it lay within one segment is what it was before.
   if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
+  if (h->framing.length_bias < 0) held_pads_.clear();  // (ULPDU octets counted short)
   emit_fpdu(frame, sink, true, pad_nonzero);
   // A verdict reopened (the rule named before fits no more): the id was named already, with
   // the rule the FPDUs up to here allowed; another id is named as it is found.
@@ -388,7 +443,7 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
         sink, *h->id, fpdu.header_seq, header_offset(fpdu), frame,
         fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
                     "this direction is read",
-                    fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), describe(*h)));
+                    fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), rule));
   }
   grammar_.reframe(h->framing, grammar_.grid());
   framing_named_ = true;
