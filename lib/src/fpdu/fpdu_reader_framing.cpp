@@ -322,6 +322,17 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
     const TcpSeq where = first_marker ? t.trigger_seq : prev_->start;
     const std::uint32_t length = first_marker ? t.trigger_ulpdu_length : prev_->ulpdu_length;
     const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
+    // Another rule of the same dimension that reads on as far (odd ULPDUs alone do not tell
+    // (n + 2) mod 4 from the ULPDU alone to 4): both named; a later FPDU settles it silently.
+    std::string rule = describe(h);
+    for (const Candidate& other : t.candidates) {
+      if (&other == &c || other.hypothesis.id != h.id || other.start != c.start ||
+          other.test.stop != FramingTest::Stop::Enough) {
+        continue;
+      }
+      rule = fmt::format("{} or {} (these FPDUs fit both)", rule, describe(other.hypothesis));
+      break;
+    }
     if (!framing_named_ || named_id() != h.id)
       judge_.report(
           sink, *h.id, where, where_offset, frame,
@@ -330,7 +341,7 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
               where.value(), deviation_of(h, length),
               fpdus == 1 ? std::string("the next FPDU parses")
                          : fmt::format("the next {} FPDUs parse", fpdus),
-              describe(h),
+              rule,
               config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
     framing = h.framing;
     // The pads held were the named FPDU's misread end, or ULPDU octets counted short.

@@ -24,8 +24,8 @@ constexpr auto hypotheses() {
   std::size_t i = 0;
   out[i++] = {std::nullopt, kRfcFraming, Markers};
   if constexpr (Markers) out[i++] = {FpduMarkersMissing, kRfcFraming, false};
-  out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduTo4), Markers};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduPlus2Mod4), Markers};
+  out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduTo4), Markers};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduMod4), Markers};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::None), Markers};
   if constexpr (!Crc) out[i++] = {FpduCrcFieldMissing, without_crc_field(), Markers};
