@@ -126,7 +126,7 @@ std::vector<Chunk> frame_fpdus(const Scenario& s, Dir from) {
       from == Dir::Initiator ? s.initiator_ddp_version.value_or(s.ddp_version()) : s.ddp_version();
   UlpduBuilder ulp(version, s.seed + 101 + index_of(from));
   FpduFramer framer(markers, s.crc_enabled(), 0,
-                    from == Dir::Initiator ? s.initiator_quirks : SenderQuirks{});
+                    from == Dir::Initiator ? s.initiator_quirks : s.responder_quirks);
   std::vector<Chunk> out;
   for (const MessageSpec& m : s.peer(from).messages) {
     ulp.skip_reads(m.skip_reads);

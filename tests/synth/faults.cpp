@@ -994,6 +994,23 @@ void ulpdu_length_miscounted(Scenario& s) {
   s.initiator.messages = mixed_messages(16, {996, 300, 40, 1200, 76});
   s.initiator_quirks.length_bias = 2;
 }
+// Issue 43: CRC on; the Initiator pads its ULPDU alone to a multiple of 4: ULPDUs of 3, 0, 3
+// and 2 mod 4 octets (Sends of 101, 202, 301, 400) get pads of 1, 0, 1, 2 where RFC 5044 4.1
+// gives 3, 2, 3, 0. Two rules fit the first FPDU ((n + 2) mod 4 too); the second tells them apart.
+void pad_ulpdu_to_4(Scenario& s) {
+  s.initiator.messages = {send_of(101), send_of(202), send_of(301), send_of(400)};
+  s.initiator_quirks.pad = SenderQuirks::Pad::UlpduTo4;
+}
+// Issue 43: markers on both ways, CRC on; the Responder's ULPDU_Length counts its CRC too
+// (true length + 4). Its first FPDU (a ULPDU of 0 mod 4 octets, Send of 202) reads the same as
+// "+ 2"; the second (2 mod 4, Send of 100) does not.
+void responder_length_plus_4(Scenario& s) {
+  markers_to_responder(s);
+  s.initiator.frame.m = true;
+  s.markers_to_initiator.reset();
+  s.responder.messages = {send_of(202), send_of(100), send_of(301), send_of(403)};
+  s.responder_quirks.length_bias = 4;
+}
 void markers_missing(Scenario& s) {
   markers_to_responder(s);
   s.markers_to_responder = false;  // the Reply asks (M=1), the Initiator inserts none
@@ -1220,6 +1237,14 @@ constexpr FaultRecipe kRecipes[] = {
      pad_rule_wrong},
     {"fpdu.crc-field-missing", "CRC off; the Initiator leaves out the 4-octet CRC field",
      crc_field_missing},
+    {"fpdu.pad-rule-wrong",
+     "CRC on; the Initiator pads its ULPDU alone to a multiple of 4 (pads 1, 0, 1, 2 where RFC "
+     "5044 4.1 gives 3, 2, 3, 0)",
+     pad_ulpdu_to_4, "ulpdu-to-4"},
+    {"fpdu.ulpdu-length-miscounted",
+     "markers on both ways, CRC on; the Responder's ULPDU_Length counts its CRC too (true length "
+     "+ 4): its first FPDU also fits + 2, its second does not",
+     responder_length_plus_4, "responder-plus-4"},
     {"fpdu.markers-missing", "the Reply asks for markers (M=1); the Initiator inserts none",
      markers_missing},
     {"fpdu.ulpdu-length-miscounted",

@@ -72,6 +72,7 @@ Chunk FpduFramer::frame(std::span<const std::uint8_t> ulpdu, const FpduTweaks& t
   std::size_t pad = pad_length(ulpdu.size());
   if (quirks_.pad == SenderQuirks::Pad::UlpduPlus2Mod4) pad = (ulpdu.size() + 2) % 4;
   if (quirks_.pad == SenderQuirks::Pad::None) pad = 0;
+  if (quirks_.pad == SenderQuirks::Pad::UlpduTo4) pad = (4 - ulpdu.size() % 4) % 4;
   body.resize(body.size() + pad, tweaks.pad_fill);
   std::optional<MarkerTweak> first = tweaks.marker;
   put_stream(out, body, header_offset, tweaks, first);

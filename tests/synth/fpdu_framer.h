@@ -43,6 +43,7 @@ struct SenderQuirks {
     Rfc,             // FPDU a multiple of four
     UlpduPlus2Mod4,  // (ULPDU_Length + 2) mod 4 pad octets
     None,            // no pad
+    UlpduTo4,        // the ULPDU alone padded to a multiple of four
   } pad = Pad::Rfc;
   bool omit_crc_field = false;  // no CRC field at all
   int length_bias = 0;          // added to the ULPDU_Length field (it counts other octets)

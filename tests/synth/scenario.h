@@ -144,6 +144,7 @@ struct Scenario {
   std::uint32_t snaplen = 262144;
   CaptureEffects effects;
   SenderQuirks initiator_quirks;                      // a broken sender's own FPDU framing
+  SenderQuirks responder_quirks;                      // (the same, of the Responder)
   std::optional<bool> markers_to_responder;           // overrides the Reply's M bit
   std::optional<bool> markers_to_initiator;           // overrides the Request's M bit
   bool allow_oversize = false;                        // FPDUs larger than the MSS in one segment

@@ -21,6 +21,8 @@ enum class PadRule : std::uint8_t {
   Rfc,             // RFC 5044 4.1: ULPDU_Length field, ULPDU and pad a multiple of four
   UlpduPlus2Mod4,  // (ULPDU_Length + 2) mod 4: the RFC's complement taken the wrong way
   None,            // no pad at all
+  UlpduTo4,        // the ULPDU alone padded to a multiple of four (its field left out)
+  UlpduMod4,       // ULPDU_Length mod 4 octets of pad
 };
 
 struct SenderFraming {
@@ -47,6 +49,10 @@ constexpr std::uint32_t pad_octets(SenderFraming f, std::uint32_t ulpdu) {
       return (ulpdu + kUlpduLengthSize) % 4;
     case PadRule::None:
       return 0;
+    case PadRule::UlpduTo4:
+      return (4 - ulpdu % 4) % 4;
+    case PadRule::UlpduMod4:
+      return ulpdu % 4;
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 // nothing is allocated in the steady state.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -97,6 +98,17 @@ class FpduGrammar {
   void skip(std::uint64_t n) {
     pos_ += static_cast<std::uint32_t>(n);
     offset_ += n;
+  }
+  // The FPDU just completed was longer than read (its sender's CRC field lies further on):
+  // its ULPDU goes on with `more` (markers removed).
+  void extend_ulpdu(std::span<const std::uint8_t> more) {
+    const std::size_t head = std::min<std::size_t>(more.size(), kUlpduHeadSize - ulpdu_.head_size);
+    std::copy_n(more.begin(), head, ulpdu_.head.begin() + ulpdu_.head_size);
+    ulpdu_.head_size += static_cast<std::uint32_t>(head);
+    current_.ulpdu_head = {ulpdu_.head.data(), ulpdu_.head_size};
+    if (!ulpdu_.keep) return;
+    ulpdu_.whole.insert(ulpdu_.whole.end(), more.begin(), more.end());
+    current_.ulpdu = ulpdu_.whole;
   }
   // The rest of a push is not read (the CRC run over it is dropped).
   void abandon_push() {

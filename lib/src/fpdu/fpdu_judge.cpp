@@ -43,7 +43,12 @@ void FpduJudge::judge_marker(const MarkerFact& fact, bool leading, std::uint64_t
            fmt::format("marker at seq {} has FPDUPTR 0x{:04x} with low bits set", fact.seq.value(),
                        fact.fpdu_ptr));
   }
-  if (!marker_points_at(marker, fact.expected_fpdu_ptr)) {
+  // A marker that points exactly at a header off a multiple of 4 (a sender whose pad or
+  // ULPDU_Length is not the RFC's, named as such) has only the low bits to answer for: it is
+  // where RFC 5044 4.2 says it points, and clearing the low bits (as a receiver does) is what
+  // the low-bits finding already says it cannot survive.
+  if (!marker_points_at(marker, fact.expected_fpdu_ptr) &&
+      fact.fpdu_ptr != fact.expected_fpdu_ptr) {
     fatal(sink, DiagId::MarkerFpduptrMismatch, fact.seq, offset, frame,
           leading ? fmt::format("marker at seq {} before an FPDU header has FPDUPTR {} "
                                 "(expected 0)",
@@ -63,6 +68,13 @@ void FpduJudge::ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSin
                      fpdu.header_seq.value(), fpdu.ulpdu_length, kLargestMulpdu));
 }
 
+void FpduJudge::pad_nonzero(FpduSink& sink, TcpSeq header_seq, std::uint64_t offset,
+                            std::uint64_t frame, std::uint32_t ulpdu_length) const {
+  report(sink, DiagId::FpduPadNonzero, header_seq, offset, frame,
+         fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets", header_seq.value(),
+                     ulpdu_length));
+}
+
 void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained,
                            std::uint64_t frame, FpduSink& sink) {
   const bool crc_bad = fpdu.crc_status == CrcStatus::Bad;
@@ -79,11 +91,8 @@ void FpduJudge::judge_fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_exp
     return;
   }
   if (!judging_) return;  // (an error earlier in this FPDU ended judgement)
-  if (pad_nonzero) {
-    report(sink, DiagId::FpduPadNonzero, fpdu.header_seq, header_offset, frame,
-           fmt::format("FPDU at seq {} (ULPDU_Length {}) has non-zero pad octets",
-                       fpdu.header_seq.value(), fpdu.ulpdu_length));
-  }
+  if (pad_nonzero)
+    this->pad_nonzero(sink, fpdu.header_seq, header_offset, frame, fpdu.ulpdu_length);
   if (crc_bad && !crc_explained) {
     // A CRC made a recognisable wrong way names how the sender makes them (crc_patterns.h).
     if (const auto pattern = recognise_crc_pattern(fpdu)) {

@@ -40,6 +40,10 @@ class FpduJudge {
   }
   // The FPDU's ULPDU_Length, once its ULPDU begins (`frame` read the field).
   void ulpdu_length(const FpduEvent& fpdu, std::uint64_t frame, FpduSink& sink) const;
+  // fpdu.pad-nonzero about the FPDU whose ULPDU_Length field is at `header_seq` (judge_fpdu,
+  // or a warning the reader held until the octets after that FPDU bore it out).
+  void pad_nonzero(FpduSink& sink, TcpSeq header_seq, std::uint64_t offset, std::uint64_t frame,
+                   std::uint32_t ulpdu_length) const;
   // The FPDU completed, before its event: its pad (`pad_nonzero`, as its sender framed it)
   // and CRC (`crc_explained`: it matched where a deviation puts it), or that it is not judged.
   void fpdu(const FpduEvent& fpdu, bool pad_nonzero, bool crc_explained, std::uint64_t frame,

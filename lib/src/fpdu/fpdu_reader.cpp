@@ -200,7 +200,7 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   fpdu.timestamp_ns = now_ns_;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
-      fpdu.judged && !framing_named_) {
+      fpdu.judged) {
     if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) return resume;
   }
   emit(frame, sink, false, grammar_.pad_nonzero());
@@ -219,6 +219,8 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ++fpdus_;
   ulpdu_bytes_ += fpdu.ulpdu_length;
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
+  if (!held_pads_.empty()) settle_pad_warnings(fpdu, crc_explained, sink);
+  if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame)) pad_nonzero = false;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);
   reader_mode::PreviousFpdu& prev = prev_.emplace();

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <variant>
+#include <vector>
 
 #include "fpdu/fpdu_grammar.h"
 #include "fpdu/fpdu_judge.h"
@@ -158,9 +159,23 @@ class FpduReader {
   std::optional<reader_mode::PreviousFpdu> prev_;
   // The previous FPDU as `h` frames it, to `sink` (a deviation named from it).
   void revise_previous(const SenderHypothesis& h, FpduSink& sink);
+  // The catalogue id of the framing read by now (nullopt: the RFC's).
+  std::optional<DiagId> named_id() const;
+  // fpdu.pad-nonzero held while the octets may yet show the pad to be the sender's ULPDU or
+  // the next FPDU's header (a misreading, not a sender's pad): see hold_pad_warning.
+  struct HeldPadWarning {
+    TcpSeq header_seq;
+    std::uint64_t offset = 0;
+    std::uint64_t frame = 0;
+    std::uint32_t ulpdu_length = 0;
+  };
+  std::vector<HeldPadWarning> held_pads_;
+  bool hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame);
+  void settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink);
+  void give_pad_warnings(FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
-  bool framing_named_ = false;        // a deviation was named: no second one is looked for
+  bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)
   bool said_unverifiable_ = false;
   std::uint64_t now_ns_ = 0;  // the capture time of the segment being read (SegmentFacts)
   std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;

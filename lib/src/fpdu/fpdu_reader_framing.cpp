@@ -38,13 +38,17 @@ constexpr std::size_t kConfirmingFpdus = 4;
 constexpr std::size_t kConfirmingFpdusWithCrc = 1;
 // Octets held at most while testing; then the test is decided on what it has.
 constexpr std::size_t kTestBufferLimit = 256u << 10;
+// How much later than the RFC's a deviation may put the CRC field (ULPDU_Length 4 short,
+// pads of up to 3 where the RFC's is 0, a marker between).
+constexpr std::uint32_t kLongerFpduOctets = 4 + 3 + kMarkerSize;
 
 // A failing CRC that matches where a deviation puts the CRC field of the FPDU `grammar` just
 // completed: that deviation, `resume` where the next FPDU begins and `pad_nonzero` its pad as
 // that sender framed it. `window`: the octets from the tail to the end of the push.
 std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc_on,
                                             std::span<const std::uint8_t> window, TcpSeq window_seq,
-                                            TcpSeq& resume, bool& pad_nonzero) {
+                                            TcpSeq& resume, bool& pad_nonzero,
+                                            const SenderFraming* besides = nullptr) {
   const FpduEvent& fpdu = grammar.event();
   // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
   // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
@@ -54,21 +58,27 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
   if (rfc > window.size()) return std::nullopt;
   for (const SenderHypothesis& h : framing_hypotheses(grammar.grid().enabled(), crc_on)) {
     if (!h.id || h.markers != grammar.grid().enabled() || !h.framing.crc_field) continue;
+    if (h.framing == grammar.framing()) continue;  // (the framing it was read with)
+    if (besides && h.framing == *besides) continue;
     if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
         fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
     const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
     const std::uint32_t at = field.distance_from(window_seq);
-    // Only CRC fields up to the RFC's own: the octets after it may not have arrived yet, and
-    // what is decided must not depend on how the stream was cut. (A sender whose FPDUs are
-    // longer than the RFC says meets the CRC error instead.)
-    if (at > rfc || rfc - at > TailOctets::kSize) continue;
+    // CRC fields before the RFC's own (its state run back), or after it (run on, over the
+    // RFC's CRC field and what follows: a sender whose FPDUs are longer than the RFC says, by
+    // a few octets of pad or length) where this push has brought them.
+    if (at <= rfc ? rfc - at > TailOctets::kSize
+                  : at - rfc > kLongerFpduOctets || at + kCrcSize > window.size()) {
+      continue;
+    }
     if (grammar.grid().markers_within(field, kCrcSize) > 0)
       continue;  // (a marker inside it: not tried)
     const std::span<const std::uint8_t> bytes(window);
-    const std::uint32_t crc =
-        crc32c_finish(crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at)));
-    if (crc != crc_from_wire(&window[at])) continue;
+    const std::uint32_t state =
+        at <= rfc ? crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at))
+                  : crc32c_update(grammar.crc_state(), bytes.subspan(rfc, at - rfc));
+    if (crc32c_finish(state) != crc_from_wire(&window[at])) continue;
     resume = fpdu.start_seq + wire;
     const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
     const std::uint32_t pad = pad_octets(h.framing, ulpdu);
@@ -117,14 +127,14 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     return seq.distance_from(held_seq);
   };
   std::vector<Candidate>& candidates = t.candidates;
+  // (After a deviation was named, the others too: a later FPDU may refute the rule named.)
   const std::span<const SenderHypothesis> hypotheses =
-      framing_named_ ? std::span<const SenderHypothesis>()
-                     : framing_hypotheses(grid_now.enabled(), config_.crc);
+      framing_hypotheses(grid_now.enabled(), config_.crc);
   const TcpSeq odd_start = odd.start_seq;
   SenderHypothesis as_framed{std::nullopt, grammar_.framing(), grid_now.enabled()};
   if (const auto at = index_of(odd_start)) candidates.push_back({as_framed, *at, true});
   for (const SenderHypothesis& h : hypotheses) {
-    if (!h.id) continue;
+    if (!h.id || (h.framing == as_framed.framing && h.markers == as_framed.markers)) continue;
     const MarkerGrid grid = h.markers ? grid_now : MarkerGrid();
     if (trigger == Trigger::FirstMarker) {
       // Only markers nobody inserted explain a first "marker" that is none.
@@ -167,6 +177,44 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (testing()) run(decide(true, frame, sink), sink);
+  if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
+}
+
+bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame) {
+  if (!config_.check_sender_framing || !judge_.judging() || !fpdu.judged) return false;
+  if (config_.crc) {
+    // A CRC vouches for where an FPDU ends, not for where its ULPDU does: a sender whose
+    // ULPDU_Length counts 2 octets short ends its FPDU where the RFC does whenever the RFC's
+    // pad is 2 or 3 octets, and the last two octets of its ULPDU read as the pad's first two.
+    if (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length < 2 ||
+        grammar_.framing().length_bias < 0) {
+      return false;
+    }
+    for (std::size_t i = 2; i < fpdu.pad_length; ++i) {
+      if (fpdu.pad[i] != 0) return false;
+    }
+  }
+  // (Without CRCs, the "pad" may be the next FPDU's first octets, until that FPDU begins.)
+  held_pads_.push_back({fpdu.header_seq, header_offset(fpdu), frame, fpdu.ulpdu_length});
+  return true;
+}
+
+void FpduReader::settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink) {
+  // Without CRCs: another FPDU followed, where the RFC puts it. With CRCs: an FPDU whose CRC
+  // matches with a pad of 0 or 1 octets, which a sender counting 2 short would have ended 4
+  // octets later.
+  if (config_.crc &&
+      (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length >= 2)) {
+    return;
+  }
+  give_pad_warnings(sink);
+}
+
+void FpduReader::give_pad_warnings(FpduSink& sink) {
+  for (const HeldPadWarning& w : held_pads_) {
+    judge_.pad_nonzero(sink, w.header_seq, w.offset, w.frame, w.ulpdu_length);
+  }
+  held_pads_.clear();
 }
 
 std::optional<FpduReader::Resume> FpduReader::decide(bool final, std::uint64_t frame,
@@ -248,15 +296,16 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   if (verdict.candidate == kFramingLost) {
     // fpdu.framing-lost: the rest is not read.
     mode_ = reader_mode::Abandoned{};
+    held_pads_.clear();  // (pads of FPDUs read on a framing that read no further)
     const std::uint32_t tried = static_cast<std::uint32_t>(
-        framing_named_ ? 1 : framing_hypotheses(grammar_.grid().enabled(), config_.crc).size());
+        framing_hypotheses(grammar_.grid().enabled(), config_.crc).size());
     judge_.fatal(
         sink, DiagId::FpduFramingLost, t.trigger_seq, t.trigger_offset, frame,
         fmt::format(
             "FPDU at seq {} (ULPDU_Length {}) is no FPDU carrying DDP, and none of {} framing{} "
             "tried reads on from it ({}); the rest of this direction is not read",
             t.trigger_seq.value(), t.trigger_ulpdu_length, tried, tried == 1 ? "" : "s",
-            framing_named_ ? "the sender's own, named before"
+            framing_named_ ? "the sender's own, named before, and the others"
                            : "the RFC's, pad rules, CRC field, markers, ULPDU_Length +-2/+-4"));
     grammar_.reset(t.held.end_seq(), t.held.end_offset());
     return std::nullopt;
@@ -273,16 +322,30 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
     const TcpSeq where = first_marker ? t.trigger_seq : prev_->start;
     const std::uint32_t length = first_marker ? t.trigger_ulpdu_length : prev_->ulpdu_length;
     const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
-    judge_.report(
-        sink, *h.id, where, where_offset, frame,
-        fmt::format(
-            "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
-            where.value(), deviation_of(h, length),
-            fpdus == 1 ? std::string("the next FPDU parses")
-                       : fmt::format("the next {} FPDUs parse", fpdus),
-            describe(h),
-            config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+    // Another rule of the same dimension that reads on as far (odd ULPDUs alone do not tell
+    // (n + 2) mod 4 from the ULPDU alone to 4): both named; a later FPDU settles it silently.
+    std::string rule = describe(h);
+    for (const Candidate& other : t.candidates) {
+      if (&other == &c || other.hypothesis.id != h.id || other.start != c.start ||
+          other.test.stop != FramingTest::Stop::Enough) {
+        continue;
+      }
+      rule = fmt::format("{} or {} (these FPDUs fit both)", rule, describe(other.hypothesis));
+      break;
+    }
+    if (!framing_named_ || named_id() != h.id)
+      judge_.report(
+          sink, *h.id, where, where_offset, frame,
+          fmt::format(
+              "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
+              where.value(), deviation_of(h, length),
+              fpdus == 1 ? std::string("the next FPDU parses")
+                         : fmt::format("the next {} FPDUs parse", fpdus),
+              rule,
+              config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
     framing = h.framing;
+    // The pads held were the named FPDU's misread end, or ULPDU octets counted short.
+    if (!config_.crc || h.framing.length_bias < 0) held_pads_.clear();
     if (!h.markers) grid = MarkerGrid();
     framing_named_ = true;
     if (!first_marker) revise_previous(h, sink);
@@ -292,6 +355,16 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
     exempt_empty_run_ = true;
   }
   return Resume{std::move(t.held), c.start, framing, grid};
+}
+
+std::optional<DiagId> FpduReader::named_id() const {
+  // The id of the deviation the reader frames by now (one dimension of the RFC's changed).
+  const SenderFraming& f = grammar_.framing();
+  if (f.pad != PadRule::Rfc) return DiagId::FpduPadRuleWrong;
+  if (f.length_bias != 0) return DiagId::FpduUlpduLengthMiscounted;
+  if (!f.crc_field) return DiagId::FpduCrcFieldMissing;
+  if (config_.markers && !grammar_.grid().enabled()) return DiagId::FpduMarkersMissing;
+  return std::nullopt;
 }
 
 void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
@@ -336,9 +409,31 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   const std::optional<SenderHypothesis> h =
       explain_crc(grammar_, config_.crc, window, window_seq, resume, pad_nonzero);
   if (!h) return std::nullopt;
+  // Another rule of the same dimension that fits this FPDU as well (a sender 4 long ends an
+  // FPDU whose pad the RFC makes 2 or 3 where one 2 long would): both are named, and the
+  // next FPDU that tells them apart settles it without naming the id again.
+  TcpSeq other_resume;
+  bool other_pad = false;
+  const std::optional<SenderHypothesis> also =
+      explain_crc(grammar_, config_.crc, window, window_seq, other_resume, other_pad, &h->framing);
+  const std::string rule =
+      also && also->id == h->id && other_resume == resume
+          ? fmt::format("{} or {} (this FPDU fits both)", describe(*h), describe(*also))
+          : describe(*h);
   FpduEvent& fpdu = grammar_.event();
   const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
   const std::uint32_t ulpdu = ulpdu_octets(h->framing, fpdu.ulpdu_length).value_or(0);
+  if (ulpdu > fpdu.ulpdu_size) {
+    // (Longer than read: its ULPDU goes on over what was read as pad and CRC field.)
+    std::vector<std::uint8_t> more;
+    for_each_ulpdu_octets_run(
+        grid, fpdu.header_seq, fpdu.ulpdu_size, ulpdu - fpdu.ulpdu_size, [&](SeqRange r) {
+          const std::size_t at = r.seq.distance_from(window_seq);
+          more.insert(more.end(), window.begin() + at, window.begin() + at + r.length);
+          return true;
+        });
+    grammar_.extend_ulpdu(more);
+  }
   fpdu.ulpdu_size = ulpdu;
   fpdu.crc_field = h->framing.crc_field;
   // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
@@ -350,12 +445,17 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
   // Ended before this push: whether it lay within one segment is what it was before.
   if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
+  if (h->framing.length_bias < 0) held_pads_.clear();  // (ULPDU octets counted short)
   emit_fpdu(frame, sink, true, pad_nonzero);
-  judge_.report(
-      sink, *h->id, fpdu.header_seq, header_offset(fpdu), frame,
-      fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
-                  "this direction is read",
-                  fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), describe(*h)));
+  // A verdict reopened (the rule named before fits no more): the id was named already, with
+  // the rule the FPDUs up to here allowed; another id is named as it is found.
+  if (!framing_named_ || named_id() != h->id) {
+    judge_.report(
+        sink, *h->id, fpdu.header_seq, header_offset(fpdu), frame,
+        fmt::format("FPDU at seq {}: {}; its CRC matches only with {}, and so the rest of "
+                    "this direction is read",
+                    fpdu.header_seq.value(), deviation_of(*h, fpdu.ulpdu_length), rule));
+  }
   grammar_.reframe(h->framing, grammar_.grid());
   framing_named_ = true;
   prev_.reset();

@@ -19,12 +19,14 @@ constexpr SenderFraming without_crc_field() { return {PadRule::Rfc, false, 0}; }
 // (+2, +4) or leaving the DDP header's first octets out (-2, -4).
 template <bool Markers, bool Crc>
 constexpr auto hypotheses() {
-  constexpr std::size_t count = 1 + (Markers ? 1 : 0) + 2 + (Crc ? 0 : 1) + 4;
+  constexpr std::size_t count = 1 + (Markers ? 1 : 0) + 4 + (Crc ? 0 : 1) + 4;
   std::array<SenderHypothesis, count> out{};
   std::size_t i = 0;
   out[i++] = {std::nullopt, kRfcFraming, Markers};
   if constexpr (Markers) out[i++] = {FpduMarkersMissing, kRfcFraming, false};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduPlus2Mod4), Markers};
+  out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduTo4), Markers};
+  out[i++] = {FpduPadRuleWrong, with_pad(PadRule::UlpduMod4), Markers};
   out[i++] = {FpduPadRuleWrong, with_pad(PadRule::None), Markers};
   if constexpr (!Crc) out[i++] = {FpduCrcFieldMissing, without_crc_field(), Markers};
   for (const std::int8_t bias : {2, 4, -2, -4})
@@ -66,7 +68,16 @@ std::string describe(const SenderHypothesis& h) {
     case FpduCrcFieldMissing:
       return "no CRC field";
     case FpduPadRuleWrong:
-      return h.framing.pad == PadRule::None ? "no pad" : "pad = (ULPDU_Length + 2) mod 4";
+      switch (h.framing.pad) {
+        case PadRule::None:
+          return "no pad";
+        case PadRule::UlpduTo4:
+          return "the ULPDU alone padded to a multiple of 4";
+        case PadRule::UlpduMod4:
+          return "pad = ULPDU_Length mod 4";
+        default:
+          return "pad = (ULPDU_Length + 2) mod 4";
+      }
     case FpduUlpduLengthMiscounted:
       return h.framing.length_bias > 0 ? fmt::format("ULPDU_Length = ULPDU octets + {}",
                                                      static_cast<int>(h.framing.length_bias))

@@ -1,0 +1,165 @@
+// Tests for the FPDU reader's sender framing inferred from the octets (issue 43): each rule a
+// sender may frame by is named once, by its catalogue id, a verdict that a later FPDU refutes
+// is reopened without being named again, and no finding rests on the first reading.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fpdu/fpdu_reader.h"
+#include "fpdu_framer.h"
+#include "mpa/crc32c.h"
+#include "mpa/ddp.h"
+#include "mpa/sender_framing.h"
+#include "test_streams.h"
+
+namespace mpa {
+namespace {
+
+using synth::SenderQuirks;
+using test::RecordingSink;
+
+// An untagged RDMAP Send ULPDU of `size` octets, its payload 0x5a (RFC 5041 4, RFC 5040 4).
+std::vector<std::uint8_t> send_ulpdu(std::size_t size) {
+  std::vector<std::uint8_t> u(size, 0x5a);
+  u[0] = 0x41;  // untagged, last, DDP version 1
+  u[1] = 0x43;  // RDMAP version 1, Send
+  for (std::size_t i = 2; i < kDdpUntaggedHeaderSize && i < size; ++i) u[i] = 0;
+  return u;
+}
+
+struct Read {
+  RecordingSink sink;
+  SenderFraming framing;
+  std::uint64_t fpdus = 0;
+};
+
+// ULPDUs of `sizes` framed as `quirks` says, from seq 0, one FPDU a segment (or the whole
+// stream in pieces of `cut` octets), read by a reader that judges the sender's framing.
+Read read_stream(SenderQuirks quirks, bool markers, bool crc, const std::vector<std::size_t>& sizes,
+                 std::size_t cut = 0) {
+  synth::FpduFramer framer(markers, crc, 0, quirks);
+  std::vector<std::vector<std::uint8_t>> fpdus;
+  std::vector<std::uint8_t> all;
+  for (const std::size_t size : sizes) {
+    const synth::Chunk c = framer.frame(send_ulpdu(size));
+    fpdus.push_back(c.bytes);
+    all.insert(all.end(), c.bytes.begin(), c.bytes.end());
+  }
+  FpduReaderConfig config = test::reader_config(0, markers, crc);
+  config.check_sender_framing = true;
+  Read r;
+  FpduReader reader(config);
+  std::uint64_t frame = 1;
+  if (cut == 0) {
+    for (const auto& f : fpdus) reader.push(f, frame++, true, r.sink);
+  } else {
+    for (std::size_t at = 0; at < all.size(); at += cut) {
+      reader.push(std::span<const std::uint8_t>(all).subspan(at, std::min(cut, all.size() - at)),
+                  frame++, true, r.sink);
+    }
+  }
+  reader.finish(frame, r.sink);
+  r.framing = reader.framing();
+  r.fpdus = reader.fpdus();
+  return r;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(InferredFraming, PadsTheUlpduAloneToAMultipleOfFour) {
+  // ULPDUs of 3, 0, 3, 2 mod 4 octets: pads of 1, 0, 1, 2 where the RFC gives 3, 2, 3, 0. The
+  // first fits (n + 2) mod 4 too; the rule named is the sender's, and no FPDU is misread.
+  const Read r =
+      read_stream({.pad = SenderQuirks::Pad::UlpduTo4}, false, true, {119, 220, 319, 418});
+  EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.pad-rule-wrong"});
+  EXPECT_EQ(r.framing.pad, PadRule::UlpduTo4);
+  EXPECT_EQ(r.fpdus, 4u);
+  ASSERT_EQ(r.sink.findings.size(), 1u);
+  EXPECT_EQ(r.sink.findings[0].seq, 0u);  // at the first FPDU
+  EXPECT_NE(r.sink.findings[0].message.find("the ULPDU alone padded to a multiple of 4"),
+            std::string::npos)
+      << r.sink.findings[0].message;
+}
+
+TEST(InferredFraming, APadOfUlpduLengthModFourReopensTheVerdictSilently) {
+  // The first FPDU (2 mod 4, pad 2 where the RFC gives 0: longer than the RFC's reading) fits
+  // "the ULPDU alone to 4" as well; the second (1 mod 4, pad 1) refutes it. Named once.
+  // (The synth framer has no n mod 4 rule: these FPDUs are written here.)
+  std::vector<std::uint8_t> s;
+  for (const std::size_t n : {118u, 121u, 120u, 123u}) {
+    std::vector<std::uint8_t> f;
+    f.push_back(static_cast<std::uint8_t>(n >> 8));
+    f.push_back(static_cast<std::uint8_t>(n));
+    const std::vector<std::uint8_t> u = send_ulpdu(n);
+    f.insert(f.end(), u.begin(), u.end());
+    f.insert(f.end(), n % 4, 0);
+    const std::uint32_t crc = crc32c(f);
+    for (int i = 0; i < 4; ++i) f.push_back(static_cast<std::uint8_t>(crc >> (8 * i)));
+    s.insert(s.end(), f.begin(), f.end());
+  }
+  RecordingSink sink;
+  FpduReaderConfig config = test::reader_config(0, false, true);
+  config.check_sender_framing = true;
+  FpduReader reader(config);
+  reader.push(s, 1, true, sink);
+  reader.finish(1, sink);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.pad-rule-wrong"});
+  EXPECT_EQ(reader.framing().pad, PadRule::UlpduMod4);
+  EXPECT_EQ(reader.fpdus(), 4u);
+}
+
+TEST(InferredFraming, ULPDULengthCountingTheCrcTooIsNotSettledAsPlusTwo) {
+  // Markers on, CRC on; ULPDU_Length = true length + 4. The first FPDU (0 mod 4) reads the
+  // same as + 2; the second (2 mod 4) does not: one finding, every FPDU, no CRC error.
+  const Read r = read_stream({.length_bias = 4}, true, true, {220, 118, 319, 421, 1000});
+  EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.ulpdu-length-miscounted"});
+  EXPECT_EQ(r.framing.length_bias, 4);
+  EXPECT_EQ(r.fpdus, 5u);
+}
+
+TEST(InferredFraming, ULPDULengthTwoShortGivesNoPhantomPadWarning) {
+  // CRC on; ULPDU_Length = true length - 2. The first FPDU (2 mod 4) ends where the RFC ends
+  // it, its last two ULPDU octets (0x5a) read as pad; the second (0 mod 4) is 4 octets longer
+  // than the RFC reads it: its CRC lies after the RFC's CRC field.
+  const Read r = read_stream({.length_bias = -2}, false, true, {118, 120, 119, 122});
+  EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.ulpdu-length-miscounted"});
+  EXPECT_EQ(r.framing.length_bias, -2);
+  EXPECT_EQ(r.fpdus, 4u);
+}
+
+TEST(InferredFraming, ANonZeroPadIsStillNamedWhenNothingExplainsIt) {
+  // The same first FPDU from an RFC sender whose pad really is 5a 5a: the next FPDU, with a pad
+  // of 0 and a CRC that matches, rules out a ULPDU_Length 2 short.
+  synth::FpduFramer framer(false, true);
+  synth::FpduTweaks tweaks;
+  tweaks.pad_fill = 0x5a;
+  std::vector<std::uint8_t> s;
+  for (const auto& c : {framer.frame(send_ulpdu(116), tweaks), framer.frame(send_ulpdu(118))}) {
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  RecordingSink sink;
+  FpduReaderConfig config = test::reader_config(0, false, true);
+  config.check_sender_framing = true;
+  FpduReader reader(config);
+  reader.push(s, 1, true, sink);
+  reader.finish(1, sink);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.pad-nonzero"});
+  EXPECT_EQ(reader.fpdus(), 2u);
+}
+
+TEST(InferredFraming, AMarkerPointingExactlyAtAHeaderOffFourHasOnlyItsLowBits) {
+  // Markers and CRCs on, no pad: headers off a multiple of 4, each marker pointing exactly at
+  // its FPDU's header. fpdu.pad-rule-wrong and marker.fpduptr-low-bits, no FPDUPTR mismatch.
+  const Read r = read_stream({.pad = SenderQuirks::Pad::None}, true, true,
+                             {1015, 301, 46, 777, 121, 1015, 301, 46, 777, 121});
+  EXPECT_EQ(r.sink.count(DiagId::FpduPadRuleWrong), 1u);
+  EXPECT_GE(r.sink.count(DiagId::MarkerFpduptrLowBits), 1u);
+  EXPECT_EQ(r.sink.count(DiagId::MarkerFpduptrMismatch), 0u)
+      << testing::PrintToString(r.sink.finding_names());
+  EXPECT_EQ(r.fpdus, 10u);
+}
+
+}  // namespace
+}  // namespace mpa
