@@ -285,6 +285,8 @@ inline constexpr auto map_connection_about = [](auto& io, auto& c) {
   io.derived("revision",
              [&] { return s.request ? ordered_json(s.request->revision) : ordered_json(nullptr); });
   io.field("startup_seen", s.startup_seen);
+  // Let go for being idle (--idle-timeout): only where it was.
+  io.written_if(s.expired, [&] { io.field_or("expired", s.expired, false); });
   io.optional_object("request", s.request, map_startup);
   io.optional_object("reply", s.reply, map_startup);
   io.object("directions", s.directions, by_side(map_direction));
@@ -324,6 +326,8 @@ inline constexpr auto map_capture_reading = [](auto& io, auto& cap) {
   io.field_or("complete", cap.result.ok, true);
   io.written_if(!cap.result.ok, [&] { io.field("error", cap.result.error); });
   io.field("tcp_connections", cap.tcp_connections);
+  io.written_if(cap.expired_connections != 0,
+                [&] { io.field_or("expired_connections", cap.expired_connections, std::uint64_t{0}); });
 };
 // ... what its frames held ...
 inline constexpr auto map_capture_stats = [](auto& io, auto& cap) {
