@@ -124,6 +124,17 @@ class Tshark:
                                                extra=extra) if r and r[0]]
 
 
+def in_parallel(ts, work, captures):
+    """(capture, work(capture)) in the captures' order, computed on every core: each capture
+    is a tshark run of its own whose start-up, not the capture, takes most of the time, and
+    one run at a time would leave the other cores idle (in a chroot run, nothing else runs)."""
+    for capture in captures:
+        ts.readable(capture)  # the copies tshark's user reads, made before the threads
+    workers = max(2, os.cpu_count() or 2)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from zip(captures, pool.map(work, captures))
+
+
 def expect(condition, message):
     if not condition:
         raise Failure(message)
@@ -593,9 +604,8 @@ def test_agreement(ts, args):
         captures += sorted(glob.glob(os.path.join(d, "*.pcap")) + glob.glob(os.path.join(d, "*.pcapng")))
     expect(captures, "no captures to compare")
     failures = []
-    for capture in captures:
-        expected, expected_fpdus, truncated = check_report(args.mpa_check, capture)
-        got, got_fpdus = plugin_report(ts, capture)
+    both = lambda capture: (check_report(args.mpa_check, capture), plugin_report(ts, capture))
+    for capture, ((expected, expected_fpdus, truncated), (got, got_fpdus)) in in_parallel(ts, both, captures):
         missing, extra = expected - got, got - expected
         if truncated:
             extra = collections.Counter()  # mpa-check lists at most so many per connection
@@ -688,13 +698,15 @@ def test_experts(ts, args):
     # variants fault-<id>--<how>.pcap): whether one of its expert items hangs on that field (or
     # names the later frame that draws it).
     placed = collections.defaultdict(bool)
+    # (Without the PDML elements, which would keep every capture's whole tree alive.)
+    experts_of = dict(in_parallel(ts, lambda c: [(*e[:4], None) for e in pdml_experts(ts, c)], captures))
     for capture in captures:
         name = os.path.basename(capture)
         own = re.match(r"fault-([a-z0-9.-]+?)(--.*)?\.pcap$", name)
         own = own.group(1) if own else None
         if own in catalogue and catalogue[own]["field"] != "none":
             placed[own] |= False
-        for frame, fid, on, shown_in, _ in pdml_experts(ts, capture):
+        for frame, fid, on, shown_in, _ in experts_of[capture]:
             field = catalogue[fid]["field"]
             want = FIELD_ITEM.get(field, TOP)
             container = FPDU if field in ("crc", "pad", "marker", "ulpdu-length", "ulpdu", "fpdu") else \
