@@ -109,8 +109,12 @@ constexpr std::string_view keyword(Requirement requirement) {
 
 }  // namespace
 
-std::string_view to_string(Rfc rfc) { return rfc == Rfc5044 ? "RFC 5044" : "RFC 6581"; }
-std::string_view number(Rfc rfc) { return rfc == Rfc5044 ? "5044" : "6581"; }
+std::string_view to_string(Rfc rfc) {
+  static constexpr std::array<std::string_view, 4> kNames{"RFC 5044", "RFC 6581", "RFC 5041",
+                                                          "RFC 5040"};
+  return kNames[static_cast<std::size_t>(rfc)];
+}
+std::string_view number(Rfc rfc) { return to_string(rfc).substr(4); }
 
 std::string_view to_string(Requirement requirement) {
   return requirement == Statement ? "statement" : keyword(requirement);
