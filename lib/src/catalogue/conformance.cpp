@@ -55,13 +55,7 @@ constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
     {CaptureIpFragment, BeyondRules::Capture,
      "an IP datagram the capture holds incomplete (fragments missing or cut)"},
     {CaptureResynchronised, BeyondRules::Capture, "framing found again after missing octets"},
-    {DdpUlpduTooShort, BeyondRules::DdpRdmap,
-     "a ULPDU too short for its DDP header (RFC 5041) or its opcode's RDMAP header (RFC 5040, RFC "
-     "7306)"},
     {RdmapTerminate, BeyondRules::DdpRdmap, "the peer's Terminate, its own verdict (RFC 5040 4.8)"},
-    {RdmapTerminateEncoding, BeyondRules::DdpRdmap,
-     "Terminate Control laid out as Linux siw or Chelsio cxgb4 and Intel irdma do, not as RFC 5040 "
-     "4.8 and RFC 6580"},
     {InteropStackFingerprint, BeyondRules::Interop,
      "which implementation a startup frame looks like"},
     {InteropP2pRequired, BeyondRules::Interop,
