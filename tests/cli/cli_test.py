@@ -979,7 +979,7 @@ def check_list_rules(a):
     names = {d["id"] for d in catalogue}
     by_id = {}
     for r in rules:
-        expect(r["rfc"] in ("RFC 5044", "RFC 6581") and r["section"] and len(r["lines"]) == 2, str(r))
+        expect(r["rfc"] in ("RFC 5044", "RFC 6581", "RFC 5041", "RFC 5040") and r["section"] and len(r["lines"]) == 2, str(r))
         expect(r["requirement"] in ("MUST", "MUST NOT", "REQUIRED", "SHOULD", "SHOULD NOT", "statement"), str(r))
         expect(r["observable"] in ("sender", "receiver", "no"), str(r))
         expect(r["coverage"] in ("full", "partial", "none"), str(r))

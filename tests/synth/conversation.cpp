@@ -130,9 +130,12 @@ std::vector<Chunk> frame_fpdus(const Scenario& s, Dir from) {
   std::vector<Chunk> out;
   for (const MessageSpec& m : s.peer(from).messages) {
     ulp.skip_reads(m.skip_reads);
-    const std::vector<Bytes> ulpdus =
-        m.terminate ? std::vector<Bytes>{ulp.terminate(*m.terminate)}
-                    : ulp.message(m.kind, m.size, max_ulpdu, m.unsplit, m.fill);
+    std::vector<Bytes> ulpdus = m.terminate
+                                    ? std::vector<Bytes>{ulp.terminate(*m.terminate)}
+                                    : ulp.message(m.kind, m.size, max_ulpdu, m.unsplit, m.fill);
+    if (m.edit_ulpdu) {
+      for (std::size_t i = 0; i < ulpdus.size(); ++i) m.edit_ulpdu(i, ulpdus[i]);
+    }
     for (std::size_t i = 0; i < ulpdus.size(); ++i) {
       out.push_back(framer.frame(ulpdus[i], i == 0 ? m.tweaks : FpduTweaks{}));
     }

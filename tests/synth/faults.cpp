@@ -955,6 +955,90 @@ void ird_exceeded(Scenario& s) {
                           message_of(MessageKind::ReadResponse, 600),
                           message_of(MessageKind::ReadResponse, 600)};
 }
+// ---- DDP Stream and RDMAP header faults (lib/src/ulp/ddp_stream.cpp): one Initiator message
+// whose DDP segment `segment` has its header edited before framing (the CRC covers the edit).
+void set_be32_at(Bytes& u, std::size_t at, std::uint32_t v) {
+  for (std::size_t i = 0; i < 4; ++i) u[at + i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+}
+std::uint32_t be32_at(const Bytes& u, std::size_t at) {
+  return static_cast<std::uint32_t>(u[at]) << 24 | static_cast<std::uint32_t>(u[at + 1]) << 16 |
+         static_cast<std::uint32_t>(u[at + 2]) << 8 | u[at + 3];
+}
+void edited_initiator_message(Scenario& s, std::size_t at, MessageSpec m, std::size_t segment,
+                              std::function<void(Bytes&)> edit) {
+  m.edit_ulpdu = [segment, edit](std::size_t i, Bytes& u) {
+    if (i == segment) edit(u);
+  };
+  insert_initiator_message(s, at, std::move(m));
+}
+constexpr std::size_t kQnAt = 6, kMsnAt = 10, kMoAt = 14, kStagAt = 2;
+// RFC 5041 4.1: a reserved bit of the DDP Control field set.
+void ddp_reserved_nonzero(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(100), 0, [](Bytes& u) { u[0] |= 0x04; });
+}
+// RFC 5041 4.1: the third message's DDP version differs from the stream's (the revision's).
+void ddp_version_changed(Scenario& s) {
+  edited_initiator_message(s, 2, send_of(100), 0, [](Bytes& u) { u[0] ^= 0x01; });
+  s.expected.findings.push_back("ddp.version-mismatch");
+}
+// RFC 5041 7.1, RFC 5040 5: the Initiator's last message, a Send, on queue 7 (no Send after
+// it, whose MSN would skip the one it took from queue 0).
+void ddp_queue_invalid(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  MessageSpec m = send_of(100);
+  m.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kQnAt, 7); };
+  s.initiator.messages.push_back(m);
+}
+// RFC 5041 4.3: a Send whose MSN skips three (the next Send's skips back).
+void ddp_msn_invalid(Scenario& s) {
+  edited_initiator_message(s, 2, send_of(100), 0,
+                           [](Bytes& u) { set_be32_at(u, kMsnAt, be32_at(u, kMsnAt) + 3); });
+}
+// RFC 5041 4.1: a three-segment Send whose last segment lacks the Last flag, then a Send.
+void ddp_message_unfinished(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(3000), 2, [](Bytes& u) { u[0] &= 0xbf; });
+  insert_initiator_message(s, 2, send_of(100));
+}
+// RFC 5041 5.3 (SHOULD): a three-segment Send whose second segment's MO is 8 too far.
+void ddp_segments_out_of_order(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(3000), 1,
+                           [](Bytes& u) { set_be32_at(u, kMoAt, be32_at(u, kMoAt) + 8); });
+}
+// RFC 5041 4.2: a three-segment RDMA Write whose second segment names another STag.
+void ddp_stag_changed(Scenario& s) {
+  edited_initiator_message(s, 1, message_of(MessageKind::Write, 3000), 1,
+                           [](Bytes& u) { set_be32_at(u, kStagAt, be32_at(u, kStagAt) ^ 0x100); });
+}
+// RFC 5040 4.1: a Send whose opcode is 0xC, which no RFC defines.
+void rdmap_opcode_invalid(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(100), 0, [](Bytes& u) {
+    u[1] = static_cast<std::uint8_t>((u[1] & 0xf0) | 0x0c);
+  });
+}
+// RFC 5040 5.3: the Initiator's last message, a Send, on the Terminate queue (2) as its MSN 1.
+void rdmap_opcode_misplaced(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  MessageSpec m = send_of(100);
+  m.edit_ulpdu = [](std::size_t, Bytes& u) {
+    set_be32_at(u, kQnAt, 2);
+    set_be32_at(u, kMsnAt, 1);
+  };
+  s.initiator.messages.push_back(m);
+}
+// RFC 5040 4.1: a Send with RDMAP Control bit 27 (reserved) set.
+void rdmap_reserved_nonzero(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(100), 0, [](Bytes& u) { u[1] |= 0x10; });
+}
+// RFC 5040 5.4: the Initiator sends a Terminate (RDMAP, remote operation error, unexpected
+// opcode), then a Send.
+void rdmap_after_terminate(Scenario& s) {
+  MessageSpec t;
+  t.kind = MessageKind::Terminate;
+  t.terminate = terminate_of(0, 2, 0x06);
+  insert_initiator_message(s, 1, t);
+  insert_initiator_message(s, 2, send_of(100));
+  s.expected.notes.push_back("rdmap.terminate");
+}
 void reserved_bit_siw_gso(Scenario& s) {
   siw_like(s);
   s.initiator.frame.reserved = 0x08;
@@ -1221,6 +1305,35 @@ constexpr FaultRecipe kRecipes[] = {
      "Rev 2, Responder IRD 2: the Initiator sends three 600-octet RDMA Read Requests before the "
      "first Read Response arrives; the Responder answers all three",
      ird_exceeded},
+    {"ddp.reserved-nonzero", "an Initiator Send whose DDP Control field has reserved bit 0x04 set",
+     ddp_reserved_nonzero},
+    {"ddp.version-changed",
+     "the Initiator's third message carries the other DDP version than its first two",
+     ddp_version_changed},
+    {"ddp.queue-invalid", "the Initiator's last message is a Send on untagged queue 7",
+     ddp_queue_invalid},
+    {"ddp.msn-invalid", "an Initiator Send whose MSN is three more than its queue's next",
+     ddp_msn_invalid},
+    {"ddp.message-unfinished",
+     "a three-segment Initiator Send whose last segment lacks the Last flag, then another Send",
+     ddp_message_unfinished},
+    {"ddp.segments-out-of-order",
+     "a three-segment Initiator Send whose second segment's MO is 8 beyond where the first ended",
+     ddp_segments_out_of_order},
+    {"ddp.stag-changed",
+     "a three-segment Initiator RDMA Write whose second segment carries another STag",
+     ddp_stag_changed},
+    {"rdmap.opcode-invalid", "an Initiator Send whose RDMAP opcode is 0xC (reserved)",
+     rdmap_opcode_invalid},
+    {"rdmap.opcode-misplaced",
+     "the Initiator's last message is a Send on queue 2 (the Terminate queue), MSN 1",
+     rdmap_opcode_misplaced},
+    {"rdmap.reserved-nonzero", "an Initiator Send with RDMAP Control reserved bit 0x10 set",
+     rdmap_reserved_nonzero},
+    {"rdmap.after-terminate",
+     "the Initiator sends a Terminate (RDMAP, remote operation error, unexpected opcode), then a "
+     "Send",
+     rdmap_after_terminate},
     {"startup.reserved-bit-siw-gso",
      "siw-like Request with reserved bit 0x08 (siw GSO), then a 4000-octet FPDU in one segment",
      reserved_bit_siw_gso},

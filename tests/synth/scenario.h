@@ -31,6 +31,9 @@ struct MessageSpec {
   // kind ReadResponse: answers the peer's Read that many further on, the ones between never
   // answered (a receiver that dropped them).
   std::uint32_t skip_reads = 0;
+  // Applied to the ULPDU of each DDP segment (numbered from 0) before it is framed, so that
+  // its CRC covers the change: a DDP or RDMAP header field broken on purpose.
+  std::function<void(std::size_t segment, Bytes& ulpdu)> edit_ulpdu;
 };
 
 struct PeerConfig {

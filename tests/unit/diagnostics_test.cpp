@@ -87,6 +87,17 @@ constexpr Required kRequired[] = {
     {"receiver.closed-after-error", Warning, 0},
     {"startup.invalid-request-kept-open", Error, 0},
     {"receiver.legal-fpdu-refused", Warning, 0},
+    {"ddp.reserved-nonzero", Error, 0},
+    {"ddp.version-changed", Error, 0},
+    {"ddp.queue-invalid", Error, 0},
+    {"ddp.msn-invalid", Error, 0},
+    {"ddp.message-unfinished", Error, 0},
+    {"ddp.segments-out-of-order", Warning, 0},
+    {"ddp.stag-changed", Error, 0},
+    {"rdmap.opcode-invalid", Error, 0},
+    {"rdmap.opcode-misplaced", Error, 0},
+    {"rdmap.reserved-nonzero", Error, 0},
+    {"rdmap.after-terminate", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -95,7 +95,8 @@ TEST(UlpChecks, DdpVersionMustBelongToTheMpaRevisionOnce) {
   std::vector<Finding> out;
   TestFpdu v1(ddp_send(0, 10));
   const UlpVerdict verdict = checks.check(v1.event, rev0, out);
-  checks.check(v1.event, rev0, out);
+  TestFpdu next(ddp_send(1, 10));  // (the queue's next message)
+  checks.check(next.event, rev0, out);
   EXPECT_EQ(names(out), std::vector<std::string>{"ddp.version-mismatch"});
   ASSERT_TRUE(verdict.ddp);
   EXPECT_EQ(verdict.ddp->opcode, 3);
@@ -307,7 +308,10 @@ TEST(UlpChecks, NothingIsJudgedOfOctetsWhoseCrcFailed) {
     misread.event.crc_status = crc;
     std::vector<Finding> judged;
     UlpChecks(checks).check(misread.event, rev1, judged);
-    EXPECT_EQ(names(judged), std::vector<std::string>{"ddp.version-mismatch"});
+    // (ff ff: reserved bits of both Control fields set, opcode 15, DDP version 3.)
+    EXPECT_EQ(names(judged),
+              (std::vector<std::string>{"ddp.reserved-nonzero", "rdmap.reserved-nonzero",
+                                        "rdmap.opcode-invalid", "ddp.version-mismatch"}));
   }
   // Nor is a ULPDU too short for its DDP header, a first FPDU that is no RTR, ...
   TestFpdu short_one(Bytes{0x41, 0x43, 0, 0});

@@ -28,7 +28,10 @@
 
 namespace mpa {
 
-enum class Rfc : std::uint8_t { Rfc5044, Rfc6581 };
+// RFC 5041 (DDP) and RFC 5040 (RDMAP), what MPA carries, follow MPA's two (their rules come
+// after MPA's in the table).
+enum class Rfc : std::uint8_t { Rfc5044, Rfc6581, Rfc5041, Rfc5040 };
+inline constexpr std::array kRfcs{Rfc::Rfc5044, Rfc::Rfc6581, Rfc::Rfc5041, Rfc::Rfc5040};
 std::string_view to_string(Rfc rfc);  // "RFC 5044"
 std::string_view number(Rfc rfc);     // "5044"
 

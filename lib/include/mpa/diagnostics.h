@@ -174,6 +174,19 @@ enum class DiagId : std::uint16_t {
   // Added with the conformance matrix's receiver rules (RFC 5044 4.1-4.3, 7.1.2).
   StartupInvalidRequestKeptOpen,
   ReceiverLegalFpduRefused,
+  // What MPA carries, as a DDP Stream (RFC 5041) of RDMAP messages (RFC 5040): per-queue
+  // message assembly, the fields of each header, and what follows a Terminate.
+  DdpReservedNonzero,
+  DdpVersionChanged,
+  DdpQueueInvalid,
+  DdpMsnInvalid,
+  DdpMessageUnfinished,
+  DdpSegmentsOutOfOrder,
+  DdpStagChanged,
+  RdmapOpcodeInvalid,
+  RdmapOpcodeMisplaced,
+  RdmapReservedNonzero,
+  RdmapAfterTerminate,
   kCount,
 };
 

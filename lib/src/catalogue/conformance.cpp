@@ -55,13 +55,7 @@ constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
     {CaptureIpFragment, BeyondRules::Capture,
      "an IP datagram the capture holds incomplete (fragments missing or cut)"},
     {CaptureResynchronised, BeyondRules::Capture, "framing found again after missing octets"},
-    {DdpUlpduTooShort, BeyondRules::DdpRdmap,
-     "a ULPDU too short for its DDP header (RFC 5041) or its opcode's RDMAP header (RFC 5040, RFC "
-     "7306)"},
     {RdmapTerminate, BeyondRules::DdpRdmap, "the peer's Terminate, its own verdict (RFC 5040 4.8)"},
-    {RdmapTerminateEncoding, BeyondRules::DdpRdmap,
-     "Terminate Control laid out as Linux siw or Chelsio cxgb4 and Intel irdma do, not as RFC 5040 "
-     "4.8 and RFC 6580"},
     {InteropStackFingerprint, BeyondRules::Interop,
      "which implementation a startup frame looks like"},
     {InteropP2pRequired, BeyondRules::Interop,
@@ -109,8 +103,12 @@ constexpr std::string_view keyword(Requirement requirement) {
 
 }  // namespace
 
-std::string_view to_string(Rfc rfc) { return rfc == Rfc5044 ? "RFC 5044" : "RFC 6581"; }
-std::string_view number(Rfc rfc) { return rfc == Rfc5044 ? "5044" : "6581"; }
+std::string_view to_string(Rfc rfc) {
+  static constexpr std::array<std::string_view, 4> kNames{"RFC 5044", "RFC 6581", "RFC 5041",
+                                                          "RFC 5040"};
+  return kNames[static_cast<std::size_t>(rfc)];
+}
+std::string_view number(Rfc rfc) { return to_string(rfc).substr(4); }
 
 std::string_view to_string(Requirement requirement) {
   return requirement == Statement ? "statement" : keyword(requirement);

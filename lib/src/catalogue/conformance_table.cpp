@@ -219,7 +219,7 @@ bool read_id(std::string_view id, ConformanceRule& rule) {
   }
   rule.section = id.substr(dash + 1, r - dash - 1);
   const std::string_view rfc = id.substr(0, dash);
-  for (const Rfc known : {Rfc::Rfc5044, Rfc::Rfc6581}) {
+  for (const Rfc known : kRfcs) {
     if (number(known) == rfc) rule.rfc = known;
   }
   return number(rule.rfc) == rfc && !rule.section.empty() &&

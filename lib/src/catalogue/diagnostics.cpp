@@ -307,6 +307,47 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "Receiver closed the connection right after an FPDU whose only oddity is legal (non-zero pad, "
      "a marker's reserved field or FPDUPTR low bits set, which it MUST ignore): it acknowledged "
      "that FPDU, then nothing more the sender sent, and closed without sending anything"},
+    // ---- what MPA carries, as a DDP Stream of RDMAP messages (lib/src/ulp/ddp_stream.cpp).
+    // Errors: each breaks a MUST of RFC 5041 or RFC 5040 on the wire; where RFC 5041 7.2 or RFC
+    // 5040 4.8 names the Terminate a conforming receiver answers with, the summary and each
+    // finding's message carry its layer, error type and code. ddp.segments-out-of-order breaks a
+    // SHOULD (RFC 5041 5.3): a warning.
+    {DdpReservedNonzero, "ddp.reserved-nonzero", Error, Protocol, "RFC 5041 4.1", MpaError::None,
+     "DDP Control field's reserved bits set (MUST be zero on transmit, not checked on receive)"},
+    {DdpVersionChanged, "ddp.version-changed", Error, Protocol, "RFC 5041 4.1", MpaError::None,
+     "DDP version (DV) changed within the DDP Stream (Terminate: DDP, error type 1 or 2, code "
+     "0x04 or 0x06, invalid DDP version)"},
+    {DdpQueueInvalid, "ddp.queue-invalid", Error, Protocol, "RFC 5041 7.1", MpaError::None,
+     "Untagged DDP Segment on a queue RDMAP does not define (0 Send, 1 Read Request, 2 Terminate; "
+     "RFC 7306's 3 and 4) (Terminate: DDP, error type 2, code 0x01, invalid QN)"},
+    {DdpMsnInvalid, "ddp.msn-invalid", Error, Protocol, "RFC 5041 4.3", MpaError::None,
+     "Untagged DDP Segment's MSN is not its queue's next (1 first, then one more per message; "
+     "the same within a message) (Terminate: DDP, error type 2, code 0x03, MSN range not valid)"},
+    {DdpMessageUnfinished, "ddp.message-unfinished", Error, Protocol, "RFC 5041 4.1",
+     MpaError::None,
+     "DDP Message left without its Last flag: a new message began on its queue (untagged: a new "
+     "MSN; tagged: another STag or TO) before a segment with L=1 closed it"},
+    {DdpSegmentsOutOfOrder, "ddp.segments-out-of-order", Warning, Protocol, "RFC 5041 5.3",
+     MpaError::None,
+     "DDP Segment of a message whose MO (untagged) or TO (tagged) does not go on where the "
+     "previous segment's payload ended (SHOULD be sent in increasing order; MO 0 first)"},
+    {DdpStagChanged, "ddp.stag-changed", Error, Protocol, "RFC 5041 4.2", MpaError::None,
+     "Tagged DDP Segment continuing a message (TO where the previous segment ended) with another "
+     "STag: every segment of a tagged message carries the same STag"},
+    {RdmapOpcodeInvalid, "rdmap.opcode-invalid", Error, Protocol, "RFC 5040 4.1", MpaError::None,
+     "RDMAP opcode that neither RFC 5040 nor RFC 7306 defines (Terminate: RDMAP, error type 2, "
+     "code 0x06, unexpected opcode)"},
+    {RdmapOpcodeMisplaced, "rdmap.opcode-misplaced", Error, Protocol, "RFC 5040 4.1",
+     MpaError::None,
+     "RDMAP message in the wrong DDP model or queue (RDMA Write and Read Response tagged; Sends "
+     "on queue 0, Read Request on 1, Terminate on 2) (Terminate: RDMAP, error type 2, code 0x06, "
+     "unexpected opcode)"},
+    {RdmapReservedNonzero, "rdmap.reserved-nonzero", Error, Protocol, "RFC 5040 4.1",
+     MpaError::None,
+     "RDMAP Control field's reserved bits set, or an Invalidate STag in a Send, Send with SE, "
+     "Read Request or Terminate (MUST be zero on transmit, ignored on receive)"},
+    {RdmapAfterTerminate, "rdmap.after-terminate", Error, Protocol, "RFC 5040 5.4", MpaError::None,
+     "FPDU sent after a Terminate in the same direction (MUST NOT send any more Messages)"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -392,6 +433,17 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapTerminateDisagrees:
     case RdmapTerminateEncoding:
     case RdmapIrdExceeded:
+    case DdpReservedNonzero:
+    case DdpVersionChanged:
+    case DdpQueueInvalid:
+    case DdpMsnInvalid:
+    case DdpMessageUnfinished:
+    case DdpSegmentsOutOfOrder:
+    case DdpStagChanged:
+    case RdmapOpcodeInvalid:
+    case RdmapOpcodeMisplaced:
+    case RdmapReservedNonzero:
+    case RdmapAfterTerminate:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:

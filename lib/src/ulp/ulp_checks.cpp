@@ -12,6 +12,30 @@
 
 namespace mpa {
 
+namespace {
+// The DDP Stream takes only segments that were judged, framed as sent and hold their headers
+// (RFC 5044 8: the receiver drops the others; what they held is unknown): `ddp` unset for the
+// others, which make it lose its place.
+void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
+                 const UlpContext& context, bool first_seen, const std::optional<DdpHeader>& ddp,
+                 std::uint32_t size, std::vector<Finding>& out) {
+  if (!ddp) {
+    if (stream) stream->lose();
+    return;
+  }
+  if (!stream) {
+    // From the start only in the Responder's direction (the Initiator's first FPDUs may come
+    // before the Reply, held and read apart), where the FPDU is the first this direction
+    // showed and follows the Reply at once (a marker may lead it, nothing else).
+    const StartupFrame* own = context.reply;
+    stream = std::make_unique<DdpStream>(
+        context.direction == Direction::Responder && context.first_fpdu && first_seen && own &&
+        fpdu.start_offset == own->wire_length() && header_offset(fpdu) <= fpdu.start_offset + 4);
+  }
+  stream->check(fpdu, *ddp, fpdu.ulpdu_head, size, out);
+}
+}  // namespace
+
 UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                             std::vector<Finding>& out) {
   UlpVerdict v;
@@ -74,6 +98,8 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                       fpdu.header_seq.value(), need)));
     }
   }
+  feed_stream(stream_.stream, fpdu, context, recent_count_ == 1,
+              judged && need.empty() ? v.ddp : std::nullopt, size, out);
   if (!v.ddp) return v;
   // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
   if (judged && context.revision && !said_ddp_version_) {

@@ -1,19 +1,22 @@
 // What MPA carries, checked per FPDU (RFC 5040, 5041; RFC 6581 5; RFC 5044 Appendix C):
 // the negotiated RTR as the Initiator's first FPDU, DDP/RDMAP versions that belong to the
-// MPA revision, ULPDUs long enough for their DDP header, and RDMAP Terminates, decoded and
-// held against what mpa-check saw in the data they blame. One object per sender. Pure: an
+// MPA revision, ULPDUs long enough for their DDP header, RDMAP Terminates, decoded and
+// held against what mpa-check saw in the data they blame, and the DDP Stream its DDP Segments
+// make (ddp_stream.h). One object per sender. Pure: an
 // FPDU and its context in, findings out; the connection applies them.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "mpa/ddp.h"
 #include "mpa/events.h"
 #include "mpa/startup_frame.h"
+#include "ulp/ddp_stream.h"
 
 namespace mpa {
 
@@ -25,11 +28,12 @@ struct RtrNegotiation {
 
 struct UlpContext {
   Direction direction = Direction::Initiator;
-  bool first_fpdu = false;              // the sender's first FPDU (none before it, none lost)
-  std::optional<int> revision;          // the Request's MPA revision (startup seen)
-  const RtrNegotiation* rtr = nullptr;  // peer-to-peer negotiated
-  const StartupFrame* reply = nullptr;  // the Reply, when seen
-  bool siw_sender = false;              // the sender's startup frame looks like Linux siw's
+  bool first_fpdu = false;                // the sender's first FPDU (none before it, none lost)
+  std::optional<int> revision;            // the Request's MPA revision (startup seen)
+  const RtrNegotiation* rtr = nullptr;    // peer-to-peer negotiated
+  const StartupFrame* reply = nullptr;    // the Reply, when seen
+  const StartupFrame* request = nullptr;  // the Request, when seen
+  bool siw_sender = false;                // the sender's startup frame looks like Linux siw's
 };
 
 class UlpChecks;
@@ -84,7 +88,10 @@ class UlpChecks {
   void count_answer();
   // Octets of either direction went missing, or an FPDU could not be read as sent: requests
   // or answers may be among them.
-  void lose_count() { count_lost_ = true; }
+  void lose_count() {
+    count_lost_ = true;
+    if (stream_.stream) stream_.stream->lose();
+  }
 
  private:
   void remember(const FpduEvent& fpdu);
@@ -97,6 +104,21 @@ class UlpChecks {
   bool said_ird_ = false;
   std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
   std::size_t recent_count_ = 0;
+  // The direction's DDP Stream (message assembly per queue), made at its first DDP Segment;
+  // a copy of the checks copies it.
+  struct StreamBox {
+    std::unique_ptr<DdpStream> stream;
+    StreamBox() = default;
+    StreamBox(const StreamBox& o) : stream(o.stream ? new DdpStream(*o.stream) : nullptr) {}
+    StreamBox& operator=(const StreamBox& o) {
+      stream.reset(o.stream ? new DdpStream(*o.stream) : nullptr);
+      return *this;
+    }
+    StreamBox(StreamBox&&) = default;
+    StreamBox& operator=(StreamBox&&) = default;
+    ~StreamBox() = default;
+  };
+  StreamBox stream_;
 };
 
 }  // namespace mpa

@@ -1,0 +1,251 @@
+// One direction's DDP Stream of RDMAP messages, checked segment by segment (see ddp_stream.h).
+#include "ulp/ddp_stream.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "decode/byte_order.h"
+
+namespace mpa {
+
+namespace {
+
+constexpr std::uint8_t op(RdmapOpcode o) { return static_cast<std::uint8_t>(o); }
+
+// The untagged queue an RFC 5040 opcode uses (RFC 5040 5.2.1, 5.3, 5.4), if the RFC fixes one.
+// (RFC 7306's opcodes are left to its text, which is not at hand.)
+constexpr int queue_of(std::uint8_t opcode) {
+  switch (static_cast<RdmapOpcode>(opcode)) {
+    case RdmapOpcode::Send:
+    case RdmapOpcode::SendInvalidate:
+    case RdmapOpcode::SendSe:
+    case RdmapOpcode::SendSeInvalidate:
+      return 0;
+    case RdmapOpcode::ReadRequest:
+      return 1;
+    case RdmapOpcode::Terminate:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+// RFC 5040 4.1 Figure 4: RDMA Write and Read Response are tagged, every other message untagged.
+constexpr bool tagged_opcode(std::uint8_t opcode) {
+  return opcode == op(RdmapOpcode::Write) || opcode == op(RdmapOpcode::ReadResponse);
+}
+
+// RFC 5040 4.1: the Invalidate STag is zero in Send, Send with SE, Read Request and Terminate.
+constexpr bool invalidate_stag_zero(std::uint8_t opcode) {
+  return opcode == op(RdmapOpcode::Send) || opcode == op(RdmapOpcode::SendSe) ||
+         opcode == op(RdmapOpcode::ReadRequest) || opcode == op(RdmapOpcode::Terminate);
+}
+
+constexpr std::uint8_t kLastOpcode = op(RdmapOpcode::AtomicResponse);  // RFC 7306's last
+
+// What a conforming receiver answers an untagged DDP error with (RFC 5041 7.2, carried in a
+// Terminate's layer 1 as RFC 5040 4.8 Figure 9 says).
+std::string ddp_terminate(unsigned code, const char* name) {
+  return fmt::format(
+      "a conforming receiver answers with a Terminate of layer 1 (DDP), error type "
+      "2 (untagged buffer), code 0x{:02x} ({}): RFC 5041 7.2",
+      code, name);
+}
+
+}  // namespace
+
+DdpStream::DdpStream(bool from_start) {
+  for (Queue& q : queues_) q.known = from_start;
+}
+
+void DdpStream::lose() {
+  for (Queue& q : queues_) q = Queue{};
+  tagged_ = Tagged{};
+}
+
+void DdpStream::say(DiagId id, const FpduEvent& fpdu, std::string message,
+                    std::vector<Finding>& out) {
+  const auto bit =
+      1u << (static_cast<unsigned>(id) - static_cast<unsigned>(DiagId::DdpReservedNonzero));
+  if (said_ & bit) return;
+  said_ |= bit;
+  out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
+                             std::move(message) + " (first of this direction)"));
+}
+
+void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
+                      std::span<const std::uint8_t> head, std::uint32_t ulpdu_size,
+                      std::vector<Finding>& out) {
+  const std::uint64_t seq = fpdu.header_seq.value();
+  if (terminated_) {
+    say(DiagId::RdmapAfterTerminate, fpdu,
+        fmt::format("{} at seq {} after this direction's Terminate (RFC 5040 5.4: no more "
+                    "Messages on the stream)",
+                    rdmap_opcode_words(ddp.opcode), seq),
+        out);
+  }
+  check_fields(fpdu, ddp, head, out);
+  const std::uint32_t payload = ulpdu_size > ddp.header_size ? ulpdu_size - ddp.header_size : 0;
+  if (ddp.tagged) {
+    check_tagged(fpdu, ddp, payload, out);
+  } else {
+    check_untagged(fpdu, ddp, payload, out);
+  }
+  if (!ddp.tagged && ddp.opcode == op(RdmapOpcode::Terminate)) terminated_ = true;
+}
+
+void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
+                             std::span<const std::uint8_t> head, std::vector<Finding>& out) {
+  const std::uint64_t seq = fpdu.header_seq.value();
+  // RFC 5041 4.1: Rsvd (the four bits between L and DV) zero on transmit.
+  if (head[0] & 0x3c) {
+    say(DiagId::DdpReservedNonzero, fpdu,
+        fmt::format("DDP Control octet {:02x} at seq {}: reserved bits {:x} set", head[0], seq,
+                    (head[0] & 0x3c) >> 2),
+        out);
+  }
+  // RFC 5041 4.1: one DV for the whole stream.
+  if (ddp_version_ == 0xff) {
+    ddp_version_ = ddp.ddp_version;
+  } else if (ddp.ddp_version != ddp_version_) {
+    say(DiagId::DdpVersionChanged, fpdu,
+        fmt::format("DDP version {} at seq {} in a stream whose segments had version {}; a "
+                    "conforming receiver answers with a Terminate of layer 1 (DDP), error type "
+                    "{}, code 0x{:02x} (invalid DDP version): RFC 5041 7.2",
+                    ddp.ddp_version, seq, ddp_version_, ddp.tagged ? 1 : 2,
+                    ddp.tagged ? 0x04 : 0x06),
+        out);
+  }
+  // RFC 5040 4.1: bits 26-27 of the RDMAP Control field zero; the Invalidate STag zero where
+  // the message invalidates nothing.
+  if (head[1] & 0x30) {
+    say(DiagId::RdmapReservedNonzero, fpdu,
+        fmt::format("RDMAP Control octet {:02x} at seq {}: reserved bits {:x} set", head[1], seq,
+                    (head[1] & 0x30) >> 4),
+        out);
+  } else if (!ddp.tagged && invalidate_stag_zero(ddp.opcode) && load_be32(&head[2]) != 0) {
+    say(DiagId::RdmapReservedNonzero, fpdu,
+        fmt::format("{} at seq {} carries Invalidate STag 0x{:08x} (zero on transmit for this "
+                    "opcode)",
+                    rdmap_opcode_words(ddp.opcode), seq, load_be32(&head[2])),
+        out);
+  }
+  const char* terminate =
+      "a conforming receiver answers with a Terminate of layer 0 (RDMAP), "
+      "error type 2 (remote operation), code 0x06 (unexpected opcode): RFC "
+      "5040 4.8";
+  if (ddp.opcode > kLastOpcode) {
+    say(DiagId::RdmapOpcodeInvalid, fpdu,
+        fmt::format("RDMAP opcode {} at seq {} is reserved; {}", ddp.opcode, seq, terminate), out);
+    return;
+  }
+  const bool model_right =
+      ddp.opcode > op(RdmapOpcode::Terminate) || ddp.tagged == tagged_opcode(ddp.opcode);
+  // (A queue RDMAP does not define at all is ddp.queue-invalid's.)
+  const int queue = ddp.tagged || ddp.queue >= kDdpQueues ? -1 : queue_of(ddp.opcode);
+  if (!model_right) {
+    say(DiagId::RdmapOpcodeMisplaced, fpdu,
+        fmt::format("{} at seq {} in a{} DDP Segment (RFC 5040 4.1 Figure 4: {}); {}",
+                    rdmap_opcode_words(ddp.opcode), seq, ddp.tagged ? " tagged" : "n untagged",
+                    ddp.tagged ? "untagged" : "tagged", terminate),
+        out);
+  } else if (queue >= 0 && ddp.queue != static_cast<std::uint32_t>(queue)) {
+    say(DiagId::RdmapOpcodeMisplaced, fpdu,
+        fmt::format("{} at seq {} on queue {} (RFC 5040 5: queue {}); {}",
+                    rdmap_opcode_words(ddp.opcode), seq, ddp.queue, queue, terminate),
+        out);
+  }
+}
+
+void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
+                               std::vector<Finding>& out) {
+  const std::uint64_t seq = fpdu.header_seq.value();
+  if (ddp.queue >= kDdpQueues) {
+    say(DiagId::DdpQueueInvalid, fpdu,
+        fmt::format("{} at seq {} on queue {}, which RDMAP does not define; {}",
+                    rdmap_opcode_words(ddp.opcode), seq, ddp.queue,
+                    ddp_terminate(0x01, "invalid QN")),
+        out);
+    return;
+  }
+  Queue& q = queues_[ddp.queue];
+  bool first_segment = true;  // of a message
+  if (q.open && ddp.msn == q.msn) {
+    first_segment = false;
+    if (ddp.mo != q.next_mo) {
+      say(DiagId::DdpSegmentsOutOfOrder, fpdu,
+          fmt::format("queue {} MSN {} segment at seq {} has MO {} where the previous segment's "
+                      "payload ended at {}",
+                      ddp.queue, ddp.msn, seq, ddp.mo, q.next_mo),
+          out);
+    }
+  } else if (q.open && ddp.msn == q.msn + 1) {
+    say(DiagId::DdpMessageUnfinished, fpdu,
+        fmt::format("queue {} message MSN {} began at seq {} while message MSN {} had no segment "
+                    "with the Last flag",
+                    ddp.queue, ddp.msn, seq, q.msn),
+        out);
+  } else if (q.known && ddp.msn != q.msn + 1) {
+    const std::string which =
+        q.open ? fmt::format("message MSN {} was open", q.msn)
+        : ddp.msn == q.msn
+            ? fmt::format(
+                  "message MSN {} had been closed by its Last flag: either that flag was "
+                  "set on a segment that was not the last, or the MSN was not increased",
+                  q.msn)
+            : fmt::format("the queue's next MSN is {}", q.msn + 1);
+    say(DiagId::DdpMsnInvalid, fpdu,
+        fmt::format("{} at seq {} on queue {} with MSN {}, where {}; {}",
+                    rdmap_opcode_words(ddp.opcode), seq, ddp.queue, ddp.msn, which,
+                    ddp_terminate(0x03, "MSN range is not valid")),
+        out);
+  }
+  // (A queue not known, after a gap or a segment that was not judged, may have lost the first
+  // segments of the message this one goes on with.)
+  if (first_segment && q.known && ddp.mo != 0) {
+    say(DiagId::DdpSegmentsOutOfOrder, fpdu,
+        fmt::format("queue {} MSN {} begins at seq {} with MO {} (its first octet's MO is 0)",
+                    ddp.queue, ddp.msn, seq, ddp.mo),
+        out);
+  }
+  q.msn = ddp.msn;
+  q.known = true;
+  q.open = !ddp.last;
+  q.next_mo = ddp.mo + payload;
+}
+
+void DdpStream::check_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
+                             std::vector<Finding>& out) {
+  const std::uint64_t seq = fpdu.header_seq.value();
+  if (tagged_.open) {
+    const bool same_stag = ddp.stag == tagged_.stag && ddp.opcode == tagged_.opcode;
+    const bool same_to = ddp.to == tagged_.next_to;
+    if (same_stag && !same_to) {
+      say(DiagId::DdpSegmentsOutOfOrder, fpdu,
+          fmt::format("{} segment at seq {} (STag 0x{:08x}) has TO 0x{:x} where the previous "
+                      "segment's payload ended at 0x{:x}",
+                      rdmap_opcode_words(ddp.opcode), seq, ddp.stag, ddp.to, tagged_.next_to),
+          out);
+    } else if (!same_stag && same_to && ddp.opcode == tagged_.opcode) {
+      say(DiagId::DdpStagChanged, fpdu,
+          fmt::format("{} segment at seq {} goes on at TO 0x{:x} with STag 0x{:08x}, where its "
+                      "message's segments had STag 0x{:08x}",
+                      rdmap_opcode_words(ddp.opcode), seq, ddp.to, ddp.stag, tagged_.stag),
+          out);
+    } else if (!same_stag) {
+      say(DiagId::DdpMessageUnfinished, fpdu,
+          fmt::format("{} (STag 0x{:08x}) began at seq {} while the tagged {} to STag 0x{:08x} "
+                      "had no segment with the Last flag",
+                      rdmap_opcode_words(ddp.opcode), ddp.stag, seq,
+                      rdmap_opcode_words(tagged_.opcode), tagged_.stag),
+          out);
+    }
+  }
+  tagged_.stag = ddp.stag;
+  tagged_.opcode = ddp.opcode;
+  tagged_.next_to = ddp.to + payload;
+  tagged_.open = !ddp.last;
+}
+
+}  // namespace mpa
