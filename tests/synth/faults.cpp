@@ -1034,7 +1034,7 @@ void rdmap_reserved_nonzero(Scenario& s) {
 void rdmap_after_terminate(Scenario& s) {
   MessageSpec t;
   t.kind = MessageKind::Terminate;
-  t.terminate = terminate_of(0, 2, 0x06);
+  t.terminate.emplace(terminate_of(0, 2, 0x06));
   insert_initiator_message(s, 1, t);
   insert_initiator_message(s, 2, send_of(100));
   s.expected.notes.push_back("rdmap.terminate");
