@@ -326,8 +326,9 @@ inline constexpr auto map_capture_reading = [](auto& io, auto& cap) {
   io.field_or("complete", cap.result.ok, true);
   io.written_if(!cap.result.ok, [&] { io.field("error", cap.result.error); });
   io.field("tcp_connections", cap.tcp_connections);
-  io.written_if(cap.expired_connections != 0,
-                [&] { io.field_or("expired_connections", cap.expired_connections, std::uint64_t{0}); });
+  io.written_if(cap.expired_connections != 0, [&] {
+    io.field_or("expired_connections", cap.expired_connections, std::uint64_t{0});
+  });
 };
 // ... what its frames held ...
 inline constexpr auto map_capture_stats = [](auto& io, auto& cap) {
