@@ -193,11 +193,14 @@ inline Bytes startup_frame(bool request, std::uint8_t flags, std::uint8_t revisi
                        static_cast<std::uint16_t>(private_data.size()));
 }
 
-// A DDP untagged Send (RFC 5041 4, RFC 5040 4) carrying `payload` octets of filler.
+// A whole RDMA Write in one tagged DDP segment (RFC 5041 4.2, RFC 5040 4: T=1, L=1, DDP and
+// RDMAP version 1, STag 0x1000, TO 0) carrying `payload` octets of filler. Tagged: the same
+// octets may be sent any number of times (an untagged Send carries its MSN, which a sender
+// raises by one per message: RFC 5041 5.1).
 inline Bytes ddp_send(std::size_t payload) {
-  Bytes filler(payload);
-  for (std::size_t i = 0; i < payload; ++i) filler[i] = static_cast<std::uint8_t>(i * 13);
-  return synth::untagged_send(1, /*msn=*/1, filler);
+  Bytes out = {0xC1, 0x40, 0x00, 0x00, 0x10, 0x00, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < payload; ++i) out.push_back(static_cast<std::uint8_t>(i * 13));
+  return out;
 }
 
 // An FPDU without markers (RFC 5044 4.1): ULPDU_Length, ULPDU, pad, CRC (zero when off).
