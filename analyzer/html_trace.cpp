@@ -326,10 +326,14 @@ void HtmlTracer::on_finding(const Finding& f) {
   const std::size_t index = c.findings_seen++;
   c.findings_over_time[static_cast<std::size_t>(info(f.id).severity)].add(f.timestamp_ns, 1);
   // (stamped when it became certain: the time of its own frame only if that is the same; one
-  // reported after later frames were read, as at the capture's end, is stamped later too)
-  const bool retime = (f.certain_at != 0 && f.certain_at != f.frame) || f.frame < seen_before;
+  // reported after later frames were read, as at the capture's end, is stamped later too; the
+  // time of its own frame where the library gives it, FramePlace)
+  const std::uint64_t own_ns = f.frame_place.timestamp_ns;
+  const bool retime =
+      own_ns == 0 && ((f.certain_at != 0 && f.certain_at != f.frame) || f.frame < seen_before);
   if (!c.ladder_full) {
-    add(c, {f.direction, f.frame, f.timestamp_ns, ladder::Finding{index}, retime});
+    add(c, {f.direction, f.frame, own_ns != 0 ? own_ns : f.timestamp_ns, ladder::Finding{index},
+            retime});
     stamp(c, false, f.frame);
   } else if (ladder::Band* b = last_band(c)) {
     ++b->findings;
@@ -372,23 +376,17 @@ void HtmlTracer::on_startup_frame(std::uint32_t connection, Direction direction,
                                   const StartupFrame& frame, std::uint64_t frame_number,
                                   TcpSeq seq) {
   next_.on_startup_frame(connection, direction, frame, frame_number, seq);
-  const std::uint64_t seen_before = frame_seen_;
   frame_seen_ = std::max(frame_seen_, frame_number);
   if (!open_.contains(connection)) return;
   ConnectionTrace& c = of(connection);
   const auto d = static_cast<std::size_t>(direction);
   c.last_startup[d] = std::make_pair(seq, frame);
   c.last_startup_frame[d] = frame_number;
-  // (its time, the connection's for the Request or the Reply as taken, is another frame's
-  // when it came late or when the connection has more than one of its kind: read again)
-  bool retime = frame_number < seen_before || frame.kind == FrameKind::Unknown;
-  for (LadderItem& item : c.ladder) {
-    if (auto* other = std::get_if<ladder::Startup>(&item.what);
-        other && other->frame.kind == frame.kind) {
-      item.retime = retime = true;
-    }
-  }
-  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}, retime});
+  // (its time is read again from its frame: the connection's time for the Request or the
+  // Reply is that of the segment at which the library took it, another frame's when it came
+  // late, when its octets were held and replayed, or when the connection has more than one
+  // of its kind)
+  add(c, {direction, frame_number, 0, ladder::Startup{frame, seq.value()}, true});
   const StartupFrameFields fields = startup_frame_fields(seq, frame);
   std::erase_if(c.waiting, [&](const ConnectionTrace::Waiting& w) {
     if (w.direction != direction || !fields.whole.contains(w.seq)) return false;

@@ -83,6 +83,7 @@ struct Startup {
   std::uint64_t offset = 0;
   std::uint64_t first_frame = 0;  // the capture frame holding it
   std::uint64_t prefix = 0;       // streaming-mode octets before it
+  std::uint64_t last_ns = 0;      // capture time of the segment that brought its last octet
 };
 struct AwaitReply {
   HeldOctets held;  // octets the Initiator sent early, replayed once the Reply is in
@@ -118,6 +119,7 @@ struct PrivateDataDue {
   TcpSeq reply_seq;
   std::uint64_t reply_offset = 0;
   std::uint64_t reply_frame = 0;
+  std::uint64_t request_ns = 0;  // capture time of the segment that brought its last octet
 };
 struct Ended {
   // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if

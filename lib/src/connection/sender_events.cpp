@@ -120,6 +120,7 @@ std::size_t MpaConnection::feed(Sender& s, phase::Startup& p, const Chunk& chunk
   // A segment that opens with an FPDU ends the private data, whatever PD_Length said.
   if (segment_start && private_data_cut_short(s, &chunk)) return 0;
   const std::size_t used = p.parser.push(chunk.data);
+  if (used != 0) p.last_ns = context_.ns;
   if (!p.parser.complete()) return used;
   return used + startup_complete(s, chunk.frame, chunk.data.subspan(used),
                                  chunk.seq + static_cast<std::uint32_t>(used));

@@ -74,6 +74,7 @@ void MpaConnection::start_frame(Sender& s, std::uint64_t offset, TcpSeq seq, std
   p.offset = offset;
   p.first_frame = frame;
   p.prefix = prefix;
+  p.last_ns = context_.ns;
 }
 
 void MpaConnection::end_mpa() {
@@ -177,8 +178,14 @@ bool MpaConnection::private_data_cut_short(Sender& s, const Chunk* chunk) {
   const std::uint64_t at_offset = p->offset;
   const std::uint64_t first_frame = p->first_frame;
   const std::uint64_t prefix = p->prefix;
+  // Applied now, at a later segment (or the close): the frame's time (the connection's
+  // request_ns or reply_ns) is that of the segment that brought its last octet.
+  const std::uint64_t last_ns = p->last_ns;
+  const std::uint64_t request_ns = summary_.request_ns, reply_ns = summary_.reply_ns;
   apply_startup_frame(s, partial, judge_frame_cut_short(partial, request, what), at, at_offset,
                       first_frame, prefix, frame);
+  if (summary_.request_ns != request_ns) summary_.request_ns = last_ns;
+  if (summary_.reply_ns != reply_ns) summary_.reply_ns = last_ns;
   // A peer whose stream ended before this one (its octets held meanwhile, replayed now) has
   // nothing more to come: the marker probe decides on what it holds.
   for (Sender& side : senders_) {
@@ -218,6 +225,7 @@ void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const Sta
                             at,
                             at_offset,
                             frame};
+  due.request_ns = q.last_ns;
   init.phase.emplace<phase::PrivateDataDue>(std::move(due));
   const std::uint32_t reply_length = static_cast<std::uint32_t>(octets_sent(f));
   phase::Ended& held = s.phase.emplace<phase::Ended>();
@@ -250,6 +258,7 @@ void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool 
     startup.offset = taken.offset;
     startup.first_frame = taken.first_frame;
     startup.prefix = taken.prefix;
+    startup.last_ns = taken.request_ns;
     return;
   }
   phase::PrivateDataDue taken = std::move(p);
@@ -258,8 +267,10 @@ void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool 
   std::size_t replay_from = 0;
   if (fpdu_follows) {
     // PD_Length overstated the private data (RFC 5044 7.1.1, 7.1.2 rule 9): certain now.
+    const std::uint64_t request_ns = summary_.request_ns;
     apply_startup_frame(init, partial, judge_request_cut_short(partial, taken.first_frame),
                         taken.seq, taken.offset, taken.first_frame, taken.prefix, frame);
+    if (summary_.request_ns != request_ns) summary_.request_ns = taken.request_ns;
     answer_to_invalid_request(responder, taken.reply, taken.reply_seq, taken.reply_offset,
                               taken.reply_frame, false);
   } else {
