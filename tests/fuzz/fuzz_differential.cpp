@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "connection_input.h"  // fuzz_endpoint
 #include "fuzz_support.h"
 #include "mpa/analyzer.h"
 #include "mpa/diagnostics.h"
@@ -129,17 +130,6 @@ class Sink : public mpa::EventSink {
   std::vector<Listed> fpdus[2];  // in the order reported
 };
 
-mpa::Endpoint endpoint(std::uint8_t host, std::uint16_t port) {
-  mpa::Endpoint e;
-  e.address.family = 4;
-  e.address.bytes[0] = 192;
-  e.address.bytes[1] = 0;
-  e.address.bytes[2] = 2;
-  e.address.bytes[3] = host;
-  e.port = port;
-  return e;
-}
-
 // Feeds the conversation to an Analyzer segment by segment.
 class Wire {
  public:
@@ -152,8 +142,8 @@ class Wire {
     mpa::TcpSegment s;
     s.frame = ++frame_;
     s.timestamp_ns = frame_ * 10000;
-    s.source = endpoint(from == 0 ? 10 : 20, from == 0 ? 40000 : 20049);
-    s.destination = endpoint(from == 0 ? 20 : 10, from == 0 ? 20049 : 40000);
+    s.source = mpa::fuzz::fuzz_endpoint(from == 0 ? 10 : 20, from == 0 ? 40000 : 20049);
+    s.destination = mpa::fuzz::fuzz_endpoint(from == 0 ? 20 : 10, from == 0 ? 20049 : 40000);
     s.seq = mpa::TcpSeq(next_[from]);
     s.ack = mpa::TcpSeq(flags == mpa::tcp_flags::kSyn ? 0 : next_[1 - from]);
     s.flags = flags;
