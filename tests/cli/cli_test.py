@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from sarif_schemas import sarif_validators
 
 
 class Failure(Exception):
@@ -831,24 +832,6 @@ def check_bad_input(a):
     expect(p.returncode == 2 and "<stdin>: FAIL: empty file" in p.stdout, p.stdout)
 
 
-def sarif_validators():
-    """The project's SARIF 2.1.0 schema (and the OASIS one when MPA_SARIF_SCHEMA names a copy:
-    the OASIS file may not be committed here, see tests/cli/CMakeLists.txt)."""
-    try:
-        import jsonschema
-    except ImportError:
-        raise Failure("python3-jsonschema is needed (apt-get install python3-jsonschema; .ci/setup installs it)")
-    schemas = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "sarif-2.1.0-subset.schema.json")]
-    if os.environ.get("MPA_SARIF_SCHEMA"):
-        schemas.append(os.environ["MPA_SARIF_SCHEMA"])
-    validators = []
-    for path in schemas:
-        with open(path) as f:
-            schema = json.load(f)
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        validators.append((path, cls(schema, format_checker=jsonschema.FormatChecker())))
-    return validators
 
 
 def check_sarif(a):
@@ -856,7 +839,7 @@ def check_sarif(a):
     level from severity, the capture as a relative URI and the frame as a logical location;
     the catalogue as rules (summary, RFC section at rfc-editor.org, error code); suppressed
     findings carry their suppression; a capture not found is a notification."""
-    validators = sarif_validators()
+    validators = sarif_validators(Failure)
     caps_dir = os.path.join(a.work, "caps")
     os.makedirs(caps_dir)
     for n in (BADCRC, GSO):

@@ -21,6 +21,7 @@ import sys
 from collections import Counter
 from datetime import datetime, timezone
 from urllib.parse import unquote
+from sarif_schemas import sarif_validators
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BADCRC = "siw6.1-default-probe-req-crc-badcrc-send-readreq-veth1500.pcap"  # fpdu.crc-mismatch
@@ -56,24 +57,6 @@ def pcap_records(path):
     return records
 
 
-def schema_validators():
-    """The project's SARIF 2.1.0 schema (sarif-2.1.0-subset.schema.json), and the full OASIS one
-    where MPA_SARIF_SCHEMA names a copy (it may not be committed here: tests/cli/CMakeLists.txt)."""
-    try:
-        import jsonschema
-    except ImportError:
-        raise Failure("python3-jsonschema is needed (apt-get install python3-jsonschema; .ci/setup installs it)")
-    paths = [os.path.join(HERE, "sarif-2.1.0-subset.schema.json")]
-    if os.environ.get("MPA_SARIF_SCHEMA"):
-        paths.append(os.environ["MPA_SARIF_SCHEMA"])
-    validators = []
-    for path in paths:
-        with open(path) as f:
-            schema = json.load(f)
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        validators.append((path, cls(schema, format_checker=jsonschema.FormatChecker())))
-    return validators
 
 
 def sarif_of(a, folder, *args):
@@ -87,7 +70,7 @@ def check_sarif_dashboard(a):
     with --notes; every result has a region (the frame's captured octets in the file: the
     pcap record's, by frame number) and partialFingerprints; the fingerprints are the same from
     both folders; the tool's version is --version's; valid against the full OASIS schema."""
-    validators = schema_validators()
+    validators = sarif_validators(Failure)
     one, two = os.path.join(a.work, "one"), os.path.join(a.work, "elsewhere", "two")
     for d in (one, two):
         shutil.copytree(a.captures, os.path.join(d, "captures"))
