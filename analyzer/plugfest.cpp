@@ -11,6 +11,8 @@
 #include <set>
 #include <tuple>
 
+#include "json_text.h"
+
 namespace mpa::report {
 
 namespace {
@@ -690,7 +692,7 @@ void write_json(std::ostream& out, const Comparison& cmp) {
                               {"pairs_in_old_only", cmp.only_old},
                               {"connections_matched", cmp.matched},
                               {"exit_status", cmp.exit_status()}}}};
-  out << doc.dump(2) << '\n';
+  out << doc.dump(2, ' ', false, kInvalidUtf8) << '\n';
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
+#include "json_text.h"
 #include "mpa/conformance.h"
 #include "plugfest.h"
 #include "report.h"
@@ -158,7 +159,7 @@ class StreamedWriter : private Collected, public JsonWriter {
 
   template <typename T, typename Table>
   void streamed(const char* key, const std::vector<T>& items, Table table) {
-    std::string text = collected.dump();
+    std::string text = collected.dump(-1, ' ', false, kInvalidUtf8);
     text.pop_back();  // the closing brace: the list and what follows it come next
     out_ << text << ",\n\"" << key << "\": [";
     // Each item straight to text (StreamWriter: the bytes dump(1) of its object would be),
@@ -180,7 +181,7 @@ class StreamedWriter : private Collected, public JsonWriter {
   // The keys after the streamed list, and the closing brace.
   void finish() {
     for (const auto& [key, value] : collected.items())
-      out_ << ",\n\"" << key << "\": " << value.dump(1);
+      out_ << ",\n\"" << key << "\": " << value.dump(1, ' ', false, kInvalidUtf8);
     out_ << "}";
   }
 
@@ -237,7 +238,7 @@ ordered_json cell_json(const Matrix& m, std::size_t i, std::size_t r,
 // `j` as dump(1) writes it at nesting `depth` of a document dumped with indent 1 (JSON text
 // holds no raw newline inside a string: each newline starts a line of its own).
 void dump_at(std::ostream& out, const ordered_json& j, std::size_t depth) {
-  const std::string text = j.dump(1);
+  const std::string text = j.dump(1, ' ', false, kInvalidUtf8);
   std::size_t from = 0;
   for (std::size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1)
     out << std::string_view(text).substr(from, at + 1 - from) << std::string(depth, ' ');
@@ -281,7 +282,8 @@ void write_matrix_json(std::ostream& out, const std::vector<CaptureReport>& capt
 void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, const Policy& policy,
                 const RuleReview& review, bool matrix, std::string_view tool_version) {
   out << "{\n\"" << kVersionKey << "\": " << kVersion << ",\n\"" << kToolKey
-      << "\": " << tool_json(tool_version).dump() << ",\n\"" << kCapturesKey << "\": [";
+      << "\": " << tool_json(tool_version).dump(-1, ' ', false, kInvalidUtf8) << ",\n\""
+      << kCapturesKey << "\": [";
   for (std::size_t i = 0; i < captures.size(); ++i) {
     out << (i ? ",\n" : "\n");
     StreamedWriter capture(out, policy);
@@ -311,7 +313,7 @@ void write_json(std::ostream& out, const std::vector<CaptureReport>& captures, c
                                 {"unused_suppressions", unused_rules},
                                 {"suppressions_reviewed", review.complete},
                                 {"suppressions_under_count", under_count}};
-  out << "],\n\"summary\": " << summary.dump();
+  out << "],\n\"summary\": " << summary.dump(-1, ' ', false, kInvalidUtf8);
   // "matrix" where the matrix is shown (plugfest.h, matrix_shown): absent otherwise.
   if (matrix_shown(captures, matrix)) {
     out << ",\n\"matrix\": ";
@@ -334,7 +336,7 @@ class JsonLines : public FindingObserver {
         connection == kCaptureFinding ? ordered_json(nullptr) : ordered_json(connection);
     JsonWriter w(j);
     map_finding(w, f, connection != kCaptureFinding);
-    out_ << j.dump() << '\n' << std::flush;
+    out_ << j.dump(-1, ' ', false, kInvalidUtf8) << '\n' << std::flush;
   }
   // The connection without its findings: each was a line of its own.
   void on_connection_end(const ConnectionReport& c) override {
@@ -344,7 +346,7 @@ class JsonLines : public FindingObserver {
     JsonWriter w(j);
     map_connection_about(w, c);
     map_connection_counts(w, c);
-    out_ << j.dump() << '\n' << std::flush;
+    out_ << j.dump(-1, ' ', false, kInvalidUtf8) << '\n' << std::flush;
   }
 
  private:
@@ -365,7 +367,7 @@ void write_json_lines_end(std::ostream& out, const CaptureReport& cap, const Pol
   JsonWriter w(j, &policy);
   map_capture_reading(w, cap);
   map_capture_verdict(w, cap);
-  out << j.dump() << '\n' << std::flush;
+  out << j.dump(-1, ' ', false, kInvalidUtf8) << '\n' << std::flush;
 }
 
 void write_catalogue_json(std::ostream& out) {
@@ -382,7 +384,7 @@ void write_catalogue_json(std::ostream& out) {
          {"rules", rules_json(d.id)},
          {"beyond_rules", beyond_json(d.id)}});
   }
-  out << list.dump(2) << '\n';
+  out << list.dump(2, ' ', false, kInvalidUtf8) << '\n';
 }
 
 void write_rules_json(std::ostream& out) {
@@ -407,7 +409,7 @@ void write_rules_json(std::ostream& out) {
     j["captures"] = std::move(captures);
     list.push_back(std::move(j));
   }
-  out << list.dump(2) << '\n';
+  out << list.dump(2, ' ', false, kInvalidUtf8) << '\n';
 }
 
 }  // namespace mpa::report

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "json_text.h"
 #include "report.h"
 #include "report_json_model.h"
 
@@ -263,7 +264,7 @@ class StreamWriter {
     if (plain(s)) {
       out_.quoted(s);
     } else {
-      out_.put(nlohmann::ordered_json(std::string(s)).dump());
+      out_.put(nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false, kInvalidUtf8));
     }
   }
   // An ordered_json written member by member (as dump(1) would); numbers that are not
@@ -297,7 +298,7 @@ class StreamWriter {
         }
         return end(']');
       default:
-        out_.put(j.dump());
+        out_.put(j.dump(-1, ' ', false, kInvalidUtf8));
         return;  // a double, a binary: no newline in them
     }
   }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "json_text.h"
 #include "report.h"
 
 namespace mpa::report {
@@ -237,18 +238,23 @@ void write_sarif(std::ostream& out, const std::vector<CaptureReport>& captures,
   std::string folder = uri_path(options.working_folder);
   if (!folder.ends_with('/')) folder += '/';
 
-  out << "{\n\"$schema\": " << ordered_json(kSchema).dump() << ",\n\"version\": \"2.1.0\",\n"
-      << "\"runs\": [{\n\"tool\": " << ordered_json{{"driver", driver}}.dump() << ",\n"
-      << "\"invocations\": " << ordered_json::array({invocation}).dump() << ",\n"
-      << "\"originalUriBaseIds\": " << ordered_json{{kBase, {{"uri", "file://" + folder}}}}.dump()
+  out << "{\n\"$schema\": " << ordered_json(kSchema).dump(-1, ' ', false, kInvalidUtf8)
+      << ",\n\"version\": \"2.1.0\",\n"
+      << "\"runs\": [{\n\"tool\": "
+      << ordered_json{{"driver", driver}}.dump(-1, ' ', false, kInvalidUtf8) << ",\n"
+      << "\"invocations\": " << ordered_json::array({invocation}).dump(-1, ' ', false, kInvalidUtf8)
       << ",\n"
-      << "\"artifacts\": " << artifacts.dump() << ",\n\"results\": [";
+      << "\"originalUriBaseIds\": "
+      << ordered_json{{kBase, {{"uri", "file://" + folder}}}}.dump(-1, ' ', false, kInvalidUtf8)
+      << ",\n"
+      << "\"artifacts\": " << artifacts.dump(-1, ' ', false, kInvalidUtf8) << ",\n\"results\": [";
   bool first = true;
   auto put = [&](const CaptureReport& cap, std::size_t i, const ReportedFinding& f,
                  const ConnectionReport* c) {
     if (info(f.finding.id).severity == Severity::Note && !options.notes) return;
     out << (first ? "\n" : ",\n")
-        << result_json(cap, i, f, c, rule_index[f.finding.id], options).dump();
+        << result_json(cap, i, f, c, rule_index[f.finding.id], options)
+               .dump(-1, ' ', false, kInvalidUtf8);
     first = false;
   };
   for (std::size_t i = 0; i < captures.size(); ++i) {

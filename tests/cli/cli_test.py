@@ -832,6 +832,22 @@ def check_bad_input(a):
     expect(p.returncode == 2 and "<stdin>: FAIL: empty file" in p.stdout, p.stdout)
 
 
+def check_non_utf8_name(a):
+    """A capture whose file name is not UTF-8 (Latin-1 "caf\xe9", as old archives have them)
+    is reported in every format: JSON, SARIF, JUnit and HTML are UTF-8 text naming it with
+    U+FFFD, and the exit status is the capture's (1: it holds an error), not an abort."""
+    name = os.path.join(os.fsencode(a.work), b"caf\xe9.pcap")
+    shutil.copy(os.path.join(a.captures, "siw", BADCRC), name)
+    outs = {k: os.path.join(a.work, f"out.{k}") for k in ("sarif", "xml", "html")}
+    p = subprocess.run([a.mpa_check, "--format", "json", "--sarif", outs["sarif"], "--junit", outs["xml"],
+                        "--html", outs["html"], name], capture_output=True)
+    expect(p.returncode == 1, f"exit {p.returncode}: {p.stderr[-300:]!r}")
+    report = json.loads(p.stdout.decode("utf-8"))
+    expect(report["captures"][0]["file"].endswith("caf\ufffd.pcap"), f"JSON names {report['captures'][0]['file']!r}")
+    sarif = json.loads(open(outs["sarif"], encoding="utf-8").read())
+    expect(sarif["runs"][0]["results"], "SARIF lists no result")
+    ET.fromstring(open(outs["xml"], "rb").read())
+    open(outs["html"], encoding="utf-8").read()
 
 
 def check_sarif(a):
@@ -988,6 +1004,7 @@ CHECKS = {"tunnels": check_tunnels, "ip-fragments": check_ip_fragments, "pcapng-
           "sarif": check_sarif, "junit-viewers": check_junit_viewers, "html-stdout": check_html_stdout}
 CHECKS["list-rules"] = check_list_rules
 CHECKS["bad-input"] = check_bad_input
+CHECKS["non-utf8-name"] = check_non_utf8_name
 CHECKS["no-mpa-said"] = check_no_mpa_said
 CHECKS["live-only-refused"] = check_live_only_refused
 CHECKS["junit-worst"] = check_junit_worst
