@@ -100,7 +100,7 @@ Matrix build_matrix(const std::vector<CaptureReport>& captures);
 // --matrix only). By default where its implementations are named or few: unless more than
 // kMatrixUnnamedMost of them are unnamed, known by their address only (no hosts-file entry, no
 // stack fingerprint); a capture of many hosts nothing names has no interop to show, only as
-// many pairs as connections. `asked` (--matrix) shows it always. (--help, README.md and the
+// many pairs as connections. `asked` (--matrix) shows it always. (--help, docs/json.md and the
 // schema, docs/mpa-check-report.schema.json, say 8.)
 constexpr std::size_t kMatrixUnnamedMost = 8;
 bool matrix_shown(const std::vector<CaptureReport>& captures, bool asked);

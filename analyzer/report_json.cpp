@@ -1,4 +1,4 @@
-// The JSON report (the contract documented in README.md, version 1, and published as
+// The JSON report (the contract documented in docs/json.md, version 1, and published as
 // docs/mpa-check-report.schema.json): its keys are report_json_model.h's tables.
 #include <nlohmann/json.hpp>
 #include <type_traits>
