@@ -11,7 +11,7 @@
 // and mpa-check with --read-threads 1 on the plain file, and CaptureReader's reading alone.
 // Then the rows shaped like the field (issue 44): see field_rows.
 // Run: build/tests/bench/mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]
-//      [--rows first|field|all] [--field-size-mib N] [--write-soak PATH]
+//      [--rows first|field|all|a] [--against OLD] [--field-size-mib N] [--write-soak PATH]
 //      [--rounds N] [--write-only]
 // Each figure is the best of N rounds (5 by default), a floor and mpa-check side by side in
 // each: on a shared machine whose host takes a core away now and then, a run that needs both
@@ -479,6 +479,44 @@ void field_rows(const std::string& binary, int rounds, std::uint64_t field_mib) 
       static_cast<double>(rss_100_open) / 1024.0);
 }
 
+// Row (a) alone (--rows a), for quick work on its cost: its floor and mpa-check, and, with
+// --against OLD, another build's mpa-check over the same file in the same rounds (each round
+// runs the floor, this build and OLD one after another, so that a busy machine slows them
+// alike). Writes the file first where it is missing, as field_rows does.
+void row_a(const std::string& binary, const std::string& against, int rounds,
+           std::uint64_t field_mib) {
+  const std::string a = fmt::format(MPA_BINARY_DIR "/bench-field-{}mib-v1.pcap", field_mib);
+  if (!std::filesystem::exists(a)) {
+    fmt::print("writing {} ...\n", a);
+    write_in_child(a, [&] { write_interleaved(a + ".part", many_connections(field_mib << 20)); });
+    std::filesystem::rename(a + ".part", a);
+  }
+  std::uint64_t checksum = 0;
+  Row mine{"(a) 400 open, 64-9000 B", "libpcap read-and-touch loop"};
+  Row old{"(a), --against", "libpcap read-and-touch loop"};
+  for (int round = 0; round < rounds; ++round) {
+    long r = 0;
+    mine.floor = std::min(mine.floor, pcap_loop_seconds(a, checksum));
+    mine.mpa = std::min(mine.mpa, run_mpa_check(binary, a, r, "2"));
+    mine.rss_kib = std::max(mine.rss_kib, r);
+    if (against.empty()) continue;
+    old.mpa = std::min(old.mpa, run_mpa_check(against, a, r, "2"));
+    old.rss_kib = std::max(old.rss_kib, r);
+  }
+  old.floor = mine.floor;
+  const double size = static_cast<double>(std::filesystem::file_size(a));
+  fmt::print("\nrow (a) (best of {} rounds, GB/s of capture octets)\n", rounds);
+  fmt::print("{:<27} {:>9} {:>7} {:>10} {:>6} {:>9}\n", "input", "size", "floor", "mpa-check",
+             "ratio", "peak RSS");
+  for (const Row* row : {&mine, &old}) {
+    if (row == &old && against.empty()) break;
+    fmt::print("{:<27} {:>5.0f} MiB {:>7.2f} {:>10.2f} {:>6.2f} {:>5.1f} MiB\n", row->name,
+               size / 1048576.0, size / row->floor / 1e9, size / row->mpa / 1e9,
+               row->floor / row->mpa, static_cast<double>(row->rss_kib) / 1024.0);
+  }
+  if (!against.empty()) fmt::print("(--against {})\n", against);
+}
+
 // The soak (tests/bench/soak.sh): 100,000 short connections (startup, one small message each
 // way), 1,000 open at once; half close with FINs, half never close (a live run must let go of
 // them: --idle-timeout). Replayed in a loop with tcpreplay --unique-ip, each loop new flows.
@@ -508,8 +546,9 @@ int main(int argc, char** argv) {
   int rounds = 5;
   std::uint64_t field_mib = 1024;
   // --rows first|field|all: the first row (and its compressed copies), the rows shaped like the
-  // field, or both (the default).
+  // field, or both (the default); --rows a: row (a) alone (see row_a).
   std::string rows = "all";
+  std::string against;  // --against OLD: with --rows a, another build beside this one
   // --write-only: write the capture (when it is not there yet) and exit: live_rate.sh
   // replays it onto a veth pair.
   bool write_only = false;
@@ -525,12 +564,17 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--field-size-mib") == 0) field_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--rows") == 0) rows = argv[i + 1];
+    if (std::strcmp(argv[i], "--against") == 0) against = argv[i + 1];
     if (std::strcmp(argv[i], "--write-soak") == 0) {
       const std::string soak = argv[i + 1];
       write_in_child(soak, [&] { write_interleaved(soak, soak_connections()); });
       return 0;
     }
     ++i;
+  }
+  if (rows == "a" && !write_only) {
+    row_a(binary, against, rounds, field_mib);
+    return 0;
   }
   if (rows == "field" && !write_only) {
     field_rows(binary, rounds, field_mib);

@@ -66,7 +66,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
   }
   remember(fpdu);
   if (fpdu.ulpdu_length == 0) return v;
-  v.ddp = decode_ddp(fpdu.ulpdu_head);
+  v.ddp = head;  // (decoded once per FPDU: the same octets)
   // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
   // announces, then the RDMAP header its opcode needs.
   const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
