@@ -484,10 +484,11 @@ def dissect(ts, args, capture):
     """One tshark -2 -T pdml run over a capture, for both plugin.agreement and plugin.experts:
     {"experts": pdml_experts' tuples without elements, "found": [[frame, id, count]],
     "fpdus": [[frame, ULPDU_Length, CRC status, markers, count]]}. Kept in args.cache (the
-    fixture plugin.dissect fills it), keyed by the capture, the plugin and tshark."""
-    st, plugin = os.stat(capture), os.stat(args.plugin)
+    fixture plugin.dissect fills it), keyed by the capture, the plugin, tshark and this script."""
+    st, plugin, script = os.stat(capture), os.stat(args.plugin), os.stat(os.path.abspath(__file__))
+    # (This script too: what is kept is what its code read of the PDML.)
     key = [os.path.abspath(capture), st.st_size, st.st_mtime_ns, os.path.abspath(args.plugin), plugin.st_size,
-           plugin.st_mtime_ns, os.path.abspath(args.tshark)]
+           plugin.st_mtime_ns, os.path.abspath(args.tshark), script.st_size, script.st_mtime_ns]
     path = None
     if args.cache:
         os.makedirs(args.cache, exist_ok=True)
