@@ -16,6 +16,9 @@ Subcommands:
              before the library framed or judged them (mpa.single_pass), pointing to -2; a
              second pass does not; and the plugin's rpcordma_heuristic preference turns off
              Wireshark 4.0's RPCoRDMA heuristic that fails on valid iWARP traffic
+  dissect    tshark -2 -T pdml once per capture, what agreement and experts read of it kept
+             in --cache (the fixture of both: a tshark start-up costs more than most
+             captures; without it, or stale, agreement and experts run tshark themselves)
   agreement  for every capture: the (frame, finding id) pairs of tshark -2 with the
              plugin equal those of mpa-check --format json, and so do the FPDUs
              (frame, ULPDU_Length, CRC status, markers) of mpa-check --list-fpdus
@@ -24,7 +27,8 @@ Subcommands:
              frame's field), as tshark -2 -T pdml nests it; filterable by id
   robustness tshark -2 with the plugin over every fuzz corpus file and past crasher
              (tests/fuzz; inputs of the non-capture targets turned into captures by
-             corpus_to_pcap) and every hostile capture (tests/hostile): no crash, no
+             corpus_to_pcap --batch, 40 inputs a capture, each on its own ports, trouble
+             mapped back to its input by frame) and every hostile capture (tests/hostile): no crash, no
              epan assertion or critical message, no "Dissector bug" item of MPA, no
              library error (other protocols' dissector bugs are Wireshark's: listed)
 """
@@ -455,51 +459,86 @@ def markers_by_frame(mpa_check, capture):
 
 # ---- agreement
 
-def plugin_report(ts, capture):
-    """The plugin's (frame, finding id) pairs, and its FPDUs as
-    (frame, ULPDU_Length, CRC status, markers), from one tshark -2 run."""
-    out = ts.run("-2", "-r", ts.readable(capture), "-Y", "mpa", "-T", "json", "--no-duplicate-keys",
-                 "-J", "frame mpa")
+def pdml_report(packet, frame):
+    """The plugin's (frame, finding id) pairs and FPDUs (frame, ULPDU_Length, CRC status,
+    markers) in one packet of tshark -2 -T pdml: every mpa.* item of an expert item anywhere
+    under MPA, and every FPDU subtree at the top of the MPA tree."""
     found = collections.Counter()
     fpdus = collections.Counter()
-    for packet in json.loads(out or "[]"):
-        layers = packet["_source"]["layers"]
-        frame = int(first(layers["frame"]["frame.number"]))
-        mpa = layers.get("mpa")
-        for layer in (mpa if isinstance(mpa, list) else [mpa]):
-            if not isinstance(layer, dict):
-                continue  # an MPA item without children
-            for item in expert_items(layer):
-                for key in item:
-                    if key.startswith("mpa."):
-                        found[(frame, key[len("mpa."):])] += 1
-            for key, node in layer.items():
-                if not key.startswith("FPDU: "):
-                    continue
-                for fpdu in (node if isinstance(node, list) else [node]):
-                    markers = fpdu.get("mpa.marker", [])
-                    count = len(markers) if isinstance(markers, list) else 1
-                    fpdus[(frame, int(fpdu["mpa.ulpdu_length"]), CRC_STATUS[fpdu["mpa.crc.status"]],
-                           count)] += 1
+    for mpa in (p for p in packet.iter("proto") if p.get("name") == "mpa"):
+        for expert in (f for f in mpa.iter("field") if f.get("name") == "_ws.expert"):
+            for item in expert:
+                if item.get("name", "").startswith("mpa."):
+                    found[(frame, item.get("name")[len("mpa."):])] += 1
+        for fpdu in (f for f in mpa if not f.get("name") and (f.get("show") or "").startswith("FPDU: ")):
+            values = {}
+            markers = 0
+            for f in fpdu:
+                values.setdefault(f.get("name"), f.get("show"))
+                markers += f.get("name") == "mpa.marker"
+            fpdus[(frame, int(values["mpa.ulpdu_length"]), CRC_STATUS[values["mpa.crc.status"]], markers)] += 1
     return found, fpdus
 
 
-def expert_items(node):
-    """Every _ws.expert entry under a JSON tree node (a finding's expert item sits under the
-    field it is about, in an FPDU's or startup frame's subtree, or under its mpa.finding field)."""
-    if isinstance(node, list):
-        for n in node:
-            yield from expert_items(n)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            if key == "_ws.expert":
-                yield from (value if isinstance(value, list) else [value])
-            elif isinstance(value, (dict, list)):
-                yield from expert_items(value)
+def dissect(ts, args, capture):
+    """One tshark -2 -T pdml run over a capture, for both plugin.agreement and plugin.experts:
+    {"experts": pdml_experts' tuples without elements, "found": [[frame, id, count]],
+    "fpdus": [[frame, ULPDU_Length, CRC status, markers, count]]}. Kept in args.cache (the
+    fixture plugin.dissect fills it), keyed by the capture, the plugin, tshark and this script."""
+    st, plugin, script = os.stat(capture), os.stat(args.plugin), os.stat(os.path.abspath(__file__))
+    # (This script too: what is kept is what its code read of the PDML.)
+    key = [os.path.abspath(capture), st.st_size, st.st_mtime_ns, os.path.abspath(args.plugin), plugin.st_size,
+           plugin.st_mtime_ns, os.path.abspath(args.tshark), script.st_size, script.st_mtime_ns]
+    path = None
+    if args.cache:
+        os.makedirs(args.cache, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9.-]", "_", os.path.relpath(os.path.abspath(capture), "/"))
+        path = os.path.join(args.cache, name + ".json")
+        try:
+            with open(path) as f:
+                cached = json.load(f)
+            if cached["key"] == key:
+                return cached
+        except (OSError, ValueError, KeyError):
+            pass
+    root = ET.fromstring(ts.run("-2", "-r", ts.readable(capture), "-Y", "mpa", "-T", "pdml", "-J", "frame mpa"))
+    experts, found, fpdus = [], collections.Counter(), collections.Counter()
+    for packet, frame in pdml_packets(root):
+        experts += [list(e[:4]) for e in packet_experts(packet, frame)]
+        f, d = pdml_report(packet, frame)
+        found.update(f)
+        fpdus.update(d)
+    result = {"key": key, "experts": experts, "found": [[*k, n] for k, n in found.items()],
+              "fpdus": [[*k, n] for k, n in fpdus.items()]}
+    if path:
+        with open(path + ".new", "w") as f:
+            json.dump(result, f)
+        os.replace(path + ".new", path)
+    return result
 
 
-def first(value):
-    return value[0] if isinstance(value, list) else value
+def plugin_report(ts, args, capture):
+    """The plugin's (frame, finding id) pairs, and its FPDUs as
+    (frame, ULPDU_Length, CRC status, markers), from one tshark -2 run."""
+    d = dissect(ts, args, capture)
+    return (collections.Counter({tuple(r[:-1]): r[-1] for r in d["found"]}),
+            collections.Counter({tuple(r[:-1]): r[-1] for r in d["fpdus"]}))
+
+
+def test_dissect(ts, args):
+    """tshark -2 -T pdml once per capture, read by plugin.agreement and plugin.experts."""
+    captures = all_captures(args)
+    expect(captures, "no captures")
+    for _ in in_parallel(ts, lambda c: dissect(ts, args, c), captures):
+        pass
+    print(f"dissect: {len(captures)} captures into {args.cache}")
+
+
+def all_captures(args):
+    captures = []
+    for d in args.captures:
+        captures += sorted(glob.glob(os.path.join(d, "*.pcap")) + glob.glob(os.path.join(d, "*.pcapng")))
+    return captures
 
 
 def check_report(mpa_check, capture):
@@ -599,12 +638,10 @@ def test_colouring(ts, args):
 
 
 def test_agreement(ts, args):
-    captures = []
-    for d in args.captures:
-        captures += sorted(glob.glob(os.path.join(d, "*.pcap")) + glob.glob(os.path.join(d, "*.pcapng")))
+    captures = all_captures(args)
     expect(captures, "no captures to compare")
     failures = []
-    both = lambda capture: (check_report(args.mpa_check, capture), plugin_report(ts, capture))
+    both = lambda capture: (check_report(args.mpa_check, capture), plugin_report(ts, args, capture))
     for capture, ((expected, expected_fpdus, truncated), (got, got_fpdus)) in in_parallel(ts, both, captures):
         missing, extra = expected - got, got - expected
         if truncated:
@@ -641,44 +678,56 @@ def pdml_experts(ts, capture):
     every MPA expert item of tshark -2 -T pdml. What it hangs on: a field name, FPDU, STARTUP,
     ENHANCED, or TOP (the finding's own mpa.finding item at the top of the MPA tree)."""
     out = ts.run("-2", "-r", ts.readable(capture), "-Y", "mpa", "-T", "pdml")
-    root = ET.fromstring(out)
     found = []
+    for packet, frame in pdml_packets(ET.fromstring(out)):
+        found += packet_experts(packet, frame)
+    return found
+
+
+def pdml_packets(root):
+    """(packet element, frame number) of a PDML document."""
     for packet in root.iter("packet"):
         frame = None
         for proto in packet.iter("proto"):
             if proto.get("name") == "geninfo":
                 frame = int(next(f.get("show") for f in proto.iter("field") if f.get("name") == "num"))
-        parents = {child: parent for parent in packet.iter() for child in parent}
-        for mpa in (p for p in packet.iter("proto") if p.get("name") == "mpa"):
-            for expert in mpa.iter("field"):
-                if expert.get("name") != "_ws.expert":
-                    continue
-                ids = [f.get("name")[len("mpa."):] for f in expert
-                       if f.get("name", "").startswith("mpa.") and f.get("name") != "mpa.plugin.library-error"]
-                if not ids:
-                    continue
-                parent = parents[expert]
-                name = parent.get("name") or ""
-                show = parent.get("show") or ""
-                if name == "mpa.finding":
-                    on = TOP
-                elif name:
-                    on = name
-                elif show.startswith("FPDU:"):
-                    on = FPDU
-                elif show.startswith("Enhanced connection establishment"):
-                    on = ENHANCED
-                elif parents.get(parent) is mpa:
-                    on = STARTUP
-                else:
-                    on = f"text item {show!r}"
-                shown_in = None
-                finding = parent if name == "mpa.finding" else next(
-                    (f for f in parent if f.get("name") == "mpa.finding" and f.get("show") == ids[0]), None)
-                if finding is not None:
-                    shown_in = next((int(f.get("show")) for f in finding.iter("field")
-                                     if f.get("name") == "mpa.finding.shown_in"), None)
-                found.append((frame, ids[0], on, shown_in, parent))
+        yield packet, frame
+
+
+def packet_experts(packet, frame):
+    """pdml_experts of one packet."""
+    found = []
+    parents = {child: parent for parent in packet.iter() for child in parent}
+    for mpa in (p for p in packet.iter("proto") if p.get("name") == "mpa"):
+        for expert in mpa.iter("field"):
+            if expert.get("name") != "_ws.expert":
+                continue
+            ids = [f.get("name")[len("mpa."):] for f in expert
+                   if f.get("name", "").startswith("mpa.") and f.get("name") != "mpa.plugin.library-error"]
+            if not ids:
+                continue
+            parent = parents[expert]
+            name = parent.get("name") or ""
+            show = parent.get("show") or ""
+            if name == "mpa.finding":
+                on = TOP
+            elif name:
+                on = name
+            elif show.startswith("FPDU:"):
+                on = FPDU
+            elif show.startswith("Enhanced connection establishment"):
+                on = ENHANCED
+            elif parents.get(parent) is mpa:
+                on = STARTUP
+            else:
+                on = f"text item {show!r}"
+            shown_in = None
+            finding = parent if name == "mpa.finding" else next(
+                (f for f in parent if f.get("name") == "mpa.finding" and f.get("show") == ids[0]), None)
+            if finding is not None:
+                shown_in = next((int(f.get("show")) for f in finding.iter("field")
+                                 if f.get("name") == "mpa.finding.shown_in"), None)
+            found.append((frame, ids[0], on, shown_in, parent))
     return found
 
 
@@ -688,9 +737,7 @@ def test_experts(ts, args):
         check=True).stdout)}
     expect(catalogue["fpdu.crc-mismatch"]["field"] == "crc" and catalogue["capture.gap"]["field"] == "none",
            "--list-diagnostics names no field for its entries")
-    captures = []
-    for d in args.captures:
-        captures += sorted(glob.glob(os.path.join(d, "*.pcap")))
+    captures = [c for c in all_captures(args) if c.endswith(".pcap")]
     expect(captures, "no captures")
     counts = collections.Counter()
     failures = []
@@ -699,7 +746,7 @@ def test_experts(ts, args):
     # names the later frame that draws it).
     placed = collections.defaultdict(bool)
     # (Without the PDML elements, which would keep every capture's whole tree alive.)
-    experts_of = dict(in_parallel(ts, lambda c: [(*e[:4], None) for e in pdml_experts(ts, c)], captures))
+    experts_of = dict(in_parallel(ts, lambda c: [(*e, None) for e in dissect(ts, args, c)["experts"]], captures))
     for capture in captures:
         name = os.path.basename(capture)
         own = re.match(r"fault-([a-z0-9.-]+?)(--.*)?\.pcap$", name)
@@ -782,9 +829,25 @@ def trouble_filter(ts):
     return ts.trouble_filter
 
 
+# Fuzz inputs per batch capture: one tshark start-up (a third of a second) for this many.
+BATCH = 40
+
+
+class Batch:
+    """Fuzz inputs of one target written into one capture by corpus_to_pcap --batch, each on
+    client ports of its own; `inputs` are (first frame, last frame, input file)."""
+
+    def __init__(self, target, path, inputs):
+        self.target, self.path, self.inputs = target, path, inputs
+
+    def input_of(self, frame):
+        return next((f for first, last, f in self.inputs if first <= frame <= last), None)
+
+
 def robustness_inputs(ts, args):
-    """A capture for every fuzz input and every hostile capture."""
-    inputs = []
+    """The fuzz inputs of the non-capture targets as Batches, and the captures: every
+    capture fuzz input and every hostile capture."""
+    batches = []
     converted = os.path.join(ts.files, "fuzz-inputs")
     os.makedirs(converted)
     # Without corpus_to_pcap (a build without the tests, e.g. in another Wireshark's chroot)
@@ -793,18 +856,74 @@ def robustness_inputs(ts, args):
         files = sorted(glob.glob(os.path.join(args.fuzz_dir, "corpus", target, "*")) +
                        glob.glob(os.path.join(args.fuzz_dir, "regressions", target, "*")))
         expect(files, f"no fuzz inputs for {target} under {args.fuzz_dir}")
-        for at in range(0, len(files), 200):
-            subprocess.run([args.corpus_to_pcap, target, converted, *files[at:at + 200]], check=True)
-    inputs += sorted(glob.glob(os.path.join(converted, "*.pcap")))
+        for at in range(0, len(files), BATCH):
+            path = os.path.join(converted, f"{target}-batch-{at // BATCH}.pcap")
+            out = subprocess.run([args.corpus_to_pcap, "--batch", target, path, *files[at:at + BATCH]],
+                                 check=True, capture_output=True, text=True).stdout
+            inputs = [(int(first), int(last), f) for first, last, f in
+                      (line.split(" ", 2) for line in out.splitlines())]
+            expect(len(inputs) == len(files[at:at + BATCH]), f"corpus_to_pcap --batch listed {out}")
+            os.chmod(path, 0o644)
+            batches.append(Batch(target, path, inputs))
     captures = sorted(glob.glob(os.path.join(args.fuzz_dir, "corpus", "capture", "*")) +
                       glob.glob(os.path.join(args.fuzz_dir, "regressions", "capture", "*")))
     expect(captures, f"no capture fuzz inputs under {args.fuzz_dir}")
-    inputs += captures
     if args.hostile_dir:
         hostile = sorted(glob.glob(os.path.join(args.hostile_dir, "*.pcap*")))
         expect(hostile, f"no hostile captures under {args.hostile_dir} (run the hostile tests first)")
-        inputs += hostile
-    return inputs
+        captures += hostile
+    return batches, captures
+
+
+def batch_trouble(ts, args, batch):
+    """trouble() of a batch, per input: [(input, problem, upstream, status)]. epan names the
+    packet of a dissector bug on stderr ("in packet N") and the filter's stdout lines start
+    with theirs: each maps to its input by frame. A batch not read whole, or with trouble no
+    frame names, is read again one input at a time (corpus_to_pcap as before: a capture of
+    its own per input), which names the input; trouble that only the batch shows is the
+    batch's."""
+    p = ts.run_raw("-2", "-r", ts.readable(batch.path), "-Y", trouble_filter(ts), "-T", "fields",
+                   "-e", "frame.number", "-e", "_ws.expert.message")
+    problems = collections.defaultdict(list)
+    upstream = collections.defaultdict(set)
+    upstream_frames = set()
+    unplaced = []
+    for line in p.stderr.splitlines():
+        if not EPAN_TROUBLE.search(line):
+            continue
+        bug = DISSECTOR_BUG.search(line)
+        at = re.search(r"\bin packet (\d+)\b", line)
+        source = batch.input_of(int(at.group(1))) if at else None
+        if source is None:
+            unplaced.append(line.strip())
+        elif bug and bug.group(1) != "MPA":
+            upstream[source].add(bug.group(1))
+            upstream_frames.add(int(at.group(1)))
+        else:
+            problems[source].append(f"stderr: {line.strip()}")
+    for line in p.stdout.splitlines():
+        frame = int(line.split("\t")[0]) if re.match(r"\d+\t", line) else None
+        source = batch.input_of(frame) if frame else None
+        if source is None:
+            unplaced.append(line.strip())
+        elif "mpa library" in line or frame not in upstream_frames:
+            problems[source].append(f"frame with a dissector bug or library error: {line.strip()} (of the batch "
+                                    f"{os.path.basename(batch.path)})")
+    if p.returncode == 0 and not unplaced:
+        return [(f, "; ".join(problems[f][:5]), upstream[f], p.returncode) for _, _, f in batch.inputs]
+    alone = os.path.join(ts.files, "fuzz-alone", os.path.basename(batch.path))
+    os.makedirs(alone)
+    subprocess.run([args.corpus_to_pcap, batch.target, alone, *[f for _, _, f in batch.inputs]], check=True)
+    results = []
+    for _, _, f in batch.inputs:
+        capture = os.path.join(alone, f"{batch.target}-{os.path.basename(f)}.pcap")
+        os.chmod(capture, 0o644)
+        results.append((f, *trouble(ts, capture)))
+    if not any(r[1] for r in results):
+        problem = "; ".join([f"exit status {p.returncode}"] * (p.returncode not in (0, 2)) + unplaced[:5])
+        if problem:
+            results.append((batch.path, f"only with the batch's other inputs: {problem}", set(), p.returncode))
+    return results
 
 
 DISSECTOR_BUG = re.compile(r"Dissector bug, protocol ([^,:]+)")
@@ -838,26 +957,37 @@ def test_robustness(ts, args):
     if sample:
         ts.run("-r", ts.readable(sample), "-Y", trouble_filter(ts))
     trouble_filter(ts)  # asked once, before the threads
-    inputs = robustness_inputs(ts, args)
+    batches, captures = robustness_inputs(ts, args)
     # Known Wireshark bugs below DDP/RDMAP, reached through our hand-off and the built-in's.
     known = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "upstream", "*.pcap")))
+    for capture in captures + known:
+        ts.readable(capture)  # the copies tshark's user reads, made before the threads
     failures = []
     statuses = collections.Counter()
     upstream_seen = collections.Counter()
     # Largest first (the million-SYN flood takes minutes, the rest a second each), so that no
     # worker is left with a long one at the end.
-    ordered = sorted(inputs + known, key=os.path.getsize, reverse=True)
+    work = sorted(batches + captures + known, key=lambda w: os.path.getsize(w.path if isinstance(w, Batch) else w),
+                  reverse=True)
+
+    def run(w):
+        return batch_trouble(ts, args, w) if isinstance(w, Batch) else [(w, *trouble(ts, w))]
+
+    inputs = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        for capture, (problem, upstream, status) in zip(ordered, pool.map(lambda c: trouble(ts, c), ordered)):
-            statuses[status] += 1
-            upstream_seen.update(upstream)
-            if problem:
-                failures.append(f"{capture}: {problem}")
-            if upstream:
-                print(f"upstream dissector bug ({', '.join(sorted(upstream))}): {os.path.basename(capture)}")
-    print(f"{len(inputs) + len(known)} inputs: {statuses[0]} read whole, {statuses[2]} cut short or "
-          f"unreadable, {len(failures)} with trouble; upstream dissector bugs: {dict(upstream_seen)}")
-    expect(statuses[0] >= len(inputs) // 2, "most inputs should be readable captures")
+        for results in pool.map(run, work):
+            for capture, problem, upstream, status in results:
+                inputs += 1
+                statuses[status] += 1
+                upstream_seen.update(upstream)
+                if problem:
+                    failures.append(f"{capture}: {problem}")
+                if upstream:
+                    print(f"upstream dissector bug ({', '.join(sorted(upstream))}): {os.path.basename(capture)}")
+    print(f"{inputs} inputs ({len(batches)} batches of fuzz inputs, {len(captures) + len(known)} captures): "
+          f"{statuses[0]} read whole, {statuses[2]} cut short or unreadable, {len(failures)} with trouble; "
+          f"upstream dissector bugs: {dict(upstream_seen)}")
+    expect(statuses[0] >= inputs // 2, "most inputs should be readable captures")
     expect(not failures, "tshark with the plugin got into trouble:\n" + "\n".join(failures[:40]))
 
 
@@ -871,8 +1001,9 @@ def main():
     parser.add_argument("--corpus-to-pcap", help="tests/fuzz/corpus_to_pcap (robustness)")
     parser.add_argument("--fuzz-dir", help="tests/fuzz (robustness)")
     parser.add_argument("--hostile-dir", help="captures the hostile tests wrote (robustness)")
+    parser.add_argument("--cache", help="folder for what plugin.dissect's tshark runs found (agreement, experts)")
     parser.add_argument("test", choices=["loads", "descriptions", "single-pass", "fields", "colouring", "tunnels", "agreement", "experts",
-                                         "robustness"])
+                                         "robustness", "dissect"])
     args = parser.parse_args()
     args.captures = [d for d in args.captures if os.path.isdir(d)]
     with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
@@ -883,7 +1014,7 @@ def main():
              "tunnels": test_tunnels,
              "agreement": test_agreement,
              "experts": test_experts,
-             "robustness": test_robustness}[args.test](ts, args)
+             "robustness": test_robustness, "dissect": test_dissect}[args.test](ts, args)
         except Failure as e:
             print(f"FAIL: {e}", file=sys.stderr)
             return 1

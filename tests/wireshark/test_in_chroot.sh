@@ -39,10 +39,12 @@ TIMEFORMAT='%0R s, CPU %0U s user %0S s system'
 echo "built in $(cat "$root/build.time")"
 ldd "$root/build/plugin/mpa.so" >/dev/null 2>&1 || true
 status=0
+# agreement's tshark -2 -T pdml runs, kept in /build/dissected, serve experts too (plugin_test.py
+# dissect).
 for test in loads fields colouring agreement experts robustness; do
   if { time in_root python3 /src/tests/plugin/plugin_test.py --tshark /usr/bin/tshark --plugin /build/plugin/mpa.so \
        --mpa-check /build/analyzer/mpa-check --captures /src/captures --captures /src/captures/siw \
-       --require-markers --fuzz-dir /src/tests/fuzz $test > "$root/test-$test.log" 2>&1; } 2>"$root/test-$test.time"; then
+       --require-markers --fuzz-dir /src/tests/fuzz --cache /build/dissected $test > "$root/test-$test.log" 2>&1; } 2>"$root/test-$test.time"; then
     echo "ok   plugin.$test under Wireshark $version ($(cat "$root/test-$test.time"))"
   else
     echo "FAIL plugin.$test under Wireshark $version"; tail -30 "$root/test-$test.log"; status=1
