@@ -31,6 +31,15 @@ Bytes read_request(std::uint32_t msn, std::uint32_t sink_stag, std::uint64_t sin
   put_be32(u, 0x1000);  // Data Source TO
   return u;
 }
+// A Send (queue 0) of 8 octets, MSN `msn`.
+Bytes send(std::uint32_t msn) {
+  Bytes u = {0x41, 0x43, 0, 0, 0, 0};
+  put_be32(u, 0);
+  put_be32(u, msn);
+  put_be32(u, 0);
+  u.resize(u.size() + 8, 0xab);
+  return u;
+}
 // A tagged RDMA Read Response segment of `payload` octets.
 Bytes read_response(std::uint32_t stag, std::uint64_t to, bool last, std::size_t payload) {
   Bytes u = {static_cast<std::uint8_t>(last ? 0xc1 : 0x81), 0x42};
@@ -133,7 +142,7 @@ TEST(RdmaRequests, ResponsesComeInTheOrderOfTheirRequests) {
 }
 
 TEST(RdmaRequests, AResponseWithNoRequestOutstandingIsNamed) {
-  EXPECT_EQ(judge({{kR, read_response(0x100, 0x0, true, 10)}}),
+  EXPECT_EQ(judge({{kI, send(1)}, {kR, read_response(0x100, 0x0, true, 10)}}),
             Names{"rdmap.read-response-unrequested"});
   EXPECT_EQ(judge({{kI, read_request(1, 0x100, 0x0, 10)},
                    {kR, read_response(0x100, 0x0, true, 10)},
