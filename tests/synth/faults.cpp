@@ -783,6 +783,8 @@ void legal_fpdu_refused_read(Scenario& s) {
   response.size = 200;
   response.skip_reads = 1;
   s.responder.messages = {response};
+  // What the refusal leaves on RDMAP: a later Read answered while this one never is.
+  s.expected.findings.push_back("rdmap.read-response-out-of-order");
 }
 // The conformant reaction to a corrupted Read Request: a Terminate, no Read Response.
 void read_request_terminated(Scenario& s) {
@@ -1037,6 +1039,55 @@ void rdmap_after_terminate(Scenario& s) {
   t.terminate.emplace(terminate_of(0, 2, 0x06));
   insert_initiator_message(s, 1, t);
   insert_initiator_message(s, 2, send_of(100));
+  s.expected.notes.push_back("rdmap.terminate");
+}
+// ---- RDMA Read Responses held to their Requests (lib/src/ulp/rdma_requests.cpp): the
+// Initiator reads, the Responder answers, each in one turn.
+void initiator_reads(Scenario& s, std::vector<MessageSpec> requests,
+                     std::vector<MessageSpec> responses) {
+  s.batch = 8;
+  requests.push_back(send_of(100));
+  s.initiator.messages = std::move(requests);
+  s.responder.messages = std::move(responses);
+}
+// RFC 5040 4.4: the Read Response's STag is not the Request's Data Sink STag.
+void read_response_mismatch(Scenario& s) {
+  MessageSpec response = message_of(MessageKind::ReadResponse, 600);
+  response.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, 2, be32_at(u, 2) + 0x100); };
+  initiator_reads(s, {message_of(MessageKind::ReadRequest, 600)}, {response});
+}
+// RFC 5040 5.2: 500 octets answer a Read of 600.
+void read_response_length(Scenario& s) {
+  initiator_reads(s, {message_of(MessageKind::ReadRequest, 600)},
+                  {message_of(MessageKind::ReadResponse, 500)});
+}
+// RFC 5040 5.2.1: a zero-length Read answered with 8 octets.
+void read_response_length_zero(Scenario& s) {
+  initiator_reads(s, {message_of(MessageKind::ReadRequest, 0)},
+                  {message_of(MessageKind::ReadResponse, 8)});
+}
+// RFC 5040 5.2.1, 5.2.2: two Reads, the second answered first (the first never).
+void read_response_out_of_order(Scenario& s) {
+  MessageSpec second = message_of(MessageKind::ReadResponse, 300);
+  second.skip_reads = 1;
+  initiator_reads(
+      s, {message_of(MessageKind::ReadRequest, 600), message_of(MessageKind::ReadRequest, 300)},
+      {second});
+}
+// RFC 5040 5.2: a Read Response when the Initiator has read nothing.
+void read_response_unrequested(Scenario& s) {
+  initiator_reads(s, {}, {message_of(MessageKind::ReadResponse, 600)});
+}
+// More Read Requests outstanding than mpa-check keeps (rdma_requests.h): 1025, unanswered.
+void read_tracking_stopped(Scenario& s) {
+  s.batch = 64;
+  s.segmentation.kind = SegmentationPolicy::Kind::Packed;  // FPDUs packed into full segments
+  s.initiator.messages.assign(1025, message_of(MessageKind::ReadRequest, 8));
+  s.responder.messages = {send_of(100)};
+}
+// RFC 5040 4.8 (Figure 9): RDMAP layer, error type 3, which Figure 9 does not define.
+void terminate_invalid(Scenario& s) {
+  responder_terminates(s, terminate_of(0, 3, 0x00));
   s.expected.notes.push_back("rdmap.terminate");
 }
 void reserved_bit_siw_gso(Scenario& s) {
@@ -1334,6 +1385,31 @@ constexpr FaultRecipe kRecipes[] = {
      "the Initiator sends a Terminate (RDMAP, remote operation error, unexpected opcode), then a "
      "Send",
      rdmap_after_terminate},
+    {"rdmap.read-response-mismatch",
+     "the Initiator reads 600 octets; the Responder's Read Response carries the Data Sink STag "
+     "plus 0x100",
+     read_response_mismatch},
+    {"rdmap.read-response-length",
+     "the Initiator reads 600 octets; the Responder's Read Response carries 500",
+     read_response_length},
+    {"rdmap.read-response-length",
+     "the Initiator sends a zero-length Read Request; the Responder's Read Response carries 8 "
+     "octets",
+     read_response_length_zero, "zero-length"},
+    {"rdmap.read-response-out-of-order",
+     "the Initiator sends two Read Requests; the Responder answers the second and never the first",
+     read_response_out_of_order},
+    {"rdmap.read-response-unrequested",
+     "the Initiator reads nothing; the Responder sends a 600-octet Read Response",
+     read_response_unrequested},
+    {"rdmap.read-tracking-stopped",
+     "the Initiator sends 1025 eight-octet Read Requests (no IRD declared), the Responder "
+     "answers none: the 1025th is beyond what mpa-check keeps outstanding",
+     read_tracking_stopped},
+    {"rdmap.terminate-invalid",
+     "the Responder refuses the Initiator's RDMA Write with a Terminate of RDMAP layer, error "
+     "type 3 (Figure 9 defines 0-2), and closes",
+     terminate_invalid},
     {"startup.reserved-bit-siw-gso",
      "siw-like Request with reserved bit 0x08 (siw GSO), then a 4000-octet FPDU in one segment",
      reserved_bit_siw_gso},

@@ -98,6 +98,12 @@ constexpr Required kRequired[] = {
     {"rdmap.opcode-misplaced", Error, 0},
     {"rdmap.reserved-nonzero", Error, 0},
     {"rdmap.after-terminate", Error, 0},
+    {"rdmap.read-response-mismatch", Error, 0},
+    {"rdmap.read-response-length", Error, 0},
+    {"rdmap.read-response-out-of-order", Error, 0},
+    {"rdmap.read-response-unrequested", Error, 0},
+    {"rdmap.read-tracking-stopped", Note, 0},
+    {"rdmap.terminate-invalid", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

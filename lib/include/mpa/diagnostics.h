@@ -187,6 +187,14 @@ enum class DiagId : std::uint16_t {
   RdmapOpcodeMisplaced,
   RdmapReservedNonzero,
   RdmapAfterTerminate,
+  // RDMA Read Responses held to the Read Requests they answer (RFC 5040 4.4, 5.2), in bounded
+  // memory; Terminate Control values (RFC 5040 4.8, Figure 9).
+  RdmapReadResponseMismatch,
+  RdmapReadResponseLength,
+  RdmapReadResponseOutOfOrder,
+  RdmapReadResponseUnrequested,
+  RdmapReadTrackingStopped,
+  RdmapTerminateInvalid,
   kCount,
 };
 

@@ -68,6 +68,12 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
 // when D is set, and the 28-octet RDMA Read Request header when R is set.
 std::size_t terminate_header_size(const Terminate& terminate);
 
+// Why the layer, error type and error code of a Terminate laid out as RFC 5040 Figure 8 are
+// none RFC 5040 Figure 9 defines (RDMAP; its error type 0 takes any code), RFC 5041 7.2 (DDP;
+// its error type 3 is the LLP's) or RFC 5044 8 / RFC 6581 8 (MPA: layer 2, error type 0,
+// codes 1-7); empty when they are defined, or when the layout is a known stack's.
+std::string undefined_terminate_values(const Terminate& terminate);
+
 // "LLP (MPA) error 2: CRC error" / "RDMAP remote operation error 0x02".
 std::string describe(const Terminate& terminate);
 // The name of a code as it appears on the wire ("unknown MPA error" outside 1-7).

@@ -56,6 +56,8 @@ constexpr std::array kUntied = std::to_array<UntiedDiagnostic>({
      "an IP datagram the capture holds incomplete (fragments missing or cut)"},
     {CaptureResynchronised, BeyondRules::Capture, "framing found again after missing octets"},
     {RdmapTerminate, BeyondRules::DdpRdmap, "the peer's Terminate, its own verdict (RFC 5040 4.8)"},
+    {RdmapReadTrackingStopped, BeyondRules::Capture,
+     "RDMA Read Requests beyond what mpa-check keeps outstanding: their Responses go unjudged"},
     {InteropStackFingerprint, BeyondRules::Interop,
      "which implementation a startup frame looks like"},
     {InteropP2pRequired, BeyondRules::Interop,

@@ -348,6 +348,33 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "Read Request or Terminate (MUST be zero on transmit, ignored on receive)"},
     {RdmapAfterTerminate, "rdmap.after-terminate", Error, Protocol, "RFC 5040 5.4", MpaError::None,
      "FPDU sent after a Terminate in the same direction (MUST NOT send any more Messages)"},
+    // ---- RDMA Read Responses against their Requests; Terminate Control values
+    {RdmapReadResponseMismatch, "rdmap.read-response-mismatch", Error, Protocol, "RFC 5040 4.4",
+     MpaError::None,
+     "RDMA Read Response whose STag or tagged offset is not the Data Sink STag and TO of the "
+     "Read Request it answers (MUST be copied from the Request; its receiver: Terminate RDMAP, "
+     "error type 1, code 0x00 invalid STag or 0x01 base or bounds violation)"},
+    {RdmapReadResponseLength, "rdmap.read-response-length", Error, Protocol, "RFC 5040 5.2",
+     MpaError::None,
+     "RDMA Read Response whose length is not the RDMA Read Message Size of the Read Request it "
+     "answers (a zero-length Request MUST get a zero-length Response; its receiver: Terminate "
+     "RDMAP, error type 1, code 0x01 base or bounds violation)"},
+    {RdmapReadResponseOutOfOrder, "rdmap.read-response-out-of-order", Error, Protocol,
+     "RFC 5040 5.2.1", MpaError::None,
+     "RDMA Read Response answering a later Read Request while an earlier one is unanswered "
+     "(Requests MUST be processed, and answered, in the order they were sent)"},
+    {RdmapReadResponseUnrequested, "rdmap.read-response-unrequested", Error, Protocol,
+     "RFC 5040 5.2", MpaError::None,
+     "RDMA Read Response while no Read Request of its receiver is outstanding (one Response per "
+     "Request; its receiver: Terminate RDMAP, error type 2, code 0x06 unexpected opcode)"},
+    {RdmapReadTrackingStopped, "rdmap.read-tracking-stopped", Note, Sequence, "RFC 5040 5.2",
+     MpaError::None,
+     "more RDMA Read Requests outstanding than mpa-check keeps: their Read Responses are no "
+     "longer held to them on this connection"},
+    {RdmapTerminateInvalid, "rdmap.terminate-invalid", Error, Protocol, "RFC 5040 4.8",
+     MpaError::None,
+     "Terminate whose layer, error type or error code RFC 5040 Figure 9 (RDMAP), RFC 5041 7.2 "
+     "(DDP) or RFC 5044 8 / RFC 6581 8 (MPA) does not define"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -444,6 +471,12 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapOpcodeMisplaced:
     case RdmapReservedNonzero:
     case RdmapAfterTerminate:
+    case RdmapReadResponseMismatch:
+    case RdmapReadResponseLength:
+    case RdmapReadResponseOutOfOrder:
+    case RdmapReadResponseUnrequested:
+    case RdmapReadTrackingStopped:  // the Read Request beyond the ceiling
+    case RdmapTerminateInvalid:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:

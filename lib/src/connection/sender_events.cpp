@@ -480,6 +480,9 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
     }
     return;
   }
+  if (ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadResponse)) {
+    s.peer->ulp.check_read_response(fpdu, *ddp, direction_of(s), found);
+  }
   if (is_ird_response_end(*ddp)) {
     s.peer->ulp.count_answer();
     return;

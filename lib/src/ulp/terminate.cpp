@@ -71,6 +71,58 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
   return t;
 }
 
+namespace {
+// RFC 5040 Figure 9: the codes of the RDMAP error types that have codes.
+bool rdmap_code_defined(std::uint8_t etype, std::uint8_t code) {
+  if (code == 0xFF || code == 0x09) return true;  // Unspecified; STag cannot be Invalidated
+  if (etype == 1) return code <= 0x04;            // Remote Protection Error
+  return code >= 0x05 && code <= 0x08;            // Remote Operation Error
+}
+// RFC 5041 7.2: DDP's error types and codes.
+bool ddp_code_defined(std::uint8_t etype, std::uint8_t code) {
+  switch (etype) {
+    case 0:
+      return code == 0x00;  // Local Catastrophic
+    case 1:
+      return code <= 0x04;  // Tagged Buffer Error
+    case 2:
+      return code >= 0x01 && code <= 0x06;  // Untagged Buffer Error
+    default:
+      return etype == 3;  // reserved for the LLP: its codes are the LLP's
+  }
+}
+}  // namespace
+
+std::string undefined_terminate_values(const Terminate& t) {
+  if (t.layout != TerminateLayout::Rfc5040) return {};
+  switch (t.layer) {
+    case 0:
+      if (t.etype > 2) return fmt::format("RDMAP error type {} (Figure 9 defines 0-2)", t.etype);
+      if (t.etype != 0 && !rdmap_code_defined(t.etype, t.error_code)) {
+        return fmt::format("RDMAP error type {} code 0x{:02x} (not in Figure 9)", t.etype,
+                           t.error_code);
+      }
+      return {};
+    case 1:
+      if (!ddp_code_defined(t.etype, t.error_code)) {
+        return fmt::format("DDP error type {} code 0x{:02x} (not in RFC 5041 7.2)", t.etype,
+                           t.error_code);
+      }
+      return {};
+    case 2:
+      if (t.etype != 0 || !mpa_error_from_wire(t.error_code)) {
+        return fmt::format(
+            "LLP (MPA) error type {} code {} (RFC 6580: error type 0; RFC 5044 8, RFC 6581 8: "
+            "codes "
+            "1-7)",
+            t.etype, t.error_code);
+      }
+      return {};
+    default:
+      return fmt::format("layer {} (Figure 9 defines 0 RDMAP, 1 DDP, 2 LLP)", t.layer);
+  }
+}
+
 std::string describe(const Terminate& t) {
   const char* layer = t.layer == 0   ? "RDMAP"
                       : t.layer == 1 ? "DDP"

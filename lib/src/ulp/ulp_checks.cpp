@@ -65,6 +65,8 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     }
   }
   remember(fpdu);
+  if (recent_count_ == 1 && context.first_fpdu && context.revision && context.reply)
+    reads_.start_complete();  // (Read Requests followed from the first FPDU after the startup)
   if (fpdu.ulpdu_length == 0) return v;
   v.ddp = head;  // (decoded once per FPDU: the same octets)
   // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
@@ -128,6 +130,9 @@ void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
                               std::optional<std::uint16_t> peer_ird, Direction direction,
                               std::vector<Finding>& out) {
   ++outstanding_;
+  if (!ddp.tagged && ddp.opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadRequest)) {
+    reads_.on_request(fpdu, ddp, direction, out);
+  }
   if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
   said_ird_ = true;
   out.push_back(make_finding(
@@ -291,6 +296,9 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
   if (std::string note = encoding_note(*t, &fpdu.ulpdu_head[kDdpUntaggedHeaderSize]);
       !note.empty()) {
     add(DiagId::RdmapTerminateEncoding, std::move(note));
+  }
+  if (std::string undefined = undefined_terminate_values(*t); !undefined.empty()) {
+    add(DiagId::RdmapTerminateInvalid, "Terminate Control names " + undefined);
   }
   const auto code = t->mpa_error();
   if (!code) return;

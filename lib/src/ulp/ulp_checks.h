@@ -17,6 +17,7 @@
 #include "mpa/events.h"
 #include "mpa/startup_frame.h"
 #include "ulp/ddp_stream.h"
+#include "ulp/rdma_requests.h"
 
 namespace mpa {
 
@@ -86,10 +87,17 @@ class UlpChecks {
                      std::optional<std::uint16_t> peer_ird, Direction direction,
                      std::vector<Finding>& out);
   void count_answer();
+  // A tagged RDMA Read Response segment of the peer, held to this sender's Read Requests
+  // (rdma_requests.h).
+  void check_read_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
+                           std::vector<Finding>& out) {
+    reads_.on_response(fpdu, ddp, responder, out);
+  }
   // Octets of either direction went missing, or an FPDU could not be read as sent: requests
   // or answers may be among them.
   void lose_count() {
     count_lost_ = true;
+    reads_.lose();
     if (stream_.stream) stream_.stream->lose();
   }
 
@@ -102,6 +110,7 @@ class UlpChecks {
   std::uint32_t outstanding_ = 0;  // requests not yet answered (count_request)
   bool count_lost_ = false;
   bool said_ird_ = false;
+  RdmaRequests reads_;                   // this sender's RDMA Read Requests and the peer's answers
   std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
   std::size_t recent_count_ = 0;
   // The direction's DDP Stream (message assembly per queue), made at its first DDP Segment;

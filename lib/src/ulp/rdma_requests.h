@@ -1,0 +1,74 @@
+// The RDMA Read Requests one direction sent and the Read Responses its peer answers them with
+// (RFC 5040 4.4, 5.2): each Response held to the oldest outstanding Request (its Data Sink STag
+// and TO, its length, the order), in bounded memory, judged only while the capture showed
+// every Request and every Response since the requester's first FPDU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mpa/ddp.h"
+#include "mpa/events.h"
+
+namespace mpa {
+
+class RdmaRequests {
+ public:
+  // Requests kept outstanding at most: beyond it, Responses are no longer judged (a note).
+  // RFC 6581 lets an IRD reach 0x3FFE; real stacks declare 8 to 128.
+  static constexpr std::size_t kMaxOutstanding = 1024;
+
+  // RFC 5040 4.4: the Read Request header after the untagged DDP header.
+  struct ReadRequest {
+    std::uint32_t msn = 0;
+    std::uint32_t sink_stag = 0;
+    std::uint64_t sink_to = 0;
+    std::uint32_t size = 0;  // RDMA Read Message Size
+    std::uint32_t source_stag = 0;
+    std::uint64_t source_to = 0;
+    std::uint64_t frame = 0;
+  };
+  // The Request an untagged Read Request FPDU carries (nullopt: its header is cut short).
+  static std::optional<ReadRequest> decode(const FpduEvent& fpdu, const DdpHeader& ddp);
+
+  // The requester's first FPDU was seen with the startup exchange before it: from here on the
+  // capture shows every Request (until lose()).
+  void start_complete() {
+    if (!lost_) complete_ = true;
+  }
+  // A Request or a Response may have gone unseen (a gap, an FPDU not read as sent): nothing is
+  // judged any more in this direction (its pairing is unknown).
+  void lose();
+  bool judging() const { return complete_ && !lost_; }
+  std::size_t outstanding() const { return outstanding_.size(); }
+
+  // A Read Request of the requester (`requester` names its direction in messages).
+  void on_request(const FpduEvent& fpdu, const DdpHeader& ddp, Direction requester,
+                  std::vector<Finding>& out);
+  // A tagged Read Response segment of the peer.
+  void on_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
+                   std::vector<Finding>& out);
+
+ private:
+  // The Response being received: the Request it answers and where its next segment goes.
+  struct Answer {
+    ReadRequest request;
+    std::uint64_t next_to = 0;
+    std::uint64_t received = 0;  // payload octets so far
+  };
+  void start_answer(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
+                    std::vector<Finding>& out);
+  void finish_answer(const FpduEvent& fpdu, Direction responder, std::vector<Finding>& out);
+  void name(DiagId id, const FpduEvent& fpdu, std::string message, std::vector<Finding>& out);
+
+  std::deque<ReadRequest> outstanding_;
+  std::optional<Answer> answer_;
+  bool complete_ = false;
+  bool lost_ = false;
+};
+
+}  // namespace mpa
