@@ -98,6 +98,9 @@ constexpr Required kRequired[] = {
     {"rdmap.opcode-misplaced", Error, 0},
     {"rdmap.reserved-nonzero", Error, 0},
     {"rdmap.after-terminate", Error, 0},
+    {"ddp.mo-invalid", Error, 0},
+    {"ddp.zero-length-split", Error, 0},
+    {"ddp.message-open-at-close", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {
