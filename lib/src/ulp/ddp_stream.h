@@ -2,8 +2,11 @@
 // its DDP Segments in order: per untagged queue the MSN (1 first, one more per message, the
 // same within one) and MO, the tagged message going on in STag and TO until its Last flag, the
 // DDP and RDMAP Control fields, each opcode's DDP model and queue, and nothing after a
-// Terminate. Pure: a segment in, findings out. Small: what it holds of a direction is the
-// state of five queues and one tagged message, made only once DDP is seen (UlpChecks).
+// Terminate; each message seen whole judged as a whole when it is left (its MOs covering it
+// from 0 to the Last segment's end once, a zero-length one in one segment, the Last flag
+// before its sender closes). Pure: a segment in, findings out. Small: what it holds of a
+// direction is the state of five queues (four MO runs each) and one tagged message, made only
+// once DDP is seen (UlpChecks).
 #pragma once
 
 #include <array>
