@@ -1005,6 +1005,52 @@ void ddp_message_unfinished(Scenario& s) {
 void ddp_segments_out_of_order(Scenario& s) {
   edited_initiator_message(s, 1, send_of(3000), 1,
                            [](Bytes& u) { set_be32_at(u, kMoAt, be32_at(u, kMoAt) + 8); });
+  // Its third segment then carries 8 octets the second claimed too: a wrong MO, not only a
+  // late one (RFC 5041 5.2), once the next Send leaves the message.
+  s.expected.findings.push_back("ddp.mo-invalid");
+}
+// RFC 5041 5.2: a three-segment Send whose last segment's MO is 8 too far (octets never
+// covered), then a Send, which leaves it.
+void ddp_mo_invalid(Scenario& s) {
+  edited_initiator_message(s, 1, send_of(3000), 2,
+                           [](Bytes& u) { set_be32_at(u, kMoAt, be32_at(u, kMoAt) + 8); });
+  insert_initiator_message(s, 2, send_of(100));
+  s.expected.findings.push_back("ddp.segments-out-of-order");
+}
+// RFC 5041 5.2: the Initiator's last two messages, zero-length Sends, are one message of two
+// empty segments: the first without the Last flag, the second with the first's MSN.
+void ddp_zero_length_split(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  MessageSpec first = send_of(0);
+  first.edit_ulpdu = [](std::size_t, Bytes& u) { u[0] &= 0xbf; };
+  MessageSpec second = send_of(0);
+  second.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kMsnAt, be32_at(u, kMsnAt) - 1); };
+  s.initiator.messages.push_back(first);
+  s.initiator.messages.push_back(second);
+}
+// RFC 5041 4.1: the Initiator's last message, a three-segment Send, lacks its Last flag; the
+// connection then closes as usual.
+void ddp_message_open_at_close(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  MessageSpec m = send_of(3000);
+  m.edit_ulpdu = [](std::size_t segment, Bytes& u) {
+    if (segment == 2) u[0] &= 0xbf;
+  };
+  s.initiator.messages.push_back(m);
+}
+// RFC 5041 4.3: every Send of the Initiator's carries one more than its MSN: the first has MSN
+// 2, the others go up by one from there.
+void ddp_msn_invalid_initiator_first(Scenario& s) {
+  ensure_messages(s.initiator, 4);
+  for (MessageSpec& m : s.initiator.messages) {
+    if (m.kind != MessageKind::Send) continue;
+    m.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kMsnAt, be32_at(u, kMsnAt) + 1); };
+  }
+}
+// RFC 5041 4.1: the capture starts mid-connection, and the Initiator's DDP version is 2.
+void ddp_version_two_startup_not_seen(Scenario& s) {
+  starts_mid_connection(s);
+  s.initiator_ddp_version = 2;
 }
 // RFC 5041 4.2: a three-segment RDMA Write whose second segment names another STag.
 void ddp_stag_changed(Scenario& s) {
@@ -1374,6 +1420,25 @@ constexpr FaultRecipe kRecipes[] = {
     {"ddp.stag-changed",
      "a three-segment Initiator RDMA Write whose second segment carries another STag",
      ddp_stag_changed},
+    {"ddp.mo-invalid",
+     "a three-segment Initiator Send whose last segment's MO is 8 beyond where the second ended, "
+     "then a Send",
+     ddp_mo_invalid},
+    {"ddp.zero-length-split",
+     "the Initiator's last two Sends are one zero-length message in two empty segments (the first "
+     "without the Last flag, the second with its MSN)",
+     ddp_zero_length_split},
+    {"ddp.message-open-at-close",
+     "the Initiator's last message, a three-segment Send, lacks its Last flag; then the usual "
+     "close",
+     ddp_message_open_at_close},
+    {"ddp.msn-invalid",
+     "every Initiator Send carries one more than its MSN: the Initiator's first Send has MSN 2",
+     ddp_msn_invalid_initiator_first, "initiator-first"},
+    {"ddp.version-mismatch",
+     "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on); the "
+     "Initiator's DDP version is 2",
+     ddp_version_two_startup_not_seen, "startup-not-seen"},
     {"rdmap.opcode-invalid", "an Initiator Send whose RDMAP opcode is 0xC (reserved)",
      rdmap_opcode_invalid},
     {"rdmap.opcode-misplaced",

@@ -104,6 +104,9 @@ constexpr Required kRequired[] = {
     {"rdmap.read-response-unrequested", Error, 0},
     {"rdmap.read-tracking-stopped", Note, 0},
     {"rdmap.terminate-invalid", Error, 0},
+    {"ddp.mo-invalid", Error, 0},
+    {"ddp.zero-length-split", Error, 0},
+    {"ddp.message-open-at-close", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -195,6 +195,11 @@ enum class DiagId : std::uint16_t {
   RdmapReadResponseUnrequested,
   RdmapReadTrackingStopped,
   RdmapTerminateInvalid,
+  // How a DDP Message's segments add up (RFC 5041 4.1, 5.2): its MOs, a zero-length message in
+  // one segment, a message the sender's close left open.
+  DdpMoInvalid,
+  DdpZeroLengthSplit,
+  DdpMessageOpenAtClose,
   kCount,
 };
 

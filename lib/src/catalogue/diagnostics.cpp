@@ -375,6 +375,20 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      MpaError::None,
      "Terminate whose layer, error type or error code RFC 5040 Figure 9 (RDMAP), RFC 5041 7.2 "
      "(DDP) or RFC 5044 8 / RFC 6581 8 (MPA) does not define"},
+    // Errors: each breaks a MUST of RFC 5041 that the whole message shows (all its segments
+    // seen), not one segment alone.
+    {DdpMoInvalid, "ddp.mo-invalid", Error, Protocol, "RFC 5041 5.2", MpaError::None,
+     "Untagged DDP Message whose segments' MOs do not cover its octets from 0 to the Last "
+     "segment's end exactly (no segment at MO 0, a gap, an overlap, or a segment beyond the Last "
+     "one) (Terminate: DDP, error type 2, code 0x04, invalid MO)"},
+    {DdpZeroLengthSplit, "ddp.zero-length-split", Error, Protocol, "RFC 5041 5.2", MpaError::None,
+     "Zero-length DDP Message sent as more than one DDP Segment (MUST consume exactly one; a "
+     "receiver does not validate zero-length segments, RFC 5041 7.1: no Terminate code)"},
+    {DdpMessageOpenAtClose, "ddp.message-open-at-close", Error, Protocol, "RFC 5041 4.1",
+     MpaError::None,
+     "Sender closed its stream first (FIN, at an FPDU boundary, its peer still open) with a DDP "
+     "Message whose segments had not carried the Last flag (no Terminate: the receiver sees its "
+     "LLP close)"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -477,6 +491,8 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapReadResponseUnrequested:
     case RdmapReadTrackingStopped:  // the Read Request beyond the ceiling
     case RdmapTerminateInvalid:
+    case DdpMoInvalid:
+    case DdpZeroLengthSplit:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:
@@ -520,6 +536,7 @@ constexpr bool about_no_field(DiagId id) {
     case CaptureStartupFrameCut:
     case IpFragmentOverlapMismatch:
     case ReceiverClosedAfterError:
+    case DdpMessageOpenAtClose:  // the sender's close
       return true;
     default:
       return false;

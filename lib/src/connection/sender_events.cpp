@@ -308,6 +308,11 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
               report(
                   s, DiagId::ConnectionClosed, frame, seq, offset,
                   fmt::format("connection {} at seq {}, at an FPDU boundary", what, seq.value()));
+              // A DDP Message it left open (RFC 5041 4.1), closing first: a reset aborts, and
+              // a close that answers the peer's tears down what was under way.
+              std::vector<Finding> open;
+              if (how == StreamEnd::Fin && !s.peer->ended) s.ulp.on_close(frame, seq, offset, open);
+              for (Finding& f : open) report(s, std::move(f));
             }
           },
           [&](phase::Startup& p) {
@@ -418,6 +423,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (summary_.request) context.revision = summary_.request->revision;
   context.rtr = rtr_ ? &*rtr_ : nullptr;
   context.reply = summary_.reply ? &*summary_.reply : nullptr;
+  context.request = summary_.request ? &*summary_.request : nullptr;
   context.siw_sender = s.siw;
   const UlpVerdict verdict = s.ulp.check(fpdu, context, found);
   count_ird_requests(s, fpdu, verdict.ddp, found);

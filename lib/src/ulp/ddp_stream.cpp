@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "decode/byte_order.h"
@@ -57,6 +58,7 @@ std::string ddp_terminate(unsigned code, const char* name) {
 
 DdpStream::DdpStream(bool from_start) {
   for (Queue& q : queues_) q.known = from_start;
+  tagged_.known = from_start;
 }
 
 void DdpStream::lose() {
@@ -66,12 +68,146 @@ void DdpStream::lose() {
 
 void DdpStream::say(DiagId id, const FpduEvent& fpdu, std::string message,
                     std::vector<Finding>& out) {
+  say_at(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu), std::move(message), out);
+}
+
+void DdpStream::say_at(DiagId id, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+                       std::string message, std::vector<Finding>& out) {
   const auto bit =
       1u << (static_cast<unsigned>(id) - static_cast<unsigned>(DiagId::DdpReservedNonzero));
   if (said_ & bit) return;
   said_ |= bit;
-  out.push_back(make_finding(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
-                             std::move(message) + " (first of this direction)"));
+  out.push_back(
+      make_finding(id, frame, seq, offset, std::move(message) + " (first of this direction)"));
+}
+
+void DdpStream::close(std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+                      std::vector<Finding>& out) {
+  if (terminated_) return;  // a Terminate ended the stream (RFC 5040 5.4): nothing more is due
+  for (std::uint32_t i = 0; i < kDdpQueues; ++i) {
+    const Queue& q = queues_[i];
+    if (!q.whole || q.segments == 0) continue;
+    if (q.open) {
+      say_at(DiagId::DdpMessageOpenAtClose, frame, seq, offset,
+             fmt::format("the sender closed at seq {} while queue {} message MSN {} (first segment "
+                         "in frame {}, {} segments, MO up to {}) had no segment with the Last flag",
+                         seq.value(), i, q.msn, q.first_frame, q.segments, q.end),
+             out);
+    } else if (!covered(q)) {
+      say_at(DiagId::DdpMoInvalid, frame, seq, offset,
+             fmt::format("the sender closed at seq {} with queue {} message MSN {} (first segment "
+                         "in frame {}) closed by its Last flag: {}; {}",
+                         seq.value(), i, q.msn, q.first_frame, mo_fault(q),
+                         ddp_terminate(0x04, "invalid MO")),
+             out);
+    }
+  }
+  if (tagged_.open && tagged_.whole) {
+    say_at(DiagId::DdpMessageOpenAtClose, frame, seq, offset,
+           fmt::format("the sender closed at seq {} while its tagged {} to STag 0x{:08x} ({} "
+                       "segments) had no segment with the Last flag",
+                       seq.value(), rdmap_opcode_words(tagged_.opcode), tagged_.stag,
+                       tagged_.segments),
+           out);
+  }
+}
+
+void DdpStream::cover(Queue& q, std::uint64_t mo, std::uint64_t end) {
+  q.end = std::max(q.end, end);
+  if (mo == end) return;  // no payload
+  auto* runs = q.runs.data();
+  std::size_t n = q.run_count;
+  for (std::size_t i = 0; i < n; ++i) q.overlap |= mo < runs[i].second && end > runs[i].first;
+  if (q.overlap || q.too_many_runs) return;
+  // Where the run goes (the runs in order of their MOs), joined to its neighbours.
+  std::size_t at = 0;
+  while (at < n && runs[at].second < mo) ++at;
+  if (at < n && runs[at].second == mo) {
+    runs[at].second = end;
+    if (at + 1 < n && runs[at + 1].first == end) {
+      runs[at].second = runs[at + 1].second;
+      std::copy(runs + at + 2, runs + n, runs + at + 1);
+      --q.run_count;
+    }
+  } else if (at < n && runs[at].first == end) {
+    runs[at].first = mo;
+  } else if (n == Queue::kRuns) {
+    q.too_many_runs = true;
+  } else {
+    std::copy_backward(runs + at, runs + n, runs + n + 1);
+    runs[at] = {mo, end};
+    ++q.run_count;
+  }
+}
+
+bool DdpStream::covered(const Queue& q) {
+  if (q.overlap || q.end > q.last_end) return false;
+  if (q.too_many_runs) return true;  // (its gaps not followed: taken as covered)
+  return q.last_end == 0
+             ? q.run_count == 0
+             : q.run_count == 1 && q.runs[0].first == 0 && q.runs[0].second == q.last_end;
+}
+
+namespace {
+// What is wrong with a message's MOs, `covered` being false.
+template <typename Q>
+std::string mo_fault_of(const Q& q) {
+  if (q.overlap) {
+    return "two of its segments carry payload for the same MOs (RFC 5041 5.2: each MO is its "
+           "payload's offset in the message)";
+  }
+  if (q.end > q.last_end) {
+    return fmt::format(
+        "a segment reaches MO {}, beyond the end {} of the segment with the Last flag (RFC "
+        "5041 4.1: the Last segment carries the highest MO)",
+        q.end, q.last_end);
+  }
+  if (q.run_count == 0 || q.runs[0].first != 0) {
+    return fmt::format(
+        "no segment carries its first octet, MO 0 (RFC 5041 4.3){}",
+        q.run_count == 0 ? std::string() : fmt::format(": its lowest MO is {}", q.runs[0].first));
+  }
+  return fmt::format(
+      "its segments leave MOs {} to {} of its {} octets uncovered (RFC 5041 5.2: each MO is its "
+      "payload's offset in the message)",
+      q.runs[0].second, q.run_count > 1 ? q.runs[1].first : q.last_end, q.last_end);
+}
+}  // namespace
+
+std::string DdpStream::mo_fault(const Queue& q) { return mo_fault_of(q); }
+
+void DdpStream::judge_mos(std::uint32_t queue, const Queue& q, const FpduEvent& fpdu,
+                          std::vector<Finding>& out) {
+  if (!q.whole || q.segments == 0 || covered(q)) return;
+  say(DiagId::DdpMoInvalid, fpdu,
+      fmt::format(
+          "queue {} message MSN {} (first segment in frame {}), closed by its Last flag, is "
+          "followed at seq {} by MSN {}: {}; {}",
+          queue, q.msn, q.first_frame, fpdu.header_seq.value(), q.msn + 1, mo_fault(q),
+          ddp_terminate(0x04, "invalid MO")),
+      out);
+}
+
+void DdpStream::late_segment(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
+                             Queue& q, std::vector<Finding>& out) {
+  const std::uint64_t end = std::uint64_t{ddp.mo} + payload;
+  if (end > q.last_end) {
+    say(DiagId::DdpMoInvalid, fpdu,
+        fmt::format("queue {} MSN {} segment at seq {} (MO {}, {} octets) comes after the "
+                    "message's Last segment and reaches beyond its end {} (RFC 5041 4.1: the Last "
+                    "segment carries the highest MO); {}",
+                    ddp.queue, ddp.msn, fpdu.header_seq.value(), ddp.mo, payload, q.last_end,
+                    ddp_terminate(0x04, "invalid MO")),
+        out);
+  } else {
+    say(DiagId::DdpSegmentsOutOfOrder, fpdu,
+        fmt::format("queue {} MSN {} segment at seq {} (MO {}) sent after the message's Last "
+                    "segment",
+                    ddp.queue, ddp.msn, fpdu.header_seq.value(), ddp.mo),
+        out);
+  }
+  cover(q, ddp.mo, end);
+  ++q.segments;
 }
 
 void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
@@ -170,6 +306,12 @@ void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std:
     return;
   }
   Queue& q = queues_[ddp.queue];
+  // A segment of the message its Last segment closed before the message's octets were all
+  // there: sent out of order, or beyond the Last segment (RFC 5041 4.1, 5.3).
+  if (q.whole && !q.open && ddp.msn == q.msn && q.segments != 0 && !covered(q)) {
+    late_segment(fpdu, ddp, payload, q, out);
+    return;
+  }
   bool first_segment = true;  // of a message
   if (q.open && ddp.msn == q.msn) {
     first_segment = false;
@@ -209,6 +351,25 @@ void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std:
                     ddp.queue, ddp.msn, seq, ddp.mo),
         out);
   }
+  if (first_segment) {
+    if (!q.open) judge_mos(ddp.queue, q, fpdu, out);
+    // Every segment of this message is seen where the queue's place was known before it.
+    q = Queue{.first_frame = fpdu.last_frame, .whole = q.known};
+  }
+  const std::uint64_t end = std::uint64_t{ddp.mo} + payload;
+  cover(q, ddp.mo, end);
+  ++q.segments;
+  if (ddp.last) {
+    q.last_end = end;
+    // RFC 5041 5.2: a zero-length message is one segment.
+    if (q.whole && q.end == 0 && q.segments > 1) {
+      say(DiagId::DdpZeroLengthSplit, fpdu,
+          fmt::format("queue {} zero-length message MSN {} ends at seq {} after {} segments "
+                      "without payload (the first in frame {})",
+                      ddp.queue, ddp.msn, seq, q.segments, q.first_frame),
+          out);
+    }
+  }
   q.msn = ddp.msn;
   q.known = true;
   q.open = !ddp.last;
@@ -218,9 +379,14 @@ void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std:
 void DdpStream::check_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
                              std::vector<Finding>& out) {
   const std::uint64_t seq = fpdu.header_seq.value();
-  if (tagged_.open) {
+  // RFC 5041 5.2: a zero-length tagged message's STag and TO are not checked; an empty segment
+  // after an open message's empty segments goes on with it.
+  const bool empty_going_on = tagged_.open && tagged_.octets == 0 && payload == 0;
+  bool same_message = empty_going_on;  // (as the checks below read it)
+  if (tagged_.open && !empty_going_on) {
     const bool same_stag = ddp.stag == tagged_.stag && ddp.opcode == tagged_.opcode;
     const bool same_to = ddp.to == tagged_.next_to;
+    same_message = same_stag || (same_to && ddp.opcode == tagged_.opcode);
     if (same_stag && !same_to) {
       say(DiagId::DdpSegmentsOutOfOrder, fpdu,
           fmt::format("{} segment at seq {} (STag 0x{:08x}) has TO 0x{:x} where the previous "
@@ -242,10 +408,23 @@ void DdpStream::check_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::u
           out);
     }
   }
+  if (!same_message) {
+    tagged_.whole = tagged_.known;
+    tagged_.octets = tagged_.segments = 0;
+  }
+  tagged_.octets += payload;
+  ++tagged_.segments;
+  if (ddp.last && tagged_.whole && tagged_.octets == 0 && tagged_.segments > 1) {
+    say(DiagId::DdpZeroLengthSplit, fpdu,
+        fmt::format("zero-length {} ends at seq {} after {} tagged segments without payload",
+                    rdmap_opcode_words(ddp.opcode), seq, tagged_.segments),
+        out);
+  }
   tagged_.stag = ddp.stag;
   tagged_.opcode = ddp.opcode;
   tagged_.next_to = ddp.to + payload;
   tagged_.open = !ddp.last;
+  if (ddp.last) tagged_.known = true;
 }
 
 }  // namespace mpa

@@ -24,15 +24,37 @@ void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
     return;
   }
   if (!stream) {
-    // From the start only in the Responder's direction (the Initiator's first FPDUs may come
-    // before the Reply, held and read apart), where the FPDU is the first this direction
-    // showed and follows the Reply at once (a marker may lead it, nothing else).
-    const StartupFrame* own = context.reply;
-    stream = std::make_unique<DdpStream>(
-        context.direction == Direction::Responder && context.first_fpdu && first_seen && own &&
-        fpdu.start_offset == own->wire_length() && header_offset(fpdu) <= fpdu.start_offset + 4);
+    // From the start where the FPDU is the first this direction showed and follows its
+    // sender's own startup frame at once (a marker may lead it, nothing else).
+    const StartupFrame* own =
+        context.direction == Direction::Responder ? context.reply : context.request;
+    stream = std::make_unique<DdpStream>(context.first_fpdu && first_seen && own &&
+                                         fpdu.start_offset == own->wire_length() &&
+                                         header_offset(fpdu) <= fpdu.start_offset + 4);
   }
   stream->check(fpdu, *ddp, fpdu.ulpdu_head, size, out);
+}
+
+// RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones;
+// without the startup, a DDP version of 2 or 3 is no revision's (RFC 5041 4.1: 1; 0 for the
+// RDMA Consortium's, which MPA Rev 0 carries).
+std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& ddp,
+                                       std::optional<int> revision) {
+  const std::uint64_t seq = fpdu.header_seq.value();
+  if (!revision) {
+    if (ddp.ddp_version <= 1) return std::nullopt;
+    return make_finding(DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq,
+                        header_offset(fpdu),
+                        fmt::format("DDP version {} at seq {} (startup not seen): RFC 5041 4.1 "
+                                    "sets 1, an RDMA Consortium peer (MPA Rev 0) sends 0",
+                                    ddp.ddp_version, seq));
+  }
+  const int expected = *revision == 0 ? 0 : 1;
+  if (ddp.ddp_version == expected && ddp.rdmap_version == expected) return std::nullopt;
+  return make_finding(
+      DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
+      fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
+                  ddp.ddp_version, ddp.rdmap_version, *revision, expected));
 }
 }  // namespace
 
@@ -103,15 +125,11 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
   feed_stream(stream_.stream, fpdu, context, recent_count_ == 1,
               judged && need.empty() ? v.ddp : std::nullopt, size, out);
   if (!v.ddp) return v;
-  // RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones.
-  if (judged && context.revision && !said_ddp_version_) {
-    const int expected = *context.revision == 0 ? 0 : 1;
-    if (v.ddp->ddp_version != expected || v.ddp->rdmap_version != expected) {
+  // The DDP/RDMAP versions (version_finding), once per direction.
+  if (judged && !said_ddp_version_) {
+    if (auto f = version_finding(fpdu, *v.ddp, context.revision)) {
       said_ddp_version_ = true;
-      out.push_back(make_finding(
-          DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
-          fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
-                      v.ddp->ddp_version, v.ddp->rdmap_version, *context.revision, expected)));
+      out.push_back(std::move(*f));
     }
   }
   if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {

@@ -93,6 +93,11 @@ class UlpChecks {
                            std::vector<Finding>& out) {
     reads_.on_response(fpdu, ddp, responder, out);
   }
+  // The sender closed its stream first (FIN) at an FPDU boundary, at `seq` / `offset` in `frame`:
+  // its DDP Stream judges the messages left open (DdpStream::close).
+  void on_close(std::uint64_t frame, TcpSeq seq, std::uint64_t offset, std::vector<Finding>& out) {
+    if (stream_.stream) stream_.stream->close(frame, seq, offset, out);
+  }
   // Octets of either direction went missing, or an FPDU could not be read as sent: requests
   // or answers may be among them.
   void lose_count() {
