@@ -199,6 +199,17 @@ void TcpReassembler::take_peer_ack(TcpSeq ack) {
          beyond_.digests.front().start + beyond_.digests.front().length <= beyond_.acked_offset) {
     beyond_.digests.pop_front();
   }
+  // (The ring is kept although the peer acknowledged it all: a differing retransmission of
+  // acknowledged octets is found while they are in it, captures/fault-tcp.retransmission-
+  // mismatch.pcap. What it no longer needs is given back.)
+  if (offset >= next_offset_) release_unneeded();
+}
+
+// Every delivered octet is acknowledged: no digest is owed, and the unit cuts and octets read
+// again are given back (an idle connection, most of those open at once, should cost little).
+void TcpReassembler::release_unneeded() {
+  beyond_.digests.release();  // (all popped above)
+  std::vector<std::uint8_t>().swap(history_.read_again);
 }
 
 SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink& sink) {
