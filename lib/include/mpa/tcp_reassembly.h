@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,6 +87,43 @@ enum class SegmentOutcome : std::uint8_t {
   DroppedOverLimit,  // buffer ceiling reached; reported as a gap
 };
 
+// A queue kept in a vector, released on demand: a reassembler is made for each direction of
+// every connection, and std::deque allocates a block of its own however empty it is.
+template <typename T>
+class VectorQueue {
+ public:
+  using const_iterator = typename std::vector<T>::const_iterator;
+  bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
+  const T& front() const { return items_[head_]; }
+  const T& back() const { return items_.back(); }
+  const_iterator begin() const { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  const_iterator end() const { return items_.end(); }
+  void push_back(const T& item) { items_.push_back(item); }
+  void pop_front() {
+    if (++head_ == items_.size()) {
+      clear();
+    } else if (head_ >= 32 && head_ * 2 >= items_.size()) {  // drop what was popped
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+  void clear() {
+    items_.clear();
+    head_ = 0;
+  }
+  // Empty, and its memory given back.
+  void release() {
+    std::vector<T>().swap(items_);
+    head_ = 0;
+  }
+  std::size_t capacity() const { return items_.capacity(); }
+
+ private:
+  std::vector<T> items_;
+  std::size_t head_ = 0;
+};
+
 class TcpReassembler {
  public:
   explicit TcpReassembler(ReassemblyOptions options = {});
@@ -113,6 +149,12 @@ class TcpReassembler {
   bool peer_acks_seen() const { return beyond_.acks_seen; }
   // Offset of the peer's cumulative acknowledgement (0 before any).
   std::uint64_t peer_acked_offset() const { return beyond_.acked_offset; }
+  // Octets of history held in memory, for tests that bound what an idle connection costs.
+  std::size_t history_bytes() const {
+    return (history_.ring ? history_.size : 0) + history_.read_again.capacity() +
+           history_.placed.capacity() * sizeof(Placed) + beyond_.cuts.capacity() * 8 +
+           beyond_.digests.capacity() * sizeof(Digest);
+  }
   // Digests held for octets that left the window unacknowledged, and the oldest offset a
   // digest covers (next_offset() when none).
   std::size_t digests() const { return beyond_.digests.size(); }
@@ -149,16 +191,18 @@ class TcpReassembler {
   struct History {
     std::size_t size = 0;
     std::unique_ptr<std::uint8_t[]> ring;
-    std::deque<Placed> placed;  // by start, disjoint, each ending within the window
+    VectorQueue<Placed> placed;  // by start, disjoint, each ending within the window
     mutable std::vector<std::uint8_t> read_again;  // octets read again from a source
     mutable std::uint64_t copy_until = 0;  // octets before this offset are copied (see .cpp)
     std::uint64_t start = 0;               // no valid history below this offset (gaps, growth)
   };
   // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
-  // the window, so it never holds more than window / 256 + 1 of them).
+  // the window, so it never holds more than window / 256 + 1 of them). Allocated at the first cut,
+  // released with the history.
   class CutRing {
    public:
-    void resize(std::size_t n) { cuts_.resize(n); }
+    void resize(std::size_t n) { slots_ = n; }
+    std::size_t capacity() const { return cuts_.size(); }
     bool any() const { return count_ != 0; }
     std::uint64_t first() const { return cuts_[head_]; }
     std::uint64_t last() const { return last_; }  // the latest cut (or 0)
@@ -169,6 +213,7 @@ class TcpReassembler {
       }
     }
     void push(std::uint64_t offset) {
+      if (cuts_.empty()) cuts_.resize(slots_);
       if (count_ == cuts_.size()) return;  // cannot happen (see above); units just grow
       const std::size_t at = head_ + count_;
       cuts_[at < cuts_.size() ? at : at - cuts_.size()] = offset;
@@ -179,6 +224,7 @@ class TcpReassembler {
 
    private:
     std::vector<std::uint64_t> cuts_;
+    std::size_t slots_ = 0;
     std::size_t head_ = 0;
     std::size_t count_ = 0;
     std::uint64_t last_ = 0;
@@ -193,7 +239,7 @@ class TcpReassembler {
     std::uint64_t acked_offset = 0;  // the peer's cumulative acknowledgement
     std::uint64_t cursor = 0;        // first octet not yet cut into a unit
     CutRing cuts;                    // segment starts that end units
-    std::deque<Digest> digests;      // by start, disjoint, all end beyond acked_offset
+    VectorQueue<Digest> digests;     // by start, disjoint, all end beyond acked_offset
   };
   // The first FIN at or beyond the in-order position (tcp_reassembly.cpp, step 5).
   struct Fin {
@@ -226,6 +272,9 @@ class TcpReassembler {
   bool kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const;
   bool digesting() const { return beyond_.digesting; }
   void take_peer_ack(TcpSeq ack);
+  // The peer acknowledged every delivered octet: what the history no longer needs is given
+  // back.
+  void release_unneeded();
   std::optional<std::uint32_t> ring_crc(std::uint64_t from, std::uint64_t to,
                                         std::span<const std::uint8_t> incoming) const;
   void digest_units_before(std::uint64_t limit, std::span<const std::uint8_t> incoming);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -98,9 +99,12 @@ struct Inferring {
   HeldOctets held;                  // octets under study
   std::size_t next_attempt = 4096;  // held octets at the next attempt
 };
+// The reader is made here, at the sender's first octets of full operation, and on the heap: a
+// phase is as large as its largest alternative, and most senders never get this far.
 struct FullOperation {
-  explicit FullOperation(const FpduReaderConfig& config) : reader(config) {}
-  FpduReader reader;
+  explicit FullOperation(const FpduReaderConfig& config)
+      : reader(std::make_unique<FpduReader>(config)) {}
+  std::unique_ptr<FpduReader> reader;
 };
 // An Initiator whose Request still waited for private data when the peer's Reply came: are
 // the octets that follow the private data it sent an FPDU (its PD_Length overstated the
@@ -108,18 +112,22 @@ struct FullOperation {
 // answered too early)? Its octets are held until they show which; the Responder's octets
 // after its Reply are held meanwhile.
 struct PrivateDataDue {
-  StartupFrameParser parser;  // the Request as far as it came
-  TcpSeq seq;                 // the Request's first octet
-  std::uint64_t offset = 0;
-  std::uint64_t first_frame = 0;
-  std::uint64_t prefix = 0;
-  HeldOctets held;  // what the Initiator sent after the private data the Reply found
-  // The Reply, applied once the Request is decided.
-  StartupFrame reply;
-  TcpSeq reply_seq;
-  std::uint64_t reply_offset = 0;
-  std::uint64_t reply_frame = 0;
-  std::uint64_t request_ns = 0;  // capture time of the segment that brought its last octet
+  struct State {
+    StartupFrameParser parser;  // the Request as far as it came
+    TcpSeq seq;                 // the Request's first octet
+    std::uint64_t offset = 0;
+    std::uint64_t first_frame = 0;
+    std::uint64_t prefix = 0;
+    HeldOctets held;  // what the Initiator sent after the private data the Reply found
+    // The Reply, applied once the Request is decided.
+    StartupFrame reply;
+    TcpSeq reply_seq;
+    std::uint64_t reply_offset = 0;
+    std::uint64_t reply_frame = 0;
+    std::uint64_t request_ns = 0;  // capture time of the segment that brought its last octet
+  };
+  // On the heap: the largest phase and a rare one, and a phase is as large as its largest.
+  std::unique_ptr<State> state;
 };
 struct Ended {
   // Octets the Initiator sent before the Reply when a gap ended its startup: replayed if
@@ -162,8 +170,8 @@ struct OpeningOrder {
 // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
 // makes it the reader's misreading, and it is dropped.
 struct HeldAlignment {
-  std::optional<Finding> finding;
-  bool named = false;  // the reader's framing_named() when it was held
+  std::unique_ptr<Finding> finding;  // (on the heap: rare, and every sender has one)
+  bool named = false;                // the reader's framing_named() when it was held
 };
 
 // The segment a sender's reassembler is taking: its payload, delivered whole and in order,
@@ -201,7 +209,13 @@ struct Sender final : StreamSink, FpduSink {
   bool siw = false;         // its startup frame looks like Linux siw's
   MpaErrorSet errors_seen;  // RFC error codes found in its data
   FpduRules fpdu_rules;
-  UlpChecks ulp;
+  // What its FPDUs carry (DDP/RDMAP checks, the recent FPDUs a Terminate may quote, the DDP
+  // Stream): made at first use, as a sender that never reaches full operation needs none.
+  UlpChecks& ulp() {
+    if (!ulp_) ulp_ = std::make_unique<UlpChecks>();
+    return *ulp_;
+  }
+  const UlpChecks* ulp_if_made() const { return ulp_.get(); }
   ReceiverReactions rx;  // how the peer reacts to a CRC or marker error in this sender's FPDUs
   DirectionStats stats;
   TcpControlSeen tcp;        // its first SYN, FIN and RST
@@ -210,11 +224,11 @@ struct Sender final : StreamSink, FpduSink {
 
   FpduReader* reader() {
     auto* full = std::get_if<phase::FullOperation>(&phase);
-    return full ? &full->reader : nullptr;
+    return full ? full->reader.get() : nullptr;
   }
   const FpduReader* reader() const {
     const auto* full = std::get_if<phase::FullOperation>(&phase);
-    return full ? &full->reader : nullptr;
+    return full ? full->reader.get() : nullptr;
   }
 
   void on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
@@ -229,6 +243,9 @@ struct Sender final : StreamSink, FpduSink {
   void on_fpdu(const FpduEvent& fpdu) override;
   void on_fpdu_revised(const FpduEvent& revised, bool markers) override;
   void on_finding(Finding&& finding) override;
+
+ private:
+  std::unique_ptr<UlpChecks> ulp_;
 };
 
 // In-order octets of one sender, as the reassembler delivers them.

@@ -185,7 +185,7 @@ void ReceiverReactions::on_sender_fpdu(const FpduEvent& fpdu, const std::optiona
   if (!r) return;
   r->index = read_requests_;
   r->in_bad_fpdu = bad;
-  if (reads_.size() == kReadsKept) reads_.pop_front();
+  if (reads_.size() == kReadsKept) reads_.erase(reads_.begin());
   reads_.push_back(*r);
 }
 
@@ -248,7 +248,8 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optio
         }
         break;
       }
-      while (!reads_.empty() && reads_.front().index <= k) reads_.pop_front();
+      reads_.erase(reads_.begin(), std::find_if(reads_.begin(), reads_.end(),
+                                                [k](const ReadRequest& r) { return r.index > k; }));
     }
   }
   if (!error_ || error_->unknowable || error_->acked_frame == 0 || terminate || went_on_) return;

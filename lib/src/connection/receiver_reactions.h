@@ -36,7 +36,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +45,35 @@
 #include "mpa/events.h"
 
 namespace mpa {
+
+// std::optional's face on the heap: made when a value is set, copied deeply. (The parts of the
+// reactions only an error or an oddity needs: every sender of every open connection has them.)
+template <typename T>
+class HeapOptional {
+ public:
+  HeapOptional() = default;
+  HeapOptional(const HeapOptional& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  HeapOptional& operator=(const HeapOptional& o) {
+    p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  HeapOptional(HeapOptional&&) noexcept = default;
+  HeapOptional& operator=(HeapOptional&&) noexcept = default;
+  ~HeapOptional() = default;
+  HeapOptional& operator=(T value) {
+    p_ = std::make_unique<T>(std::move(value));
+    return *this;
+  }
+  explicit operator bool() const { return p_ != nullptr; }
+  T* operator->() { return p_.get(); }
+  const T* operator->() const { return p_.get(); }
+  T& operator*() { return *p_; }
+  const T& operator*() const { return *p_; }
+  void reset() { p_.reset(); }
+
+ private:
+  std::unique_ptr<T> p_;
+};
 
 class ReceiverReactions {
  public:
@@ -80,7 +109,7 @@ class ReceiverReactions {
   // The receiver's stream ended in the capture (a FIN or RST seen, not the capture's end).
   void on_receiver_end(std::uint64_t frame, std::vector<Finding>& out);
 
-  bool error_seen() const { return error_.has_value(); }
+  bool error_seen() const { return static_cast<bool>(error_); }
 
  private:
   struct Error {
@@ -136,7 +165,7 @@ class ReceiverReactions {
   std::string error_words() const;
 
   Direction sender_;
-  std::optional<Error> error_;
+  HeapOptional<Error> error_;
   bool pending_ = false;              // error_ set, its FPDU not yet completed
   std::uint64_t read_requests_ = 0;   // the sender's Read Requests so far
   std::uint64_t read_responses_ = 0;  // the receiver's completed Read Response messages
@@ -152,13 +181,15 @@ class ReceiverReactions {
     std::uint64_t frame = 0;
   };
   ResponseInProgress response_;
-  std::deque<ReadRequest> reads_;    // carried in or after the bad FPDU
+  // Carried in or after the bad FPDU (a vector: an empty deque allocates, and every sender of
+  // every open connection has one of these).
+  std::vector<ReadRequest> reads_;
   bool terminated_ = false;          // the receiver sent a Terminate
   std::uint64_t sender_closed_ = 0;  // frame of the sender's FIN or RST (0: none yet)
   // The receiver's first FPDU (not a Terminate) begun after its ACK of the bad FPDU.
-  std::optional<Finding> went_on_;
-  std::optional<LegalOddity> odd_;
-  std::optional<OddRead> odd_read_;
+  HeapOptional<Finding> went_on_;
+  HeapOptional<LegalOddity> odd_;
+  HeapOptional<OddRead> odd_read_;
   bool odd_settled_ = false;  // the first such FPDU was taken, refused, or cannot be judged
   bool sender_sent_ = false;  // the sender has completed an FPDU
   TcpSeq sender_end_;         // after the last octet of its latest complete FPDU

@@ -178,12 +178,13 @@ std::size_t MpaConnection::feed(Sender& s, phase::FullOperation& p, const Chunk&
   }
   if (!s.order.data_after_startup_seen) check_acknowledged_before_sending(s, chunk);
   if (segment_start)
-    s.stats.on_full_operation_segment(!p.reader.in_fpdu() && p.reader.synchronised());
-  p.reader.push(chunk.data, chunk.frame, segment_start, s, {context_.ns, chunk.payload_crc});
+    s.stats.on_full_operation_segment(!p.reader->in_fpdu() && p.reader->synchronised());
+  p.reader->push(chunk.data, chunk.frame, segment_start, s, {context_.ns, chunk.payload_crc});
   return chunk.data.size();
 }
 
-std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& p, const Chunk& chunk, bool) {
+std::size_t MpaConnection::feed(Sender& s, phase::PrivateDataDue& due, const Chunk& chunk, bool) {
+  phase::PrivateDataDue::State& p = *due.state;
   p.held.extend_up_to(kEarlyBufferLimit, chunk.data, chunk.frame);
   decide_private_data(s, chunk.frame, p.held.size() >= kEarlyBufferLimit);
   return chunk.data.size();
@@ -227,8 +228,8 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                            GapCause cause, std::uint64_t frame) {
   open_early(s);  // (the gap's finding follows what the octets before it showed)
   // Requests or their answers may be among the missing octets (RFC 6581 9.1 counts).
-  s.ulp.lose_count();
-  s.peer->ulp.lose_count();
+  s.ulp().lose_count();
+  s.peer->ulp().lose_count();
   open_early(s);         // (the gap's finding follows what the octets before it showed)
   s.rx.on_unknowable();  // what reached the receivers is unknown from here on
   s.peer->rx.on_unknowable();
@@ -248,7 +249,7 @@ void MpaConnection::on_gap(Sender& s, std::uint64_t offset, TcpSeq seq, std::uin
                    // depend on it (Responder waits for it, RFC 5044 7.1.2; it is the RTR,
                    // RFC 6581 5) cannot be checked.
                    s.order.first_fpdu_done = true;
-                   p.reader.on_gap(length, frame, s, context_.ns);
+                   p.reader->on_gap(length, frame, s, context_.ns);
                  },
                  [&](phase::AwaitReply& p) {
                    // The startup exchange cannot be followed any more on this side.
@@ -296,9 +297,9 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
   std::visit(
       Overloaded{
           [&](phase::FullOperation& p) {
-            p.reader.finish(frame, s, context_.ns);
+            p.reader->finish(frame, s, context_.ns);
             settle_alignment(s);
-            const FpduReader& r = p.reader;
+            const FpduReader& r = *p.reader;
             if (!r.synchronised() || !r.judging()) return;
             if (r.in_fpdu()) {
               report(s, DiagId::ConnectionLostMidFpdu, frame, seq, offset,
@@ -425,25 +426,25 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context.reply = summary_.reply ? &*summary_.reply : nullptr;
   context.request = summary_.request ? &*summary_.request : nullptr;
   context.siw_sender = s.siw;
-  const UlpVerdict verdict = s.ulp.check(fpdu, context, found);
+  const UlpVerdict verdict = s.ulp().check(fpdu, context, found);
   count_ird_requests(s, fpdu, verdict.ddp, found);
   s.rx.on_sender_fpdu(fpdu, verdict.ddp);
   s.peer->rx.set_sender(direction_of(*s.peer));
   s.peer->rx.on_receiver_fpdu(fpdu, verdict.ddp, verdict.terminate, found);
   if (verdict.terminate) {
     const Sender& peer = *s.peer;
-    TerminatePeer receiver{&peer.ulp, peer.errors_seen, std::nullopt, std::nullopt};
+    TerminatePeer receiver{peer.ulp_if_made(), peer.errors_seen, std::nullopt, std::nullopt};
     if (const FpduReader* r = peer.reader()) {
       receiver.crc = r->crc_enabled();
       receiver.markers = r->grid().enabled();
     }
-    s.ulp.check_terminate(fpdu, context, receiver, found);
+    s.ulp().check_terminate(fpdu, context, receiver, found);
   }
   for (Finding& f : found) {
     if (f.id == DiagId::FpduNotSegmentAligned && reader.judges_sender_framing() &&
         !reader.framing_lost()) {
       f.timestamp_ns = context_.ns;
-      s.held_alignment.finding = std::move(f);
+      s.held_alignment.finding = std::make_unique<Finding>(std::move(f));
       s.held_alignment.named = reader.framing_named();
       continue;
     }
@@ -481,8 +482,8 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
                                        std::vector<Finding>& found) {
   if (!ddp || !fpdu.judged || fpdu.crc_status == CrcStatus::Bad) {
     if (fpdu.ulpdu_length != 0 || !fpdu.judged) {
-      s.ulp.lose_count();
-      s.peer->ulp.lose_count();
+      s.ulp().lose_count();
+      s.peer->ulp().lose_count();
     }
     return;
   }
@@ -490,7 +491,7 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
     s.peer->ulp.check_read_response(fpdu, *ddp, direction_of(s), found);
   }
   if (is_ird_response_end(*ddp)) {
-    s.peer->ulp.count_answer();
+    s.peer->ulp().count_answer();
     return;
   }
   if (!is_ird_request(*ddp)) return;
@@ -505,7 +506,7 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
       peer_ird = std::max(request->enhanced->ird, reply->enhanced->ord);
     }
   }
-  s.ulp.count_request(fpdu, *ddp, peer_ird, direction_of(s), found);
+  s.ulp().count_request(fpdu, *ddp, peer_ird, direction_of(s), found);
 }
 
 void MpaConnection::settle_alignment(Sender& s) {

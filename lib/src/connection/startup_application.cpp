@@ -215,18 +215,19 @@ void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const Sta
                      "Request's PD_Length announced had arrived",
                      partial.private_data.size(), partial.pd_length));
   const std::uint32_t request_length = static_cast<std::uint32_t>(octets_sent(partial));
-  phase::PrivateDataDue due{std::move(q.parser),
-                            q.seq,
-                            q.offset,
-                            q.first_frame,
-                            q.prefix,
-                            HeldOctets(q.seq + request_length, q.offset + request_length),
-                            f,
-                            at,
-                            at_offset,
-                            frame};
+  phase::PrivateDataDue::State due{std::move(q.parser),
+                                   q.seq,
+                                   q.offset,
+                                   q.first_frame,
+                                   q.prefix,
+                                   HeldOctets(q.seq + request_length, q.offset + request_length),
+                                   f,
+                                   at,
+                                   at_offset,
+                                   frame};
   due.request_ns = q.last_ns;
-  init.phase.emplace<phase::PrivateDataDue>(std::move(due));
+  init.phase.emplace<phase::PrivateDataDue>(
+      phase::PrivateDataDue{std::make_unique<phase::PrivateDataDue::State>(std::move(due))});
   const std::uint32_t reply_length = static_cast<std::uint32_t>(octets_sent(f));
   phase::Ended& held = s.phase.emplace<phase::Ended>();
   held.held = HeldOctets(at + reply_length, at_offset + reply_length);
@@ -234,7 +235,7 @@ void MpaConnection::reply_before_private_data(Sender& s, Sender& init, const Sta
 }
 
 void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool final) {
-  phase::PrivateDataDue& p = std::get<phase::PrivateDataDue>(init.phase);
+  phase::PrivateDataDue::State& p = *std::get<phase::PrivateDataDue>(init.phase).state;
   const StartupFrame partial = p.parser.frame();
   const std::size_t due = partial.pd_length - partial.private_data.size();
   // Framed as the frames declare: markers in the Initiator's data iff the Reply asked.
@@ -250,7 +251,7 @@ void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool 
     if (!final) return;
     // The capture ends (or loses octets) inside the private data: the Request is left as a
     // startup frame cut short, as if the Reply had not come.
-    phase::PrivateDataDue taken = std::move(p);
+    phase::PrivateDataDue::State taken = std::move(p);
     taken.parser.push(taken.held.bytes());
     phase::Startup& startup = init.phase.emplace<phase::Startup>();
     startup.parser = std::move(taken.parser);
@@ -261,7 +262,7 @@ void MpaConnection::decide_private_data(Sender& init, std::uint64_t frame, bool 
     startup.last_ns = taken.request_ns;
     return;
   }
-  phase::PrivateDataDue taken = std::move(p);
+  phase::PrivateDataDue::State taken = std::move(p);
   Sender& responder = *init.peer;
   HeldOctets responder_held = std::move(std::get<phase::Ended>(responder.phase).held);
   std::size_t replay_from = 0;
@@ -524,7 +525,7 @@ void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t of
     // sender inserts them anyway (marker.unexpected).
     s.phase.emplace<phase::Probing>(phase::Probing{HeldOctets(seq, offset), config, false});
   } else {
-    FpduReader& reader = s.phase.emplace<phase::FullOperation>(config).reader;
+    FpduReader& reader = *s.phase.emplace<phase::FullOperation>(config).reader;
     if (unjudged) reader.stop_judging();
   }
   s.stats.on_full_operation(markers, crc, inferred);
@@ -558,7 +559,7 @@ void MpaConnection::finish_probe(Sender& s, bool final) {
     config.grid_origin_set = true;
     s.stats.on_markers_found();
   }
-  FpduReader& reader = s.phase.emplace<phase::FullOperation>(config).reader;
+  FpduReader& reader = *s.phase.emplace<phase::FullOperation>(config).reader;
   if (unjudged) reader.stop_judging();
   if (unexpected) {
     report(

@@ -100,8 +100,11 @@ namespace mpa {
 namespace {
 
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
-// The history ring starts this small and doubles, so short connections stay cheap.
+// The smallest window with which retransmissions beyond it are digested.
 constexpr std::size_t kMinHistory = 4096;
+// The history ring starts this small and doubles (its octets laid out again at each step), so
+// short connections stay cheap: what it holds is the same at any size.
+constexpr std::size_t kFirstRing = 512;
 // Digest units: never across a multiple of kUnitGrid; a segment's start ends the unit
 // before it only if that unit has kMinUnit octets (so tiny segments cost no more memory
 // than 1 KiB / kMinUnit digests per KiB).
@@ -199,6 +202,17 @@ void TcpReassembler::take_peer_ack(TcpSeq ack) {
          beyond_.digests.front().start + beyond_.digests.front().length <= beyond_.acked_offset) {
     beyond_.digests.pop_front();
   }
+  // (The ring is kept although the peer acknowledged it all: a differing retransmission of
+  // acknowledged octets is found while they are in it, captures/fault-tcp.retransmission-
+  // mismatch.pcap. What it no longer needs is given back.)
+  if (offset >= next_offset_) release_unneeded();
+}
+
+// Every delivered octet is acknowledged: no digest is owed, and the unit cuts and octets read
+// again are given back (an idle connection, most of those open at once, should cost little).
+void TcpReassembler::release_unneeded() {
+  beyond_.digests.release();  // (all popped above)
+  std::vector<std::uint8_t>().swap(history_.read_again);
 }
 
 SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink& sink) {
@@ -611,7 +625,7 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
   if (size < window && valid + data.size() > size) {
     const std::size_t grown_size = std::min<std::size_t>(
         window, std::max<std::size_t>(
-                    {static_cast<std::size_t>(valid) + data.size(), 2 * size, kMinHistory}));
+                    {static_cast<std::size_t>(valid) + data.size(), 2 * size, kFirstRing}));
     if (history_.ring != nullptr) {
       // (Slots are written before they are read: never initialised.)
       std::unique_ptr<std::uint8_t[]> grown(new std::uint8_t[grown_size]);
