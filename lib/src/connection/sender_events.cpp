@@ -312,7 +312,8 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
               // A DDP Message it left open (RFC 5041 4.1), closing first: a reset aborts, and
               // a close that answers the peer's tears down what was under way.
               std::vector<Finding> open;
-              if (how == StreamEnd::Fin && !s.peer->ended) s.ulp.on_close(frame, seq, offset, open);
+              if (how == StreamEnd::Fin && !s.peer->ended && s.ulp_if_made())
+                s.ulp().on_close(frame, seq, offset, open);
               for (Finding& f : open) report(s, std::move(f));
             }
           },
@@ -488,7 +489,7 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
     return;
   }
   if (ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadResponse)) {
-    s.peer->ulp.check_read_response(fpdu, *ddp, direction_of(s), found);
+    s.peer->ulp().check_read_response(fpdu, *ddp, direction_of(s), found);
   }
   if (is_ird_response_end(*ddp)) {
     s.peer->ulp().count_answer();
