@@ -2,7 +2,7 @@
 """RDMA messages as mpa-check reports them (--list-messages, JSON "messages"), held against an
 independent count.
 
-  messages_test.py MPA_CHECK CAPTURES_DIR SIW_DIR WORKDIR CHECK
+  messages_test.py MPA_CHECK CAPTURES_DIR SIW_DIR WORKDIR CHECK [MPA_SYNTH]
 
 CHECK is one of:
   tshark-agrees  for every siw capture and a few synthetic ones: the complete messages by
@@ -14,6 +14,9 @@ CHECK is one of:
                  --from-json reads the counts and the list back as written; an RDMA Read
                  Request's size, source and sink are Wireshark's; without the flag there is
                  no list, and the counts are there
+  synth          a capture of mpa-synth's with 10005 messages one way and 7 the other: the
+                 counts are the synthesizer's, the list stops at 10000 and says 12 were left
+                 out (text and JSON alike)
 """
 import collections
 import json
@@ -176,14 +179,38 @@ def check_faces(a):
     return 0
 
 
+def check_synth(a):
+    capture = os.path.join(a.workdir, "many.pcap")
+    p = subprocess.run([a.synth, "-o", capture, "--initiator-messages", "10005", "--responder-messages", "7",
+                        "--sizes", "64", "3000"], capture_output=True, text=True)
+    expect(p.returncode == 0, f"mpa-synth: {p.stderr}")
+    report = mpa_json(a.mpa_check, capture, "--list-messages")
+    conns = report["captures"][0]["connections"]
+    expect(len(conns) == 1, f"{len(conns)} connections")
+    c = conns[0]
+    sent = {side: sum(t["messages"] for t in c["messages"][side].values()) for side in ("initiator", "responder")}
+    expect(sent == {"initiator": 10005, "responder": 7}, f"messages {sent}, mpa-synth sent 10005 and 7")
+    # (3000 octets of payload take several DDP segments at this MULPDU, 64 one.)
+    segments = sum(t["segments"] for t in c["messages"]["initiator"].values())
+    expect(segments > 10005 + 10005 // 2, f"{segments} segments for 10005 messages half of 3000 octets")
+    expect(len(c["message_list"]) == 10000 and c["messages_not_listed"] == 12,
+           f"{len(c['message_list'])} listed, {c.get('messages_not_listed')} left out (want 10000, 12)")
+    p = subprocess.run([a.mpa_check, "--list-messages", capture], capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if ": message: " in l]
+    expect(len(lines) == 10000, f"{len(lines)} text lines")
+    print(f"synth: {sent} messages as mpa-synth sent them, {segments} segments one way; 10000 listed, 12 left out")
+    return 0
+
+
 def main():
     class A:
         pass
     a = A()
     a.mpa_check, a.captures, a.siw, a.workdir, check = sys.argv[1:6]
+    a.synth = sys.argv[6] if len(sys.argv) > 6 else None
     os.makedirs(a.workdir, exist_ok=True)
     try:
-        return {"tshark-agrees": check_tshark_agrees, "faces": check_faces}[check](a)
+        return {"tshark-agrees": check_tshark_agrees, "faces": check_faces, "synth": check_synth}[check](a)
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
         return 1
