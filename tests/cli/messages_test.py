@@ -7,7 +7,8 @@ independent count.
 CHECK is one of:
   tshark-agrees  for every siw capture and a few synthetic ones: the complete messages by
                  RDMAP opcode equal those Wireshark's own DDP/RDMAP dissector ends (a DDP
-                 Segment with the Last flag, `iwarp_ddp.last_flag`, per `iwarp_rdma.opcode`),
+                 Segment with the Last flag, `iwarp_ddp.last_flag`, per `iwarp_rdma.opcode`) and
+                 the DDP segments by opcode equal the segments it decodes,
                  and the JSON counts by opcode equal what the list adds up to; skipped (77)
                  without tshark
   faces          the text lines of --list-messages are the JSON message_list, one for one;
@@ -66,13 +67,25 @@ def tshark_by_opcode(tshark, capture):
                         "occurrence=a", "-E", "aggregator=,", "-e", "iwarp_rdma.opcode", "-e",
                         "iwarp_ddp.last_flag"], capture_output=True, text=True, env=env)
     expect(p.returncode == 0, f"tshark {capture}: {p.stderr}")
-    counts = collections.Counter()
+    counts, segments = collections.Counter(), collections.Counter()
     for line in p.stdout.splitlines():
         ops, lasts = (line.split("\t") + [""])[:2]
         for op, last in zip(ops.split(","), lasts.split(",")):
+            if op:
+                segments[OPCODES[int(op, 16)]] += 1
             if op and last in ("1", "True"):
                 counts[OPCODES[int(op, 16)]] += 1
-    return counts
+    return counts, segments
+
+
+def segments_by_opcode(report, what="segments"):
+    segments = collections.Counter()
+    for cap in report["captures"]:
+        for conn in cap["connections"]:
+            for side in ("initiator", "responder"):
+                for op, t in conn["messages"][side].items():
+                    segments[op] += t[what]
+    return segments
 
 
 def check_counts_add_up(report, capture):
@@ -111,14 +124,25 @@ def check_tshark_agrees(a):
     for capture in captures:
         report = mpa_json(a.mpa_check, capture, "--list-messages")
         check_counts_add_up(report, capture)
-        ours = complete_by_opcode(report)
-        theirs = tshark_by_opcode(tshark, capture)
+        ours, our_segments = complete_by_opcode(report), segments_by_opcode(report)
+        theirs, their_segments = tshark_by_opcode(tshark, capture)
         name = os.path.basename(capture)
         if name in tshark_takes_bad_crc:
             expect(all(ours[k] <= theirs[k] for k in theirs) and sum(theirs.values()) - sum(ours.values()) == 1,
                    f"{name}: mpa-check {dict(ours)}, tshark {dict(theirs)} (one message apart: the bad CRC)")
+            expect(sum(their_segments.values()) - sum(our_segments.values()) == 1,
+                   f"{name}: DDP segments: mpa-check {dict(our_segments)}, tshark {dict(their_segments)}")
         else:
             expect(ours == theirs, f"{name}: mpa-check's complete messages {dict(ours)}, tshark's {dict(theirs)}")
+            expect(our_segments == their_segments,
+                   f"{name}: DDP segments by opcode: mpa-check {dict(our_segments)}, tshark {dict(their_segments)}")
+            # Every message these captures began, they finished (but the Send that
+            # fault-ddp.message-unfinished leaves without its Last segment): as many begun as
+            # Wireshark ends.
+            begun = segments_by_opcode(report, "messages")
+            if name == "fault-ddp.message-unfinished.pcap":
+                begun["send"] -= 1
+            expect(begun == theirs, f"{name}: messages begun by opcode: mpa-check {dict(begun)}, tshark ends {dict(theirs)}")
         total += sum(ours.values())
     expect(total > 1000, f"only {total} messages over {len(captures)} captures")
     print(f"tshark-agrees: {total} messages over {len(captures)} captures, by opcode as Wireshark counts them")

@@ -1,7 +1,8 @@
 // RDMA messages as a protocol engineer thinks of them (RFC 5040 4, RFC 5041 5, RFC 7306): each
 // DDP message a connection's FPDUs carry, assembled from its DDP Segments (an untagged one by
-// its queue and MSN, a tagged one by its STag until its Last flag), with its opcode, size,
-// segments and frames; counts by opcode always, the list of messages bounded.
+// its queue and MSN, a tagged one by its STag, or the TO where it left off, until its Last
+// flag), with its opcode, size, segments and frames; counts by opcode always, the list of
+// messages bounded.
 #pragma once
 
 #include <algorithm>
@@ -40,7 +41,8 @@ struct RdmaMessage {
   bool complete = false;    // its segment with the Last flag was seen
   std::uint32_t queue = 0;  // untagged: queue number and MSN
   std::uint32_t msn = 0;
-  std::uint32_t stag = 0;  // tagged: the STag and TO of its first segment
+  std::uint32_t stag = 0;  // tagged: the STag and TO of its first segment (a later segment may
+                           // change the STag: ddp.stag-changed)
   std::uint64_t to = 0;
   std::uint64_t octets = 0;    // DDP payload octets (after the DDP header; RDMAP headers counted)
   std::uint32_t segments = 0;  // its DDP Segments (one per FPDU)

@@ -95,10 +95,12 @@ const RdmaMessage* RdmaMessageLog::on_fpdu(const FpduEvent& fpdu) {
   }
   Open& o = ddp->tagged ? slots[kSlots - 1] : slots[std::min<std::uint32_t>(ddp->queue, 5)];
   // A segment goes on with the open message of its queue (same MSN) or the open tagged one
-  // (same STag and opcode); anything else begins a message.
+  // (same opcode, and the same STag or the TO where the message's payload ended: a changed
+  // STag is ddp.stag-changed's, RFC 5041 4.2); anything else begins a message.
   const RdmaMessage& open = o.message;
   const bool goes_on = o.open && open.opcode == ddp->opcode &&
-                       (ddp->tagged ? ddp->stag == open.stag : ddp->msn == open.msn);
+                       (ddp->tagged ? ddp->stag == open.stag || ddp->to == open.to + open.octets
+                                    : ddp->msn == open.msn);
   if (!goes_on) begin(o, fpdu, *ddp);
   const std::uint32_t payload = size - ddp->header_size;
   RdmaOpcodeTally& tally = counts_[d][ddp->opcode];
