@@ -864,12 +864,17 @@ void Page::ladder_svg(const Row& row, std::span<const LadderItem* const> items,
 // The ladder, whole. On a page whose ladders together pass kLadderRowsOnPage, the rows after
 // the first kLadderRowsWhenMany are drawn in a closed <details> below it, which the browser
 // lays out only when opened.
-// Whether a drawn FPDU of the ladder is a segment of an RDMA message.
+// Whether two drawn FPDUs of the ladder are segments of one RDMA message: folding the ladder
+// by message then shortens it (else it would only repeat the ladder, at a third of the page's
+// size over the bundled corpus).
 bool has_messages(const ConnectionTrace& trace) {
-  return std::any_of(trace.ladder.begin(), trace.ladder.end(), [](const LadderItem& i) {
+  std::set<std::pair<Direction, std::int64_t>> drawn;
+  for (const LadderItem& i : trace.ladder) {
     const auto* fpdu = std::get_if<ladder::Fpdu>(&i.what);
-    return fpdu && fpdu->message >= 0;
-  });
+    if (fpdu && fpdu->message >= 0 && !drawn.emplace(i.direction, fpdu->message).second)
+      return true;
+  }
+  return false;
 }
 
 // The ladder with each RDMA message in one row where its first FPDU was (the library's
