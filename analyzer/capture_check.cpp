@@ -128,6 +128,7 @@ void analyse(CaptureReader& reader, const AnalyzerOptions& options, const Readin
              report::CaptureTrace* trace) {
   const Options& o = reading.options;
   report::Collector collector(report, o.reports.list_fpdus, reading.suppressions, reading.hosts);
+  collector.list_messages(o.reports.list_messages);
   // Streaming keeps no finished connection (bounded memory) unless a report needs them all.
   if (stream) collector.stream_to(stream, keep_connections(o));
   // --html: a tracer in front of the collector keeps what the page draws.

@@ -428,7 +428,8 @@ void HtmlTracer::on_fpdu(const FpduEvent& fpdu) {
       gap.after = span;
   }
   add_to_strip(c.strip[d], fpdu);
-  ladder_fpdu(c, fpdu, place_waiting(c, fpdu));
+  const RdmaMessage* message = c.messages.on_fpdu(fpdu);
+  ladder_fpdu(c, fpdu, place_waiting(c, fpdu), message);
 }
 
 // A framing deviation was named: the findings about the FPDU it names (they arrive just
@@ -501,8 +502,12 @@ bool HtmlTracer::place_waiting(ConnectionTrace& c, const FpduEvent& fpdu) {
 }
 
 // The FPDU on the ladder: drawn on its own, or joining a band.
-void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful) {
+void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful,
+                             const RdmaMessage* message) {
   const auto d = static_cast<std::size_t>(fpdu.direction);
+  const std::int64_t number = message ? static_cast<std::int64_t>(message->number) : -1;
+  const bool begins = number > c.last_message[d];
+  if (begins) c.last_message[d] = number;
   const bool pinned_before = !c.ladder.empty() &&
                              std::holds_alternative<ladder::Finding>(c.ladder.back().what) &&
                              c.ladder.back().frame == fpdu.last_frame;
@@ -511,6 +516,7 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
     ++c.fpdus_drawn[d];
     ladder::Fpdu drawn{fpdu.header_seq.value(), fpdu.ulpdu_length, -1, fpdu.crc_status};
     if (auto ddp = decode_ddp(fpdu.ulpdu_head)) drawn.rdmap_opcode = ddp->opcode;
+    drawn.message = number;
     add(c, {fpdu.direction, fpdu.last_frame, fpdu.timestamp_ns, drawn, retime_});
     stamp(c, false, fpdu.last_frame);
     return;
@@ -521,6 +527,7 @@ void HtmlTracer::ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eve
   b.last_frame = fpdu.last_frame;
   b.last_ns = fpdu.timestamp_ns;
   b.retime_last = retime_;
+  if (begins) ++b.messages;
   stamp(c, true, fpdu.last_frame);
 }
 

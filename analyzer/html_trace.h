@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mpa/analyzer.h"
+#include "mpa/rdma_messages.h"
 #include "mpa/startup_frame.h"
 #include "mpa/tcp_seq.h"
 
@@ -32,6 +33,7 @@ inline constexpr std::size_t kPlacedFindingsPerCapture = 400;
 inline constexpr std::size_t kTimeBins = 48;
 inline constexpr std::size_t kStripFpdus = 24;       // FPDUs on the marker strip
 inline constexpr std::uint32_t kStripOctets = 4096;  // sequence space the strip shows
+inline constexpr std::size_t kLadderMessages = 64;   // RDMA messages kept for the ladder
 
 // A highlighted field of a dump: sequence range, and what it is.
 struct Highlight {
@@ -77,6 +79,7 @@ struct Fpdu {
   std::uint16_t ulpdu_length = 0;
   int rdmap_opcode = -1;
   CrcStatus crc = CrcStatus::NotChecked;
+  std::int64_t message = -1;  // the number of the RDMA message it is a segment of (-1: none)
 };
 
 // Uneventful FPDUs folded together (the item's frame and ns: of the first one).
@@ -86,6 +89,7 @@ struct Band {
   std::uint64_t last_frame = 0, last_ns = 0;
   bool retime_last = false;    // (as LadderItem::retime, for last_ns)
   std::uint64_t findings = 0;  // findings folded into the band (beyond the pins)
+  std::uint64_t messages = 0;  // RDMA messages that began in the band
 };
 
 // A finding's pin.
@@ -166,6 +170,10 @@ struct ConnectionTrace {
   // A place whose dump reaches past its FPDU (where a missing CRC field belongs): the first
   // frame of the next FPDU of its direction holds those octets.
   std::array<std::optional<std::size_t>, 2> reaching_past;
+  // Its RDMA messages as the library groups its FPDUs (the first kLadderMessages listed, for
+  // the ladder folded by message), and the last one each direction began (-1: none).
+  RdmaMessageLog messages{kLadderMessages};
+  std::array<std::int64_t, 2> last_message{-1, -1};
 };
 
 // Everything the HTML report keeps of one capture, by connection number (as in reports).
@@ -195,7 +203,8 @@ class HtmlTracer : public EventSink {
   ladder::Band& band(ConnectionTrace& c, const FpduEvent& fpdu);
   bool place_waiting(ConnectionTrace& c, const FpduEvent& fpdu);
   void redraw_revised(ConnectionTrace& c, const FpduEvent& revised);
-  void ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful);
+  void ladder_fpdu(ConnectionTrace& c, const FpduEvent& fpdu, bool eventful,
+                   const RdmaMessage* message);
 
   EventSink& next_;
   CaptureTrace& trace_;

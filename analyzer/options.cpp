@@ -255,6 +255,10 @@ void add_listing(CLI::App& app, ReportOptions& o) {
                "Also list every FPDU (frame completing it, frame where it starts, direction, seq, "
                "ULPDU_Length, CRC, markers)")
       ->group("Reports");
+  app.add_flag("--list-messages", o.list_messages,
+               "Also list every RDMA message (opcode, queue and MSN or STag and TO, octets, "
+               "DDP segments, first and last frame; a Read Request's size, source and sink)")
+      ->group("Reports");
   app.add_flag("--no-summary", o.no_summary,
                "Text format: findings only, no capture lines or totals")
       ->group("Reports");

@@ -54,6 +54,7 @@ struct ReportOptions {
   std::size_t fold = 3;
   When color = When::Auto;
   bool list_fpdus = false;
+  bool list_messages = false;  // --list-messages
   bool no_summary = false;
   When progress = When::Auto;
 };

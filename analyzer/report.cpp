@@ -63,6 +63,13 @@ void Collector::on_finding(const Finding& finding) {
 }
 
 void Collector::on_fpdu(const FpduEvent& fpdu) {
+  auto log = messages_.find(fpdu.connection);
+  if (log == messages_.end()) {
+    log =
+        messages_.emplace(fpdu.connection, RdmaMessageLog(list_messages_ ? kMaxListedMessages : 0))
+            .first;
+  }
+  log->second.on_fpdu(fpdu);
   if (!list_fpdus_) return;
   open_[fpdu.connection].fpdus.push_back(
       {fpdu.last_frame, fpdu.direction, fpdu.header_seq, fpdu.ulpdu_length, fpdu.crc_status,
@@ -103,6 +110,16 @@ void Collector::on_connection_start(const ConnectionSummary& summary) {
 void Collector::on_connection_end(const ConnectionSummary& summary) {
   ConnectionReport& c = open_[summary.id];
   c.summary = summary;
+  if (auto log = messages_.find(summary.id); log != messages_.end()) {
+    for (Direction d : {Direction::Initiator, Direction::Responder}) {
+      c.messages.counts[static_cast<int>(d)] = log->second.counts(d);
+    }
+    if (list_messages_) {
+      c.messages.list = log->second.messages();
+      c.messages.not_listed = log->second.not_listed();
+    }
+    messages_.erase(log);
+  }
   if (const std::uint64_t id = summary.initiator.tunnel; id != 0 && tunnel_names_) {
     const auto it = tunnel_names_->find(id);
     c.tunnel = it != tunnel_names_->end() ? it->second : fmt::format("tunnel {:016x}", id);

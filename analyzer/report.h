@@ -2,6 +2,7 @@
 // from the library's events; and the reporters that print it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "mpa/analyzer.h"
 #include "mpa/implementations.h"
 #include "mpa/pipeline.h"
+#include "mpa/rdma_messages.h"
 #include "suppressions.h"
 
 namespace mpa::report {
@@ -28,6 +30,15 @@ struct FpduRecord {
       0;  // the frame holding its first octet (findings on its header name it)
 };
 
+// The RDMA messages of a connection (mpa/rdma_messages.h): counts by opcode per side always,
+// the messages themselves only with --list-messages.
+struct ConnectionMessages {
+  std::array<RdmaMessageCounts, 2> counts{};  // by Direction
+  std::vector<RdmaMessage> list;              // only with --list-messages
+  std::uint64_t not_listed = 0;               // beyond kMaxListedMessages (--list-messages)
+  const RdmaMessageCounts& of(Direction d) const { return counts[static_cast<int>(d)]; }
+};
+
 // A finding as reported: the library's, and the suppression rule that accepted it, if any.
 struct ReportedFinding {
   Finding finding;
@@ -39,8 +50,9 @@ struct ReportedFinding {
 
 struct ConnectionReport {
   ConnectionSummary summary;
-  std::string tunnel;                     // the tunnels it travelled in, outermost first ("": none)
-  std::vector<FpduRecord> fpdus;          // only with --list-fpdus
+  std::string tunnel;             // the tunnels it travelled in, outermost first ("": none)
+  std::vector<FpduRecord> fpdus;  // only with --list-fpdus
+  ConnectionMessages messages;
   std::vector<ReportedFinding> findings;  // in the order found (at most kMaxStoredFindings)
   std::uint64_t findings_not_stored = 0;
   // Every finding of the connection, listed or not, once decided.
@@ -122,6 +134,8 @@ class Collector : public EventSink {
   // Connections that end are named their tunnel from `names` (the frame feeder's, filled as
   // frames arrive), so that live output names it too.
   void name_tunnels_from(const TunnelNames& names) { tunnel_names_ = &names; }
+  // List every RDMA message (--list-messages), not only count them.
+  void list_messages(bool list) { list_messages_ = list; }
   // Streaming: tell `observer` of every decided finding; with keep_connections false, a
   // finished connection is only counted (bounded memory over hours of live capture).
   void stream_to(FindingObserver* observer, bool keep_connections) {
@@ -142,13 +156,15 @@ class Collector : public EventSink {
 
   CaptureReport& report_;
   bool list_fpdus_ = false;
+  bool list_messages_ = false;
   const Suppressions* suppressions_ = nullptr;
   FindingObserver* observer_ = nullptr;
   bool keep_connections_ = true;
   const TunnelNames* tunnel_names_ = nullptr;
   HostNamer namer_;         // names each connection's sides as it ends (the run names them again)
   std::size_t stored_ = 0;  // findings stored for this capture
-  std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
+  std::map<std::uint32_t, ConnectionReport> open_;    // by number (ConnectionSummary::id)
+  std::map<std::uint32_t, RdmaMessageLog> messages_;  // of the open connections that sent FPDUs
   // Findings beyond the listing limit whose rules need the connection: decided at its end,
   // by number and id (the first such finding, and how many).
   std::map<std::uint32_t, std::map<DiagId, std::pair<Finding, std::uint64_t>>> pending_;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <ostream>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -273,6 +274,7 @@ class Page {
   void connection(const Row& row, std::size_t ordinal);
   void parameters_table(const ConnectionReport& c);
   void ladder(const Row& row, const ConnectionTrace* trace);
+  void ladder_by_message(const Row& row, const ConnectionTrace& trace);
   void ladder_head(const Row& row, int height, std::string_view cls);
   void ladder_svg(const Row& row, std::span<const LadderItem* const> items, std::string_view cls);
   void charts(const Row& row, const ConnectionTrace& trace);
@@ -656,8 +658,13 @@ constexpr int kLadderTop = 56;
 // One connection's ladder, row by row: one function per kind of item.
 class LadderSvg {
  public:
-  LadderSvg(std::string& out, const ConnectionReport& connection, std::string anchor)
-      : b_(out), c_(connection), s_(connection.summary), anchor_(std::move(anchor)) {}
+  LadderSvg(std::string& out, const ConnectionReport& connection, std::string anchor,
+            const RdmaMessageLog* folded = nullptr)
+      : b_(out),
+        c_(connection),
+        s_(connection.summary),
+        anchor_(std::move(anchor)),
+        folded_(folded) {}
   void item(const LadderItem& item) {
     std::visit([&](const auto& what) { draw(item, what); }, item.what);
   }
@@ -688,8 +695,27 @@ class LadderSvg {
   const ConnectionReport& c_;
   const ConnectionSummary& s_;
   std::string anchor_;
+  const RdmaMessageLog* folded_;  // FPDUs drawn as the RDMA messages the library grouped them in
   int y_ = kLadderTop;
+  bool message(const LadderItem& item, const ladder::Fpdu& fpdu);
 };
+
+// The RDMA message an FPDU is a segment of, drawn in its place: its words, its frames.
+bool LadderSvg::message(const LadderItem& item, const ladder::Fpdu& fpdu) {
+  if (!folded_ || fpdu.message < 0) return false;
+  for (const RdmaMessage& m : folded_->messages()) {
+    if (m.direction != item.direction || m.number != static_cast<std::uint64_t>(fpdu.message))
+      continue;
+    left_label(item, y_);
+    std::string label = rdma_message_words(m);
+    if (m.last_frame != m.first_frame)
+      label += fmt::format(" · frames {}–{}", m.first_frame, m.last_frame);
+    arrow(item.direction, y_, m.complete ? "#2e7d32" : "#ef6c00", "ahk", 2, esc(label), "message");
+    y_ += kRow;
+    return true;
+  }
+  return false;
+}
 
 void LadderSvg::arrow(Direction d, int at, std::string_view colour, std::string_view marker,
                       double width, const std::string& label, std::string_view cls) {
@@ -733,6 +759,7 @@ void LadderSvg::draw(const LadderItem& item, const ladder::Startup& startup) {
 }
 
 void LadderSvg::draw(const LadderItem& item, const ladder::Fpdu& fpdu) {
+  if (message(item, fpdu)) return;
   left_label(item, y_);
   std::string label =
       fpdu.rdmap_opcode >= 0
@@ -754,6 +781,9 @@ void LadderSvg::draw(const LadderItem& item, const ladder::Band& band) {
   if (band.fpdus[0] && band.fpdus[1]) {
     label += fmt::format(" (→ {}, ← {})", thousands(band.fpdus[0]), thousands(band.fpdus[1]));
   }
+  if (folded_ && band.messages)
+    label += fmt::format("; {} RDMA message{} began", thousands(band.messages),
+                         band.messages == 1 ? "" : "s");
   if (band.findings)
     label += fmt::format("; {} more finding{} (see the table)", band.findings,
                          band.findings == 1 ? "" : "s");
@@ -834,22 +864,66 @@ void Page::ladder_svg(const Row& row, std::span<const LadderItem* const> items,
 // The ladder, whole. On a page whose ladders together pass kLadderRowsOnPage, the rows after
 // the first kLadderRowsWhenMany are drawn in a closed <details> below it, which the browser
 // lays out only when opened.
+// Whether two drawn FPDUs of the ladder are segments of one RDMA message: folding the ladder
+// by message then shortens it (else it would only repeat the ladder, at a third of the page's
+// size over the bundled corpus).
+bool has_messages(const ConnectionTrace& trace) {
+  std::set<std::pair<Direction, std::int64_t>> drawn;
+  for (const LadderItem& i : trace.ladder) {
+    const auto* fpdu = std::get_if<ladder::Fpdu>(&i.what);
+    if (fpdu && fpdu->message >= 0 && !drawn.emplace(i.direction, fpdu->message).second)
+      return true;
+  }
+  return false;
+}
+
+// The ladder with each RDMA message in one row where its first FPDU was (the library's
+// grouping: ConnectionTrace::messages), shown instead of the FPDUs' by the toggle before both
+// (has_messages).
+void Page::ladder_by_message(const Row& row, const ConnectionTrace& trace) {
+  std::vector<const LadderItem*> items;
+  std::set<std::pair<Direction, std::int64_t>> drawn;
+  for (const LadderItem& i : trace.ladder) {
+    const auto* fpdu = std::get_if<ladder::Fpdu>(&i.what);
+    if (fpdu && fpdu->message >= 0 && !drawn.emplace(i.direction, fpdu->message).second) continue;
+    items.push_back(&i);
+  }
+  buf_ += "<div class=\"by-message\">";
+  int rows = 0;
+  for (const LadderItem* i : items) rows += ladder_rows(*i);
+  ladder_head(row, kLadderTop + rows * kRow + 16, "by-message");
+  LadderSvg svg(buf_, *row.connection, anchor(row), &trace.messages);
+  for (const LadderItem* i : items) svg.item(*i);
+  buf_ += "</svg></div>\n";
+}
+
 void Page::ladder(const Row& row, const ConnectionTrace* trace) {
   std::vector<const LadderItem*> items;
   if (trace) {
     for (const LadderItem& i : trace->ladder) items.push_back(&i);
   }
+  const bool fold = trace && has_messages(*trace);
+  if (fold) {
+    buf_ += fmt::format(
+        "<input type=\"checkbox\" class=\"fold-messages\" id=\"fold-{id}\"><label "
+        "for=\"fold-{id}\" class=\"fold-messages\">Fold FPDUs into RDMA messages</label>\n",
+        fmt::arg("id", anchor(row)));
+  }
   const std::size_t shown =
       ladder_rows_ > kLadderRowsOnPage ? std::min(items.size(), kLadderRowsWhenMany) : items.size();
   const std::span<const LadderItem* const> all(items);
   ladder_svg(row, all.first(shown), "ladder");
-  if (shown == items.size()) return;
+  if (shown == items.size()) {
+    if (fold) ladder_by_message(row, *trace);
+    return;
+  }
   const std::span<const LadderItem* const> rest = all.subspan(shown);
   buf_ += fmt::format(
       "<details class=\"ladder-rest\"><summary>{} more ladder row{} (frames {} to {})</summary>\n",
       rest.size(), rest.size() == 1 ? "" : "s", rest.front()->frame, rest.back()->frame);
   ladder_svg(row, rest, "ladder-rest");
   buf_ += "</details>\n";
+  if (fold) ladder_by_message(row, *trace);
 }
 
 // ---- charts

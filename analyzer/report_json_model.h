@@ -76,6 +76,14 @@ struct TcpSeqWords {
   static std::uint32_t spell(TcpSeq s) { return s.value(); }
   static void parse(const json& v, TcpSeq& s) { s = TcpSeq(value_of<std::uint32_t>(v)); }
 };
+struct OpcodeWords {  // RDMAP opcodes by rdmap_opcode_name
+  static std::string_view spell(std::uint8_t op) { return rdmap_opcode_name(op); }
+  static void parse(const json& v, std::uint8_t& op) {
+    for (std::uint8_t i = 0; i < 16; ++i) {
+      if (rdmap_opcode_name(i) == text_of(v)) op = i;
+    }
+  }
+};
 struct CrcWords {
   static std::string_view spell(CrcStatus c) { return to_string(c); }
   static void parse(const json& v, CrcStatus& c);
@@ -260,6 +268,49 @@ inline constexpr auto map_fpdu = [](auto& io, auto& r) {
   io.field("first_frame", r.first_frame);
 };
 
+// RDMA messages (mpa/rdma_messages.h): per side, by opcode (those seen), how many began, their
+// DDP payload octets and DDP segments; with --list-messages each message.
+inline constexpr auto map_opcode_tally = [](auto& io, auto& t) {
+  io.field("messages", t.messages);
+  io.field("octets", t.octets);
+  io.field("segments", t.segments);
+};
+inline constexpr auto map_message_counts = [](auto& io, auto& counts) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    io.written_if(counts[i].messages != 0,
+                  [&] { io.object(rdmap_opcode_name(i).data(), counts[i], map_opcode_tally); });
+  }
+};
+inline constexpr auto map_read_asked = [](auto& io, auto& r) {
+  io.field("size", r.size);
+  io.field("source_stag", r.source_stag);
+  io.field("source_to", r.source_to);
+  io.field("sink_stag", r.sink_stag);
+  io.field("sink_to", r.sink_to);
+};
+inline constexpr auto map_message = [](auto& io, auto& m) {
+  io.field("number", m.number);
+  io.template spelled<DirectionWords>("direction", m.direction);
+  io.template spelled<OpcodeWords>("opcode", m.opcode);
+  io.field("tagged", m.tagged);
+  io.written_if(!m.tagged, [&] {
+    io.field("queue", m.queue);
+    io.field("msn", m.msn);
+  });
+  io.written_if(m.tagged, [&] {
+    io.field("stag", m.stag);
+    io.field("to", m.to);
+  });
+  io.field("octets", m.octets);
+  io.field("segments", m.segments);
+  io.field("complete", m.complete);
+  io.field("first_frame", m.first_frame);
+  io.field("last_frame", m.last_frame);
+  io.template spelled<TcpSeqWords>("first_tcp_seq", m.first_seq);
+  io.template spelled<TcpSeqWords>("last_tcp_seq", m.last_seq);
+  io.optional_object("read_request", m.read, map_read_asked);
+};
+
 // Who the sides of a connection are, as the matrix knows them (plugfest.h): worked out, so
 // never read.
 inline constexpr auto map_identity = [](auto& io, auto& id) {
@@ -303,6 +354,12 @@ inline constexpr auto map_connection_counts = [](auto& io, auto& c) {
   io.object_or("counts", c.active, map_counts, [&] { return listed_counts(c, false); });
   io.object_or("suppressed", c.suppressed, map_counts, [&] { return listed_counts(c, true); });
   io.written_if(!c.fpdus.empty(), [&] { io.list("fpdus", c.fpdus, map_fpdu); });
+  io.object("messages", c.messages.counts, by_side(map_message_counts));
+  io.written_if(!c.messages.list.empty(),
+                [&] { io.list("message_list", c.messages.list, map_message); });
+  io.written_if(c.messages.not_listed != 0, [&] {
+    io.field_or("messages_not_listed", c.messages.not_listed, std::uint64_t{0});
+  });
 };
 inline constexpr auto map_connection = [](auto& io, auto& c) {
   map_connection_about(io, c);

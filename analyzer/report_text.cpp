@@ -129,6 +129,13 @@ void write_capture_line(std::ostream& out, const CaptureReport& cap, const TextO
   }
 }
 
+// One line of --list-messages, at the frame that completed the message's last FPDU.
+std::string message_line(const std::string& file, std::uint32_t connection, const RdmaMessage& m) {
+  return fmt::format("{}:{}: message: connection {} {} #{} {} (frames {}-{})\n", file, m.last_frame,
+                     connection, to_string(m.direction), m.number, rdma_message_words(m),
+                     m.first_frame, m.last_frame);
+}
+
 }  // namespace
 
 bool listed(const ReportedFinding& f, const TextOptions& options) {
@@ -239,6 +246,11 @@ void write_text(std::ostream& out, const std::vector<CaptureReport>& captures,
                          "(frame {}: the one completing it; it starts in frame {})\n",
                          cap.file, r.frame, c.summary.id, to_string(r.direction), r.seq.value(),
                          r.ulpdu_length, to_string(r.crc), r.markers, r.frame, r.first_frame)});
+      }
+    }
+    for (const ConnectionReport& c : cap.connections) {
+      for (const RdmaMessage& m : c.messages.list) {
+        lines.push_back({m.last_frame, lines.size(), message_line(cap.file, c.summary.id, m)});
       }
     }
     for (const ReportedFinding& f : cap.capture_findings) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "mpa/frame_feeder.h"
 #include "mpa/packet.h"
 #include "mpa/packet_decoder.h"
+#include "mpa/rdma_messages.h"
 #include "mpa/startup_frame.h"
 #include "mpa/startup_layout.h"
 #include "mpa/tcp_seq.h"
@@ -175,6 +177,30 @@ struct mpa_bridge final : mpa::EventSink {
     on_fpdu(const mpa::FpduEvent &e) override
     {
         cache.add_fpdu(e, e.connection);
+        // The RDMA message it is a segment of, kept at the frame where it ends.
+        const mpa::RdmaMessage *m =
+            message_logs.try_emplace(e.connection, 0).first->second.on_fpdu(e);
+        if (m != nullptr && m->complete)
+            messages_at.emplace(e.last_frame, std::make_pair(e.connection, *m));
+    }
+
+    // The views of the messages that end at `frame` (valid until the next call).
+    std::span<const mpa_message_view>
+    messages(std::uint64_t frame)
+    {
+        rendered_messages.clear();
+        rendered_words.clear();
+        const auto [begin, end] = messages_at.equal_range(frame);
+        for (auto it = begin; it != end; ++it)
+            rendered_words.push_back(mpa::rdma_message_words(it->second.second));
+        std::size_t i = 0;
+        for (auto it = begin; it != end; ++it, ++i) {
+            const mpa::RdmaMessage &m = it->second.second;
+            rendered_messages.push_back({ it->second.first, direction_view(m.direction),
+                                          m.last_seq.value(), m.number, m.opcode, m.octets,
+                                          m.segments, m.first_frame, rendered_words[i].c_str() });
+        }
+        return rendered_messages;
     }
 
     void
@@ -186,6 +212,7 @@ struct mpa_bridge final : mpa::EventSink {
     void
     on_connection_end(const mpa::ConnectionSummary &s) override
     {
+        message_logs.erase(s.id);
         mpa_connection_view &v = connections.emplace_back();
         v.id = s.id;
         v.initiator = cache.keep(mpa::to_string(s.initiator));
@@ -250,6 +277,12 @@ struct mpa_bridge final : mpa::EventSink {
     mpa::FrameFeeder feeder;
     mpa_plugin::FrameCache cache;
     std::deque<mpa_connection_view> connections;
+    // RDMA messages: each open connection's assembly (counts only), and every message by the
+    // frame where it ended, with its connection; the views of the frame rendered last.
+    std::map<std::uint32_t, mpa::RdmaMessageLog> message_logs;
+    std::multimap<std::uint64_t, std::pair<std::uint32_t, mpa::RdmaMessage>> messages_at;
+    std::vector<std::string> rendered_words;
+    std::vector<mpa_message_view> rendered_messages;
     std::uint64_t last_frame = 0;
     bool finished = false;
     std::string error;
@@ -408,6 +441,21 @@ mpa_bridge_frame(mpa_bridge *bridge, uint64_t frame)
         return bridge->view(frame);
     } catch (...) {
         return nullptr;
+    }
+}
+
+size_t
+mpa_bridge_messages(mpa_bridge *bridge, uint64_t frame, const mpa_message_view **messages)
+{
+    *messages = nullptr;
+    if (bridge == nullptr)
+        return 0;
+    try {
+        const auto views = bridge->messages(frame);
+        *messages = views.data();
+        return views.size();
+    } catch (...) {
+        return 0;
     }
 }
 

@@ -247,6 +247,24 @@ typedef struct mpa_frame_view {
  * the bridge. */
 const mpa_frame_view *mpa_bridge_frame(mpa_bridge *bridge, uint64_t frame);
 
+/* An RDMA message (the library's mpa/rdma_messages.h) whose last DDP Segment, the one with the
+ * Last flag, is the FPDU of a frame view with the same connection, direction and tcp_seq. */
+typedef struct mpa_message_view {
+    uint32_t connection;
+    int direction;    /* enum mpa_direction */
+    uint32_t tcp_seq; /* its last FPDU's ULPDU_Length field (mpa_fpdu_view.header_seq) */
+    uint64_t number;  /* of its direction, from 0 */
+    uint32_t opcode;  /* RDMAP opcode */
+    uint64_t octets;  /* DDP payload octets */
+    uint32_t segments;
+    uint64_t first_frame;    /* the frame that completed its first FPDU */
+    const char *description; /* "Send queue 0 MSN 3: 4096 octets in 3 DDP segments" */
+} mpa_message_view;
+
+/* The RDMA messages that end at frame `frame` (their views in *messages). Valid until the
+ * next call into the bridge. */
+size_t mpa_bridge_messages(mpa_bridge *bridge, uint64_t frame, const mpa_message_view **messages);
+
 /* Every MPA connection that has ended so far (all of them after mpa_bridge_finish). */
 size_t mpa_bridge_connection_count(const mpa_bridge *bridge);
 const mpa_connection_view *mpa_bridge_connection(const mpa_bridge *bridge, size_t index);

@@ -78,6 +78,12 @@ static int hf_mpa_marker_fpduptr = -1;
 static int hf_mpa_marker_reserved = -1;
 static int hf_mpa_marker_points_to = -1;
 static int hf_mpa_ulpdu = -1;
+static int hf_mpa_message = -1;
+static int hf_mpa_message_opcode = -1;
+static int hf_mpa_message_length = -1;
+static int hf_mpa_message_segments = -1;
+static int hf_mpa_message_first_frame = -1;
+static int hf_mpa_message_number = -1;
 
 static gint ett_mpa = -1;
 static gint ett_mpa_startup = -1;
@@ -86,6 +92,7 @@ static gint ett_mpa_enhanced = -1;
 static gint ett_mpa_fpdu = -1;
 static gint ett_mpa_marker = -1;
 static gint ett_mpa_finding = -1;
+static gint ett_mpa_message = -1;
 
 /* One expert item per catalogue entry, registered from mpa_catalogue_entry(). */
 static expert_field *ei_mpa_catalogue = NULL;
@@ -105,6 +112,55 @@ static const char *const internal_expert_blurbs[][2] = {
 static dissector_handle_t mpa_tcp_handle = NULL;
 static dissector_handle_t ddp_rdmap_handle = NULL;
 static int proto_ddp_rdmap = -1;
+
+/* RDMAP opcodes (RFC 5040 4.2, RFC 7306) as mpa.message.opcode shows them. */
+static const value_string rdmap_opcode_names[] = { { 0x0, "RDMA Write" },
+                                                   { 0x1, "RDMA Read Request" },
+                                                   { 0x2, "RDMA Read Response" },
+                                                   { 0x3, "Send" },
+                                                   { 0x4, "Send with Invalidate" },
+                                                   { 0x5, "Send with Solicited Event" },
+                                                   { 0x6, "Send with SE and Invalidate" },
+                                                   { 0x7, "Terminate" },
+                                                   { 0x8, "Immediate Data" },
+                                                   { 0x9, "Immediate Data with Solicited Event" },
+                                                   { 0xA, "Atomic Request" },
+                                                   { 0xB, "Atomic Response" },
+                                                   { 0, NULL } };
+
+/* The RDMA message the FPDU `f` ends (its segment with the Last flag), as the library grouped
+ * the DDP Segments: a summary under the FPDU's item (mpa.message, mpa.message.opcode, ...). */
+static void
+add_message_ended(proto_item *fpdu_item, tvbuff_t *tvb, const mpa_fpdu_view *f,
+                  const mpa_message_view *messages, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const mpa_message_view *m = &messages[i];
+        proto_tree *ft, *mt;
+        proto_item *mi;
+
+        if (m->connection != f->connection || m->direction != f->direction ||
+            m->tcp_seq != f->header_seq || fpdu_item == NULL)
+            continue;
+        ft = proto_item_get_subtree(fpdu_item);
+        if (ft == NULL)
+            ft = proto_item_add_subtree(fpdu_item, ett_mpa_fpdu);
+        mi = proto_tree_add_string(ft, hf_mpa_message, tvb, 0, 0, m->description);
+        proto_item_set_generated(mi);
+        mt = proto_item_add_subtree(mi, ett_mpa_message);
+        proto_item_set_generated(
+            proto_tree_add_uint(mt, hf_mpa_message_opcode, tvb, 0, 0, m->opcode));
+        proto_item_set_generated(
+            proto_tree_add_uint64(mt, hf_mpa_message_length, tvb, 0, 0, m->octets));
+        proto_item_set_generated(
+            proto_tree_add_uint(mt, hf_mpa_message_segments, tvb, 0, 0, m->segments));
+        proto_item_set_generated(proto_tree_add_uint(mt, hf_mpa_message_first_frame, tvb, 0, 0,
+                                                     (guint32)m->first_frame));
+        proto_item_set_generated(
+            proto_tree_add_uint64(mt, hf_mpa_message_number, tvb, 0, 0, m->number));
+        return;
+    }
+}
 
 /* RDMA Send reassembly on later passes (see keep_send_reassembly): frame -> the reassembled
  * RDMA Send message (fragment_head) whose fragments that frame carries, for the frames
@@ -753,10 +809,15 @@ dissect_mpa_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *dat
         add_findings_about(view, MPA_SUBJECT_STARTUP, i, &items, mpa_tree, tvb, pinfo);
     }
     ulpdus = wmem_alloc_array(pinfo->pool, tvbuff_t *, view->fpdu_count);
+    const mpa_message_view *messages = NULL;
+    size_t message_count =
+        view->fpdu_count ? mpa_bridge_messages(mpa_file, pinfo->num, &messages) : 0;
     for (uint32_t i = 0; i < view->fpdu_count; i++) {
         field_items items = { { NULL }, NULL, 0 };
         tvbuff_t *ulpdu = render_fpdu(mpa_tree, tvb, pinfo, &view->fpdus[i], &items);
         add_findings_about(view, MPA_SUBJECT_FPDU, i, &items, mpa_tree, tvb, pinfo);
+        add_message_ended(items.field[MPA_FIELD_FPDU], tvb, &view->fpdus[i], messages,
+                          message_count);
         if (ulpdu != NULL && tvb_reported_length(ulpdu) > 0)
             ulpdus[n_ulpdus++] = ulpdu;
     }
@@ -964,10 +1025,32 @@ proto_register_mpa(void)
         { &hf_mpa_ulpdu,
           { "ULPDU", "mpa.ulpdu", FT_BYTES, BASE_NONE, NULL, 0x0, "The ULPDU, markers removed",
             HFILL } },
+        { &hf_mpa_message,
+          { "RDMA message", "mpa.message", FT_STRING, BASE_NONE, NULL, 0x0,
+            "The RDMA message this FPDU's DDP Segment ends (its Last flag), as the library "
+            "assembled it from its DDP Segments (RFC 5041 5)",
+            HFILL } },
+        { &hf_mpa_message_opcode,
+          { "Opcode", "mpa.message.opcode", FT_UINT8, BASE_HEX, VALS(rdmap_opcode_names), 0x0,
+            "The RDMAP opcode of the message this FPDU ends (RFC 5040 4.2, RFC 7306)", HFILL } },
+        { &hf_mpa_message_length,
+          { "Length", "mpa.message.length", FT_UINT64, BASE_DEC, NULL, 0x0,
+            "DDP payload octets of the whole message (its RDMAP header included)", HFILL } },
+        { &hf_mpa_message_segments,
+          { "DDP segments", "mpa.message.segments", FT_UINT32, BASE_DEC, NULL, 0x0,
+            "The DDP Segments (FPDUs) the message took", HFILL } },
+        { &hf_mpa_message_first_frame,
+          { "Begins in frame", "mpa.message.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+            "The frame that completed the message's first FPDU", HFILL } },
+        { &hf_mpa_message_number,
+          { "Number", "mpa.message.number", FT_UINT64, BASE_DEC, NULL, 0x0,
+            "The message's number in its direction, from 0, in the order messages began "
+            "(mpa-check --list-messages)",
+            HFILL } },
     };
     static gint *ett[] = {
         &ett_mpa,      &ett_mpa_startup, &ett_mpa_flags,   &ett_mpa_enhanced,
-        &ett_mpa_fpdu, &ett_mpa_marker,  &ett_mpa_finding,
+        &ett_mpa_fpdu, &ett_mpa_marker,  &ett_mpa_finding, &ett_mpa_message,
     };
     static ei_register_info ei_internal[] = {
         { &ei_mpa_library_error,

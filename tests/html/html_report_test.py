@@ -581,6 +581,67 @@ def check_page(page, report, files, label, listed_per_connection=500):
     return len(failures) == n0, verified
 
 
+# ---- the ladder folded by RDMA message
+
+BY_MESSAGE_SVG = re.compile(r'<input type="checkbox" class="fold-messages" id="fold-([^"]+)">.*?'
+                            r'(<svg class="by-message" data-capture-index="(\d+)" data-connection="(\d+)".*?</svg>)', re.S)
+MESSAGE_ROW = re.compile(r'<g class="message"><line x1="(\d+)"[^>]*x2="(\d+)"[^>]*/><text[^>]*>([^<]*)</text>')
+OPCODE_WORDS = {"RDMA Write": "rdma_write", "RDMA Read Request": "rdma_read_request",
+                "RDMA Read Response": "rdma_read_response", "Send with Invalidate": "send_invalidate",
+                "Send with Solicited Event": "send_se", "Send with SE and Invalidate": "send_se_invalidate",
+                "Send": "send", "Terminate": "terminate", "Immediate Data with Solicited Event": "immediate_data_se",
+                "Immediate Data": "immediate_data", "Atomic Request": "atomic_request",
+                "Atomic Response": "atomic_response", **{f"opcode {n}": f"opcode_{n}" for n in range(12, 16)}}
+
+
+def check_message_folding(text, report, label):
+    """A connection whose ladder draws two FPDUs of one RDMA message can be folded into its
+    messages (a toggle, then a second ladder, shorter): its message rows are messages the JSON
+    report counts, in their direction; the siw write_bw capture's 65536-octet RDMA Writes fold."""
+    folded = {}
+    for m in BY_MESSAGE_SVG.finditer(text):
+        folded[(int(m.group(3)), int(m.group(4)))] = m.group(2)
+    ladders = ladder_rows(text)
+    rows_checked = multi = fewer = 0
+    for cap_index, cap in enumerate(report["captures"]):
+        for conn in cap["connections"]:
+            key = (cap_index, conn["id"])
+            counts = conn["messages"]
+            has = any(counts[side] for side in ("initiator", "responder"))
+            drawn = [r for r in ladders.get(key, []) if r[1] == "fpdu"]
+            if key not in folded:
+                continue
+            if not has:
+                fail(f"{label}: capture {cap_index} connection {conn['id']}: a folded ladder without messages")
+            svg = folded[key]
+            for x1, x2, words in MESSAGE_ROW.findall(svg):
+                side = "initiator" if int(x1) < int(x2) else "responder"
+                opcode = next((v for k, v in sorted(OPCODE_WORDS.items(), key=lambda kv: -len(kv[0]))
+                               if words.startswith(k + " ")), None)
+                got = re.search(r": (\d+) octets? in (\d+) DDP segments?", words)
+                if not opcode or not got:
+                    fail(f"{label}: message row not as the library words it: {words!r}")
+                tally = counts[side].get(opcode)
+                if not tally or int(got.group(1)) > tally["octets"] or int(got.group(2)) > tally["segments"]:
+                    fail(f"{label}: capture {cap_index} connection {conn['id']}: message row {words!r} ({side}) "
+                         f"beyond the JSON counts {counts[side]}")
+                rows_checked += 1
+                multi += int(got.group(2)) > 1
+            if svg.count('<g class="fpdu">') + len(MESSAGE_ROW.findall(svg)) >= len(drawn):
+                fail(f"{label}: capture {cap_index} connection {conn['id']}: the folded ladder is no shorter")
+            fewer += 1
+    writes = [i for i, cap in enumerate(report["captures"])
+              if os.path.basename(cap["file"]) == "siw6.1-default-write_bw-65536B-veth1500.pcap"]
+    if not writes or not any(k[0] == writes[0] and "RDMA Write STag" in v and "65536 octets" in v
+                          for k, v in folded.items()):
+        fail(f"{label}: the 65536-octet RDMA Writes of siw6.1-default-write_bw do not fold")
+    if rows_checked == 0 or multi == 0 or fewer == 0:
+        fail(f"{label}: folding by message checked {rows_checked} rows, {multi} of several segments, "
+             f"{fewer} ladders folded shorter")
+    print(f"{label}: {len(folded)} ladders fold into RDMA messages; {rows_checked} message rows "
+          f"({multi} of several DDP segments) as the JSON counts them; {fewer} ladders folded shorter")
+
+
 def pcapng_behind_an_unused_interface(pcap_path, out_path, first_link_type=113):
     """Writes the records of a classic pcap as a pcapng whose first interface (Linux SLL by
     default) carries no record: every record is on the second, of the pcap's link type."""
@@ -712,6 +773,7 @@ def main():
             fail(f"corpus page refers to something outside it ({needle!r})")
     static = parse(raw.decode("utf-8", "replace"))
     _, verified = check_page(static, report, files, "static corpus page")
+    check_message_folding(raw.decode("utf-8", "replace"), report, "static corpus page")
     if verified == 0:
         fail("no highlighted octet was checked against a capture")
     # Findings whose fields are known: the CRC shown is the CRC received (LSB first).

@@ -991,6 +991,61 @@ def test_robustness(ts, args):
     expect(not failures, "tshark with the plugin got into trouble:\n" + "\n".join(failures[:40]))
 
 
+# ---- messages
+
+MESSAGE_CAPTURES = ["siw6.1-default-rping-1001B-veth1500.pcap", "siw6.1-default-write_bw-65536B-veth1500.pcap",
+                    "siw6.1-default-read_bw-4096B-veth1500.pcap", "siw6.1-crc-send_bw-4096B-veth1500.pcap"]
+DDP_FAULTS = ["fault-ddp.msn-invalid.pcap", "fault-ddp.message-unfinished.pcap", "fault-rdmap.opcode-misplaced.pcap"]
+OPCODE_NAMES = ["rdma_write", "rdma_read_request", "rdma_read_response", "send", "send_invalidate", "send_se",
+                "send_se_invalidate", "terminate", "immediate_data", "immediate_data_se", "atomic_request",
+                "atomic_response"]
+
+
+def test_messages(ts, args):
+    """The RDMA message each FPDU ends (mpa.message, .opcode, .length, .segments, .first_frame)
+    is the message mpa-check --list-messages ends at that frame; ddp.* and rdmap.* findings are
+    filterable expert items at the frames mpa-check names."""
+    checked = 0
+    for name in MESSAGE_CAPTURES:
+        capture = siw(args, name)
+        expect(capture, f"{name} is missing")
+        report = json.loads(subprocess.run([args.mpa_check, "--format", "json", "--list-messages", capture],
+                                           capture_output=True, text=True).stdout)
+        want = sorted((m["last_frame"], m["opcode"], m["octets"], m["segments"], m["first_frame"])
+                      for c in report["captures"][0]["connections"] for m in c.get("message_list", [])
+                      if m["complete"])
+        got = []
+        for r in ts.fields(capture, "frame.number", "mpa.message.opcode", "mpa.message.length",
+                           "mpa.message.segments", "mpa.message.first_frame", display_filter="mpa.message"):
+            for op, length, segments, first in zip(*(x.split(",") for x in r[1:5])):
+                got.append((int(r[0]), OPCODE_NAMES[int(op, 16)], int(length), int(segments), int(first)))
+        expect(sorted(got) == want, f"{name}: {len(got)} messages ended in the plugin, {len(want)} by mpa-check; "
+                                    f"first differences {[x for x in sorted(got) if x not in want][:3]} / "
+                                    f"{[x for x in want if x not in got][:3]}")
+        expect(any(m[3] > 1 for m in want) or "rping" in name, f"{name}: no message of several segments")
+        checked += len(want)
+    reads = ts.frames(siw(args, MESSAGE_CAPTURES[0]), "mpa.message.opcode == 0x1")
+    expect(len(reads) == 20, f"mpa.message.opcode == 0x1 selects {len(reads)} frames, want the 20 Read Requests")
+    faults = 0
+    for name in DDP_FAULTS:
+        capture = find_capture(args, name)
+        if capture is None:
+            continue
+        fid = name[len("fault-"):-len(".pcap")]
+        report = json.loads(subprocess.run([args.mpa_check, "--format", "json", capture],
+                                           capture_output=True, text=True).stdout)
+        frames = sorted({f["frame"] for c in report["captures"][0]["connections"] for f in c["findings"]
+                         if f["id"] == fid})
+        expect(frames, f"{name}: mpa-check names no {fid}")
+        expect(ts.frames(capture, f"mpa.{fid}") == frames, f"{name}: mpa.{fid} does not select frames {frames}")
+        expect(ts.frames(capture, f'mpa.finding == "{fid}" && mpa.ulpdu') == frames,
+               f"{name}: {fid} not in a frame showing its ULPDU")
+        faults += 1
+    expect(faults == len(DDP_FAULTS), f"only {faults} DDP/RDMAP fault captures found")
+    print(f"messages: {checked} messages of {len(MESSAGE_CAPTURES)} captures end where mpa-check ends them; "
+          f"{faults} DDP/RDMAP findings filterable")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tshark", required=True)
@@ -1003,7 +1058,7 @@ def main():
     parser.add_argument("--hostile-dir", help="captures the hostile tests wrote (robustness)")
     parser.add_argument("--cache", help="folder for what plugin.dissect's tshark runs found (agreement, experts)")
     parser.add_argument("test", choices=["loads", "descriptions", "single-pass", "fields", "colouring", "tunnels", "agreement", "experts",
-                                         "robustness", "dissect"])
+                                         "robustness", "dissect", "messages"])
     args = parser.parse_args()
     args.captures = [d for d in args.captures if os.path.isdir(d)]
     with tempfile.TemporaryDirectory(prefix="mpa-plugin-test-") as workdir:
@@ -1014,7 +1069,8 @@ def main():
              "tunnels": test_tunnels,
              "agreement": test_agreement,
              "experts": test_experts,
-             "robustness": test_robustness, "dissect": test_dissect}[args.test](ts, args)
+             "robustness": test_robustness, "dissect": test_dissect,
+             "messages": test_messages}[args.test](ts, args)
         except Failure as e:
             print(f"FAIL: {e}", file=sys.stderr)
             return 1
