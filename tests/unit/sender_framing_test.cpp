@@ -76,7 +76,9 @@ TEST(SenderFraming, HypothesesStartWithTheRfcAndFitTheNegotiation) {
         crc_field_missing |= h.id == DiagId::FpduCrcFieldMissing;
       }
       EXPECT_EQ(markers_missing, markers);  // tested only where markers were asked for
-      EXPECT_EQ(crc_field_missing, !crc);   // no CRC field only where no CRC is in use
+      // No CRC field is tried with CRCs on too (the DDP headers confirm it), and last there.
+      EXPECT_TRUE(crc_field_missing);
+      EXPECT_EQ(hs.back().id == DiagId::FpduCrcFieldMissing, crc);
     }
   }
 }
