@@ -99,6 +99,9 @@ std::optional<reader_mode::Candidate> unmatched_candidate(const SenderHypothesis
                                                           const FpduEvent& odd,
                                                           const MarkerGrid& grid,
                                                           const HeldOctets& held) {
+  // (A deviation with a CRC field whose next FPDU the push shows has its CRC field in the push
+  // too: explain_crc found no match there.)
+  if (h.framing.crc_field) return {};
   const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
   const std::span<const std::uint8_t> head = odd.ulpdu_head;
   if (!ulpdu || head.size() < 2 || !ulpdu_header_plausible(*ulpdu, head[0], head[1])) return {};
