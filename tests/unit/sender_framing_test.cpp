@@ -128,6 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                    {PadRule::UlpduPlus2Mod4, true, 0},
                    true},
         StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, false},
+        // No CRC field although CRCs were negotiated: read by its DDP headers alone.
+        StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, true},
         StreamCase{{SenderQuirks::Pad::Rfc, false, 2}, {PadRule::Rfc, true, 2}, true},
         StreamCase{{SenderQuirks::Pad::Rfc, false, -4}, {PadRule::Rfc, true, -4}, false}));
 
