@@ -76,7 +76,9 @@ TEST(SenderFraming, HypothesesStartWithTheRfcAndFitTheNegotiation) {
         crc_field_missing |= h.id == DiagId::FpduCrcFieldMissing;
       }
       EXPECT_EQ(markers_missing, markers);  // tested only where markers were asked for
-      EXPECT_EQ(crc_field_missing, !crc);   // no CRC field only where no CRC is in use
+      // No CRC field is tried with CRCs on too (the DDP headers confirm it), and last there.
+      EXPECT_TRUE(crc_field_missing);
+      EXPECT_EQ(hs.back().id == DiagId::FpduCrcFieldMissing, crc);
     }
   }
 }
@@ -126,6 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                    {PadRule::UlpduPlus2Mod4, true, 0},
                    true},
         StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, false},
+        // No CRC field although CRCs were negotiated: read by its DDP headers alone.
+        StreamCase{{SenderQuirks::Pad::Rfc, true, 0}, {PadRule::Rfc, false, 0}, true},
         StreamCase{{SenderQuirks::Pad::Rfc, false, 2}, {PadRule::Rfc, true, 2}, true},
         StreamCase{{SenderQuirks::Pad::Rfc, false, -4}, {PadRule::Rfc, true, -4}, false}));
 

@@ -54,6 +54,18 @@ bool FpduGrammar::give_crc(std::span<const std::uint8_t> data, std::uint32_t sta
   return true;
 }
 
+std::optional<std::pair<std::uint32_t, TcpSeq>> FpduGrammar::crc_so_far() const {
+  if (!header_read() || !crc_.computed || given_.in_progress || marker_.got > 0 ||
+      crc_.run != nullptr) {
+    return std::nullopt;
+  }
+  if (state_ != State::Crc) return std::pair{crc_.state, pos_};
+  // (In the CRC field: the CRC runs up to its first octet, when no marker came since.)
+  const std::uint32_t got = (framing_.crc_field ? kCrcSize : 0) - remaining_;
+  if (grid_.enabled() && grid_.distance_to_marker(pos_ - got) < got) return std::nullopt;
+  return std::pair{crc_.state, pos_ - got};
+}
+
 bool FpduGrammar::may_be_one_fpdu(std::span<const std::uint8_t> data) {
   // give_crc takes it where data.size() = content + kMarkerSize * markers, content being
   // ULPDU_Length + 6 - length_bias + pad (0-3, bias within an int8), markers those within
@@ -114,7 +126,8 @@ void FpduGrammar::complete(std::uint64_t frame) {
     crc_.computed = true;  // (computed, if not here)
     if (crc32c_finish(crc_.state) != current_.crc_received) marker_states_from_given();
   }
-  if (crc_.checked) {
+  // (A sender without a CRC field, CRCs negotiated or not: nothing to check.)
+  if (crc_.checked && framing_.crc_field) {
     current_.crc_computed = crc32c_finish(crc_.state);
     current_.crc_status =
         current_.crc_computed == current_.crc_received ? CrcStatus::Good : CrcStatus::Bad;

@@ -13,7 +13,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "mpa/events.h"
@@ -132,6 +134,15 @@ class FpduGrammar {
   std::uint64_t header_frame() const { return header_frame_; }  // completed its ULPDU_Length
   bool pad_nonzero() const { return pad_nonzero_; }
   std::uint32_t crc_state() const { return crc_.state; }  // over the octets before the CRC field
+  // The FPDU in progress has its ULPDU_Length (and so its extent, as a framing counts it).
+  bool header_read() const { return seen_any_octet_ && state_ != State::Header; }
+  std::uint32_t ulpdu_head_size() const { return ulpdu_.head_size; }
+  // Between pushes: the running CRC32c of the FPDU in progress and the octet before which it
+  // runs (nullopt: not computed here, or a marker or the CRC field is being read).
+  std::optional<std::pair<std::uint32_t, TcpSeq>> crc_so_far() const;
+  // The stream ended inside the FPDU in progress where another framing ends it: completed as
+  // read (the reader reframes the event), the grammar at the next FPDU.
+  void complete_here(std::uint64_t frame) { complete(frame); }
   const MarkerFact& last_marker() const { return marker_.facts.back(); }
   bool last_marker_leading() const { return marker_.last_leading; }
 

@@ -53,6 +53,7 @@ std::uint32_t FpduReader::bytes_needed() const {
 void FpduReader::push(std::span<const std::uint8_t> data, std::uint64_t frame, bool segment_start,
                       FpduSink& sink, const SegmentFacts& segment) {
   now_ns_ = segment.timestamp_ns;
+  first_complete_as_deviation_ = false;
   // (Reading, the common case, goes straight to read(): no mode dispatch, no optional moved.
   // Only there is the segment's CRC of use: the octets other modes hold are read again later.)
   std::optional<Resume> resume = std::holds_alternative<Reading>(mode_)
@@ -131,6 +132,9 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
     switch (r.step) {
       case FpduGrammar::Step::NeedMore:
         tail_.remember(data, frame, segment_start);
+        // (Only the Initiator's first FPDU is waited for by its peer: RFC 5044 7.1.2.)
+        first_complete_as_deviation_ = fpdus_ == 0 && config_.direction == Direction::Initiator &&
+                                       grammar_.header_read() && ending_deviation() != nullptr;
         return std::nullopt;
       case FpduGrammar::Step::Marker:
         trigger = on_marker(frame, sink);
@@ -142,7 +146,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
         trigger = check_start(grammar_.ulpdu_head(), sink);
         break;
       case FpduGrammar::Step::Complete:
-        crc_resume = complete(frame, data, push_seq, push_within, sink);
+        crc_resume = complete(frame, data, push_seq, push_within, sink, trigger);
         if (crc_resume) trigger = Trigger::Crc;
         break;
     }
@@ -156,6 +160,8 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
     return Resume{std::move(held), from, grammar_.framing(), grammar_.grid()};
   }
   begin_test(*trigger, push_seq, push_offset, data, frame, segment_start);
+  if (*trigger == Trigger::CrcUnmatched && std::get<Testing>(mode_).candidates.size() == 1)
+    return act(reader_mode::Verdict{0, 0}, frame, sink);  // (the RFC's reading alone is left)
   // (decides at once when it can)
   return test(std::get<Testing>(mode_), {}, frame, segment_start, sink);
 }
@@ -195,13 +201,16 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
 
 [[gnu::always_inline]] inline std::optional<TcpSeq> FpduReader::complete(
     std::uint64_t frame, std::span<const std::uint8_t> data, TcpSeq push_seq, bool push_within,
-    FpduSink& sink) {
+    FpduSink& sink, std::optional<Trigger>& test) {
   FpduEvent& fpdu = grammar_.event();
   fpdu.timestamp_ns = now_ns_;
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
       fpdu.judged) {
     if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) return resume;
+    // Not where the push shows it: the FPDUs after it tell (emitted once they have).
+    test = Trigger::CrcUnmatched;
+    return std::nullopt;
   }
   emit(frame, sink, false, grammar_.pad_nonzero());
   return std::nullopt;

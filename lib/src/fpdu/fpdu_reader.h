@@ -96,8 +96,11 @@ class FpduReader {
   void stop_judging() { judge_.stop_judging(); }
   bool judging() const { return judge_.judging(); }
   bool synchronised() const { return std::holds_alternative<reader_mode::Reading>(mode_); }
-  // Holding octets while it tests how the sender frames (fpdu_reader_framing.cpp).
-  bool testing() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
+  // Whether the FPDU in progress is complete is not known yet: the reader holds octets while
+  // it tests how the sender frames (fpdu_reader_framing.cpp), or the Initiator's first FPDU
+  // ends where the octets so far end, as a deviation frames it, and not as it is read
+  // (RFC 5044 7.1.2: the Responder may send once it is complete; the next octets tell).
+  bool testing() const { return in_test() || first_complete_as_deviation_; }
   // How the sender frames its FPDUs: the RFC's framing until a deviation is named.
   const SenderFraming& framing() const { return grammar_.framing(); }
   // Whether FPDU boundaries are judged against how the sender frames (config), a deviation
@@ -140,8 +143,9 @@ class FpduReader {
   std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
   std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
   // The FPDU completed; where reading resumes when its CRC matches only as a deviation frames it.
+  // (`test`: set when its CRC fails and matches nowhere yet: a framing test decides.)
   std::optional<TcpSeq> complete(std::uint64_t frame, Octets data, TcpSeq push_seq,
-                                 bool push_within, FpduSink& sink);
+                                 bool push_within, FpduSink& sink, std::optional<Trigger>& test);
   std::optional<TcpSeq> explain_bad_crc(std::uint64_t frame, Octets data, TcpSeq push_seq,
                                         bool push_within, FpduSink& sink);
   void emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);
@@ -150,6 +154,15 @@ class FpduReader {
                   std::uint64_t frame, bool segment_start);
   std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
   std::optional<Resume> act(const reader_mode::Verdict& v, std::uint64_t frame, FpduSink& sink);
+  // The FPDU just completed as `h` frames it (its octets from `window`, at `window_seq`).
+  void reframe_event(const SenderHypothesis& h, Octets window, TcpSeq window_seq);
+  // The stream ends inside the FPDU in progress, exactly where a deviation ends it (its CRC
+  // matching there, or its DDP header and pad bearing it out): that FPDU, and the deviation.
+  void close_as_deviation(std::uint64_t frame, FpduSink& sink);
+  bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const;
+  // The deviation that ends the FPDU in progress where the octets read so far end (none: nullptr).
+  const SenderHypothesis* ending_deviation() const;
+  bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;
   FpduGrammar grammar_;
@@ -177,6 +190,7 @@ class FpduReader {
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)
   bool said_unverifiable_ = false;
+  bool first_complete_as_deviation_ = false;  // (see testing())
   std::uint64_t now_ns_ = 0;  // the capture time of the segment being read (SegmentFacts)
   std::uint64_t fpdus_ = 0, ulpdu_bytes_ = 0, crc_failures_ = 0;
 };

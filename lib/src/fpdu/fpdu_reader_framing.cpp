@@ -91,6 +91,28 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
   return std::nullopt;
 }
 
+// A deviation's candidate after an FPDU whose CRC matched nowhere (Trigger::CrcUnmatched): from
+// where it ends that FPDU, if the octets held begin an FPDU carrying DDP there. Only there: a
+// CRC that is merely wrong is named at once, not when more octets come (the peer's Terminate
+// may come first).
+std::optional<reader_mode::Candidate> unmatched_candidate(const SenderHypothesis& h,
+                                                          const FpduEvent& odd,
+                                                          const MarkerGrid& grid,
+                                                          const HeldOctets& held) {
+  // (A deviation with a CRC field whose next FPDU the push shows has its CRC field in the push
+  // too: explain_crc found no match there.)
+  if (h.framing.crc_field) return {};
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
+  const std::span<const std::uint8_t> head = odd.ulpdu_head;
+  if (!ulpdu || head.size() < 2 || !ulpdu_header_plausible(*ulpdu, head[0], head[1])) return {};
+  const TcpSeq next =
+      odd.start_seq + fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length);
+  if (next.is_before(held.seq())) return {};
+  const std::size_t at = next.distance_from(held.seq());
+  if (!starts_like_ddp(held.bytes(), held.seq(), at, grid).value_or(false)) return {};
+  return reader_mode::Candidate{h, at, false};
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -132,10 +154,22 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
       framing_hypotheses(grid_now.enabled(), config_.crc);
   const TcpSeq odd_start = odd.start_seq;
   SenderHypothesis as_framed{std::nullopt, grammar_.framing(), grid_now.enabled()};
-  if (const auto at = index_of(odd_start)) candidates.push_back({as_framed, *at, true});
+  if (trigger == Trigger::CrcUnmatched) {
+    // The FPDU is complete (its CRC failed): the RFC's reading goes on after it, a deviation
+    // where it would have ended the FPDU. (Its CRC, where the octets held show the deviation's
+    // CRC field, did not match: explain_crc. So the FPDUs after it decide.)
+    candidates.push_back({as_framed, *index_of(odd_start + odd.wire_length), false});
+  } else if (const auto at = index_of(odd_start)) {
+    candidates.push_back({as_framed, *at, true});
+  }
   for (const SenderHypothesis& h : hypotheses) {
     if (!h.id || (h.framing == as_framed.framing && h.markers == as_framed.markers)) continue;
     const MarkerGrid grid = h.markers ? grid_now : MarkerGrid();
+    if (trigger == Trigger::CrcUnmatched) {
+      if (h.markers != grid_now.enabled()) continue;
+      if (auto c = unmatched_candidate(h, odd, grid, t.held)) candidates.push_back(*c);
+      continue;
+    }
     if (trigger == Trigger::FirstMarker) {
       // Only markers nobody inserted explain a first "marker" that is none.
       if (h.markers) continue;
@@ -168,7 +202,7 @@ std::optional<FpduReader::Resume> FpduReader::test(Testing& trial,
                                                    FpduSink& sink) {
   trial.held.append(data, frame, segment_start);
   std::optional<Resume> resume = decide(false, frame, sink);
-  if (!testing()) return resume;
+  if (!in_test()) return resume;
   if (std::get<Testing>(mode_).held.size() > kTestBufferLimit) return decide(true, frame, sink);
   return std::nullopt;
 }
@@ -176,8 +210,95 @@ std::optional<FpduReader::Resume> FpduReader::test(Testing& trial,
 void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t timestamp_ns) {
   now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
-  while (testing()) run(decide(true, frame, sink), sink);
+  while (in_test()) run(decide(true, frame, sink), sink);
+  first_complete_as_deviation_ = false;
+  if (std::holds_alternative<reader_mode::Reading>(mode_) && grammar_.header_read())
+    close_as_deviation(frame, sink);
   if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
+}
+
+bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const {
+  // The octets of the FPDU's end are the newest read (tail_), ending at the position.
+  const TcpSeq end = grammar_.position();
+  const std::span<const std::uint8_t> tail = tail_.bytes();
+  const TcpSeq tail_seq = end - static_cast<std::uint32_t>(tail.size());
+  const auto held = [&](TcpSeq seq,
+                        std::uint32_t n) -> std::optional<std::span<const std::uint8_t>> {
+    if (seq.is_before(tail_seq) || seq.distance_from(tail_seq) + n > tail.size()) return {};
+    return tail.subspan(seq.distance_from(tail_seq), n);
+  };
+  const MarkerGrid& grid = grammar_.grid();
+  const std::uint32_t crc = h.framing.crc_field ? kCrcSize : 0;
+  if (config_.crc && h.framing.crc_field) {
+    // Its CRC matches where it puts the CRC field (2^-32 by chance).
+    const TcpSeq field = end - kCrcSize;
+    const auto so_far = grammar_.crc_so_far();
+    const auto value = held(field, kCrcSize);
+    if (!so_far || !value || grid.markers_within(field, kCrcSize) > 0) return false;
+    const auto [state, upto] = *so_far;
+    const bool back = !upto.is_before(field);
+    const auto between =
+        back ? held(field, upto.distance_from(field)) : held(upto, field.distance_from(upto));
+    if (!between) return false;
+    const std::uint32_t at = back ? crc32c_rewind(state, *between) : crc32c_update(state, *between);
+    return crc32c_finish(at) == crc_from_wire(value->data());
+  }
+  // No CRC to match (CRCs off, or no CRC field sent): its pad is zero, as RFC 5044 4.1 has it.
+  const std::uint32_t pad = pad_octets(h.framing, ulpdu);
+  const auto pad_octets_held = held(end - crc - pad, pad);
+  if (!pad_octets_held || grid.markers_within(end - crc - pad, pad) > 0) return false;
+  return std::all_of(pad_octets_held->begin(), pad_octets_held->end(),
+                     [](std::uint8_t b) { return b == 0; });
+}
+
+const SenderHypothesis* FpduReader::ending_deviation() const {
+  // An FPDU in progress that ends here as a deviation frames it, its ULPDU beginning like DDP
+  // and its CRC (or, without one, its pad) bearing it out.
+  if (!config_.check_sender_framing || !judge_.judging() || !grammar_.header_read() ||
+      !grammar_.event().judged) {
+    return nullptr;
+  }
+  const FpduEvent& fpdu = grammar_.event();
+  const MarkerGrid& grid = grammar_.grid();
+  const auto read = static_cast<std::uint32_t>(grammar_.offset() - fpdu.start_offset);
+  const std::uint8_t* head = grammar_.ulpdu_head();
+  for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
+    if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
+    const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length);
+    if (ulpdu && fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length) == read &&
+        grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
+        ends_as(h, *ulpdu)) {
+      return &h;
+    }
+  }
+  return nullptr;
+}
+
+void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
+  // RFC 5044 4.1: a sender ends its stream at an FPDU boundary. One that ends inside the FPDU
+  // the reader frames, where a deviation ends it (ending_deviation), framed its last FPDU so.
+  if (const SenderHypothesis* found = ending_deviation()) {
+    const SenderHypothesis& h = *found;
+    const MarkerGrid grid = grammar_.grid();
+    const std::span<const std::uint8_t> tail = tail_.bytes();
+    const TcpSeq tail_seq = grammar_.position() - static_cast<std::uint32_t>(tail.size());
+    grammar_.complete_here(frame);
+    grammar_.event().timestamp_ns = now_ns_;
+    reframe_event(h, tail, tail_seq);
+    const bool checked = config_.crc && h.framing.crc_field;
+    grammar_.event().crc_status = checked ? CrcStatus::Good : CrcStatus::NotChecked;
+    emit_fpdu(frame, sink, true, false);
+    const FpduEvent& done = grammar_.event();
+    if (!framing_named_ || named_id() != h.id) {
+      judge_.report(sink, *h.id, done.header_seq, header_offset(done), frame,
+                    fmt::format("FPDU at seq {}: {}; the stream ends where {} ends it{}",
+                                done.header_seq.value(), deviation_of(h, done.ulpdu_length),
+                                describe(h), checked ? " (its CRC matches there)" : ""));
+    }
+    grammar_.reframe(h.framing, grid);
+    framing_named_ = true;
+    prev_.reset();
+  }
 }
 
 bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame) {
@@ -228,11 +349,13 @@ std::optional<FpduReader::Resume> FpduReader::decide(bool final, std::uint64_t f
 std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, bool crc) {
   // Each hypothesis read as far as the held octets go (a verdict that more octets cannot
   // change is kept).
-  const std::size_t needed = crc ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+  // (A sender without a CRC field has none to match: its DDP headers alone confirm it.)
   const bool vouched = crc || grid_now.enabled();
   for (Candidate& c : candidates) {
     if (c.test.settled()) continue;
     const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
+    const std::size_t needed =
+        crc && c.hypothesis.framing.crc_field ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
     c.test =
         test_framing(held.bytes(), held.seq(), c.start, grid, crc, c.hypothesis, c.exempt, needed);
   }
@@ -317,10 +440,22 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   const SenderHypothesis& h = c.hypothesis;
   SenderFraming framing = grammar_.framing();
   MarkerGrid grid = grammar_.grid();
+  // The FPDU whose CRC matched nowhere: as the RFC frames it (its CRC judged wrong), or as the
+  // deviation adopted does (no CRC it could be held to).
+  const bool unmatched = t.trigger == Trigger::CrcUnmatched;
+  if (unmatched && h.id) {
+    reframe_event(h, t.held.bytes(), t.held.seq());
+    grammar_.event().crc_status = CrcStatus::NotChecked;
+    const bool pad_nonzero = grammar_.pad_nonzero() && grammar_.event().pad_length > 0;
+    emit_fpdu(grammar_.event().last_frame, sink, true, pad_nonzero);
+  } else if (unmatched) {
+    emit_fpdu(grammar_.event().last_frame, sink, false, grammar_.pad_nonzero());
+  }
   if (h.id) {
     const bool first_marker = t.trigger == Trigger::FirstMarker;
-    const TcpSeq where = first_marker ? t.trigger_seq : prev_->start;
-    const std::uint32_t length = first_marker ? t.trigger_ulpdu_length : prev_->ulpdu_length;
+    const bool at_odd = first_marker || unmatched;
+    const TcpSeq where = at_odd ? t.trigger_seq : prev_->start;
+    const std::uint32_t length = at_odd ? t.trigger_ulpdu_length : prev_->ulpdu_length;
     const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
     // Another rule of the same dimension that reads on as far (odd ULPDUs alone do not tell
     // (n + 2) mod 4 from the ULPDU alone to 4): both named; a later FPDU settles it silently.
@@ -348,7 +483,7 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
     if (!config_.crc || h.framing.length_bias < 0) held_pads_.clear();
     if (!h.markers) grid = MarkerGrid();
     framing_named_ = true;
-    if (!first_marker) revise_previous(h, sink);
+    if (!at_odd) revise_previous(h, sink);
     prev_.reset();
   } else if (c.exempt) {
     exempt_seq_ = t.held.seq() + static_cast<std::uint32_t>(c.start);
@@ -396,6 +531,34 @@ void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
   sink.on_fpdu_revised(revised, h.markers);
 }
 
+void FpduReader::reframe_event(const SenderHypothesis& h, std::span<const std::uint8_t> window,
+                               TcpSeq window_seq) {
+  // The FPDU just completed, as `h` frames it (its octets from `window`, at `window_seq`).
+  FpduEvent& fpdu = grammar_.event();
+  const MarkerGrid grid = h.markers ? grammar_.grid() : MarkerGrid();
+  const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
+  if (ulpdu > fpdu.ulpdu_size) {
+    // (Longer than read: its ULPDU goes on over what was read as pad and CRC field.)
+    std::vector<std::uint8_t> more;
+    for_each_ulpdu_octets_run(
+        grid, fpdu.header_seq, fpdu.ulpdu_size, ulpdu - fpdu.ulpdu_size, [&](SeqRange r) {
+          const std::size_t at = r.seq.distance_from(window_seq);
+          if (at + r.length > window.size()) return false;  // (not held: left out)
+          more.insert(more.end(), window.begin() + at, window.begin() + at + r.length);
+          return true;
+        });
+    grammar_.extend_ulpdu(more);
+  }
+  fpdu.ulpdu_size = ulpdu;
+  fpdu.crc_field = h.framing.crc_field;
+  // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
+  if (fpdu.ulpdu.size() > ulpdu) fpdu.ulpdu = fpdu.ulpdu.first(ulpdu);
+  if (fpdu.ulpdu_head.size() > ulpdu) fpdu.ulpdu_head = fpdu.ulpdu_head.first(ulpdu);
+  fpdu.pad_length = static_cast<std::uint8_t>(pad_octets(h.framing, ulpdu));
+  fpdu.wire_length = fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+  fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
+}
+
 std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
                                                   std::span<const std::uint8_t> data,
                                                   TcpSeq push_seq, bool push_within,
@@ -421,28 +584,8 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
           ? fmt::format("{} or {} (this FPDU fits both)", describe(*h), describe(*also))
           : describe(*h);
   FpduEvent& fpdu = grammar_.event();
-  const MarkerGrid grid = h->markers ? grammar_.grid() : MarkerGrid();
-  const std::uint32_t ulpdu = ulpdu_octets(h->framing, fpdu.ulpdu_length).value_or(0);
-  if (ulpdu > fpdu.ulpdu_size) {
-    // (Longer than read: its ULPDU goes on over what was read as pad and CRC field.)
-    std::vector<std::uint8_t> more;
-    for_each_ulpdu_octets_run(
-        grid, fpdu.header_seq, fpdu.ulpdu_size, ulpdu - fpdu.ulpdu_size, [&](SeqRange r) {
-          const std::size_t at = r.seq.distance_from(window_seq);
-          more.insert(more.end(), window.begin() + at, window.begin() + at + r.length);
-          return true;
-        });
-    grammar_.extend_ulpdu(more);
-  }
-  fpdu.ulpdu_size = ulpdu;
-  fpdu.crc_field = h->framing.crc_field;
-  // (It was read with the RFC's length: the octets after the sender's ULPDU are not its.)
-  if (fpdu.ulpdu.size() > ulpdu) fpdu.ulpdu = fpdu.ulpdu.first(ulpdu);
-  if (fpdu.ulpdu_head.size() > ulpdu) fpdu.ulpdu_head = fpdu.ulpdu_head.first(ulpdu);
-  fpdu.pad_length = static_cast<std::uint8_t>(pad_octets(h->framing, ulpdu));
-  fpdu.wire_length = fpdu_wire_length(grid, fpdu.start_seq, h->framing, fpdu.ulpdu_length);
+  reframe_event(*h, window, window_seq);
   fpdu.crc_status = CrcStatus::Good;
-  fpdu.crc_received = fpdu.crc_computed = 0;  // (where the sender put it: not kept)
   // Ended before this push: whether it lay within one segment is what it was before.
   if (!resume.is_after(push_seq)) fpdu.within_one_segment = push_within;
   if (h->framing.length_bias < 0) held_pads_.clear();  // (ULPDU octets counted short)

@@ -29,9 +29,12 @@ namespace mpa::reader_mode {
 
 // Why a framing test began.
 enum class Trigger : std::uint8_t {
-  Boundary,     // the FPDU begun here does not begin like an FPDU carrying DDP
-  Crc,          // the FPDU just completed fails its CRC but matches as a deviation frames it
-  FirstMarker,  // the first marker of full operation is no marker
+  Boundary,      // the FPDU begun here does not begin like an FPDU carrying DDP
+  Crc,           // the FPDU just completed fails its CRC but matches as a deviation frames it
+  CrcUnmatched,  // ... and matches nowhere in the octets the push brought: the next FPDU, where
+                 // the RFC and each deviation put it, tells whether its CRC was wrong or the
+                 // sender frames otherwise (no CRC field, a CRC field beyond the push)
+  FirstMarker,   // the first marker of full operation is no marker
 };
 
 // One framing tried: from where it puts the next FPDU (an index into the held octets).

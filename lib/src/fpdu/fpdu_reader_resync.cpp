@@ -21,7 +21,7 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   // A framing test is decided on the octets before the gap; after it, nothing is known of
   // the FPDU before. (Replaying what a decision adopted may open another test: each is
   // decided before the gap, as at the end of the stream.)
-  while (testing()) run(decide(true, frame, sink), sink);
+  while (in_test()) run(decide(true, frame, sink), sink);
   prev_.reset();
   exempt_seq_.reset();
   exempt_empty_run_ = false;

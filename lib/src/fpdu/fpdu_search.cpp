@@ -295,7 +295,9 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
   // own, which Linux siw earns).
   // An empty FPDU neither confirms nor refutes the RFC's reading (legal framing with no DDP
   // header to judge); a deviation may not ride on them.
-  WalkRules rules{hypothesis.framing, crc, hypothesis.id.has_value() && !crc, true,
+  // A sender that sends no CRC field has no CRC to match, CRCs negotiated or not.
+  const bool crc_checked = crc && hypothesis.framing.crc_field;
+  WalkRules rules{hypothesis.framing, crc_checked, hypothesis.id.has_value() && !crc_checked, true,
                   !hypothesis.id.has_value()};
   FramingTest test;
   std::size_t pos = start;

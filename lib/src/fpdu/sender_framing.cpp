@@ -16,10 +16,12 @@ constexpr SenderFraming without_crc_field() { return {PadRule::Rfc, false, 0}; }
 
 // In order of preference: the RFC's framing first, then the deviations seen in real stacks
 // (pad rule, CRC field, markers), then ULPDU_Length counting its own field or the CRC too
-// (+2, +4) or leaving the DDP header's first octets out (-2, -4).
+// (+2, +4) or leaving the DDP header's first octets out (-2, -4). A sender that negotiated
+// CRCs may still send no CRC field: nothing then vouches for its FPDUs but their DDP headers
+// (fpdu_search.h: test_framing asks more FPDUs of it), so it is tried after the rest.
 template <bool Markers, bool Crc>
 constexpr auto hypotheses() {
-  constexpr std::size_t count = 1 + (Markers ? 1 : 0) + 4 + (Crc ? 0 : 1) + 4;
+  constexpr std::size_t count = 1 + (Markers ? 1 : 0) + 4 + 1 + 4;
   std::array<SenderHypothesis, count> out{};
   std::size_t i = 0;
   out[i++] = {std::nullopt, kRfcFraming, Markers};
@@ -31,6 +33,7 @@ constexpr auto hypotheses() {
   if constexpr (!Crc) out[i++] = {FpduCrcFieldMissing, without_crc_field(), Markers};
   for (const std::int8_t bias : {2, 4, -2, -4})
     out[i++] = {FpduUlpduLengthMiscounted, with_bias(bias), Markers};
+  if constexpr (Crc) out[i++] = {FpduCrcFieldMissing, without_crc_field(), Markers};
   return out;
 }
 
