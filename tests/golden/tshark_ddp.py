@@ -130,6 +130,25 @@ def tshark_fpdus(capture):
     return rows
 
 
+def startup_ends(capture):
+    """Per flow (src, dst): the TCP sequence number (raw) just after the first MPA Request or
+    Reply iwarp_mpa found in it (20 octets and PD_Length of private data, RFC 5044 7.1)."""
+    proc = subprocess.run(
+        ["tshark", "-n", "--disable-protocol", "mpa", "-r", capture, "-Y", "iwarp_mpa.key.req || iwarp_mpa.key.rep",
+         "-T", "fields", "-E", "occurrence=l", "-e", "ip.src", "-e", "ipv6.src", "-e", "tcp.srcport", "-e", "ip.dst",
+         "-e", "ipv6.dst", "-e", "tcp.dstport", "-e", "tcp.seq_raw", "-e", "iwarp_mpa.pdlength"],
+        capture_output=True, text=True, check=True)
+    ends = {}
+    for line in proc.stdout.splitlines():
+        src4, src6, sport, dst4, dst6, dport, seq, pd_length = (line.split("\t") + [""] * 8)[:8]
+        if not seq or not pd_length:
+            continue
+        src = f"{src4}:{sport}" if src4 else f"[{src6}]:{sport}"
+        dst = f"{dst4}:{dport}" if dst4 else f"[{dst6}]:{dport}"
+        ends.setdefault((src, dst), (number(seq) + 20 + number(pd_length)) % 2**32)
+    return ends
+
+
 def needs(f):
     """The octets a ULPDU needs for the DDP header and the RDMAP header its opcode announces
     (RFC 5041 4, RFC 5040 4.4 and 4.8, RFC 7306)."""
@@ -229,7 +248,7 @@ class Stream:
         self.tagged = None if f["last"] else (f["stag"], f["opcode"], f["to"] + payload)
 
 
-def compare_direction(name, conn, direction, ours, theirs, report):
+def compare_direction(name, conn, direction, ours, theirs, report, startup_end):
     """Compares one direction; returns (FPDUs compared, disagreements) or None if exempt."""
     if [(f["frame"], f["ulpdu_length"]) for f in ours] != [(t[0], t[1]) for t in theirs]:
         return None, "tshark's iwarp_mpa frames its FPDUs otherwise"
@@ -248,9 +267,10 @@ def compare_direction(name, conn, direction, ours, theirs, report):
     terminates = sum(1 for t in theirs if t[1] >= 18 and not t[2]["tagged"] and t[2]["opcode"] == 7)
     if terminates != stats.get("terminates", 0):
         problems.append(f"Terminates: mpa-check {stats.get('terminates')}, tshark {terminates}")
-    # The DDP Stream's findings. From the start (each queue's first MSN 1) only in the
-    # Responder's direction of a connection whose startup was seen.
-    stream = Stream(direction == "responder" and conn["startup_seen"] and bool(theirs),
+    # The DDP Stream's findings. From the start (each queue's first MSN 1) in a direction whose
+    # first FPDU follows its sender's own startup frame at once (a marker may stand between).
+    follows = startup_end is not None and (ours[0]["tcp_seq"] - startup_end) % 2**32 in (0, 4)
+    stream = Stream(conn["startup_seen"] and follows and bool(theirs),
                     conn.get("revision") if conn["startup_seen"] else None)
     for frame, length, fields in theirs:
         if length == 0:
@@ -277,6 +297,7 @@ def main():
     for capture in captures:
         report = mpa_check_report(mpa_check, capture)
         theirs = tshark_fpdus(capture)
+        ends = startup_ends(capture)
         for conn in report["connections"]:
             missing = {"capture.gap", "capture.truncated", "capture.resynchronised"}
             for direction, (src, dst) in (("initiator", (conn["initiator"], conn["responder"])),
@@ -290,7 +311,8 @@ def main():
                     exempt += 1
                     continue
                 result, why = compare_direction(where, conn, direction, ours,
-                                                theirs.get(flow_key(src, dst), []), report)
+                                                theirs.get(flow_key(src, dst), []), report,
+                                                ends.get(flow_key(src, dst)))
                 if result is None:
                     print(f"exempt  {where}: {why}")
                     exempt += 1
