@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "fuzz_support.h"
 #include "mpa/analyzer.h"
@@ -46,6 +47,39 @@ inline Endpoint fuzz_endpoint(std::uint8_t host, std::uint16_t port) {
   e.port = port;
   return e;
 }
+
+// Feeds one connection to an Analyzer segment by segment: side 0, the Initiator, is
+// 10.0.0.10:40000, side 1 10.0.0.20:20049; each side's sequence numbers run on from its ISN
+// (a SYN or FIN counts one), each ACK acknowledges all the other side has sent.
+class ConversationWire {
+ public:
+  ConversationWire(Analyzer& analyzer, std::uint32_t initiator_isn, std::uint32_t responder_isn)
+      : analyzer_(analyzer), next_{initiator_isn, responder_isn} {}
+  void send(int from, std::uint8_t flags, const std::uint8_t* data, std::size_t size,
+            std::optional<std::uint16_t> mss = std::nullopt) {
+    TcpSegment s;
+    s.frame = ++frame_;
+    s.timestamp_ns = frame_ * 10000;
+    s.source = fuzz_endpoint(from == 0 ? 10 : 20, from == 0 ? 40000 : 20049);
+    s.destination = fuzz_endpoint(from == 0 ? 20 : 10, from == 0 ? 20049 : 40000);
+    s.seq = TcpSeq(next_[from]);
+    s.ack = TcpSeq(flags == tcp_flags::kSyn ? 0 : next_[1 - from]);
+    s.flags = flags;
+    s.window = 65535;
+    s.mss = mss;
+    s.payload = {data, size};
+    analyzer_.on_segment(s);
+    const bool syn_fin = flags & (tcp_flags::kSyn | tcp_flags::kFin);
+    next_[from] += static_cast<std::uint32_t>(size) + (syn_fin ? 1 : 0);
+  }
+  std::uint32_t next(int side) const { return next_[side]; }
+  std::uint64_t frames() const { return frame_; }
+
+ private:
+  Analyzer& analyzer_;
+  std::uint32_t next_[2];
+  std::uint64_t frame_ = 0;
+};
 
 // The segments that follow the header, one at a time, with the sequence numbers each
 // (connection, direction) has reached so far.

@@ -130,39 +130,6 @@ class Sink : public mpa::EventSink {
   std::vector<Listed> fpdus[2];  // in the order reported
 };
 
-// Feeds the conversation to an Analyzer segment by segment.
-class Wire {
- public:
-  Wire(mpa::Analyzer& analyzer, const Side* sides) : analyzer_(analyzer) {
-    next_[0] = sides[0].isn;
-    next_[1] = sides[1].isn;
-  }
-  void send(int from, std::uint8_t flags, const std::uint8_t* data, std::size_t size,
-            std::optional<std::uint16_t> mss = std::nullopt) {
-    mpa::TcpSegment s;
-    s.frame = ++frame_;
-    s.timestamp_ns = frame_ * 10000;
-    s.source = mpa::fuzz::fuzz_endpoint(from == 0 ? 10 : 20, from == 0 ? 40000 : 20049);
-    s.destination = mpa::fuzz::fuzz_endpoint(from == 0 ? 20 : 10, from == 0 ? 20049 : 40000);
-    s.seq = mpa::TcpSeq(next_[from]);
-    s.ack = mpa::TcpSeq(flags == mpa::tcp_flags::kSyn ? 0 : next_[1 - from]);
-    s.flags = flags;
-    s.window = 65535;
-    s.mss = mss;
-    s.payload = {data, size};
-    analyzer_.on_segment(s);
-    const bool syn_fin = flags & (mpa::tcp_flags::kSyn | mpa::tcp_flags::kFin);
-    next_[from] += static_cast<std::uint32_t>(size) + (syn_fin ? 1 : 0);
-  }
-  std::uint32_t next(int side) const { return next_[side]; }
-  std::uint64_t frames() const { return frame_; }
-
- private:
-  mpa::Analyzer& analyzer_;
-  std::uint32_t next_[2];
-  std::uint64_t frame_ = 0;
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -206,7 +173,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   Sink sink;
   mpa::Analyzer analyzer(mpa::AnalyzerOptions{}, sink);
-  Wire wire(analyzer, sides);
+  mpa::fuzz::ConversationWire wire(analyzer, sides[0].isn, sides[1].isn);
   ref::Octets pd(std::max(request_pd, reply_pd));
   for (auto& octet : pd) octet = static_cast<std::uint8_t>(random.next());
   const ref::Octets request =

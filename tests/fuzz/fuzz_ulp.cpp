@@ -402,38 +402,6 @@ class Sink : public mpa::EventSink {
   std::size_t fpdus = 0;
 };
 
-// Feeds a conversation to an Analyzer.
-class Wire {
- public:
-  Wire(mpa::Analyzer& analyzer, const std::uint32_t* isn) : analyzer_(analyzer) {
-    next_[0] = isn[0];
-    next_[1] = isn[1];
-  }
-  void send(int from, std::uint8_t flags, const std::uint8_t* data, std::size_t size) {
-    mpa::TcpSegment s;
-    s.frame = ++frame_;
-    s.timestamp_ns = frame_ * 10000;
-    s.source = mpa::fuzz::fuzz_endpoint(from == 0 ? 10 : 20, from == 0 ? 40000 : 20049);
-    s.destination = mpa::fuzz::fuzz_endpoint(from == 0 ? 20 : 10, from == 0 ? 20049 : 40000);
-    s.seq = mpa::TcpSeq(next_[from]);
-    s.ack = mpa::TcpSeq(flags == mpa::tcp_flags::kSyn ? 0 : next_[1 - from]);
-    s.flags = flags;
-    s.window = 65535;
-    if (flags & mpa::tcp_flags::kSyn) s.mss = 1460;
-    s.payload = {data, size};
-    analyzer_.on_segment(s);
-    const bool syn_fin = flags & (mpa::tcp_flags::kSyn | mpa::tcp_flags::kFin);
-    next_[from] += static_cast<std::uint32_t>(size) + (syn_fin ? 1 : 0);
-  }
-  std::uint32_t next(int side) const { return next_[side]; }
-  std::uint64_t frames() const { return frame_; }
-
- private:
-  mpa::Analyzer& analyzer_;
-  std::uint32_t next_[2];
-  std::uint64_t frame_ = 0;
-};
-
 // An MPA Request or Reply (RFC 5044 7.1; Rev 2 with its IRD/ORD block, RFC 6581 9).
 Octets startup_frame(const Config& c, bool request) {
   if (!c.enhanced) return ref::startup_frame(request, c.markers, c.crc, {});
@@ -459,11 +427,11 @@ std::vector<std::tuple<DiagId, int, std::uint32_t>> run(const Conversation& conv
   Sink sink;
   mpa::Analyzer analyzer(mpa::AnalyzerOptions{}, sink);
   const std::uint32_t isn[2] = {0x10000000u, 0xFFFFF000u};  // the Responder's wraps
-  Wire wire(analyzer, isn);
+  mpa::fuzz::ConversationWire wire(analyzer, isn[0], isn[1]);
   const Octets request = startup_frame(conv.config(), true);
   const Octets reply = startup_frame(conv.config(), false);
-  wire.send(0, kSyn, nullptr, 0);
-  wire.send(1, kSyn | kAck, nullptr, 0);
+  wire.send(0, kSyn, nullptr, 0, 1460);
+  wire.send(1, kSyn | kAck, nullptr, 0, 1460);
   wire.send(0, kAck, nullptr, 0);
   wire.send(0, kAck | kPsh, request.data(), request.size());
   wire.send(1, kAck | kPsh, reply.data(), reply.size());

@@ -15,32 +15,12 @@ namespace {
 using namespace test;
 using Names = std::vector<std::string>;
 
-// An untagged DDP segment (RFC 5041 4.3) carrying RDMAP `opcode` (RFC 5040 4.1), version 1.
-Bytes untagged(std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn, std::uint32_t mo,
-               bool last, std::size_t payload) {
-  Bytes u = {static_cast<std::uint8_t>(last ? 0x41 : 0x01),
-             static_cast<std::uint8_t>(0x40 | opcode),
-             0,
-             0,
-             0,
-             0};
-  put_be32(u, qn);
-  put_be32(u, msn);
-  put_be32(u, mo);
-  u.resize(u.size() + payload, 0xab);
-  return u;
-}
 Bytes send(std::uint32_t msn, std::uint32_t mo = 0, bool last = true, std::size_t payload = 8) {
   return untagged(0x3, 0, msn, mo, last, payload);
 }
 // A tagged DDP segment (RFC 5041 4.2): RDMA Write.
 Bytes write(std::uint32_t stag, std::uint64_t to, bool last, std::size_t payload = 8) {
-  Bytes u = {static_cast<std::uint8_t>(last ? 0xc1 : 0x81), 0x40};
-  put_be32(u, stag);
-  put_be32(u, static_cast<std::uint32_t>(to >> 32));
-  put_be32(u, static_cast<std::uint32_t>(to));
-  u.resize(u.size() + payload, 0xcd);
-  return u;
+  return tagged(0x0, stag, to, last, payload);
 }
 Bytes terminate() {
   Bytes t = untagged(0x7, 2, 1, 0, true, 0);

@@ -55,4 +55,33 @@ struct TestFpdu {
   }
 };
 
+// An untagged DDP segment (RFC 5041 4.3) carrying RDMAP `opcode` (RFC 5040 4.1), version 1,
+// and `payload` octets of 0xab.
+inline Bytes untagged(std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn, std::uint32_t mo,
+                      bool last = true, std::size_t payload = 8) {
+  Bytes u = {static_cast<std::uint8_t>(last ? 0x41 : 0x01),
+             static_cast<std::uint8_t>(0x40 | opcode),
+             0,
+             0,
+             0,
+             0};
+  put_be32(u, qn);
+  put_be32(u, msn);
+  put_be32(u, mo);
+  u.resize(u.size() + payload, 0xab);
+  return u;
+}
+// A tagged DDP segment (RFC 5041 4.2) carrying RDMAP `opcode` (RDMA Write 0x0, Read Response
+// 0x2), version 1, and `payload` octets of 0xcd.
+inline Bytes tagged(std::uint8_t opcode, std::uint32_t stag, std::uint64_t to, bool last,
+                    std::size_t payload = 8) {
+  Bytes u = {static_cast<std::uint8_t>(last ? 0xc1 : 0x81),
+             static_cast<std::uint8_t>(0x40 | opcode)};
+  put_be32(u, stag);
+  put_be32(u, static_cast<std::uint32_t>(to >> 32));
+  put_be32(u, static_cast<std::uint32_t>(to));
+  u.resize(u.size() + payload, 0xcd);
+  return u;
+}
+
 }  // namespace mpa::test

@@ -32,22 +32,10 @@ Bytes read_request(std::uint32_t msn, std::uint32_t sink_stag, std::uint64_t sin
   return u;
 }
 // A Send (queue 0) of 8 octets, MSN `msn`.
-Bytes send(std::uint32_t msn) {
-  Bytes u = {0x41, 0x43, 0, 0, 0, 0};
-  put_be32(u, 0);
-  put_be32(u, msn);
-  put_be32(u, 0);
-  u.resize(u.size() + 8, 0xab);
-  return u;
-}
+Bytes send(std::uint32_t msn) { return untagged(0x3, 0, msn, 0); }
 // A tagged RDMA Read Response segment of `payload` octets.
 Bytes read_response(std::uint32_t stag, std::uint64_t to, bool last, std::size_t payload) {
-  Bytes u = {static_cast<std::uint8_t>(last ? 0xc1 : 0x81), 0x42};
-  put_be32(u, stag);
-  put_be32(u, static_cast<std::uint32_t>(to >> 32));
-  put_be32(u, static_cast<std::uint32_t>(to));
-  u.resize(u.size() + payload, 0xcd);
-  return u;
+  return tagged(0x2, stag, to, last, payload);
 }
 
 struct Fpdu {
