@@ -98,13 +98,16 @@ def ddp_fields(ddp_rdmap):
 
 def tshark_fpdus(capture):
     """Per flow (src, dst): the FPDUs iwarp_mpa found, in order: (frame, ULPDU_Length, fields
-    of iwarp_ddp_rdmap or None)."""
+    of iwarp_ddp_rdmap or None); and per flow the TCP sequence number (raw) just after its first
+    MPA Request or Reply (20 octets and PD_Length of private data, RFC 5044 7.1)."""
     proc = subprocess.run(
         ["tshark", "-n", "--disable-protocol", "mpa", "-r", capture,
-         "-o", "tcp.desegment_tcp_streams:TRUE", "-Y", "iwarp_mpa.ulpdulength", "-T", "json",
+         "-o", "tcp.desegment_tcp_streams:TRUE", "-Y",
+         "iwarp_mpa.ulpdulength || iwarp_mpa.key.req || iwarp_mpa.key.rep", "-T", "json",
          "--no-duplicate-keys", "-J", "frame ip ipv6 tcp iwarp_mpa iwarp_ddp_rdmap"],
         capture_output=True, text=True, check=True)
     rows = collections.defaultdict(list)
+    startup_ends = {}
     for packet in json.loads(proc.stdout or "[]"):
         layers = packet["_source"]["layers"]
         frame = number(layers["frame"]["frame.number"])
@@ -120,6 +123,10 @@ def tshark_fpdus(capture):
         ddps = as_list(layers.get("iwarp_ddp_rdmap", []))
         fpdus = []
         for mpa in mpas:
+            startup = mpa.get("iwarp_mpa.req") or mpa.get("iwarp_mpa.rep")
+            if isinstance(startup, dict) and "iwarp_mpa.pdlength" in startup:
+                end = number(tcp["tcp.seq_raw"]) + 20 + number(startup["iwarp_mpa.pdlength"])
+                startup_ends.setdefault((src, dst), end % 2**32)
             for fpdu in as_list(mpa.get("iwarp_mpa.fpdu", [])):
                 length = fpdu.get("iwarp_mpa.ulpdulength")
                 if length is not None:
@@ -127,26 +134,7 @@ def tshark_fpdus(capture):
         for k, length in enumerate(fpdus):
             fields = ddp_fields(ddps[k]) if k < len(ddps) and len(ddps) == len(fpdus) else None
             rows[(src, dst)].append((frame, length, fields))
-    return rows
-
-
-def startup_ends(capture):
-    """Per flow (src, dst): the TCP sequence number (raw) just after the first MPA Request or
-    Reply iwarp_mpa found in it (20 octets and PD_Length of private data, RFC 5044 7.1)."""
-    proc = subprocess.run(
-        ["tshark", "-n", "--disable-protocol", "mpa", "-r", capture, "-Y", "iwarp_mpa.key.req || iwarp_mpa.key.rep",
-         "-T", "fields", "-E", "occurrence=l", "-e", "ip.src", "-e", "ipv6.src", "-e", "tcp.srcport", "-e", "ip.dst",
-         "-e", "ipv6.dst", "-e", "tcp.dstport", "-e", "tcp.seq_raw", "-e", "iwarp_mpa.pdlength"],
-        capture_output=True, text=True, check=True)
-    ends = {}
-    for line in proc.stdout.splitlines():
-        src4, src6, sport, dst4, dst6, dport, seq, pd_length = (line.split("\t") + [""] * 8)[:8]
-        if not seq or not pd_length:
-            continue
-        src = f"{src4}:{sport}" if src4 else f"[{src6}]:{sport}"
-        dst = f"{dst4}:{dport}" if dst4 else f"[{dst6}]:{dport}"
-        ends.setdefault((src, dst), (number(seq) + 20 + number(pd_length)) % 2**32)
-    return ends
+    return rows, startup_ends
 
 
 def needs(f):
@@ -296,8 +284,7 @@ def main():
     total_fpdus, directions, failures, exempt = 0, 0, [], 0
     for capture in captures:
         report = mpa_check_report(mpa_check, capture)
-        theirs = tshark_fpdus(capture)
-        ends = startup_ends(capture)
+        theirs, ends = tshark_fpdus(capture)
         for conn in report["connections"]:
             missing = {"capture.gap", "capture.truncated", "capture.resynchronised"}
             for direction, (src, dst) in (("initiator", (conn["initiator"], conn["responder"])),
