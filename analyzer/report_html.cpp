@@ -1255,10 +1255,10 @@ void Page::gap_strip(const GapView& g, std::string_view id) {
 std::string rules_cell(DiagId id) {
   std::string cell;
   for (const ConformanceRule* rule : rules_of(id)) {
-    cell += fmt::format("{}<code>{}</code> {} {}, lines {}-{}, {} ({}): {}",
-                        cell.empty() ? "" : "<br>", rule->id, to_string(rule->rfc), rule->section,
-                        rule->first_line, rule->last_line, to_string(rule->requirement),
-                        to_string(rule->coverage), esc(rule->summary));
+    cell +=
+        fmt::format("{}<code>{}</code> {} {}, lines {}, {} ({}): {}", cell.empty() ? "" : "<br>",
+                    rule->id, to_string(rule->rfc), rule->section, lines_of(*rule),
+                    to_string(rule->requirement), to_string(rule->coverage), esc(rule->summary));
   }
   if (const auto beyond = beyond_rules(id)) {
     cell = fmt::format("none: beyond the RFCs' rules ({}: {})", to_string(beyond->scope),

@@ -350,10 +350,9 @@ void write_rules(std::ostream& out, bool json) {
     for (const DiagId id : rule.ids())
       ids += fmt::format("{}{}", ids.empty() ? "" : ", ", info(id).name);
     fmt::print(out, "{:<16} {:<15} {:<10} {:<11} {:<9} {:<8} {}{}\n", rule.id,
-               fmt::format("{} {}", to_string(rule.rfc), rule.section),
-               fmt::format("{}-{}", rule.first_line, rule.last_line), to_string(rule.requirement),
-               to_string(rule.observable), to_string(rule.coverage), rule.summary,
-               ids.empty() ? std::string() : fmt::format(" [{}]", ids));
+               fmt::format("{} {}", to_string(rule.rfc), rule.section), lines_of(rule),
+               to_string(rule.requirement), to_string(rule.observable), to_string(rule.coverage),
+               rule.summary, ids.empty() ? std::string() : fmt::format(" [{}]", ids));
     ++requirements[static_cast<std::size_t>(rule.requirement)];
     ++observables[static_cast<std::size_t>(rule.observable)];
     ++coverages[static_cast<std::size_t>(rule.coverage)];

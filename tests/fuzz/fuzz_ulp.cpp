@@ -283,9 +283,9 @@ std::vector<Octets> Conversation::build(int dir, unsigned kind, unsigned segment
       r.atomic = true;
       r.stag = ++s.next_stag;
       s.pending.push_back(r);
-      Octets o = untagged(0xA, true, 3, ++s.msn[3], 0, 28);
-      put32(o, 18, 0);       // Fetch and Add
-      put32(o, 22, r.stag);  // Request Identifier
+      Octets o = untagged(0xA, true, 3, ++s.msn[3], 0, 52);  // (the 52-octet header, ddp.h)
+      put32(o, 18, 0);                                       // Fetch and Add
+      put32(o, 22, r.stag);                                  // Request Identifier
       put32(o, 26, 0x4000u + r.stag);
       put64(o, 30, 0x8000);
       return {o};

@@ -1124,6 +1124,40 @@ void read_response_out_of_order(Scenario& s) {
 void read_response_unrequested(Scenario& s) {
   initiator_reads(s, {}, {message_of(MessageKind::ReadResponse, 600)});
 }
+// RFC 7306 (as Wireshark's decoder reads it): an Atomic Request whose Atomic Operation Code is
+// 1, neither FetchAdd (0) nor CmpSwap (2); the Responder answers it.
+void atomic_opcode_invalid(Scenario& s) {
+  MessageSpec request = message_of(MessageKind::AtomicRequest, 0);
+  request.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, 18, 1); };
+  initiator_reads(s, {request}, {message_of(MessageKind::AtomicResponse, 0)});
+}
+// RFC 7306: an Atomic Response when the Initiator sent no Atomic Request.
+void atomic_response_unrequested(Scenario& s) {
+  initiator_reads(s, {}, {message_of(MessageKind::AtomicResponse, 0)});
+}
+// RFC 7306 (the 52-octet header Wireshark and urdma lay out): an Atomic Request cut to the 28
+// octets before the masks and compare data; the Responder does not answer it.
+void ulpdu_too_short_atomic_request(Scenario& s) {
+  MessageSpec request = message_of(MessageKind::AtomicRequest, 0);
+  request.edit_ulpdu = [](std::size_t, Bytes& u) { u.resize(kUntaggedHeader + 28); };
+  initiator_reads(s, {request}, {});
+}
+// RFC 7306: an Atomic Response cut to 8 of its 12 header octets.
+void ulpdu_too_short_atomic_response(Scenario& s) {
+  MessageSpec response = message_of(MessageKind::AtomicResponse, 0);
+  response.edit_ulpdu = [](std::size_t, Bytes& u) { u.resize(kUntaggedHeader + 8); };
+  initiator_reads(s, {message_of(MessageKind::AtomicRequest, 0)}, {response});
+}
+// RFC 6581's IRD with RFC 7306 Atomic Requests, counted as Read Requests are.
+void ird_exceeded_atomic(Scenario& s) {
+  ird_exceeded(s);
+  s.initiator.messages = {message_of(MessageKind::AtomicRequest, 0),
+                          message_of(MessageKind::AtomicRequest, 0),
+                          message_of(MessageKind::AtomicRequest, 0), send_of(100)};
+  s.responder.messages = {message_of(MessageKind::AtomicResponse, 0),
+                          message_of(MessageKind::AtomicResponse, 0),
+                          message_of(MessageKind::AtomicResponse, 0)};
+}
 // More Read Requests outstanding than mpa-check keeps (rdma_requests.h): 1025, unanswered.
 void read_tracking_stopped(Scenario& s) {
   s.batch = 64;
@@ -1471,6 +1505,25 @@ constexpr FaultRecipe kRecipes[] = {
      "the Initiator sends 1025 eight-octet Read Requests (no IRD declared), the Responder "
      "answers none: the 1025th is beyond what mpa-check keeps outstanding",
      read_tracking_stopped},
+    {"rdmap.atomic-opcode-invalid",
+     "the Initiator sends an RFC 7306 Atomic Request with Atomic Operation Code 1 (neither "
+     "FetchAdd "
+     "nor CmpSwap); the Responder answers it",
+     atomic_opcode_invalid},
+    {"rdmap.atomic-response-unrequested",
+     "the Initiator sends no Atomic Request; the Responder sends an RFC 7306 Atomic Response",
+     atomic_response_unrequested},
+    {"ddp.ulpdu-too-short",
+     "the Initiator's RFC 7306 Atomic Request carries 28 of its 52 header octets (the masks and "
+     "compare data left out); the Responder does not answer it",
+     ulpdu_too_short_atomic_request, "atomic-request"},
+    {"ddp.ulpdu-too-short",
+     "the Responder's RFC 7306 Atomic Response carries 8 of its 12 header octets",
+     ulpdu_too_short_atomic_response, "atomic-response"},
+    {"rdmap.ird-exceeded",
+     "Rev 2, Responder IRD 2: the Initiator sends three RFC 7306 Atomic Requests before the first "
+     "Atomic Response arrives; the Responder answers all three",
+     ird_exceeded_atomic, "atomic"},
     {"rdmap.terminate-invalid",
      "the Responder refuses the Initiator's RDMA Write with a Terminate of RDMAP layer, error "
      "type 3 (Figure 9 defines 0-2), and closes",

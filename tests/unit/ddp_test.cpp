@@ -145,7 +145,7 @@ TEST(Ddp, EachOpcodeNeedsItsRdmapHeader) {
     return h.value_or(DdpHeader{});
   };
   EXPECT_EQ(rdmap_header_size(header(untagged(0x1, 1, 1, 0))), 28u);  // RDMA Read Request
-  EXPECT_EQ(rdmap_header_size(header(untagged(0xA, 3, 1, 0))), 28u);  // Atomic Request (least)
+  EXPECT_EQ(rdmap_header_size(header(untagged(0xA, 3, 1, 0))), 52u);  // Atomic Request
   EXPECT_EQ(rdmap_header_size(header(untagged(0xB, 4, 1, 0))), 12u);  // Atomic Response
   EXPECT_EQ(rdmap_header_size(header(untagged(0x3, 0, 1, 0))), 0u);   // Send: payload only
   EXPECT_EQ(rdmap_header_size(header(untagged(0x8, 0, 1, 0))), 0u);   // Immediate Data

@@ -107,6 +107,8 @@ constexpr Required kRequired[] = {
     {"ddp.mo-invalid", Error, 0},
     {"ddp.zero-length-split", Error, 0},
     {"ddp.message-open-at-close", Error, 0},
+    {"rdmap.atomic-opcode-invalid", Error, 0},
+    {"rdmap.atomic-response-unrequested", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

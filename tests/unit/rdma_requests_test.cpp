@@ -78,7 +78,7 @@ Names judge(const std::vector<Fpdu>& fpdus, Options o = {}) {
     if (!v.ddp) continue;
     if (is_ird_request(*v.ddp))
       checks[from].count_request(fpdu.event, *v.ddp, {}, c.direction, out);
-    if (v.ddp->tagged && v.ddp->opcode == 0x2) {
+    if (v.ddp->opcode == (v.ddp->tagged ? 0x2 : 0xb)) {
       checks[1 - from].check_read_response(fpdu.event, *v.ddp, c.direction, out);
     }
   }
@@ -163,6 +163,88 @@ TEST(RdmaRequests, MemoryIsBoundedAndTheCeilingSaidOnce) {
     fpdus.push_back({kI, read_request(i, 0x100 + i, 0x0, 10)});
   }
   fpdus.push_back({kR, read_response(0x999999, 0x0, true, 1)});  // no longer judged
+  EXPECT_EQ(judge(fpdus), Names{"rdmap.read-tracking-stopped"});
+}
+
+// RFC 7306 Atomic Request, laid out as Wireshark's packet-iwarp-ddp-rdmap.c reads it: on queue 1
+// (where IBM's urdma sends it; RFC 7306's text is not in the tree), Atomic Operation Code
+// `operation`, Request Identifier `id`, then Remote STag and TO and the four 64-bit operands.
+Bytes atomic_request(std::uint32_t msn, std::uint8_t operation, std::uint32_t id) {
+  Bytes u = {0x41, 0x4a, 0, 0, 0, 0};
+  put_be32(u, 1);
+  put_be32(u, msn);
+  put_be32(u, 0);
+  put_be32(u, operation);
+  put_be32(u, id);
+  put_be32(u, 0x7700);  // Remote STag
+  put_be32(u, 0);
+  put_be32(u, 0x40);  // Remote Tagged Offset
+  u.resize(u.size() + 32, 0x01);
+  return u;
+}
+// RFC 7306 Atomic Response (queue 3, as urdma sends it): Original Request Identifier `id` and
+// the Original Remote Data Value.
+Bytes atomic_response(std::uint32_t msn, std::uint32_t id) {
+  Bytes u = {0x41, 0x4b, 0, 0, 0, 0};
+  put_be32(u, 3);
+  put_be32(u, msn);
+  put_be32(u, 0);
+  put_be32(u, id);
+  u.resize(u.size() + 8, 0x02);
+  return u;
+}
+
+TEST(RdmaRequests, AtomicResponsesAnswerTheirRequestsByIdentifier) {
+  EXPECT_EQ(judge({{kI, atomic_request(1, RdmaRequests::kFetchAdd, 71)},
+                   {kI, read_request(2, 0x100, 0x0, 10)},
+                   {kI, atomic_request(3, RdmaRequests::kCmpSwap, 72)},
+                   {kR, atomic_response(1, 71)},
+                   {kR, read_response(0x100, 0x0, true, 10)},
+                   {kR, atomic_response(2, 72)}}),
+            Names{});
+  // An identifier no unanswered Request carries: another's, or one answered already.
+  EXPECT_EQ(
+      judge({{kI, atomic_request(1, RdmaRequests::kFetchAdd, 71)}, {kR, atomic_response(1, 70)}}),
+      Names{"rdmap.atomic-response-unrequested"});
+  EXPECT_EQ(judge({{kI, atomic_request(1, RdmaRequests::kFetchAdd, 71)},
+                   {kR, atomic_response(1, 71)},
+                   {kR, atomic_response(2, 71)}}),
+            Names{"rdmap.atomic-response-unrequested"});
+  EXPECT_EQ(judge({{kI, send(1)}, {kR, atomic_response(1, 5)}}),
+            Names{"rdmap.atomic-response-unrequested"});
+  // Without the startup, or after a loss, the pairing is unknown.
+  Options mid;
+  mid.startup_seen = false;
+  EXPECT_EQ(judge({{kR, atomic_response(1, 5)}}, mid), Names{});
+  Options lost;
+  lost.lose_before = 1;
+  EXPECT_EQ(
+      judge({{kI, atomic_request(1, RdmaRequests::kFetchAdd, 71)}, {kR, atomic_response(1, 9)}},
+            lost),
+      Names{});
+}
+
+TEST(RdmaRequests, AnAtomicOperationIsFetchAddOrCmpSwap) {
+  for (const std::uint8_t operation : {1, 3, 0xf}) {
+    EXPECT_EQ(judge({{kI, atomic_request(1, operation, 71)}, {kI, atomic_request(2, 5, 72)}}),
+              Names{"rdmap.atomic-opcode-invalid"})
+        << int{operation};
+  }
+  // Judged whether or not Responses are paired (the startup unseen), once per direction.
+  Options mid;
+  mid.startup_seen = false;
+  EXPECT_EQ(judge({{kI, atomic_request(1, 1, 71)}, {kR, atomic_request(1, 1, 9)}}, mid),
+            (Names{"rdmap.atomic-opcode-invalid", "rdmap.atomic-opcode-invalid"}));
+}
+
+TEST(RdmaRequests, AtomicRequestsShareTheCeiling) {
+  std::vector<Fpdu> fpdus;
+  for (std::uint32_t i = 1; i <= RdmaRequests::kMaxOutstanding; ++i) {
+    fpdus.push_back({kI, i % 2 ? read_request(i, 0x100 + i, 0x0, 10)
+                               : atomic_request(i, RdmaRequests::kFetchAdd, i)});
+  }
+  fpdus.push_back({kI, atomic_request(RdmaRequests::kMaxOutstanding + 1, 0, 1)});
+  fpdus.push_back({kR, atomic_response(1, 0x999999)});  // no longer judged
   EXPECT_EQ(judge(fpdus), Names{"rdmap.read-tracking-stopped"});
 }
 

@@ -353,7 +353,8 @@ TEST(UlpChecks, AUlpduShorterThanItsOpcodesHeader) {
   const Case cases[] = {
       {untagged(0x1, 1, 18 + 27), true, "28-octet RDMA Read Request header"},
       {untagged(0x1, 1, 18 + 28), false, ""},
-      {untagged(0xA, 3, 18 + 20), true, "at least 28-octet Atomic Request header"},
+      {untagged(0xA, 3, 18 + 20), true, "at least 52-octet Atomic Request header"},
+      {untagged(0xA, 3, 18 + 28), true, "at least 52-octet Atomic Request header"},
       {untagged(0xA, 3, 18 + 52), false, ""},
       {untagged(0xB, 4, 18 + 11), true, "12-octet Atomic Response header"},
       {untagged(0xB, 4, 18 + 12), false, ""},

@@ -29,11 +29,16 @@
 namespace mpa {
 
 // RFC 5041 (DDP) and RFC 5040 (RDMAP), what MPA carries, follow MPA's two (their rules come
-// after MPA's in the table).
-enum class Rfc : std::uint8_t { Rfc5044, Rfc6581, Rfc5041, Rfc5040 };
-inline constexpr std::array kRfcs{Rfc::Rfc5044, Rfc::Rfc6581, Rfc::Rfc5041, Rfc::Rfc5040};
+// after MPA's in the table), then RFC 7306 (RDMAP's Atomic Operations and Immediate Data).
+enum class Rfc : std::uint8_t { Rfc5044, Rfc6581, Rfc5041, Rfc5040, Rfc7306 };
+inline constexpr std::array kRfcs{Rfc::Rfc5044, Rfc::Rfc6581, Rfc::Rfc5041, Rfc::Rfc5040,
+                                  Rfc::Rfc7306};
 std::string_view to_string(Rfc rfc);  // "RFC 5044"
 std::string_view number(Rfc rfc);     // "5044"
+// Whether the RFC's text is in the tree (tests/unit/data/). RFC 7306's is not: its rules are
+// taken from the decoders that lay its messages out, name no section and no lines (`lines:
+// none`), quote nothing of it and rest on no keyword (`statement`: which one it uses is unknown).
+constexpr bool text_in_tree(Rfc rfc) { return rfc != Rfc::Rfc7306; }
 
 // The keyword a rule rests on. Statement: a requirement the RFC states without a keyword
 // ("R: This bit is set to zero ... in the MPA Request Frame").
@@ -73,8 +78,8 @@ using RuleCaptures = FixedList<std::string_view, 4>;
 struct ConformanceRule {
   std::string_view id;  // permanent, e.g. "5044-7.1.2-r4"
   Rfc rfc;
-  std::string_view section;  // "7.1.2"
-  std::uint16_t first_line;  // the lines of the RFC text holding the rule
+  std::string_view section;  // "7.1.2" (empty: its text is not in the tree)
+  std::uint16_t first_line;  // the lines of the RFC text holding the rule (0: not in the tree)
   std::uint16_t last_line;
   Requirement requirement;
   std::string_view quote;    // the RFC's own words (whitespace as one space), holding the keyword
@@ -93,6 +98,9 @@ struct ConformanceRule {
   constexpr std::span<const std::string_view> captures() const { return capture_list.items(); }
   constexpr bool checked() const { return coverage != Coverage::None; }
 };
+
+// "1546-1548", or "none" for a rule whose RFC's text is not in the tree.
+std::string lines_of(const ConformanceRule& rule);
 
 // The rules in table order, read from the table at first use. A fault in the table (the unit
 // tests find it) throws std::runtime_error naming the table's file and line, at every call.

@@ -30,10 +30,12 @@ enum class RdmapOpcode : std::uint8_t {
   AtomicResponse = 0xB,
 };
 
-// The smallest RFC 7306 Atomic Request header every Atomic Operation fills: Reserved and
-// Atomic Operation Code, Request Identifier, Remote STag, Remote Tagged Offset and the
-// 64-bit Add or Swap Data (the masks and compare data follow for the operations using them).
-inline constexpr std::uint32_t kAtomicRequestMinSize = 28;
+// The RFC 7306 Atomic Request header: Reserved and Atomic Operation Code, Request Identifier,
+// Remote STag, Remote Tagged Offset, Add or Swap Data, Add or Swap Mask, Compare Data, Compare
+// Mask (64 bits each from the Remote Tagged Offset on), as Wireshark's packet-iwarp-ddp-rdmap.c
+// reads it for both operations it names and IBM's urdma lays it out (RFC 7306's text is not in
+// the tree).
+inline constexpr std::uint32_t kAtomicRequestMinSize = 52;
 // RFC 7306 Atomic Response header: Original Request Identifier, Original Remote Data Value.
 inline constexpr std::uint32_t kAtomicResponseSize = 12;
 
@@ -82,7 +84,7 @@ constexpr bool ulpdu_header_plausible(std::uint32_t ulpdu_length, std::uint8_t d
 std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu);
 
 // The RDMAP header octets an opcode needs after the DDP header when it comes in the DDP
-// model it belongs to (a whole untagged RDMA Read Request: 28; Atomic Request: at least 28;
+// model it belongs to (a whole untagged RDMA Read Request: 28; Atomic Request: 52;
 // Atomic Response: 12; 0 for the others; a Terminate's depends on its flags, see
 // terminate_header_size()).
 std::uint32_t rdmap_header_size(const DdpHeader& ddp);

@@ -200,6 +200,10 @@ enum class DiagId : std::uint16_t {
   DdpMoInvalid,
   DdpZeroLengthSplit,
   DdpMessageOpenAtClose,
+  // RFC 7306 Atomic Requests and their Atomic Responses (rdma_requests.h), laid out as the
+  // decoders at hand read them (RFC 7306's text is not in the tree).
+  RdmapAtomicOpcodeInvalid,
+  RdmapAtomicResponseUnrequested,
   kCount,
 };
 

@@ -5,6 +5,8 @@
 // expectations are checked by tests/unit/conformance_test.cpp.
 #include "mpa/conformance.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstddef>
 
@@ -106,11 +108,16 @@ constexpr std::string_view keyword(Requirement requirement) {
 }  // namespace
 
 std::string_view to_string(Rfc rfc) {
-  static constexpr std::array<std::string_view, 4> kNames{"RFC 5044", "RFC 6581", "RFC 5041",
-                                                          "RFC 5040"};
+  static constexpr std::array<std::string_view, 5> kNames{"RFC 5044", "RFC 6581", "RFC 5041",
+                                                          "RFC 5040", "RFC 7306"};
   return kNames[static_cast<std::size_t>(rfc)];
 }
 std::string_view number(Rfc rfc) { return to_string(rfc).substr(4); }
+
+std::string lines_of(const ConformanceRule& rule) {
+  if (rule.first_line == 0) return "none";
+  return fmt::format("{}-{}", rule.first_line, rule.last_line);
+}
 
 std::string_view to_string(Requirement requirement) {
   return requirement == Statement ? "statement" : keyword(requirement);

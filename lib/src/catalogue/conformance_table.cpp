@@ -169,7 +169,7 @@ struct FieldForm {
 };
 constexpr std::array<FieldForm, 11> kFields{{
     {"rule", false, "an id such as 5044-7.1.2-r4"},
-    {"lines", false, "the first and the last line, such as 1546-1548"},
+    {"lines", false, "the first and the last line, such as 1546-1548 (none: RFC 7306's)"},
     {"requirement", false, "MUST, MUST NOT, REQUIRED, SHOULD, SHOULD NOT or statement"},
     {"quote", false, ""},
     {"summary", false, ""},
@@ -208,27 +208,32 @@ std::optional<Enum> named(std::string_view name, const std::array<Enum, N>& valu
   return std::nullopt;
 }
 
-// "5044-7.1.2-r4": the RFC, the section (digits and dots), then r and the rule's own number.
+// "5044-7.1.2-r4": the RFC, the section (digits and dots), then r and the rule's own number;
+// "7306-r1" for an RFC whose text is not in the tree (its sections unknown).
 bool read_id(std::string_view id, ConformanceRule& rule) {
   rule.id = id;
   const std::size_t dash = id.find('-');
   const std::size_t r = id.rfind("-r");
-  if (dash == std::string_view::npos || r == std::string_view::npos || r <= dash ||
+  if (dash == std::string_view::npos || r == std::string_view::npos || r < dash ||
       r + 2 == id.size()) {
     return false;
   }
-  rule.section = id.substr(dash + 1, r - dash - 1);
+  rule.section = r == dash ? std::string_view() : id.substr(dash + 1, r - dash - 1);
   const std::string_view rfc = id.substr(0, dash);
   for (const Rfc known : kRfcs) {
     if (number(known) == rfc) rule.rfc = known;
   }
-  return number(rule.rfc) == rfc && !rule.section.empty() &&
+  return number(rule.rfc) == rfc && rule.section.empty() != text_in_tree(rule.rfc) &&
          rule.section.find_first_not_of("0123456789.") == std::string_view::npos &&
          id.substr(r + 2).find_first_of(" ,") == std::string_view::npos;
 }
 
-// "1546-1548": the first and the last line.
+// "1546-1548": the first and the last line; "none" where the RFC's text is not in the tree.
 bool read_lines(std::string_view value, ConformanceRule& rule) {
+  if (value == "none") {
+    rule.first_line = rule.last_line = 0;
+    return !text_in_tree(rule.rfc);
+  }
   const char* end = value.data() + value.size();
   const auto first = std::from_chars(value.data(), end, rule.first_line);
   if (first.ec != std::errc() || first.ptr == end || *first.ptr != '-') return false;
@@ -256,6 +261,12 @@ std::vector<std::string_view> items_of(std::string_view value) {
 // What is wrong with a rule's lines and words (empty: nothing). A rule has lines, the RFC's
 // words holding its keyword ("MUST not" is how RFC 5044 writes MUST NOT twice) and ours.
 std::string_view words_fault(const ConformanceRule& rule) {
+  if (!text_in_tree(rule.rfc)) {
+    // No text to quote: the quote says so and where the layout comes from.
+    if (rule.quote.empty() || rule.summary.empty()) return "it needs the sources' words and ours";
+    if (rule.requirement != Requirement::Statement) return "its keyword is unknown: statement";
+    return {};
+  }
   if (rule.first_line == 0 || rule.first_line > rule.last_line) {
     return "its lines are none or run backwards";
   }

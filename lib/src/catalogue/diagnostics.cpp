@@ -389,6 +389,17 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "Sender closed its stream first (FIN, at an FPDU boundary, its peer still open) with a DDP "
      "Message whose segments had not carried the Last flag (no Terminate: the receiver sees its "
      "LLP close)"},
+    // RFC 7306's layouts as Wireshark's packet-iwarp-ddp-rdmap.c decodes them (its text is not
+    // in the tree, so no section is named).
+    {RdmapAtomicOpcodeInvalid, "rdmap.atomic-opcode-invalid", Error, Protocol, "RFC 7306",
+     MpaError::None,
+     "Atomic Request whose Atomic Operation Code (the low 4 bits of the word after the DDP "
+     "header) is neither FetchAdd (0) nor CmpSwap (2), the operations Wireshark's RFC 7306 "
+     "decoder names"},
+    {RdmapAtomicResponseUnrequested, "rdmap.atomic-response-unrequested", Error, Protocol,
+     "RFC 7306", MpaError::None,
+     "Atomic Response whose Original Request Identifier is that of no Atomic Request of its "
+     "receiver still unanswered (or none is outstanding)"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -493,6 +504,8 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapTerminateInvalid:
     case DdpMoInvalid:
     case DdpZeroLengthSplit:
+    case RdmapAtomicOpcodeInvalid:
+    case RdmapAtomicResponseUnrequested:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:

@@ -488,7 +488,8 @@ void MpaConnection::count_ird_requests(Sender& s, const FpduEvent& fpdu,
     }
     return;
   }
-  if (ddp->tagged && ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadResponse)) {
+  if (ddp->opcode == static_cast<std::uint8_t>(ddp->tagged ? RdmapOpcode::ReadResponse
+                                                           : RdmapOpcode::AtomicResponse)) {
     s.peer->ulp().check_read_response(fpdu, *ddp, direction_of(s), found);
   }
   if (is_ird_response_end(*ddp)) {

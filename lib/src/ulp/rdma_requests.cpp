@@ -1,4 +1,5 @@
-// RDMA Read Requests and the Read Responses that answer them (see rdma_requests.h).
+// RDMA Read Requests and the Read Responses that answer them, RFC 7306 Atomic Requests and
+// their Atomic Responses (see rdma_requests.h).
 #include "ulp/rdma_requests.h"
 
 #include <fmt/format.h>
@@ -16,6 +17,15 @@ constexpr std::size_t kSinkTo = kSinkStag + 4;
 constexpr std::size_t kReadSize = kSinkTo + 8;
 constexpr std::size_t kSourceStag = kReadSize + 4;
 constexpr std::size_t kSourceTo = kSourceStag + 4;
+// RFC 7306 Atomic Request and Response headers after the untagged DDP header, at the offsets
+// Wireshark's packet-iwarp-ddp-rdmap.c (dissect_iwarp_atomic) reads them from.
+constexpr std::size_t kAtomicOperation = kDdpUntaggedHeaderSize;  // low 4 bits of this word
+constexpr std::size_t kRequestId = kAtomicOperation + 4;
+constexpr std::size_t kRemoteStag = kRequestId + 4;
+constexpr std::size_t kRemoteTo = kRemoteStag + 4;
+constexpr std::size_t kOriginalRequestId = kDdpUntaggedHeaderSize;
+
+constexpr std::uint8_t op(RdmapOpcode o) { return static_cast<std::uint8_t>(o); }
 
 std::uint64_t load_be64(const std::uint8_t* p) {
   return std::uint64_t{load_be32(p)} << 32 | load_be32(p + 4);
@@ -52,11 +62,31 @@ std::optional<RdmaRequests::ReadRequest> RdmaRequests::decode(const FpduEvent& f
   return r;
 }
 
+std::optional<RdmaRequests::AtomicRequest> RdmaRequests::decode_atomic(const FpduEvent& fpdu,
+                                                                       const DdpHeader& ddp) {
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  if (fpdu.ulpdu_head.size() < kRemoteTo + 8 ||
+      size < kDdpUntaggedHeaderSize + kAtomicRequestMinSize) {
+    return std::nullopt;
+  }
+  const std::uint8_t* h = fpdu.ulpdu_head.data();
+  AtomicRequest r;
+  r.msn = ddp.msn;
+  r.operation = static_cast<std::uint8_t>(load_be32(h + kAtomicOperation) & 0x0fu);
+  r.request_id = load_be32(h + kRequestId);
+  r.remote_stag = load_be32(h + kRemoteStag);
+  r.remote_to = load_be64(h + kRemoteTo);
+  r.frame = fpdu.last_frame;
+  return r;
+}
+
 void RdmaRequests::lose() {
   lost_ = true;
   outstanding_.clear();
   outstanding_.shrink_to_fit();
   answer_.reset();
+  atomics_.clear();
+  atomics_.shrink_to_fit();
 }
 
 void RdmaRequests::name(DiagId id, const FpduEvent& fpdu, std::string message,
@@ -65,8 +95,30 @@ void RdmaRequests::name(DiagId id, const FpduEvent& fpdu, std::string message,
       make_finding(id, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu), std::move(message)));
 }
 
+// Whether one more Request may be kept (Read and Atomic Requests together): beyond the
+// ceiling, the note and no more judging.
+bool RdmaRequests::room_for(const FpduEvent& fpdu, const DdpHeader& ddp, Direction requester,
+                            std::vector<Finding>& out) {
+  const std::size_t kept = outstanding_.size() + atomics_.size();
+  if (kept < kMaxOutstanding) return true;
+  const bool reads_only = atomics_.empty() && ddp.opcode != op(RdmapOpcode::AtomicRequest);
+  name(
+      DiagId::RdmapReadTrackingStopped, fpdu,
+      fmt::format("{}'s {} (MSN {}) at seq {} is its {}th outstanding: its peer's {} are no "
+                  "longer held to their Requests on this connection",
+                  role(requester), rdmap_opcode_words(ddp.opcode), ddp.msn, fpdu.header_seq.value(),
+                  kept + 1, reads_only ? "Read Responses" : "Read and Atomic Responses"),
+      out);
+  lose();
+  return false;
+}
+
 void RdmaRequests::on_request(const FpduEvent& fpdu, const DdpHeader& ddp, Direction requester,
                               std::vector<Finding>& out) {
+  if (ddp.opcode == op(RdmapOpcode::AtomicRequest)) {
+    on_atomic_request(fpdu, ddp, requester, out);
+    return;
+  }
   if (!judging()) return;
   const auto request = decode(fpdu, ddp);
   if (!request) {
@@ -74,22 +126,70 @@ void RdmaRequests::on_request(const FpduEvent& fpdu, const DdpHeader& ddp, Direc
     lose();
     return;
   }
-  if (outstanding_.size() >= kMaxOutstanding) {
-    name(DiagId::RdmapReadTrackingStopped, fpdu,
-         fmt::format("{}'s RDMA Read Request (MSN {}) at seq {} is its {}th outstanding: its "
-                     "peer's Read Responses are no longer held to their Requests on this "
-                     "connection",
-                     role(requester), ddp.msn, fpdu.header_seq.value(), outstanding_.size() + 1),
+  if (room_for(fpdu, ddp, requester, out)) outstanding_.push_back(*request);
+}
+
+// An Atomic Request: its Atomic Operation Code is one Wireshark's RFC 7306 decoder names
+// (judged on every Request read, paired or not), and it waits for its Atomic Response.
+void RdmaRequests::on_atomic_request(const FpduEvent& fpdu, const DdpHeader& ddp,
+                                     Direction requester, std::vector<Finding>& out) {
+  const auto request = decode_atomic(fpdu, ddp);
+  if (request && request->operation != kFetchAdd && request->operation != kCmpSwap &&
+      !said_operation_) {
+    said_operation_ = true;
+    name(DiagId::RdmapAtomicOpcodeInvalid, fpdu,
+         fmt::format("{}'s Atomic Request (MSN {}, Request Identifier {}) at seq {} carries "
+                     "Atomic Operation Code {}: only 0 (FetchAdd) and 2 (CmpSwap) are defined "
+                     "(first of this direction)",
+                     role(requester), ddp.msn, request->request_id, fpdu.header_seq.value(),
+                     request->operation),
          out);
-    lose();
+  }
+  if (!judging()) return;
+  if (!request) {
+    lose();  // cut short (ddp.ulpdu-too-short)
     return;
   }
-  outstanding_.push_back(*request);
+  if (room_for(fpdu, ddp, requester, out)) atomics_.push_back(*request);
+}
+
+// An Atomic Response answers an Atomic Request of its receiver still unanswered: the one whose
+// Request Identifier its Original Request Identifier copies (the field names of Wireshark's
+// decoder). Judged on the segment at MO 0, which holds the header.
+void RdmaRequests::on_atomic_response(const FpduEvent& fpdu, const DdpHeader& ddp,
+                                      Direction responder, std::vector<Finding>& out) {
+  if (ddp.mo != 0) return;
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  if (fpdu.ulpdu_head.size() < kOriginalRequestId + 4 ||
+      size < kDdpUntaggedHeaderSize + kAtomicResponseSize) {
+    lose();  // cut short (ddp.ulpdu-too-short)
+    return;
+  }
+  const std::uint32_t id = load_be32(fpdu.ulpdu_head.data() + kOriginalRequestId);
+  const auto answered = std::find_if(atomics_.begin(), atomics_.end(),
+                                     [&](const AtomicRequest& r) { return r.request_id == id; });
+  if (answered != atomics_.end()) {
+    atomics_.erase(answered);
+    return;
+  }
+  name(DiagId::RdmapAtomicResponseUnrequested, fpdu,
+       fmt::format("{}'s Atomic Response (MSN {}) at seq {} names Original Request Identifier {}, "
+                   "which no unanswered Atomic Request of the {} carries ({} outstanding)",
+                   role(responder), ddp.msn, fpdu.header_seq.value(), id, role(other(responder)),
+                   atomics_.size()),
+       out);
+  lose();  // which Request each later Response answers is not known any more
 }
 
 void RdmaRequests::on_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
                                std::vector<Finding>& out) {
   if (!judging()) return;
+  if (!ddp.tagged) {
+    if (ddp.opcode == op(RdmapOpcode::AtomicResponse)) {
+      on_atomic_response(fpdu, ddp, responder, out);
+    }
+    return;
+  }
   if (answer_) {
     // A later segment of the same Response goes on where the last ended; any other segment
     // (another message's, or a misplaced one: DDP's to name) leaves the pairing unknown.

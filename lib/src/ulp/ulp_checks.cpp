@@ -148,9 +148,7 @@ void UlpChecks::count_request(const FpduEvent& fpdu, const DdpHeader& ddp,
                               std::optional<std::uint16_t> peer_ird, Direction direction,
                               std::vector<Finding>& out) {
   ++outstanding_;
-  if (!ddp.tagged && ddp.opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadRequest)) {
-    reads_.on_request(fpdu, ddp, direction, out);
-  }
+  reads_.on_request(fpdu, ddp, direction, out);  // a Read or an RFC 7306 Atomic Request
   if (count_lost_ || said_ird_ || !peer_ird || outstanding_ <= *peer_ird) return;
   said_ird_ = true;
   out.push_back(make_finding(

@@ -87,8 +87,8 @@ class UlpChecks {
                      std::optional<std::uint16_t> peer_ird, Direction direction,
                      std::vector<Finding>& out);
   void count_answer();
-  // A tagged RDMA Read Response segment of the peer, held to this sender's Read Requests
-  // (rdma_requests.h).
+  // A tagged RDMA Read Response segment of the peer, or an RFC 7306 Atomic Response, held to
+  // this sender's Read or Atomic Requests (rdma_requests.h).
   void check_read_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
                            std::vector<Finding>& out) {
     reads_.on_response(fpdu, ddp, responder, out);
