@@ -93,9 +93,13 @@ std::string side_word(const ReportedFinding& f) {
 
 namespace {
 
+// (appended by hand, not by fmt: the JSON report spells it for each connection, issue 44)
 std::string frame_words(const StartupFrame& f) {
-  std::string s =
-      fmt::format("Rev {} M={} C={} R={}", f.revision, int(f.m()), int(f.c()), int(f.r()));
+  std::string s = "Rev ";
+  s += std::to_string(f.revision);
+  s += f.m() ? " M=1" : " M=0";
+  s += f.c() ? " C=1" : " C=0";
+  s += f.r() ? " R=1" : " R=0";
   if (f.s()) s += " S=1";
   if (f.enhanced) {
     s += fmt::format(" IRD {} ORD {}", f.enhanced->ird, f.enhanced->ord);

@@ -61,6 +61,13 @@ T value_of(const json& v, T fallback = T{}) {
 }
 inline std::string text_of(const json& v) { return value_of<std::string>(v); }
 
+// A key a table makes at run time (its other keys are literals), for the writers that check
+// literal keys when compiled (StreamWriter's Key) to check when written.
+struct RuntimeKey {
+  const char* text;
+  operator const char*() const { return text; }
+};
+
 // How values that are not numbers, flags or plain text are spelled, and read back.
 struct EndpointWords {
   static std::string spell(const Endpoint& e) { return to_string(e); }
@@ -277,8 +284,9 @@ inline constexpr auto map_opcode_tally = [](auto& io, auto& t) {
 };
 inline constexpr auto map_message_counts = [](auto& io, auto& counts) {
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    io.written_if(counts[i].messages != 0,
-                  [&] { io.object(rdmap_opcode_name(i).data(), counts[i], map_opcode_tally); });
+    io.written_if(counts[i].messages != 0, [&] {
+      io.object(RuntimeKey{rdmap_opcode_name(i).data()}, counts[i], map_opcode_tally);
+    });
   }
 };
 inline constexpr auto map_read_asked = [](auto& io, auto& r) {
