@@ -257,7 +257,7 @@ inline constexpr auto map_implementation_name = [](auto& io, auto& n) {
 // (the reader takes the address from the connection's endpoint)
 inline constexpr auto map_implementation = [](auto& io, auto& n) {
   map_implementation_name(io, n);
-  io.derived("address", [&] { return n.address; });
+  io.derived("address", [&]() -> const std::string& { return n.address; });
 };
 
 inline constexpr auto map_latency = [](auto& io, auto& l) {
@@ -322,10 +322,10 @@ inline constexpr auto map_message = [](auto& io, auto& m) {
 // Who the sides of a connection are, as the matrix knows them (plugfest.h): worked out, so
 // never read.
 inline constexpr auto map_identity = [](auto& io, auto& id) {
-  io.derived("initiator", [&] { return id.initiator; });
-  io.derived("responder", [&] { return id.responder; });
+  io.derived("initiator", [&]() -> const std::string& { return id.initiator; });
+  io.derived("responder", [&]() -> const std::string& { return id.responder; });
   io.derived("port", [&] { return id.port; });
-  io.derived("startup", [&] { return id.startup; });
+  io.derived("startup", [&]() -> const std::string& { return id.startup; });
 };
 
 // A connection: who and where, its startup and each direction's parameters...

@@ -111,10 +111,15 @@ class JsonText {
     const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
     size_ = static_cast<std::size_t>(r.ptr - buf_.data());
   }
-  // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts.
+  // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts (copied
+  // at a fixed size as in line_key).
   void line(bool first, std::size_t depth) {
-    if (depth + 2 <= kLines.size())
-      return put(kLines.substr(first ? 1 : 0, depth + (first ? 1 : 2)));
+    if (depth + 2 <= kLines.size()) {
+      room(kLines.size());
+      std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kLines.size() - 1);
+      size_ += depth + (first ? 1 : 2);
+      return;
+    }
     put(first ? "\n" : ",\n");
     room(depth);
     std::memset(buf_.data() + size_, ' ', depth);
