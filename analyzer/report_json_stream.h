@@ -104,10 +104,14 @@ class JsonText {
     std::memcpy(p, key.quoted(), Key::kQuoted);
     size_ = static_cast<std::size_t>(p - buf_.data()) + key.size();
   }
-  // An integer's decimal digits.
+  // An integer's decimal digits (a single digit, the most frequent count, without to_chars).
   template <typename T>
   void number(T v) {
     room(24);
+    if (static_cast<std::make_unsigned_t<T>>(v) <= 9) {  // (a negative one is not)
+      buf_[size_++] = static_cast<char>('0' + v);
+      return;
+    }
     const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
     size_ = static_cast<std::size_t>(r.ptr - buf_.data());
   }
