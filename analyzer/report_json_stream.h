@@ -348,12 +348,17 @@ class StreamWriter {
     const auto zero_byte = [](std::uint64_t w) { return (w - kOnes) & ~w & kTops; };
     std::uint64_t bad = 0;
     std::size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
+    const auto word = [&bad, zero_byte](const char* at) {
       std::uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      bad |= (w - kOnes * 0x20) & ~w & kTops;       // under 0x20 (or 0x80 and over)
+      std::memcpy(&w, at, 8);
+      bad |= (w - kOnes * 0x20) & ~w & kTops;       // under 0x20
       bad |= (((w & ~kTops) + kOnes) | w) & kTops;  // 0x7f and over
       bad |= zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'));
+    };
+    if (s.size() >= 8) {  // the last eight octets overlapping those before: no byte by byte
+      for (; i + 8 <= s.size(); i += 8) word(s.data() + i);
+      if (i < s.size()) word(s.data() + s.size() - 8);
+      return bad == 0;
     }
     for (; i < s.size(); ++i) {
       const auto u = static_cast<unsigned char>(s[i]);
