@@ -93,9 +93,13 @@ std::string side_word(const ReportedFinding& f) {
 
 namespace {
 
-std::string frame_words(const StartupFrame& f) {
-  std::string s =
-      fmt::format("Rev {} M={} C={} R={}", f.revision, int(f.m()), int(f.c()), int(f.r()));
+// (appended by hand, not by fmt: the JSON report spells it for each connection, issue 44)
+void append_frame_words(std::string& s, const StartupFrame& f) {
+  s += "Rev ";
+  s += std::to_string(f.revision);
+  s += f.m() ? " M=1" : " M=0";
+  s += f.c() ? " C=1" : " C=0";
+  s += f.r() ? " R=1" : " R=0";
   if (f.s()) s += " S=1";
   if (f.enhanced) {
     s += fmt::format(" IRD {} ORD {}", f.enhanced->ird, f.enhanced->ord);
@@ -106,7 +110,6 @@ std::string frame_words(const StartupFrame& f) {
       if (f.enhanced->read_rtr) s += " read-RTR";
     }
   }
-  return s;
 }
 
 }  // namespace
@@ -124,8 +127,11 @@ ConnectionIdentity identity_of(const ConnectionReport& c) {
   if (!s.request && !s.reply) {
     id.startup = "startup not seen";
   } else {
-    id.startup = s.request ? "Request " + frame_words(*s.request) : "no Request";
-    id.startup += s.reply ? "; Reply " + frame_words(*s.reply) : "; no Reply";
+    id.startup.reserve(64);
+    id.startup = s.request ? "Request " : "no Request";
+    if (s.request) append_frame_words(id.startup, *s.request);
+    id.startup += s.reply ? "; Reply " : "; no Reply";
+    if (s.reply) append_frame_words(id.startup, *s.reply);
   }
   return id;
 }

@@ -1,5 +1,6 @@
 // The JSON report (the contract documented in docs/json.md, version 1, and published as
 // docs/mpa-check-report.schema.json): its keys are report_json_model.h's tables.
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -165,10 +166,10 @@ class StreamedWriter : private Collected, public JsonWriter {
     // Each item straight to text (StreamWriter: the bytes dump(1) of its object would be),
     // flushed every few items so that the text held stays small.
     JsonText text_out;
-    StreamWriter::Labels labels;
+    StreamWriter::Memo memo;
     for (std::size_t k = 0; k < items.size(); ++k) {
       text_out.put(k ? ",\n" : "\n");
-      StreamWriter(text_out, policy_, &labels).write_object(items[k], table);
+      StreamWriter(text_out, policy_, &memo).write_object(items[k], table);
       if (text_out.size() >= kFlushAt) {
         out_ << text_out.view();
         text_out.clear();
@@ -194,6 +195,55 @@ class StreamedWriter : private Collected, public JsonWriter {
 ordered_json counts_json(const SeverityCounts& c) { return json_of(c, map_counts); }
 
 }  // namespace
+
+namespace json_model {
+
+// to_string(Endpoint): an IPv4 address as inet_ntop writes it (decimal octets, no leading
+// zeros), then its port; any other address through to_string itself.
+void StreamWriter::spell(EndpointWords, const Endpoint& e) {
+  if (e.address.family != 4) return text(to_string(e));
+  char buf[24];
+  char* p = buf;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const unsigned octet = e.address.bytes[i];
+    if (octet >= 100) *p++ = static_cast<char>('0' + octet / 100);
+    if (octet >= 10) *p++ = static_cast<char>('0' + octet / 10 % 10);
+    *p++ = static_cast<char>('0' + octet % 10);
+    *p++ = i < 3 ? '.' : ':';
+  }
+  p = std::to_chars(p, buf + sizeof buf, e.port).ptr;
+  out_.quoted(std::string_view(buf, static_cast<std::size_t>(p - buf)));
+}
+
+// to_string(MacAddress): six lower-case hex pairs joined by ':'; null when not seen.
+void StreamWriter::spell(MacWords, const std::optional<MacAddress>& mac) {
+  if (!mac) return out_.put("null");
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[19];
+  buf[0] = '"';
+  for (std::size_t i = 0; i < 6; ++i) {
+    buf[1 + 3 * i] = kHex[mac->bytes[i] >> 4];
+    buf[2 + 3 * i] = kHex[mac->bytes[i] & 0xf];
+    buf[3 + 3 * i] = i < 5 ? ':' : '"';
+  }
+  out_.put(std::string_view(buf, sizeof buf));
+}
+
+// FindingTimeWords::spell: utc_time of the frame's time (else the finding's), its date and
+// second made once per second (Memo), its microseconds here; null without a time.
+void StreamWriter::spell(FindingTimeWords, const Finding& f) {
+  const std::uint64_t ns = f.frame_place.timestamp_ns ? f.frame_place.timestamp_ns : f.timestamp_ns;
+  if (!ns) return out_.put("null");
+  out_.put('"');
+  out_.put(memo_->second_of(ns));
+  char fraction[9] = {'.', '0', '0', '0', '0', '0', '0', 'Z', '"'};
+  auto micro = static_cast<unsigned>(ns % 1'000'000'000u / 1000u);
+  for (std::size_t i = 6; i >= 1; --i, micro /= 10)
+    fraction[i] = static_cast<char>('0' + micro % 10);
+  out_.put(std::string_view(fraction, sizeof fraction));
+}
+
+}  // namespace json_model
 
 namespace {
 

@@ -61,6 +61,13 @@ T value_of(const json& v, T fallback = T{}) {
 }
 inline std::string text_of(const json& v) { return value_of<std::string>(v); }
 
+// A key a table makes at run time (its other keys are literals), for the writers that check
+// literal keys when compiled (StreamWriter's Key) to check when written.
+struct RuntimeKey {
+  const char* text;
+  operator const char*() const { return text; }
+};
+
 // How values that are not numbers, flags or plain text are spelled, and read back.
 struct EndpointWords {
   static std::string spell(const Endpoint& e) { return to_string(e); }
@@ -250,7 +257,7 @@ inline constexpr auto map_implementation_name = [](auto& io, auto& n) {
 // (the reader takes the address from the connection's endpoint)
 inline constexpr auto map_implementation = [](auto& io, auto& n) {
   map_implementation_name(io, n);
-  io.derived("address", [&] { return n.address; });
+  io.derived("address", [&]() -> const std::string& { return n.address; });
 };
 
 inline constexpr auto map_latency = [](auto& io, auto& l) {
@@ -277,8 +284,9 @@ inline constexpr auto map_opcode_tally = [](auto& io, auto& t) {
 };
 inline constexpr auto map_message_counts = [](auto& io, auto& counts) {
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    io.written_if(counts[i].messages != 0,
-                  [&] { io.object(rdmap_opcode_name(i).data(), counts[i], map_opcode_tally); });
+    io.written_if(counts[i].messages != 0, [&] {
+      io.object(RuntimeKey{rdmap_opcode_name(i).data()}, counts[i], map_opcode_tally);
+    });
   }
 };
 inline constexpr auto map_read_asked = [](auto& io, auto& r) {
@@ -314,10 +322,10 @@ inline constexpr auto map_message = [](auto& io, auto& m) {
 // Who the sides of a connection are, as the matrix knows them (plugfest.h): worked out, so
 // never read.
 inline constexpr auto map_identity = [](auto& io, auto& id) {
-  io.derived("initiator", [&] { return id.initiator; });
-  io.derived("responder", [&] { return id.responder; });
+  io.derived("initiator", [&]() -> const std::string& { return id.initiator; });
+  io.derived("responder", [&]() -> const std::string& { return id.responder; });
   io.derived("port", [&] { return id.port; });
-  io.derived("startup", [&] { return id.startup; });
+  io.derived("startup", [&]() -> const std::string& { return id.startup; });
 };
 
 // A connection: who and where, its startup and each direction's parameters...

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +19,43 @@
 #include "report_json_model.h"
 
 namespace mpa::report::json_model {
+
+// A member's key as a StreamWriter writes it, `"key": ` made once: a table's keys are literals,
+// checked when compiled (printable ASCII but '"' and '\\', at most kMost characters), so that
+// they are copied without a look at each character; a key made at run time (RuntimeKey) is
+// checked when made, and escaped by nlohmann where it is not plain.
+class Key {
+ public:
+  static constexpr std::size_t kMost = 40;
+  template <std::size_t N>
+  consteval Key(const char (&key)[N]) : Key(std::string_view(key, N - 1)) {
+    if (!plain_) throw "a table's key is printable ASCII but '\"' and '\\', 40 characters at most";
+  }
+  Key(RuntimeKey key) : Key(std::string_view(key.text)) {}
+  explicit constexpr Key(std::string_view name) : name_(name) {
+    plain_ = name.size() <= kMost;
+    for (const char c : name) plain_ = plain_ && c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+    if (!plain_) return;
+    quoted_[0] = '"';
+    for (std::size_t i = 0; i < name.size(); ++i) quoted_[i + 1] = name[i];
+    quoted_[name.size() + 1] = '"';
+    quoted_[name.size() + 2] = ':';
+    quoted_[name.size() + 3] = ' ';
+    size_ = static_cast<std::uint8_t>(name.size() + 4);
+  }
+  std::string_view name() const { return name_; }
+  bool plain() const { return plain_; }
+  // `"key": ` in the first size() octets of an array of kQuoted (the rest zeros).
+  static constexpr std::size_t kQuoted = kMost + 8;
+  const char* quoted() const { return quoted_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::string_view name_;
+  char quoted_[kQuoted] = {};
+  std::uint8_t size_ = 0;
+  bool plain_ = false;
+};
 
 // The text a StreamWriter writes into: a buffer grown by doubling, written into without a
 // length check per character (each write makes room for itself first).
@@ -50,12 +89,41 @@ class JsonText {
     std::memcpy(p + 1 + key.size(), "\": ", 3);
     size_ += key.size() + 4;
   }
-  // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts.
+  // ",\n" (or "\n" for the first) and `depth` spaces, then `"key": ` (a plain key): where a
+  // member starts. Both copied at a fixed size (a few vector moves, no call), the end then
+  // set back to where the text ends.
+  void line_key(bool first, std::size_t depth, const Key& key) {
+    if (depth + 2 > kLines.size()) [[unlikely]] {
+      line(first, depth);
+      return put(std::string_view(key.quoted(), key.size()));
+    }
+    room(kLines.size() + Key::kQuoted);
+    char* p = buf_.data() + size_;
+    std::memcpy(p, kLines.data() + (first ? 1 : 0), kLines.size() - 1);
+    p += depth + (first ? 1 : 2);
+    std::memcpy(p, key.quoted(), Key::kQuoted);
+    size_ = static_cast<std::size_t>(p - buf_.data()) + key.size();
+  }
+  // An integer's decimal digits (a single digit, the most frequent count, without to_chars).
+  template <typename T>
+  void number(T v) {
+    room(24);
+    if (static_cast<std::make_unsigned_t<T>>(v) <= 9) {  // (a negative one is not)
+      buf_[size_++] = static_cast<char>('0' + v);
+      return;
+    }
+    const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
+    size_ = static_cast<std::size_t>(r.ptr - buf_.data());
+  }
+  // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts (copied
+  // at a fixed size as in line_key).
   void line(bool first, std::size_t depth) {
-    static constexpr std::string_view kLines =
-        ",\n                                                                ";
-    if (depth + 2 <= kLines.size())
-      return put(kLines.substr(first ? 1 : 0, depth + (first ? 1 : 2)));
+    if (depth + 2 <= kLines.size()) {
+      room(kLines.size());
+      std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kLines.size() - 1);
+      size_ += depth + (first ? 1 : 2);
+      return;
+    }
     put(first ? "\n" : ",\n");
     room(depth);
     std::memset(buf_.data() + size_, ' ', depth);
@@ -66,6 +134,8 @@ class JsonText {
   void clear() { size_ = 0; }
 
  private:
+  static constexpr std::string_view kLines =
+      ",\n                                                                ";
   void room(std::size_t n) {
     if (size_ + n > buf_.size()) [[unlikely]]
       grow(n);
@@ -80,12 +150,15 @@ class JsonText {
 // Strings of printable ASCII (no '"' or '\\') are written as they are; any other string goes
 // through nlohmann's own dump, so that its escapes (control characters, UTF-8 kept as is) and
 // its rule for invalid UTF-8 (it throws) stay those of the writer that builds objects. Values
-// that are neither flags, integers nor text (doubles, ordered_json) go through nlohmann too.
+// that are neither flags, integers nor text (doubles but whole ones, ordered_json) go through
+// nlohmann too. Addresses, MAC addresses and finding times are spelled here by hand, as
+// to_string and utc_time spell them (issue 44: fmt and inet_ntop took most of the time).
 class StreamWriter {
  public:
-  // A tally's labels, each written once as its key ("label": ): they are the same for every
-  // connection, and making them (fmt) cost more than the rest of the tally.
-  class Labels {
+  // What is kept from one object to the next: a tally's labels, each written once as its key
+  // ("label": ), the same for every connection (making them with fmt cost more than the rest
+  // of the tally); the date and time of the last finding's second, as utc_time writes it.
+  class Memo {
    public:
     template <typename Label>
     const std::vector<std::string>& of(std::string_view tally, std::size_t n, Label label) {
@@ -99,14 +172,26 @@ class StreamWriter {
       }
       return known_.emplace_back(std::string(tally), std::move(keys)).second;
     }
+    // utc_time(ns) up to its seconds ("2026-11-26T11:20:01"); the fraction is written after.
+    std::string_view second_of(std::uint64_t ns) {
+      const std::uint64_t second = ns / 1'000'000'000u;
+      if (second != second_ || second_text_.empty()) {
+        second_ = second;
+        second_text_ = utc_time(ns);
+        second_text_.resize(second_text_.size() - 8);  // ".123456Z"
+      }
+      return second_text_;
+    }
 
    private:
     std::vector<std::pair<std::string, std::vector<std::string>>> known_;
+    std::uint64_t second_ = 0;
+    std::string second_text_;
   };
 
-  // `labels`: kept from one object to the next (the tables' tallies are keyed by their name).
-  StreamWriter(JsonText& out, const Policy* policy, Labels* labels)
-      : out_(out), policy_(policy), labels_(labels) {}
+  // `memo`: kept from one object to the next.
+  StreamWriter(JsonText& out, const Policy* policy, Memo* memo)
+      : out_(out), policy_(policy), memo_(memo) {}
 
   // A whole object at the current place (the depth of the value being written).
   template <typename T, typename Table>
@@ -117,20 +202,20 @@ class StreamWriter {
   }
 
   template <typename T>
-  void field(std::string_view key, const T& v) {
+  void field(const Key& key, const T& v) {
     put_key(key);
     value(v);
   }
   template <typename T>
-  void field_or(std::string_view key, const T& v, const T& /*absent*/) {
+  void field_or(const Key& key, const T& v, const T& /*absent*/) {
     field(key, v);
   }
   template <typename T>
-  void nullable(std::string_view key, const T& v) {
+  void nullable(const Key& key, const T& v) {
     null_unless(key, v, v != T{});
   }
   template <typename T>
-  void null_unless(std::string_view key, const T& v, bool shown) {
+  void null_unless(const Key& key, const T& v, bool shown) {
     put_key(key);
     if (shown) {
       value(v);
@@ -139,7 +224,7 @@ class StreamWriter {
     }
   }
   template <typename T>
-  void or_null(std::string_view key, const std::optional<T>& v) {
+  void or_null(const Key& key, const std::optional<T>& v) {
     put_key(key);
     if (v) {
       value(*v);
@@ -148,19 +233,20 @@ class StreamWriter {
     }
   }
   template <typename T>
-  void unsigned_or_null(std::string_view key, const std::optional<T>& v) {
+  void unsigned_or_null(const Key& key, const std::optional<T>& v) {
     or_null(key, v);
   }
   template <typename T>
-  void when_set(std::string_view key, const std::optional<T>& v) {
+  void when_set(const Key& key, const std::optional<T>& v) {
     if (v) field(key, *v);
   }
   template <typename Words, typename T>
-  void spelled(std::string_view key, const T& v) {
-    field(key, Words::spell(v));
+  void spelled(const Key& key, const T& v) {
+    put_key(key);
+    spell(Words{}, v);
   }
   template <typename F>
-  void derived(std::string_view key, F f) {
+  void derived(const Key& key, F f) {
     if constexpr (std::is_invocable_v<F, const Policy&>) {
       field(key, f(*policy_));
     } else {
@@ -172,16 +258,16 @@ class StreamWriter {
     if (written) f();
   }
   template <typename T, typename Table>
-  void object(std::string_view key, const T& v, Table table) {
+  void object(const Key& key, const T& v, Table table) {
     put_key(key);
     write_object(v, table);
   }
   template <typename T, typename Table, typename F>
-  void object_or(std::string_view key, const T& v, Table table, F /*fallback*/) {
+  void object_or(const Key& key, const T& v, Table table, F /*fallback*/) {
     object(key, v, table);
   }
   template <typename T, typename Table>
-  void optional_object(std::string_view key, const std::optional<T>& v, Table table) {
+  void optional_object(const Key& key, const std::optional<T>& v, Table table) {
     if (v) object(key, *v, table);
   }
   template <typename T, typename Table>
@@ -189,13 +275,12 @@ class StreamWriter {
     if (v) table(*this, *v);
   }
   template <typename T, typename To, typename From, typename Table>
-  void view(std::string_view key, const T& v, To to, From /*from*/, Table table) {
+  void view(const Key& key, const T& v, To to, From /*from*/, Table table) {
     object(key, to(v), table);
   }
   template <std::size_t N, typename Label>
-  void tally(std::string_view key, const std::array<std::uint64_t, N>& counts, Label label,
-             bool zeros) {
-    const std::vector<std::string>& keys = labels_->of(key, N, label);
+  void tally(const Key& key, const std::array<std::uint64_t, N>& counts, Label label, bool zeros) {
+    const std::vector<std::string>& keys = memo_->of(key.name(), N, label);
     put_key(key);
     begin('{');
     for (std::size_t i = 0; i < N; ++i) {
@@ -207,7 +292,7 @@ class StreamWriter {
     end('}');
   }
   template <typename T, typename Table>
-  void list(std::string_view key, const std::vector<T>& items, Table table) {
+  void list(const Key& key, const std::vector<T>& items, Table table) {
     put_key(key);
     begin('[');
     for (const T& item : items) {
@@ -216,12 +301,12 @@ class StreamWriter {
     }
     end(']');
   }
-  bool diagnostic(std::string_view key, DiagId id) {
+  bool diagnostic(const Key& key, DiagId id) {
     field(key, info(id).name);
     return true;
   }
   template <typename Table>
-  void rule(std::string_view key, const Suppression* rule, Table table, std::string_view /*id*/) {
+  void rule(const Key& key, const Suppression* rule, Table table, std::string_view /*id*/) {
     if (rule) object(key, *rule, table);
   }
 
@@ -231,14 +316,18 @@ class StreamWriter {
     out_.line(first_, depth_);
     first_ = false;
   }
+  void put_key(const Key& key) {
+    if (key.plain()) {
+      out_.line_key(first_, depth_, key);
+      first_ = false;
+    } else {
+      put_key(key.name());
+    }
+  }
   void put_key(std::string_view key) {
     next_line();
-    if (plain(key)) {
-      out_.put_key(key);
-    } else {
-      text(key);
-      out_.put(": ");
-    }
+    text(key);
+    out_.put(": ");
   }
   void begin(char open) {
     out_.put(open);
@@ -251,14 +340,31 @@ class StreamWriter {
     out_.put(close);
     first_ = false;  // the object or array is its parent's member
   }
-  // Text written as it is between quotes: printable ASCII but '"' and '\\'.
+  // Text written as it is between quotes: printable ASCII but '"' and '\\'. Eight octets at a
+  // time: a byte under 0x20, at or over 0x7f, '"' or '\\' sets the top bit of its byte.
   static bool plain(std::string_view s) {
-    bool ok = true;
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      ok &= u >= 0x20 && u <= 0x7e && c != '"' && c != '\\';
+    constexpr std::uint64_t kOnes = 0x0101010101010101u;
+    constexpr std::uint64_t kTops = kOnes * 0x80;
+    const auto zero_byte = [](std::uint64_t w) { return (w - kOnes) & ~w & kTops; };
+    std::uint64_t bad = 0;
+    std::size_t i = 0;
+    const auto word = [&bad, zero_byte](const char* at) {
+      std::uint64_t w;
+      std::memcpy(&w, at, 8);
+      bad |= (w - kOnes * 0x20) & ~w & kTops;       // under 0x20
+      bad |= (((w & ~kTops) + kOnes) | w) & kTops;  // 0x7f and over
+      bad |= zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'));
+    };
+    if (s.size() >= 8) {  // the last eight octets overlapping those before: no byte by byte
+      for (; i + 8 <= s.size(); i += 8) word(s.data() + i);
+      if (i < s.size()) word(s.data() + s.size() - 8);
+      return bad == 0;
     }
-    return ok;
+    for (; i < s.size(); ++i) {
+      const auto u = static_cast<unsigned char>(s[i]);
+      bad |= u < 0x20 || u > 0x7e || u == '"' || u == '\\';
+    }
+    return bad == 0;
   }
   void text(std::string_view s) {
     if (plain(s)) {
@@ -267,6 +373,14 @@ class StreamWriter {
       out_.put(nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false, kInvalidUtf8));
     }
   }
+  // Values spelled by a table's Words: as Words::spell, by hand where that is cheaper.
+  template <typename Words, typename T>
+  void spell(Words, const T& v) {
+    value(Words::spell(v));
+  }
+  void spell(EndpointWords, const Endpoint& e);
+  void spell(MacWords, const std::optional<MacAddress>& mac);
+  void spell(FindingTimeWords, const Finding& f);
   // An ordered_json written member by member (as dump(1) would); numbers that are not
   // integers are nlohmann's to write.
   void json_value(const nlohmann::ordered_json& j) {
@@ -286,7 +400,7 @@ class StreamWriter {
       case Type::object:
         begin('{');
         for (const auto& [key, member] : j.items()) {
-          put_key(key);
+          put_key(std::string_view(key));
           json_value(member);
         }
         return end('}');
@@ -302,14 +416,24 @@ class StreamWriter {
         return;  // a double, a binary: no newline in them
     }
   }
+  // A double as nlohmann writes it: a whole one under 10^15 (a percentage) as its digits and
+  // ".0" (its to_chars: exponent at most 15, "-0.0" for minus zero), any other its way.
+  void whole_or_json(double v) {
+    if (v >= 0 && v < 1e15 && v == std::trunc(v) && !std::signbit(v)) {
+      out_.number(static_cast<std::uint64_t>(v));
+      out_.put(".0");
+    } else {
+      json_value(nlohmann::ordered_json(v));
+    }
+  }
   template <typename T>
   void value(const T& v) {
     if constexpr (std::is_same_v<T, bool>) {
       out_.put(v ? "true" : "false");
     } else if constexpr (std::is_integral_v<T>) {
-      char buf[24];
-      const auto r = std::to_chars(buf, buf + sizeof buf, v);
-      out_.put(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+      out_.number(v);
+    } else if constexpr (std::is_same_v<T, double>) {
+      whole_or_json(v);
     } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
       text(std::string_view(v));
     } else if constexpr (std::is_same_v<T, nlohmann::ordered_json>) {
@@ -321,7 +445,7 @@ class StreamWriter {
 
   JsonText& out_;
   const Policy* policy_;
-  Labels* labels_;
+  Memo* memo_;
   std::size_t depth_ = 0;
   bool first_ = true;
 };

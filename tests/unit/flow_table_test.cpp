@@ -95,5 +95,47 @@ TEST(FlowTable, EraseForgetsAndTheCacheDoesNotKeepAStaleFlow) {
   EXPECT_EQ(table.least_recent(), nullptr);
 }
 
+// Thousands of flows: the index grows, and flows erased in an order unlike that of their
+// insertion leave every other flow found (slots moved back when one is emptied, no stale
+// one), then come back as new flows.
+TEST(FlowTable, ManyFlowsStayFoundThroughGrowthAndErasure) {
+  FlowTable<int> table;
+  std::vector<FlowKey> keys;
+  for (int n = 0; n < 3000; ++n) {
+    keys.push_back(FlowKey::of(
+        ep(static_cast<std::uint8_t>(n % 251), static_cast<std::uint16_t>(n)), ep(9, 4791)));
+    table.insert(keys.back(), std::make_unique<int>(n));
+  }
+  ASSERT_EQ(table.size(), keys.size());
+  const auto erased = [](int n) { return n % 3 == 1 || n % 7 == 0; };
+  for (int n = 2999; n >= 0; n -= 2) {  // odd ones from the end, then even from the start
+    if (erased(n)) table.erase(keys[static_cast<std::size_t>(n)]);
+  }
+  for (int n = 0; n < 3000; n += 2) {
+    if (erased(n)) table.erase(keys[static_cast<std::size_t>(n)]);
+  }
+  std::size_t kept = 0;
+  for (int n = 0; n < 3000; ++n) {
+    const int* flow = table.find(keys[static_cast<std::size_t>(n)]);
+    if (erased(n)) {
+      EXPECT_EQ(flow, nullptr) << n;
+    } else {
+      ++kept;
+      ASSERT_NE(flow, nullptr) << n;
+      EXPECT_EQ(*flow, n);
+    }
+  }
+  EXPECT_EQ(table.size(), kept);
+  for (int n = 0; n < 3000; ++n) {
+    if (erased(n)) table.insert(keys[static_cast<std::size_t>(n)], std::make_unique<int>(-n));
+  }
+  EXPECT_EQ(table.size(), keys.size());
+  for (int n = 0; n < 3000; ++n) {
+    const int* flow = table.find(keys[static_cast<std::size_t>(n)]);
+    ASSERT_NE(flow, nullptr) << n;
+    EXPECT_EQ(*flow, erased(n) ? -n : n);
+  }
+}
+
 }  // namespace
 }  // namespace mpa

@@ -31,14 +31,13 @@ struct Analyzer::Impl {
     context.ns = seg.timestamp_ns;
     if (context.options.idle_timeout_ns != 0) expire_idle(seg);
     const FlowKey key = FlowKey::of(seg.source, seg.destination);
-    if (seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn) &&
-        !table.contains(key)) {
+    MpaConnection* c = table.find(key);  // (one look-up: a miss changes nothing)
+    if (!c && seg.payload.empty() && seg.payload_missing == 0 && !(seg.flags & tcp_flags::kSyn)) {
       // A pure ACK, FIN or RST of a connection we do not follow: it carries nothing to
       // analyse, and a duplicated RST or FIN after the close must not count as another TCP
       // connection.
       return;
     }
-    MpaConnection* c = table.find(key);
     const bool pure_syn = (seg.flags & tcp_flags::kSyn) && !(seg.flags & tcp_flags::kAck);
     if (c && pure_syn && c->reopened_by(seg)) {
       finish(*c, key, seg.frame);  // a new connection on the same ports
