@@ -116,8 +116,10 @@ constexpr std::uint64_t kUnitGrid = 1024;
 constexpr std::uint64_t kMinUnit = 256;
 // History: runs of delivered octets at least this long are kept as their place in the
 // capture (after octets were read again, the direction's next ones are copied for a while:
-// ReassemblyOptions::copy_after_reading_again).
-constexpr std::size_t kMinPlaced = 256;
+// ReassemblyOptions::copy_after_reading_again). Every run: a short segment copied cost more
+// (its copy, the ring's room) than its place (a run of 32 octets), measured on row (a) of
+// mpa_check_bench (256 before).
+constexpr std::size_t kMinPlaced = 1;
 
 // Copies `len` bytes (len <= size) into the ring of `size` at the position of `offset`.
 void ring_write(std::uint8_t* ring, std::size_t size, std::uint64_t offset, const std::uint8_t* src,
