@@ -96,6 +96,8 @@ class VectorQueue {
   bool empty() const { return head_ == items_.size(); }
   std::size_t size() const { return items_.size() - head_; }
   const T& front() const { return items_[head_]; }
+  T& front() { return items_[head_]; }
+  T& back() { return items_.back(); }
   const T& back() const { return items_.back(); }
   const_iterator begin() const { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
   const_iterator end() const { return items_.end(); }
@@ -151,9 +153,8 @@ class TcpReassembler {
   std::uint64_t peer_acked_offset() const { return beyond_.acked_offset; }
   // Octets of history held in memory, for tests that bound what an idle connection costs.
   std::size_t history_bytes() const {
-    return (history_.ring ? history_.size : 0) + history_.read_again.capacity() +
-           history_.placed.capacity() * sizeof(Placed) + beyond_.cuts.capacity() * 8 +
-           beyond_.digests.capacity() * sizeof(Digest);
+    return history_.capacity + history_.runs.capacity() * sizeof(Run) +
+           beyond_.cuts.capacity() * 8 + beyond_.digests.capacity() * sizeof(Digest);
   }
   // Digests held for octets that left the window unacknowledged, and the oldest offset a
   // digest covers (next_offset() when none).
@@ -177,31 +178,39 @@ class TcpReassembler {
     std::uint32_t length = 0;
     std::uint32_t crc = 0;
   };
-  // A run of delivered octets kept as their place in the capture.
-  struct Placed {
+  // A run of delivered octets the history holds: kept as their place in the capture
+  // (`source` holds octet `start` at `at`) or copied (`source` nullptr: octet `start` is at
+  // copy position `at`, see History).
+  struct Run {
     std::uint64_t start = 0;  // stream offset
     std::uint64_t length = 0;
     const OctetSource* source = nullptr;
-    std::uint64_t at = 0;  // where source holds octet `start`
+    std::uint64_t at = 0;
   };
-  // The last delivered octets (the window, grown lazily up to it): `size` of them, below
-  // next_offset_ and from `start` on. Those of a run in `placed` are read again from their
-  // source; the others are copied into `ring`, indexed offset % size (allocated at the first
-  // copy).
+  // The last delivered octets, at most the window of them, up to next_offset_: `runs` then the
+  // last `tail` octets, copied, tile them (none after a gap, until the next octet). (The tail
+  // is not a run of its own until a placed run follows it: a direction that only copies, an
+  // idle connection's startup frames or a compressed capture, keeps no run.) Copied octets take
+  // copy positions in delivery order (`copied_end` handed out, the last `copied` of them held) and
+  // sit in the `copies` ring at position % capacity: sized to the copied octets the window holds,
+  // grown on demand, shrunk when a quarter of it is in use, none before the first copy. (A ring
+  // laid out over stream offsets cost the whole window however few octets a capture read in place
+  // copies: 400 connections, 50 MiB.)
   struct History {
-    std::size_t size = 0;
-    std::unique_ptr<std::uint8_t[]> ring;
-    VectorQueue<Placed> placed;  // by start, disjoint, each ending within the window
-    mutable std::vector<std::uint8_t> read_again;  // octets read again from a source
+    VectorQueue<Run> runs;  // by start, contiguous, the first trimmed to the window
+    std::size_t tail = 0;
+    std::unique_ptr<std::uint8_t[]> copies;
+    std::size_t capacity = 0;
+    std::size_t copied = 0;
+    std::uint64_t copied_end = 0;
     mutable std::uint64_t copy_until = 0;  // octets before this offset are copied (see .cpp)
-    std::uint64_t start = 0;               // no valid history below this offset (gaps, growth)
   };
   // The ring of unit cuts (segment starts, increasing, at least 256 octets apart, all within
   // the window, so it never holds more than window / 256 + 1 of them). Allocated at the first cut,
   // released with the history.
   class CutRing {
    public:
-    void resize(std::size_t n) { slots_ = n; }
+    void resize(std::size_t n) { slots_ = static_cast<std::uint32_t>(n); }
     std::size_t capacity() const { return cuts_.size(); }
     bool any() const { return count_ != 0; }
     std::uint64_t first() const { return cuts_[head_]; }
@@ -215,7 +224,7 @@ class TcpReassembler {
     void push(std::uint64_t offset) {
       if (cuts_.empty()) cuts_.resize(slots_);
       if (count_ == cuts_.size()) return;  // cannot happen (see above); units just grow
-      const std::size_t at = head_ + count_;
+      const std::uint32_t at = head_ + count_;
       cuts_[at < cuts_.size() ? at : at - cuts_.size()] = offset;
       ++count_;
       last_ = offset;
@@ -224,9 +233,9 @@ class TcpReassembler {
 
    private:
     std::vector<std::uint64_t> cuts_;
-    std::size_t slots_ = 0;
-    std::size_t head_ = 0;
-    std::size_t count_ = 0;
+    std::uint32_t slots_ = 0;  // (window / 256 + 2)
+    std::uint32_t head_ = 0;
+    std::uint32_t count_ = 0;
     std::uint64_t last_ = 0;
   };
   // Retransmissions beyond the window (see tcp_reassembly.cpp, "Digests"): the peer's
@@ -243,7 +252,6 @@ class TcpReassembler {
   };
   // The first FIN at or beyond the in-order position (tcp_reassembly.cpp, step 5).
   struct Fin {
-    bool seen = false;
     std::uint64_t offset = 0;
     std::uint64_t frame = 0;
   };
@@ -271,6 +279,23 @@ class TcpReassembler {
   template <typename Take>
   bool kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const;
   bool digesting() const { return beyond_.digesting; }
+  bool any_pending() const { return pending_ && !pending_->empty(); }
+  std::map<std::uint64_t, Pending>& pieces() {
+    if (!pending_) pending_ = std::make_unique<std::map<std::uint64_t, Pending>>();
+    return *pending_;
+  }
+  // The first octet the history holds (next_offset_ when none).
+  std::uint64_t history_from() const {
+    return history_.runs.empty() ? next_offset_ - history_.tail : history_.runs.front().start;
+  }
+  // The tail as a run (see History).
+  Run tail_run() const {
+    return {next_offset_ - history_.tail, history_.tail, nullptr,
+            history_.copied_end - history_.tail};
+  }
+  void keep_run(std::span<const std::uint8_t> data, std::uint64_t from, Call& call);
+  void drop_history_before(std::uint64_t offset);
+  void resize_copies(std::size_t capacity);
   void take_peer_ack(TcpSeq ack);
   // The peer acknowledged every delivered octet: what the history no longer needs is given
   // back.
@@ -283,10 +308,12 @@ class TcpReassembler {
   ReassemblyOptions options_;
   bool started_ = false;
   bool ended_ = false;
-  TcpSeq origin_;                             // sequence number of stream offset 0
-  std::uint64_t next_offset_ = 0;             // next in-order offset to deliver
-  std::map<std::uint64_t, Pending> pending_;  // out-of-order pieces by offset, disjoint
-  std::size_t buffered_bytes_ = 0;            // sum of pending_ data sizes
+  bool fin_seen_ = false;          // fin_ holds it
+  TcpSeq origin_;                  // sequence number of stream offset 0
+  std::uint64_t next_offset_ = 0;  // next in-order offset to deliver
+  // Out-of-order pieces by offset, disjoint; made at the first (most directions have none).
+  std::unique_ptr<std::map<std::uint64_t, Pending>> pending_;
+  std::size_t buffered_bytes_ = 0;  // sum of pending_ data sizes
   History history_;
   std::uint64_t highest_end_ = 0;  // end of the furthest payload seen (keep-alive test)
   BeyondWindow beyond_;

@@ -57,10 +57,14 @@
 // History: delivered octets whose place the segment names (TcpSegment::payload_source, a
 // capture file read in place) are kept as that place, runs of at least kMinPlaced octets,
 // and read again from it only when a retransmission is compared with them (or a digest
-// computed); the others are copied into a ring. Copying every octet was the analysis's first
-// touch of most of them: where the CRC of an FPDU comes with its segment, the analysis reads
-// little more than the FPDU headers and markers. A direction whose octets had to be read
-// again copies them for a while (copy_after_reading_again), so that a capture full of
+// computed); the others are copied into a ring sized to the copied octets the window holds
+// (a capture read in place copies few, so an open connection costs little more than its runs;
+// a compressed one fills the window). The history is kept whether or not the peer has
+// acknowledged it: a retransmission of acknowledged octets is compared too while they are in
+// the window (captures/fault-tcp.retransmission-mismatch.pcap). Copying every octet was the
+// analysis's first touch of most of them: where the CRC of an FPDU comes with its segment, the
+// analysis reads little more than the FPDU headers and markers. A direction whose octets had to be
+// read again copies them for a while (copy_after_reading_again), so that a capture full of
 // retransmissions is not read twice. Octets that cannot be read again (the file shrank)
 // are not compared, nor digested; a file rewritten while it is read gives its new octets.
 //
@@ -102,9 +106,9 @@ namespace {
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
 // The smallest window with which retransmissions beyond it are digested.
 constexpr std::size_t kMinHistory = 4096;
-// The history ring starts this small and doubles (its octets laid out again at each step), so
-// short connections stay cheap: what it holds is the same at any size.
-constexpr std::size_t kFirstRing = 512;
+// The ring of copied octets is not shrunk below this (nor while it is this small, so that a
+// direction copying a few small segments now and then does not allocate each time).
+constexpr std::size_t kSmallCopies = 4096;
 // Digest units: never across a multiple of kUnitGrid; a segment's start ends the unit
 // before it only if that unit has kMinUnit octets (so tiny segments cost no more memory
 // than 1 KiB / kMinUnit digests per KiB).
@@ -112,8 +116,10 @@ constexpr std::uint64_t kUnitGrid = 1024;
 constexpr std::uint64_t kMinUnit = 256;
 // History: runs of delivered octets at least this long are kept as their place in the
 // capture (after octets were read again, the direction's next ones are copied for a while:
-// ReassemblyOptions::copy_after_reading_again).
-constexpr std::size_t kMinPlaced = 256;
+// ReassemblyOptions::copy_after_reading_again). Every run: a short segment copied cost more
+// (its copy, the ring's room) than its place (a run of 32 octets), measured on row (a) of
+// mpa_check_bench (256 before).
+constexpr std::size_t kMinPlaced = 1;
 
 // Copies `len` bytes (len <= size) into the ring of `size` at the position of `offset`.
 void ring_write(std::uint8_t* ring, std::size_t size, std::uint64_t offset, const std::uint8_t* src,
@@ -176,7 +182,7 @@ TcpReassembler::TcpReassembler(ReassemblyOptions options) : options_(options) {}
 
 std::uint64_t TcpReassembler::end_limit() const {
   if (ended_) return next_offset_;
-  if (fin_.seen) return fin_.offset;
+  if (fin_seen_) return fin_.offset;
   return kNoLimit;
 }
 
@@ -208,11 +214,10 @@ void TcpReassembler::take_peer_ack(TcpSeq ack) {
   if (offset >= next_offset_) release_unneeded();
 }
 
-// Every delivered octet is acknowledged: no digest is owed, and the unit cuts and octets read
-// again are given back (an idle connection, most of those open at once, should cost little).
+// Every delivered octet is acknowledged: no digest is owed, and their queue is given back (an
+// idle connection, most of those open at once, should cost little).
 void TcpReassembler::release_unneeded() {
   beyond_.digests.release();  // (all popped above)
-  std::vector<std::uint8_t>().swap(history_.read_again);
 }
 
 SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink& sink) {
@@ -249,11 +254,11 @@ SegmentOutcome TcpReassembler::on_segment(const TcpSegment& segment, StreamSink&
 
   const std::int64_t start =
       static_cast<std::int64_t>(next_offset_) + data_seq.signed_distance_from(next_seq());
-  if (fin && !fin_.seen && !ended_) {
+  if (fin && !fin_seen_ && !ended_) {
     const std::int64_t fin_at = start + static_cast<std::int64_t>(total);
     // A FIN before bytes already delivered contradicts the stream; it cannot end it.
     if (fin_at >= static_cast<std::int64_t>(next_offset_)) {
-      fin_.seen = true;
+      fin_seen_ = true;
       fin_.offset = static_cast<std::uint64_t>(fin_at);
       fin_.frame = segment.frame;
       trim_pending_to(fin_.offset);
@@ -316,7 +321,7 @@ SegmentOutcome TcpReassembler::process_data(std::int64_t start,
     std::uint64_t new_bytes = 0;
     if (lo < cap_end) {
       walk_pieces(
-          pending_, lo, cap_end, [&](std::uint64_t a, std::uint64_t b) { new_bytes += b - a; },
+          pieces(), lo, cap_end, [&](std::uint64_t a, std::uint64_t b) { new_bytes += b - a; },
           [](std::uint64_t, std::uint64_t, std::uint64_t, const Pending&) {});
     }
     if (buffered_bytes_ + new_bytes <= options_.max_buffered_bytes) {
@@ -329,10 +334,10 @@ SegmentOutcome TcpReassembler::process_data(std::int64_t start,
     }
     // 6d: over the ceiling; skip ahead over the earliest hole and look again.
     over_limit = true;
-    if (pending_.empty() || lo < pending_.begin()->first) {
+    if (!any_pending() || lo < pending_->begin()->first) {
       emit_gap(lo - next_offset_, GapCause::BufferLimit, call.frame, call);
     } else {
-      emit_gap(pending_.begin()->first - next_offset_, GapCause::BufferLimit, call.frame, call);
+      emit_gap(pending_->begin()->first - next_offset_, GapCause::BufferLimit, call.frame, call);
       drain(call);
     }
   }
@@ -351,13 +356,13 @@ bool TcpReassembler::buffer_out_of_order(std::uint64_t base, std::span<const std
   bool inserted = false;
   if (lo < cap_end) {
     walk_pieces(
-        pending_, lo, cap_end,
+        pieces(), lo, cap_end,
         [&](std::uint64_t a, std::uint64_t b) {
           const auto* p = captured.data() + (a - base);
           Pending piece;
           piece.data.assign(p, p + (b - a));
           piece.frame = call.frame;
-          pending_.emplace(a, std::move(piece));
+          pending_->emplace(a, std::move(piece));
           buffered_bytes_ += b - a;
           inserted = true;
         },
@@ -373,12 +378,12 @@ bool TcpReassembler::buffer_out_of_order(std::uint64_t base, std::span<const std
   const std::uint64_t gap_lo = std::max(lo, cap_end);
   if (gap_lo < hi) {
     walk_pieces(
-        pending_, gap_lo, hi,
+        pieces(), gap_lo, hi,
         [&](std::uint64_t a, std::uint64_t b) {
           Pending piece;
           piece.truncated = b - a;
           piece.frame = call.frame;
-          pending_.emplace(a, std::move(piece));
+          pending_->emplace(a, std::move(piece));
           inserted = true;
         },
         [](std::uint64_t, std::uint64_t, std::uint64_t, const Pending&) {});
@@ -403,15 +408,16 @@ void TcpReassembler::emit_gap(std::uint64_t length, GapCause cause, std::uint64_
   next_offset_ += length;
   // The ring holds no bytes for the gap; nothing before it can be compared reliably
   // without tracking holes in the history, so comparisons restart here.
-  history_.start = next_offset_;
-  history_.placed.clear();
+  history_.runs.clear();
+  history_.tail = 0;
+  history_.copied = 0;
   beyond_.cursor = next_offset_;
   beyond_.cuts.clear();
 }
 
 void TcpReassembler::drain(Call& call) {
-  while (!pending_.empty() && !ended_) {
-    auto it = pending_.begin();
+  while (any_pending() && !ended_) {
+    auto it = pending_->begin();
     const std::uint64_t offset = it->first;
     if (offset > next_offset_) break;
     Pending& piece = it->second;
@@ -425,32 +431,33 @@ void TcpReassembler::drain(Call& call) {
       emit_gap(end - next_offset_, GapCause::Truncated, piece.frame, call);
     }
     buffered_bytes_ -= piece.data.size();
-    pending_.erase(it);
+    pending_->erase(it);
     maybe_end_at_fin(call);
   }
 }
 
 void TcpReassembler::flush_pending(GapCause cause, Call& call) {
-  while (!pending_.empty() && !ended_) {
-    emit_gap(pending_.begin()->first - next_offset_, cause, call.frame, call);
+  while (any_pending() && !ended_) {
+    emit_gap(pending_->begin()->first - next_offset_, cause, call.frame, call);
     drain(call);
   }
 }
 
 void TcpReassembler::maybe_end_at_fin(Call& call) {
-  if (!fin_.seen || ended_ || next_offset_ != fin_.offset) return;
+  if (!fin_seen_ || ended_ || next_offset_ != fin_.offset) return;
   call.sink.on_stream_end(fin_.offset, seq_at(fin_.offset), StreamEnd::Fin, fin_.frame);
   ended_ = true;
-  pending_.clear();  // trimmed to the FIN already; nothing can remain, but be certain
+  pending_.reset();  // trimmed to the FIN already; nothing can remain, but be certain
   buffered_bytes_ = 0;
 }
 
 void TcpReassembler::trim_pending_to(std::uint64_t limit) {
-  auto it = pending_.lower_bound(limit);
-  for (auto drop = it; drop != pending_.end(); ++drop) buffered_bytes_ -= drop->second.data.size();
-  pending_.erase(it, pending_.end());
-  if (pending_.empty()) return;
-  auto& [offset, piece] = *std::prev(pending_.end());
+  if (!any_pending()) return;
+  auto it = pending_->lower_bound(limit);
+  for (auto drop = it; drop != pending_->end(); ++drop) buffered_bytes_ -= drop->second.data.size();
+  pending_->erase(it, pending_->end());
+  if (pending_->empty()) return;
+  auto& [offset, piece] = *std::prev(pending_->end());
   if (offset + piece.length() <= limit) return;
   if (!piece.data.empty()) {
     buffered_bytes_ -= piece.data.size() - (limit - offset);
@@ -468,11 +475,7 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
       check_digests(offset, data, call)) {
     return;
   }
-  if (history_.size == 0) return;
-  const std::uint64_t size = history_.size;
-  const std::uint64_t valid_from =
-      std::max(history_.start, next_offset_ > size ? next_offset_ - size : 0);
-  const std::uint64_t a = std::max(offset, valid_from);
+  const std::uint64_t a = std::max(offset, history_from());
   const std::uint64_t b = std::min(offset + data.size(), next_offset_);
   if (a >= b) return;  // older than the window, or inside a reported gap
   kept_octets(a, b, [&](std::uint64_t at, std::span<const std::uint8_t> kept) {
@@ -488,36 +491,49 @@ void TcpReassembler::check_retransmission(std::uint64_t offset, std::span<const 
 
 template <typename Take>
 bool TcpReassembler::kept_octets(std::uint64_t from, std::uint64_t to, Take&& take) const {
-  // The first run that ends after `from`.
-  auto run = std::upper_bound(history_.placed.begin(), history_.placed.end(), from,
-                              [](std::uint64_t at, const Placed& p) { return at < p.start; });
-  if (run != history_.placed.begin() && std::prev(run)->start + std::prev(run)->length > from)
-    --run;
   bool whole = true;
-  for (std::uint64_t cur = from; cur < to;) {
-    if (run != history_.placed.end() && run->start <= cur) {
-      const std::uint64_t end = std::min(to, run->start + run->length);
-      history_.read_again.resize(static_cast<std::size_t>(end - cur));
-      if (run->source->read_again(run->at + (cur - run->start), history_.read_again)) {
+  std::uint64_t cur = from;
+  // Passes the octets of `run` from `cur` on (up to `to`) to take; false when take stopped.
+  const auto visit = [&](const Run& run) {
+    const std::uint64_t end = std::min(to, run.start + run.length);
+    if (run.source != nullptr) {
+      // (One buffer a thread, not one a direction: few directions ever read octets again.)
+      thread_local std::vector<std::uint8_t> read_again;
+      read_again.resize(static_cast<std::size_t>(end - cur));
+      if (run.source->read_again(run.at + (cur - run.start), read_again)) {
         history_.copy_until = next_offset_ + options_.copy_after_reading_again;
-        if (!take(cur, std::span<const std::uint8_t>(history_.read_again))) return true;
+        if (!take(cur, std::span<const std::uint8_t>(read_again))) return false;
       } else {
         whole = false;  // (the file no longer holds them: skipped)
       }
       cur = end;
-      ++run;
-      continue;
+      return true;
     }
-    // Copied octets, up to the next run: up to two pieces of the ring.
-    const std::uint64_t end = run != history_.placed.end() ? std::min(to, run->start) : to;
-    if (history_.ring == nullptr) return false;  // (cannot be: none were copied)
-    while (cur < end) {
-      const std::size_t pos = static_cast<std::size_t>(cur % history_.size);
+    while (cur < end) {  // copied: up to two pieces of the ring
+      const std::size_t pos =
+          static_cast<std::size_t>((run.at + (cur - run.start)) % history_.capacity);
       const std::size_t len =
-          static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_.size - pos));
-      if (!take(cur, std::span<const std::uint8_t>(history_.ring.get() + pos, len))) return whole;
+          static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_.capacity - pos));
+      if (!take(cur, std::span<const std::uint8_t>(history_.copies.get() + pos, len))) {
+        return false;
+      }
       cur += len;
     }
+    return true;
+  };
+  // The first run that ends after `from`, then the tail.
+  const auto& runs = history_.runs;
+  auto run = std::upper_bound(runs.begin(), runs.end(), from,
+                              [](std::uint64_t at, const Run& r) { return at < r.start; });
+  if (run != runs.begin() && std::prev(run)->start + std::prev(run)->length > from) --run;
+  for (; run != runs.end() && cur < to; ++run) {
+    if (run->start > cur) return false;  // (cannot be: the runs tile the history)
+    if (!visit(*run)) return whole;
+  }
+  if (cur < to) {
+    const Run last = tail_run();
+    if (last.length == 0 || last.start > cur) return false;  // (cannot be, as above)
+    if (!visit(last)) return whole;
   }
   return whole;
 }
@@ -574,10 +590,7 @@ std::optional<std::uint32_t> TcpReassembler::ring_crc(
 // last unit may end past `limit`, within the ring or `incoming`.
 void TcpReassembler::digest_units_before(std::uint64_t limit,
                                          std::span<const std::uint8_t> incoming) {
-  if (history_.size == 0) return;
-  const std::uint64_t size = history_.size;
-  std::uint64_t cur =
-      std::max({beyond_.cursor, history_.start, next_offset_ > size ? next_offset_ - size : 0});
+  std::uint64_t cur = std::max(beyond_.cursor, history_from());
   if (beyond_.acked_offset >= limit) {  // all acknowledged: nothing to keep
     cur = std::max(cur, limit);
   }
@@ -614,38 +627,15 @@ void TcpReassembler::drop_digests_beyond_reach(std::uint64_t newest, Call& call)
   call.sink.on_retransmission_check_stopped(dropped_to, seq_at(dropped_to), call.frame);
 }
 
-// Appends delivered bytes (at next_offset_) to the history, growing it lazily up to the
-// retransmission window; octets that leave it (or never fit) are digested first while
+// Appends delivered bytes (at next_offset_) to the history, which keeps the last
+// retransmission_window of them; octets that leave it (or never fit) are digested first while
 // unacknowledged. Called before next_offset_ advances.
 void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
   const std::size_t window = options_.retransmission_window;
   if (window == 0) return;
-  std::size_t size = history_.size;
-  const std::uint64_t valid = std::min<std::uint64_t>(size, next_offset_ - history_.start);
-  if (size < window && valid + data.size() > size) {
-    const std::size_t grown_size = std::min<std::size_t>(
-        window, std::max<std::size_t>(
-                    {static_cast<std::size_t>(valid) + data.size(), 2 * size, kFirstRing}));
-    if (history_.ring != nullptr) {
-      // (Slots are written before they are read: never initialised.)
-      std::unique_ptr<std::uint8_t[]> grown(new std::uint8_t[grown_size]);
-      // Re-lay the valid bytes out at their offsets modulo the new size.
-      for (std::uint64_t cur = next_offset_ - valid; cur < next_offset_;) {
-        const std::size_t pos = static_cast<std::size_t>(cur % size);
-        const std::size_t len =
-            static_cast<std::size_t>(std::min<std::uint64_t>(next_offset_ - cur, size - pos));
-        ring_write(grown.get(), grown_size, cur, history_.ring.get() + pos, len);
-        cur += len;
-      }
-      history_.ring.swap(grown);
-    }
-    history_.size = grown_size;
-    size = grown_size;
-    history_.start = next_offset_ - valid;  // the new slots before that were never written
-  }
   // What the history holds after this write starts here; octets before it leave.
   const std::uint64_t end = next_offset_ + data.size();
-  const std::uint64_t kept_from = std::max(history_.start, end > size ? end - size : 0);
+  const std::uint64_t kept_from = std::max(history_from(), end > window ? end - window : 0);
   if (digesting()) {
     // This segment's start ends the unit before it, unless that unit would be too short.
     // (The unit would start at the latest of the last cut, the grid line and the cursor.)
@@ -664,32 +654,94 @@ void TcpReassembler::remember(std::span<const std::uint8_t> data, Call& call) {
     }
     if (!beyond_.digests.empty()) drop_digests_beyond_reach(end, call);
   }
-  while (!history_.placed.empty() &&
-         history_.placed.front().start + history_.placed.front().length <= kept_from) {
-    history_.placed.pop_front();
-  }
+  drop_history_before(kept_from);
+  keep_run(data, std::max(kept_from, next_offset_), call);
+}
+
+// Keeps the delivered octets `data` (at next_offset_) from offset `from` on as a run: as their
+// place in the capture, or copied.
+void TcpReassembler::keep_run(std::span<const std::uint8_t> data, std::uint64_t from, Call& call) {
+  const std::span<const std::uint8_t> kept =
+      data.subspan(static_cast<std::size_t>(from - next_offset_));
+  auto& runs = history_.runs;
   if (call.source != nullptr && data.size() >= kMinPlaced && next_offset_ >= history_.copy_until &&
       octets_within(data, call.payload)) {
-    // Kept as its place in the capture.
-    history_.placed.push_back(
-        {next_offset_, data.size(), call.source,
-         call.at + static_cast<std::uint64_t>(data.data() - call.payload.data())});
+    const std::uint64_t at =
+        call.at + static_cast<std::uint64_t>(kept.data() - call.payload.data());
+    if (history_.tail != 0) {  // the copied octets before it become a run
+      runs.push_back(tail_run());
+      history_.tail = 0;
+    }
+    if (!runs.empty() && runs.back().source == call.source &&
+        runs.back().at + runs.back().length == at) {
+      runs.back().length += kept.size();
+    } else {
+      runs.push_back({from, kept.size(), call.source, at});
+    }
     return;
   }
-  if (history_.ring == nullptr) history_.ring.reset(new std::uint8_t[size]);
-  if (data.size() >= size) {
-    ring_write(history_.ring.get(), size, next_offset_ + data.size() - size,
-               data.data() + data.size() - size, size);
-  } else {
-    ring_write(history_.ring.get(), size, next_offset_, data.data(), data.size());
+  const std::size_t need = history_.copied + kept.size();  // (never over the window)
+  if (need > history_.capacity) {
+    resize_copies(std::max(need, std::min(options_.retransmission_window, 2 * history_.capacity)));
   }
+  ring_write(history_.copies.get(), history_.capacity, history_.copied_end, kept.data(),
+             kept.size());
+  history_.tail += kept.size();
+  history_.copied_end += kept.size();
+  history_.copied = need;
+}
+
+// The history lets go of the octets before `offset`; its ring of copies shrinks when a quarter
+// of it is in use.
+void TcpReassembler::drop_history_before(std::uint64_t offset) {
+  auto& runs = history_.runs;
+  while (!runs.empty() && runs.front().start < offset) {
+    Run& run = runs.front();
+    const std::uint64_t cut = std::min(offset - run.start, run.length);
+    if (run.source == nullptr) history_.copied -= static_cast<std::size_t>(cut);
+    if (cut == run.length) {
+      runs.pop_front();
+    } else {
+      run.start += cut;
+      run.length -= cut;
+      run.at += cut;
+    }
+  }
+  if (runs.empty() && history_.tail != 0) {
+    const std::uint64_t tail_start = next_offset_ - history_.tail;
+    if (tail_start < offset) {
+      const std::size_t cut =
+          static_cast<std::size_t>(std::min<std::uint64_t>(offset - tail_start, history_.tail));
+      history_.tail -= cut;
+      history_.copied -= cut;
+    }
+  }
+  if (history_.capacity > kSmallCopies && history_.copied <= history_.capacity / 4) {
+    resize_copies(history_.capacity / 2);
+  }
+}
+
+// The ring of copies at `capacity` octets (at least those held), its octets laid out again.
+void TcpReassembler::resize_copies(std::size_t capacity) {
+  // (Slots are written before they are read: never initialised.)
+  std::unique_ptr<std::uint8_t[]> ring(new std::uint8_t[capacity]);
+  const std::uint64_t end = history_.copied_end;
+  for (std::uint64_t cur = end - history_.copied; cur < end;) {
+    const std::size_t pos = static_cast<std::size_t>(cur % history_.capacity);
+    const std::size_t len =
+        static_cast<std::size_t>(std::min<std::uint64_t>(end - cur, history_.capacity - pos));
+    ring_write(ring.get(), capacity, cur, history_.copies.get() + pos, len);
+    cur += len;
+  }
+  history_.copies.swap(ring);
+  history_.capacity = capacity;
 }
 
 void TcpReassembler::finish(std::uint64_t frame, StreamSink& sink) {
   if (!started_ || ended_) return;
   Call call{frame, sink};
   flush_pending(GapCause::NotCaptured, call);
-  if (fin_.seen && !ended_) {
+  if (fin_seen_ && !ended_) {
     emit_gap(fin_.offset - next_offset_, GapCause::NotCaptured, frame, call);
     maybe_end_at_fin(call);
   }
