@@ -107,6 +107,8 @@ constexpr Required kRequired[] = {
     {"ddp.mo-invalid", Error, 0},
     {"ddp.zero-length-split", Error, 0},
     {"ddp.message-open-at-close", Error, 0},
+    {"receiver.terminate-missing", Warning, 0},
+    {"rdmap.payload-not-allowed", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -200,6 +200,10 @@ enum class DiagId : std::uint16_t {
   DdpMoInvalid,
   DdpZeroLengthSplit,
   DdpMessageOpenAtClose,
+  // The receiver's reaction to a DDP or RDMAP error in its peer's segments (RFC 5040 7.1).
+  ReceiverTerminateMissing,
+  // A Read Request or Terminate carrying ULP payload (RFC 5040 4.2).
+  RdmapPayloadNotAllowed,
   kCount,
 };
 

@@ -389,6 +389,17 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "Sender closed its stream first (FIN, at an FPDU boundary, its peer still open) with a DDP "
      "Message whose segments had not carried the Last flag (no Terminate: the receiver sees its "
      "LLP close)"},
+    // Warning, as receiver.closed-after-error: RFC 5040 7.1 requires the Terminate, but the wire
+    // cannot show a host that failed before it could send one.
+    {ReceiverTerminateMissing, "receiver.terminate-missing", Warning, Protocol, "RFC 5040 7.1",
+     MpaError::None,
+     "Receiver acknowledged a DDP Segment with an error it must detect (an invalid QN, an "
+     "undefined RDMAP opcode), then closed (FIN or RST) without a Terminate, having sent FPDUs "
+     "since or closed while its peer was still open"},
+    {RdmapPayloadNotAllowed, "rdmap.payload-not-allowed", Error, Protocol, "RFC 5040 4.2",
+     MpaError::None,
+     "RDMA Read Request or Terminate longer than its DDP and RDMAP headers (a Terminate's with "
+     "every part RFC 5040 4.8 lets it hold): RFC 5040 4.2 allows neither a ULP payload"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -493,6 +504,7 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapTerminateInvalid:
     case DdpMoInvalid:
     case DdpZeroLengthSplit:
+    case RdmapPayloadNotAllowed:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:
@@ -536,7 +548,8 @@ constexpr bool about_no_field(DiagId id) {
     case CaptureStartupFrameCut:
     case IpFragmentOverlapMismatch:
     case ReceiverClosedAfterError:
-    case DdpMessageOpenAtClose:  // the sender's close
+    case DdpMessageOpenAtClose:     // the sender's close
+    case ReceiverTerminateMissing:  // the receiver's close
       return true;
     default:
       return false;
