@@ -20,7 +20,8 @@
 //     generator's streams draw none;
 //   - rdmap.terminate and its companions stand on FPDUs that hold an untagged opcode 7, and
 //     every Terminate of a direction not mutated yet is named;
-//   - receiver.* only once a Terminate was sent;
+//   - receiver.* only once a Terminate was sent, but receiver.terminate-missing, only once
+//     the other direction was named for ddp.queue-invalid or rdmap.opcode-invalid;
 //   - the number of findings is bounded by the number of FPDUs;
 //   - both segmentations give the same findings (id, direction, sequence number), but
 //     fpdu.not-segment-aligned, which is about the segmentation itself.
@@ -553,8 +554,15 @@ void check(const Conversation& conv,
     }
     if (below_ddp(id)) std::fprintf(stderr, "%s at seq %u\n", name(id), seq);
     MPA_FUZZ_CHECK(!below_ddp(id), "a finding of a layer below DDP, whose octets are right");
-    if (mpa::info(id).name.starts_with("receiver."))
+    if (id == DiagId::ReceiverTerminateMissing) {
+      const bool error_named = std::any_of(found.begin(), found.end(), [dir](const auto& g) {
+        return std::get<1>(g) != dir &&
+               one_of(std::get<0>(g), {DiagId::DdpQueueInvalid, DiagId::RdmapOpcodeInvalid});
+      });
+      MPA_FUZZ_CHECK(error_named, "receiver.terminate-missing without its peer's DDP/RDMAP error");
+    } else if (mpa::info(id).name.starts_with("receiver.")) {
       MPA_FUZZ_CHECK(terminate_sent, "a receiver finding without any Terminate");
+    }
     if (!ulp_rule(id) && !terminate_finding(id)) continue;
     const auto it = at.find({dir, seq});
     if (it == at.end()) std::fprintf(stderr, "%s at seq %u (direction %d)\n", name(id), seq, dir);

@@ -990,6 +990,28 @@ void ddp_queue_invalid(Scenario& s) {
   MessageSpec m = send_of(100);
   m.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kQnAt, 7); };
   s.initiator.messages.push_back(m);
+  // The Responder goes on and closes without the Terminate RFC 5040 7.1 requires.
+  s.expected.findings.push_back("receiver.terminate-missing");
+}
+// RFC 5040 7.1: the last of the Initiator's first three Sends is on queue 7 (RFC 5041 7.1: an
+// invalid QN, which every receiver detects); the Responder acknowledges it, sends its own Sends
+// and Writes, and closes without a Terminate.
+void terminate_missing(Scenario& s) {
+  s.batch = 3;
+  MessageSpec bad = send_of(300);
+  bad.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kQnAt, 7); };
+  s.initiator.messages = {send_of(100), send_of(64), bad};
+  s.expected.findings.push_back("ddp.queue-invalid");
+  responder_sends(s, {send_of(300), write_of(500), send_of(40)});
+}
+// RFC 5040 4.2: the Initiator's second message, an RDMA Read Request, carries 8 octets of ULP
+// payload after its header; the Responder answers it.
+void rdmap_payload_not_allowed(Scenario& s) {
+  s.batch = 3;
+  MessageSpec read = read_request_of(600);
+  read.edit_ulpdu = [](std::size_t, Bytes& u) { u.resize(u.size() + 8, 0xA5); };
+  s.initiator.messages = {send_of(100), read, send_of(64)};
+  responder_sends(s, {message_of(MessageKind::ReadResponse, 600), send_of(200)});
 }
 // RFC 5041 4.3: a Send whose MSN skips three (the next Send's skips back).
 void ddp_msn_invalid(Scenario& s) {
@@ -1062,6 +1084,8 @@ void rdmap_opcode_invalid(Scenario& s) {
   edited_initiator_message(s, 1, send_of(100), 0, [](Bytes& u) {
     u[1] = static_cast<std::uint8_t>((u[1] & 0xf0) | 0x0c);
   });
+  // The Responder goes on and closes without the Terminate RFC 5040 7.1 requires.
+  s.expected.findings.push_back("receiver.terminate-missing");
 }
 // RFC 5040 5.3: the Initiator's last message, a Send, on the Terminate queue (2) as its MSN 1.
 void rdmap_opcode_misplaced(Scenario& s) {
@@ -1478,6 +1502,10 @@ constexpr FaultRecipe kRecipes[] = {
     {"rdmap.opcode-misplaced",
      "the Initiator's last message is a Send on queue 2 (the Terminate queue), MSN 1",
      rdmap_opcode_misplaced},
+    {"rdmap.payload-not-allowed",
+     "the Initiator's second message, an RDMA Read Request, carries 8 octets after its header; "
+     "the Responder answers it",
+     rdmap_payload_not_allowed},
     {"rdmap.reserved-nonzero", "an Initiator Send with RDMAP Control reserved bit 0x10 set",
      rdmap_reserved_nonzero},
     {"rdmap.after-terminate",
@@ -1688,6 +1716,10 @@ constexpr FaultRecipe kRecipes[] = {
      "the Initiator's second FPDU has a wrong CRC; the Responder acknowledges it and resets (RST) "
      "at once, without a Terminate",
      closed_after_error_rst, "rst"},
+    {"receiver.terminate-missing",
+     "the last of the Initiator's first three Sends is on untagged queue 7 (invalid QN); the "
+     "Responder acknowledges it, sends its own Sends and Writes, and closes without a Terminate",
+     terminate_missing},
     {"fpdu.crc-mismatch",
      "the Initiator's RDMA Read Request has a wrong CRC; the Responder answers with a Terminate "
      "(MPA error 2), no Read Response, and closes",

@@ -24,7 +24,7 @@ Bytes write(std::uint32_t stag, std::uint64_t to, bool last, std::size_t payload
 }
 Bytes terminate() {
   Bytes t = untagged(0x7, 2, 1, 0, true, 0);
-  t.resize(18 + 28, 0);  // a Terminate header quoting nothing (M, D, R clear)
+  t.resize(18 + 4, 0);  // a Terminate header quoting nothing (M, D, R clear)
   return t;
 }
 
@@ -63,6 +63,26 @@ Names judge(const std::vector<Bytes>& segments, Feed feed = {}) {
 
 // RFC 5041 4.3, 5.2: the MO of an untagged message's first octet is 0, each segment's MO its
 // payload's place; RFC 5041 4.1: the Last segment carries the highest MO.
+TEST(DdpRules, AReadRequestOrATerminateCarriesNoUlpPayload) {
+  Bytes read = untagged(0x1, 1, 1, 0, true, 0);
+  read.resize(18 + 28, 0);  // sink STag/TO, size, source STag/TO: its header, nothing more
+  EXPECT_EQ(judge({read}), Names{});
+  EXPECT_EQ(judge({terminate()}), Names{});
+  Bytes long_read = read;
+  long_read.resize(18 + 28 + 8, 0xAB);
+  EXPECT_EQ(judge({long_read}), Names{"rdmap.payload-not-allowed"});
+  // A Terminate may hold its DDP Segment Length, a Terminated DDP Header (18 octets at most)
+  // and a Terminated RDMA Header (28) whatever its flags (RFC 5040 4.8: they say which MUST be
+  // present or valid): 52 octets after the DDP header, and nothing beyond.
+  Bytes longest = terminate();
+  longest[18 + 2] = 0x40;  // D (Figure 8: M, D, R lead the third octet)
+  longest.resize(18 + 4 + 2 + 18 + 28, 0);
+  EXPECT_EQ(judge({send(1), longest}), Names{});
+  Bytes long_terminate = longest;
+  long_terminate.resize(18 + 52 + 4, 0);
+  EXPECT_EQ(judge({send(1), long_terminate}), Names{"rdmap.payload-not-allowed"});
+}
+
 TEST(DdpRules, AnUntaggedMessagesMosCoverItFromZeroToTheLastSegmentsEnd) {
   // A gap of 8 octets between the first segment and the Last one.
   EXPECT_EQ(judge({send(1, 0, false), send(1, 16), send(2)}),

@@ -104,12 +104,22 @@ TEST(DdpStream, QueuesOpcodesAndReservedFieldsAreRfc5040s) {
 
 TEST(DdpStream, NothingFollowsATerminate) {
   Bytes terminate = untagged(0x7, 2, 1, 0, true, 0);
-  terminate.resize(18 + 28, 0);  // a Terminate header quoting nothing (M, D, R clear)
+  terminate.resize(18 + 4, 0);  // a Terminate header quoting nothing (M, D, R clear)
   EXPECT_EQ(judge({send(1), terminate, send(2)}), Names{"rdmap.after-terminate"});
 }
 
 TEST(DdpStream, EachFindingIsNamedOncePerDirection) {
   EXPECT_EQ(judge({send(3), send(9), send(20)}), Names{"ddp.msn-invalid"});
+}
+
+TEST(DdpStream, EveryCatalogueIdIsNamedOnceApartFromTheOthers) {
+  // Every id of the catalogue, not only the DDP Stream's own (a bit per id shifted by its
+  // distance from DdpReservedNonzero was undefined below it and past 31 ids above it, and
+  // folded ids onto one another): each is new the first time only.
+  SaidOnce said;
+  constexpr auto kIds = static_cast<std::size_t>(DiagId::kCount);
+  for (std::size_t i = 0; i < kIds; ++i) EXPECT_TRUE(said.first(static_cast<DiagId>(i))) << i;
+  for (std::size_t i = 0; i < kIds; ++i) EXPECT_FALSE(said.first(static_cast<DiagId>(i))) << i;
 }
 
 TEST(DdpStream, SegmentsWhoseCrcFailedAreNotJudgedAndTheQueueIsTakenAsItComesNext) {

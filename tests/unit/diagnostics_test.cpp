@@ -109,6 +109,8 @@ constexpr Required kRequired[] = {
     {"ddp.message-open-at-close", Error, 0},
     {"rdmap.atomic-opcode-invalid", Error, 0},
     {"rdmap.atomic-response-unrequested", Error, 0},
+    {"receiver.terminate-missing", Warning, 0},
+    {"rdmap.payload-not-allowed", Error, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

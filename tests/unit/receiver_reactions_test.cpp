@@ -417,5 +417,98 @@ TEST_F(ReceiverReactionsTest, AReadRequestInAnOddFpduLeftUnansweredWhileTheNextI
   EXPECT_TRUE(out.empty());
 }
 
+// ---- a DDP or RDMAP error the receiver must answer with a Terminate (RFC 5040 7.1)
+
+// A Send on queue 7, which RDMAP does not have (RFC 5041 7.1: invalid QN), `payload` octets.
+Bytes send_on_queue_7(std::size_t payload = 40) {
+  Bytes b = untagged(0x3, 7, 1);
+  b.resize(b.size() + payload, 0xAB);
+  return b;
+}
+// A Send whose RDMAP opcode is 0xC, which no RFC defines (RFC 5040 7.2).
+Bytes send_opcode_12() {
+  Bytes b = untagged(0xC, 0, 2);
+  b.resize(b.size() + 40, 0xAB);
+  return b;
+}
+
+class UlpErrorTest : public ReceiverReactionsTest {
+ protected:
+  // The sender's FPDU with a DDP or RDMAP error `id`, as the connection tells it.
+  void send_bad(Bytes ulpdu, std::uint64_t frame, DiagId id) {
+    const FpduEvent& e = sender.next(std::move(ulpdu), frame);
+    rx.on_ulp_error(id, e);
+    rx.on_sender_fpdu(e, decode_ddp(e.ulpdu_head));
+  }
+};
+
+TEST_F(UlpErrorTest, GoingOnAndClosingWithoutATerminateIsAWarning) {
+  send(send_ulpdu(1), 10);
+  send_bad(send_on_queue_7(), 10, DiagId::DdpQueueInvalid);
+  ack_all(11);
+  answer(send_ulpdu(1), 12);
+  EXPECT_TRUE(out.empty());  // decided when it closes
+  rx.on_sender_close(13);    // the sender's close first does not excuse the FPDUs sent instead
+  close(14);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.terminate-missing"});
+  EXPECT_EQ(out[0].frame, 14u);
+  EXPECT_EQ(out[0].certain_at, 14u);
+  EXPECT_NE(out[0].message.find("invalid QN"), std::string::npos);
+}
+
+TEST_F(UlpErrorTest, ClosingAtOnceWhileThePeerIsOpenIsAWarning) {
+  send_bad(send_opcode_12(), 10, DiagId::RdmapOpcodeInvalid);
+  ack_all(11);
+  close(12, true);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.terminate-missing"});
+  EXPECT_NE(out[0].message.find("unexpected opcode"), std::string::npos);
+}
+
+TEST_F(UlpErrorTest, ATerminateAnswersIt) {
+  send_bad(send_on_queue_7(), 10, DiagId::DdpQueueInvalid);
+  ack_all(11);
+  answer(send_ulpdu(1), 12);  // before the error was seen
+  answer(terminate_ulpdu(), 13, true);
+  close(14);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST_F(UlpErrorTest, WhatTheCaptureCannotHoldAgainstTheReceiverIsNotJudged) {
+  // A zero-length segment on queue 7: RFC 5041 7.1 validates non-zero-length ones only.
+  send_bad(send_on_queue_7(0), 10, DiagId::DdpQueueInvalid);
+  ack_all(11);
+  answer(send_ulpdu(1), 12);
+  close(13);
+  EXPECT_TRUE(out.empty());
+  // Never acknowledged: the receiver may not have had it.
+  ReceiverReactions unacked(Direction::Initiator);
+  const FpduEvent& bad = sender.next(send_on_queue_7(), 20);
+  unacked.on_ulp_error(DiagId::DdpQueueInvalid, bad);
+  unacked.on_receiver_close(false, 21, TcpSeq(receiver.seq), receiver.offset, out);
+  EXPECT_TRUE(out.empty());
+  // Closing after its peer closed, sending nothing: it may have been unable to send it.
+  ReceiverReactions after_peer(Direction::Initiator);
+  const FpduEvent& bad2 = sender.next(send_on_queue_7(), 30);
+  after_peer.on_ulp_error(DiagId::DdpQueueInvalid, bad2);
+  after_peer.on_receiver_ack(TcpSeq(sender.seq), 31, receiver.offset);
+  after_peer.on_sender_close(32);
+  after_peer.on_receiver_close(false, 33, TcpSeq(receiver.seq), receiver.offset, out);
+  EXPECT_TRUE(out.empty());
+  // Octets went missing: what reached the receiver is unknown.
+  ReceiverReactions unknown(Direction::Initiator);
+  const FpduEvent& bad3 = sender.next(send_on_queue_7(), 40);
+  unknown.on_ulp_error(DiagId::RdmapOpcodeInvalid, bad3);
+  unknown.on_receiver_ack(TcpSeq(sender.seq), 41, receiver.offset);
+  unknown.on_unknowable();
+  unknown.on_receiver_close(false, 42, TcpSeq(receiver.seq), receiver.offset, out);
+  // Other findings are no such error.
+  ReceiverReactions other(Direction::Initiator);
+  const FpduEvent& odd = sender.next(send_ulpdu(3), 50);
+  other.on_ulp_error(DiagId::DdpMsnInvalid, odd);
+  other.on_receiver_ack(TcpSeq(sender.seq), 51, receiver.offset);
+  other.on_receiver_close(false, 52, TcpSeq(receiver.seq), receiver.offset, out);
+  EXPECT_TRUE(out.empty());
+}
+
 }  // namespace
 }  // namespace mpa::test

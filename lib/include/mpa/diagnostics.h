@@ -204,6 +204,10 @@ enum class DiagId : std::uint16_t {
   // decoders at hand read them (RFC 7306's text is not in the tree).
   RdmapAtomicOpcodeInvalid,
   RdmapAtomicResponseUnrequested,
+  // The receiver's reaction to a DDP or RDMAP error in its peer's segments (RFC 5040 7.1).
+  ReceiverTerminateMissing,
+  // A Read Request or Terminate carrying ULP payload (RFC 5040 4.2).
+  RdmapPayloadNotAllowed,
   kCount,
 };
 

@@ -400,6 +400,17 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "RFC 7306", MpaError::None,
      "Atomic Response whose Original Request Identifier is that of no Atomic Request of its "
      "receiver still unanswered (or none is outstanding)"},
+    // Warning, as receiver.closed-after-error: RFC 5040 7.1 requires the Terminate, but the wire
+    // cannot show a host that failed before it could send one.
+    {ReceiverTerminateMissing, "receiver.terminate-missing", Warning, Protocol, "RFC 5040 7.1",
+     MpaError::None,
+     "Receiver acknowledged a DDP Segment with an error it must detect (an invalid QN, an "
+     "undefined RDMAP opcode), then closed (FIN or RST) without a Terminate, having sent FPDUs "
+     "since or closed while its peer was still open"},
+    {RdmapPayloadNotAllowed, "rdmap.payload-not-allowed", Error, Protocol, "RFC 5040 4.2",
+     MpaError::None,
+     "RDMA Read Request or Terminate longer than its DDP and RDMAP headers (a Terminate's with "
+     "every part RFC 5040 4.8 lets it hold): RFC 5040 4.2 allows neither a ULP payload"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -506,6 +517,7 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case DdpZeroLengthSplit:
     case RdmapAtomicOpcodeInvalid:
     case RdmapAtomicResponseUnrequested:
+    case RdmapPayloadNotAllowed:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:
@@ -549,7 +561,8 @@ constexpr bool about_no_field(DiagId id) {
     case CaptureStartupFrameCut:
     case IpFragmentOverlapMismatch:
     case ReceiverClosedAfterError:
-    case DdpMessageOpenAtClose:  // the sender's close
+    case DdpMessageOpenAtClose:     // the sender's close
+    case ReceiverTerminateMissing:  // the receiver's close
       return true;
     default:
       return false;

@@ -63,8 +63,24 @@ void ReceiverReactions::on_error(DiagId id, std::uint64_t offset) {
   pending_ = true;
 }
 
+void ReceiverReactions::on_ulp_error(DiagId id, const FpduEvent& fpdu) {
+  if (ulp_error_ || error_) return;
+  if (id == DiagId::DdpQueueInvalid) {
+    // RFC 5041 7.1 validates non-zero-length untagged segments only.
+    if (fpdu.ulpdu_length <= kDdpUntaggedHeaderSize) return;
+  } else if (id != DiagId::RdmapOpcodeInvalid) {
+    return;
+  }
+  ulp_error_ = UlpError{};
+  ulp_error_->id = id;
+  ulp_error_->header_seq = fpdu.header_seq;
+  ulp_error_->end_seq = fpdu.start_seq + fpdu.wire_length;
+  ulp_error_->fpdu_frame = fpdu.last_frame;
+}
+
 void ReceiverReactions::on_unknowable() {
   if (error_) error_->unknowable = true;
+  if (ulp_error_) ulp_error_->unknowable = true;
   legal_oddity_settled();
   odd_read_.reset();
   // Read Request and Response counts may be off from here on: no Read is matched again.
@@ -202,6 +218,10 @@ void ReceiverReactions::on_receiver_ack(TcpSeq ack, std::uint64_t frame,
       legal_oddity_settled();  // it took octets after the odd FPDU
     }
   }
+  if (ulp_error_ && ulp_error_->acked_frame == 0 && !ack.is_before(ulp_error_->end_seq)) {
+    ulp_error_->acked_frame = frame;
+    ulp_error_->receiver_offset = receiver_offset;
+  }
   if (!error_ || !error_->fpdu_known || error_->acked_frame != 0) return;
   if (ack.is_before(error_->end_seq)) return;
   error_->acked_frame = frame;
@@ -214,6 +234,12 @@ void ReceiverReactions::on_receiver_fpdu(const FpduEvent& fpdu, const std::optio
   // An FPDU of its own after it had the odd one: it went on (a Terminate is judged by what it
   // claims, rdmap.terminate-disagrees).
   if (odd_ && odd_->acked && fpdu.start_offset >= odd_->receiver_offset) legal_oddity_settled();
+  if (ulp_error_ && ulp_error_->acked_frame != 0 && !ulp_error_->went_on && !terminate &&
+      fpdu.first_frame >= ulp_error_->acked_frame &&
+      fpdu.start_offset >= ulp_error_->receiver_offset) {
+    ulp_error_->went_on = true;
+    ulp_error_->went_on_seq = fpdu.header_seq;
+  }
   if (is_read_response(ddp)) {
     if (!response_.in_progress) {
       response_.in_progress = true;
@@ -308,6 +334,7 @@ void ReceiverReactions::on_receiver_close(bool rst, std::uint64_t frame, TcpSeq 
       out.push_back(std::move(f));
     }
   }
+  judge_ulp_error(rst, frame, seq, offset, out);
   if (!error_ || error_->unknowable || error_->judged || error_->acked_frame == 0) return;
   // The sender closed first (the receiver's close answers it), the receiver said why in a
   // Terminate, or it sent octets after the bad FPDU reached it (receiver.error-ignored
@@ -334,6 +361,40 @@ void ReceiverReactions::on_receiver_end(std::uint64_t frame, std::vector<Finding
   Finding f = std::move(*went_on_);
   went_on_.reset();
   f.certain_at = std::max(frame, f.frame);
+  out.push_back(std::move(f));
+}
+
+// RFC 5040 7.1: an error detected on an incoming RDMA Message is answered with a Terminate, at
+// the earliest opportunity. A receiver that went on sending other FPDUs and then closed never
+// sent it; one that closed at once sending nothing while its peer was still open closed
+// instead of sending it. (One that closes after its peer closed, sending nothing, may have
+// been unable to: not judged.)
+void ReceiverReactions::judge_ulp_error(bool rst, std::uint64_t frame, TcpSeq seq,
+                                        std::uint64_t offset, std::vector<Finding>& out) {
+  if (!ulp_error_ || ulp_error_->unknowable || ulp_error_->judged || ulp_error_->acked_frame == 0 ||
+      terminated_) {
+    return;
+  }
+  UlpError& e = *ulp_error_;
+  if (!e.went_on && sender_closed_ != 0 && sender_closed_ <= frame) return;
+  e.judged = true;
+  const std::string what =
+      e.id == DiagId::DdpQueueInvalid
+          ? "a non-zero-length untagged DDP Segment on a queue RDMAP does not have (RFC 5041 7.1; "
+            "Terminate: DDP, error type 2, code 0x01, invalid QN)"
+          : "an RDMAP opcode no RFC defines (RFC 5040 7.2; Terminate: RDMAP, error type 2, code "
+            "0x06, unexpected opcode)";
+  const std::string since = e.went_on
+                                ? fmt::format("sent FPDUs from seq {} on", e.went_on_seq.value())
+                                : std::string("sent nothing");
+  Finding f = make_finding(
+      DiagId::ReceiverTerminateMissing, frame, seq, offset,
+      fmt::format("the {} acknowledged (frame {}) the {}'s FPDU at seq {} (frame {}) carrying {}, "
+                  "then {} and {} the connection at seq {} without a Terminate: an error on an "
+                  "incoming RDMA Message MUST be answered with one (RFC 5040 7.1)",
+                  receiver_name(), e.acked_frame, sender_name(), e.header_seq.value(), e.fpdu_frame,
+                  what, since, rst ? "reset (RST)" : "closed (FIN)", seq.value()));
+  f.certain_at = frame;
   out.push_back(std::move(f));
 }
 

@@ -19,6 +19,16 @@
 // had the bad FPDU yet). A retransmission of the sender's that differs, or a gap in either
 // stream, makes what reached the receiver unknown: nothing is judged from then on.
 //
+// Its reaction to an error in what MPA carries is judged as well (RFC 5040 7.1: the Local Peer
+// MUST send a Terminate for an error detected on an incoming RDMA Message): the sender's first
+// DDP Segment with an error any receiver detects from the segment alone (RFC 5041 7.1: a
+// non-zero-length untagged segment on a queue the stream does not have; RFC 5040 7.2: an
+// opcode no RFC defines), which the receiver acknowledged:
+// - receiver.terminate-missing: its stream then ended (FIN or RST) without a Terminate, and it
+//   had sent FPDUs since its acknowledgement or its peer had not closed first. (Errors against
+//   the receiver's buffers, STags and MSN range are inside it; a capture that ends first, or
+//   with octets missing, is not judged.)
+//
 // Its reaction to legal input is judged too (RFC 5044 4.1, 4.2, 4.3: a receiver ignores the
 // pad's value, a marker's reserved field and FPDUPTR's two low bits): the sender's first FPDU
 // whose only oddity is one of these, in an error-free stream, is followed until the receiver
@@ -86,6 +96,10 @@ class ReceiverReactions {
   // are ignored) about the octet at stream offset `offset`. Only the first error counts (RFC
   // 5044 8: MPA is over in that direction after it).
   void on_error(DiagId id, std::uint64_t offset);
+  // The sender's FPDU `fpdu` holds a DDP Segment with the error `id` (ddp.queue-invalid,
+  // rdmap.opcode-invalid; others are ignored): only the first counts, and none after an MPA
+  // error (on_error). Told before on_sender_fpdu for the same FPDU.
+  void on_ulp_error(DiagId id, const FpduEvent& fpdu);
   // Each FPDU of the sender, in stream order (`ddp`: its DDP header, when it decodes).
   void on_sender_fpdu(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp);
   // The sender closed (FIN or RST).
@@ -159,6 +173,21 @@ class ReceiverReactions {
     std::uint64_t fpdu_frame = 0;
   };
   void judge_odd_read(std::uint64_t k, const FpduEvent& fpdu, std::vector<Finding>& out);
+  // The sender's first DDP or RDMAP error its receiver must answer with a Terminate.
+  struct UlpError {
+    DiagId id{};
+    TcpSeq header_seq;
+    TcpSeq end_seq;  // after the FPDU's last octet
+    std::uint64_t fpdu_frame = 0;
+    std::uint64_t acked_frame = 0;      // the receiver's first ACK covering the FPDU
+    std::uint64_t receiver_offset = 0;  // the receiver's stream offset at that ACK
+    TcpSeq went_on_seq;                 // its first FPDU after that ACK that is no Terminate
+    bool went_on = false;
+    bool unknowable = false;
+    bool judged = false;
+  };
+  void judge_ulp_error(bool rst, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
+                       std::vector<Finding>& out);
 
   std::string sender_name() const;
   std::string receiver_name() const;
@@ -166,10 +195,8 @@ class ReceiverReactions {
 
   Direction sender_;
   HeapOptional<Error> error_;
-  bool pending_ = false;              // error_ set, its FPDU not yet completed
   std::uint64_t read_requests_ = 0;   // the sender's Read Requests so far
   std::uint64_t read_responses_ = 0;  // the receiver's completed Read Response messages
-  bool counts_lost_ = false;          // a gap or a differing retransmission: Reads unmatched
   // The receiver's Read Response message in progress: its Data Sink STag and tagged offset,
   // and where its first FPDU began.
   struct ResponseInProgress {
@@ -184,12 +211,16 @@ class ReceiverReactions {
   // Carried in or after the bad FPDU (a vector: an empty deque allocates, and every sender of
   // every open connection has one of these).
   std::vector<ReadRequest> reads_;
-  bool terminated_ = false;          // the receiver sent a Terminate
   std::uint64_t sender_closed_ = 0;  // frame of the sender's FIN or RST (0: none yet)
   // The receiver's first FPDU (not a Terminate) begun after its ACK of the bad FPDU.
   HeapOptional<Finding> went_on_;
   HeapOptional<LegalOddity> odd_;
   HeapOptional<OddRead> odd_read_;
+  HeapOptional<UlpError> ulp_error_;
+  // (The flags together, after the pointers: no padding between them.)
+  bool pending_ = false;      // error_ set, its FPDU not yet completed
+  bool counts_lost_ = false;  // a gap or a differing retransmission: Reads unmatched
+  bool terminated_ = false;   // the receiver sent a Terminate
   bool odd_settled_ = false;  // the first such FPDU was taken, refused, or cannot be judged
   bool sender_sent_ = false;  // the sender has completed an FPDU
   TcpSeq sender_end_;         // after the last octet of its latest complete FPDU

@@ -429,6 +429,7 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   context.siw_sender = s.siw;
   const UlpVerdict verdict = s.ulp().check(fpdu, context, found);
   count_ird_requests(s, fpdu, verdict.ddp, found);
+  for (const Finding& f : found) s.rx.on_ulp_error(f.id, fpdu);  // the peer must Terminate
   s.rx.on_sender_fpdu(fpdu, verdict.ddp);
   s.peer->rx.set_sender(direction_of(*s.peer));
   s.peer->rx.on_receiver_fpdu(fpdu, verdict.ddp, verdict.terminate, found);

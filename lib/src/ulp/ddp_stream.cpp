@@ -73,10 +73,7 @@ void DdpStream::say(DiagId id, const FpduEvent& fpdu, std::string message,
 
 void DdpStream::say_at(DiagId id, std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
                        std::string message, std::vector<Finding>& out) {
-  const auto bit =
-      1u << (static_cast<unsigned>(id) - static_cast<unsigned>(DiagId::DdpReservedNonzero));
-  if (said_ & bit) return;
-  said_ |= bit;
+  if (!said_.first(id)) return;
   out.push_back(
       make_finding(id, frame, seq, offset, std::move(message) + " (first of this direction)"));
 }

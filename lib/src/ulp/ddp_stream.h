@@ -10,6 +10,8 @@
 #pragma once
 
 #include <array>
+#include <bitset>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -24,6 +26,23 @@ namespace mpa {
 // The untagged queues RDMAP uses (RFC 5040 5: 0 Send, 1 RDMA Read Request, 2 Terminate; RFC
 // 7306's Atomic Request and Response on 3 and 4).
 inline constexpr std::uint32_t kDdpQueues = 5;
+
+// The catalogue ids a direction has named already (each once): a bit per DiagId, sized from the
+// catalogue, so any id may be asked about (a shift by the id's distance from one of them would
+// be undefined past 31).
+class SaidOnce {
+ public:
+  // True the first time `id` is asked about, false after.
+  bool first(DiagId id) {
+    const auto i = static_cast<std::size_t>(id);
+    if (said_.test(i)) return false;
+    said_.set(i);
+    return true;
+  }
+
+ private:
+  std::bitset<static_cast<std::size_t>(DiagId::kCount)> said_;
+};
 
 class DdpStream {
  public:
@@ -102,7 +121,7 @@ class DdpStream {
 
   std::array<Queue, kDdpQueues> queues_{};
   Tagged tagged_;
-  std::uint32_t said_ = 0;           // bit per id (DiagId - DdpReservedNonzero) already named
+  SaidOnce said_;                    // the ids already named in this direction
   std::uint8_t ddp_version_ = 0xff;  // the stream's DV (0xff: none seen)
   bool terminated_ = false;          // a Terminate went out
 };

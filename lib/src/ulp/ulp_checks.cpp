@@ -122,6 +122,7 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                       fpdu.header_seq.value(), need)));
     }
   }
+  if (judged && need.empty() && v.ddp) check_no_payload(fpdu, *v.ddp, size, out);
   feed_stream(stream_.stream, fpdu, context, recent_count_ == 1,
               judged && need.empty() ? v.ddp : std::nullopt, size, out);
   if (!v.ddp) return v;
@@ -136,6 +137,34 @@ UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
     v.terminate = true;
   }
   return v;
+}
+
+// The most a Terminate header holds (RFC 5040 4.8, Figure 7): Terminate Control and Reserved,
+// the DDP Segment Length, the Terminated DDP Header (144 bits for an untagged message) and the
+// Terminated RDMA Header (224 bits). Its M, D and R flags say which of the last three are valid
+// or must be present, not that the others are absent ("MUST be present if the D bit is set"),
+// so only octets beyond all of them are a payload.
+constexpr std::size_t kTerminateHeaderMost = 4 + 2 + kDdpUntaggedHeaderSize + kRdmaReadRequestSize;
+
+// RFC 5040 4.2: a Read Request and a Terminate carry their RDMAP header and no ULP Message.
+void UlpChecks::check_no_payload(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t size,
+                                 std::vector<Finding>& out) {
+  if (ddp.tagged) return;
+  std::size_t body = 0;
+  if (ddp.opcode == static_cast<std::uint8_t>(RdmapOpcode::ReadRequest)) {
+    body = rdmap_header_size(ddp);
+  } else if (ddp.opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
+    body = kTerminateHeaderMost;
+  }
+  if (body == 0 || size <= ddp.header_size + body) return;
+  if (!said_.first(DiagId::RdmapPayloadNotAllowed)) return;
+  out.push_back(make_finding(
+      DiagId::RdmapPayloadNotAllowed, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
+      fmt::format("{} of {} octets at seq {}: its {}-octet DDP header and {}-octet {} header "
+                  "(at most) leave {} octets of ULP payload, which RFC 5040 4.2 does not allow it "
+                  "(first of this direction)",
+                  rdmap_opcode_words(ddp.opcode), size, fpdu.header_seq.value(), ddp.header_size,
+                  body, rdmap_opcode_words(ddp.opcode), size - ddp.header_size - body)));
 }
 
 namespace {

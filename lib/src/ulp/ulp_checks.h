@@ -108,6 +108,8 @@ class UlpChecks {
 
  private:
   void remember(const FpduEvent& fpdu);
+  void check_no_payload(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t size,
+                        std::vector<Finding>& out);
 
   bool said_ddp_version_ = false;
   bool said_too_short_ = false;
@@ -115,7 +117,8 @@ class UlpChecks {
   std::uint32_t outstanding_ = 0;  // requests not yet answered (count_request)
   bool count_lost_ = false;
   bool said_ird_ = false;
-  RdmaRequests reads_;                   // this sender's RDMA Read Requests and the peer's answers
+  SaidOnce said_;       // the ids named once per direction here (beside the bools above)
+  RdmaRequests reads_;  // this sender's RDMA Read Requests and the peer's answers
   std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
   std::size_t recent_count_ = 0;
   // The direction's DDP Stream (message assembly per queue), made at its first DDP Segment;
