@@ -153,6 +153,31 @@ TEST(InferredFraming, ULPDULengthTwoShortWithoutCrcsGivesNoPadWarningBeforeItSho
   EXPECT_EQ(r.fpdus, 8u);
 }
 
+TEST(InferredFraming, AnInitiatorsFirstFpduCompleteAsSentIsNotYetIncomplete) {
+  // CRC on, no CRC field sent: the Initiator's first FPDU (66 octets of ULPDU, no pad) ends 4
+  // octets before the RFC's reading does. A push that ends one octet into the next FPDU holds
+  // all of it as sent: whether it is complete is not known yet (the Responder may send now,
+  // RFC 5044 7.1.2), so the reader says it is testing.
+  synth::FpduFramer framer(false, true, 0, {.omit_crc_field = true});
+  std::vector<std::uint8_t> s;
+  for (const std::size_t n : {66u, 43u}) {
+    const synth::Chunk c = framer.frame(send_ulpdu(n));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  FpduReaderConfig config = test::reader_config(0, false, true);
+  config.check_sender_framing = true;
+  config.direction = Direction::Initiator;
+  RecordingSink sink;
+  FpduReader reader(config);
+  reader.push(std::span<const std::uint8_t>(s).first(69), 1, true, sink);
+  EXPECT_EQ(reader.fpdus(), 0u);
+  EXPECT_TRUE(reader.testing());
+  reader.push(std::span<const std::uint8_t>(s).subspan(69), 2, true, sink);
+  reader.finish(2, sink);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.crc-field-missing"});
+  EXPECT_EQ(reader.fpdus(), 2u);
+}
+
 TEST(InferredFraming, ANonZeroPadIsStillNamedWhenNothingExplainsIt) {
   // The same first FPDU from an RFC sender whose pad really is 5a 5a: the next FPDU, with a pad
   // of 0 and a CRC that matches, rules out a ULPDU_Length 2 short.

@@ -134,7 +134,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
         tail_.remember(data, frame, segment_start);
         // (Only the Initiator's first FPDU is waited for by its peer: RFC 5044 7.1.2.)
         first_complete_as_deviation_ = fpdus_ == 0 && config_.direction == Direction::Initiator &&
-                                       grammar_.header_read() && ending_deviation() != nullptr;
+                                       grammar_.header_read() && ending_deviation(false) != nullptr;
         return std::nullopt;
       case FpduGrammar::Step::Marker:
         trigger = on_marker(frame, sink);

@@ -162,9 +162,10 @@ class FpduReader {
   // The stream ends inside the FPDU in progress, exactly where a deviation ends it (its CRC
   // matching there, or its DDP header and pad bearing it out): that FPDU, and the deviation.
   void close_as_deviation(std::uint64_t frame, FpduSink& sink);
-  bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const;
-  // The deviation that ends the FPDU in progress where the octets read so far end (none: nullptr).
-  const SenderHypothesis* ending_deviation() const;
+  bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu, TcpSeq end) const;
+  // The deviation that ends the FPDU in progress where the octets read so far end (`exactly`),
+  // or a few octets before (none: nullptr).
+  const SenderHypothesis* ending_deviation(bool exactly) const;
   bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;

@@ -41,6 +41,9 @@ constexpr std::size_t kTestBufferLimit = 256u << 10;
 // How much later than the RFC's a deviation may put the CRC field (ULPDU_Length 4 short,
 // pads of up to 3 where the RFC's is 0, a marker between).
 constexpr std::uint32_t kLongerFpduOctets = 4 + 3 + kMarkerSize;
+// Octets of the next FPDU that may have come with the end of the Initiator's first FPDU as a
+// deviation frames it (still within the tail kept: TailOctets::kSize, less a CRC field and pad).
+constexpr std::uint32_t kNextFpduOctetsRead = 16;
 // fpdu.pad-nonzero warnings held at most: a sender whose every pad is wrong is told at once.
 constexpr std::size_t kHeldPadsLimit = 64;
 
@@ -276,11 +279,10 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
 }
 
-bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const {
-  // The octets of the FPDU's end are the newest read (tail_), ending at the position.
-  const TcpSeq end = grammar_.position();
+bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu, TcpSeq end) const {
+  // The octets of the FPDU's end are among the newest read (tail_), ending at the position.
   const std::span<const std::uint8_t> tail = tail_.bytes();
-  const TcpSeq tail_seq = end - static_cast<std::uint32_t>(tail.size());
+  const TcpSeq tail_seq = grammar_.position() - static_cast<std::uint32_t>(tail.size());
   const auto held = [&](TcpSeq seq,
                         std::uint32_t n) -> std::optional<std::span<const std::uint8_t>> {
     if (seq.is_before(tail_seq) || seq.distance_from(tail_seq) + n > tail.size()) return {};
@@ -310,7 +312,7 @@ bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const {
                      [](std::uint8_t b) { return b == 0; });
 }
 
-const SenderHypothesis* FpduReader::ending_deviation() const {
+const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
   // An FPDU in progress that ends here as a deviation frames it, its ULPDU beginning like DDP
   // and its CRC (or, without one, its pad) bearing it out.
   if (!config_.check_sender_framing || !judge_.judging() || !grammar_.header_read() ||
@@ -324,9 +326,12 @@ const SenderHypothesis* FpduReader::ending_deviation() const {
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length);
-    if (ulpdu && fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length) == read &&
-        grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
-        ends_as(h, *ulpdu)) {
+    if (!ulpdu) continue;
+    const std::uint32_t wire = fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+    // (Not exactly: the next FPDU's first few octets may have come too.)
+    if (exactly ? wire != read : wire > read || read - wire > kNextFpduOctetsRead) continue;
+    if (grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
+        ends_as(h, *ulpdu, fpdu.start_seq + wire)) {
       return &h;
     }
   }
@@ -336,7 +341,7 @@ const SenderHypothesis* FpduReader::ending_deviation() const {
 void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
   // RFC 5044 4.1: a sender ends its stream at an FPDU boundary. One that ends inside the FPDU
   // the reader frames, where a deviation ends it (ending_deviation), framed its last FPDU so.
-  if (const SenderHypothesis* found = ending_deviation()) {
+  if (const SenderHypothesis* found = ending_deviation(true)) {
     const SenderHypothesis& h = *found;
     const MarkerGrid grid = grammar_.grid();
     const std::span<const std::uint8_t> tail = tail_.bytes();
