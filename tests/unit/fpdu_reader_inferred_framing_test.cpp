@@ -129,6 +129,55 @@ TEST(InferredFraming, ULPDULengthTwoShortGivesNoPhantomPadWarning) {
   EXPECT_EQ(r.fpdus, 4u);
 }
 
+TEST(InferredFraming, ULPDULengthTwoShortInTinyPiecesIsNamedNotACrcError) {
+  // CRC on; ULPDU_Length = true length - 2, the stream in pieces of 5 octets. The first FPDU
+  // (0 mod 4) ends 4 octets after the RFC's reading; the push that completes that reading holds
+  // one octet beyond it, not the sender's CRC field: the next octets decide, not the first push.
+  const Read r = read_stream({.length_bias = -2}, false, true, {120, 118, 119, 122}, 5);
+  EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.ulpdu-length-miscounted"});
+  EXPECT_EQ(r.framing.length_bias, -2);
+  EXPECT_EQ(r.fpdus, 4u);
+}
+
+TEST(InferredFraming, ULPDULengthTwoShortWithoutCrcsGivesNoPadWarningBeforeItShows) {
+  // Markers on, CRC off; ULPDU_Length = true length - 2. The first two FPDUs (2 mod 4) end where
+  // the RFC ends them, their last two ULPDU octets read as pad; the third (0 mod 4) shows the
+  // sender's rule. The FPDU after a pad warning does not bear it out: only an FPDU with a pad
+  // under 2 followed by another where the RFC puts it would.
+  const Read r =
+      read_stream({.length_bias = -2}, true, false, {118, 122, 120, 119, 121, 118, 123, 117});
+  EXPECT_EQ(r.sink.count(DiagId::FpduPadNonzero), 0u)
+      << testing::PrintToString(r.sink.finding_names());
+  EXPECT_EQ(r.sink.count(DiagId::FpduUlpduLengthMiscounted), 1u);
+  EXPECT_EQ(r.framing.length_bias, -2);
+  EXPECT_EQ(r.fpdus, 8u);
+}
+
+TEST(InferredFraming, AnInitiatorsFirstFpduCompleteAsSentIsNotYetIncomplete) {
+  // CRC on, no CRC field sent: the Initiator's first FPDU (66 octets of ULPDU, no pad) ends 4
+  // octets before the RFC's reading does. A push that ends one octet into the next FPDU holds
+  // all of it as sent: whether it is complete is not known yet (the Responder may send now,
+  // RFC 5044 7.1.2), so the reader says it is testing.
+  synth::FpduFramer framer(false, true, 0, {.omit_crc_field = true});
+  std::vector<std::uint8_t> s;
+  for (const std::size_t n : {66u, 43u}) {
+    const synth::Chunk c = framer.frame(send_ulpdu(n));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  FpduReaderConfig config = test::reader_config(0, false, true);
+  config.check_sender_framing = true;
+  config.direction = Direction::Initiator;
+  RecordingSink sink;
+  FpduReader reader(config);
+  reader.push(std::span<const std::uint8_t>(s).first(69), 1, true, sink);
+  EXPECT_EQ(reader.fpdus(), 0u);
+  EXPECT_TRUE(reader.testing());
+  reader.push(std::span<const std::uint8_t>(s).subspan(69), 2, true, sink);
+  reader.finish(2, sink);
+  EXPECT_EQ(sink.finding_names(), Names{"fpdu.crc-field-missing"});
+  EXPECT_EQ(reader.fpdus(), 2u);
+}
+
 TEST(InferredFraming, ANonZeroPadIsStillNamedWhenNothingExplainsIt) {
   // The same first FPDU from an RFC sender whose pad really is 5a 5a: the next FPDU, with a pad
   // of 0 and a CRC that matches, rules out a ULPDU_Length 2 short.

@@ -134,7 +134,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
         tail_.remember(data, frame, segment_start);
         // (Only the Initiator's first FPDU is waited for by its peer: RFC 5044 7.1.2.)
         first_complete_as_deviation_ = fpdus_ == 0 && config_.direction == Direction::Initiator &&
-                                       grammar_.header_read() && ending_deviation() != nullptr;
+                                       grammar_.header_read() && ending_deviation(false) != nullptr;
         return std::nullopt;
       case FpduGrammar::Step::Marker:
         trigger = on_marker(frame, sink);
@@ -229,13 +229,14 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ulpdu_bytes_ += fpdu.ulpdu_length;
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
   if (!held_pads_.empty()) settle_pad_warnings(fpdu, crc_explained, sink);
-  if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame)) pad_nonzero = false;
+  if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame, sink)) pad_nonzero = false;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);
   reader_mode::PreviousFpdu& prev = prev_.emplace();
   prev.start = fpdu.start_seq;
   prev.ulpdu_length = fpdu.ulpdu_length;
   prev.crc_good = fpdu.crc_status == CrcStatus::Good && !crc_explained;
+  prev.short_pad = fpdu.pad_length < 2 && !crc_explained;
   if (fpdu.ulpdu_head.size() >= 2) prev.control = {fpdu.ulpdu_head[0], fpdu.ulpdu_head[1]};
   prev.start_offset = fpdu.start_offset;
   prev.header_seq = fpdu.header_seq;

@@ -156,12 +156,16 @@ class FpduReader {
   std::optional<Resume> act(const reader_mode::Verdict& v, std::uint64_t frame, FpduSink& sink);
   // The FPDU just completed as `h` frames it (its octets from `window`, at `window_seq`).
   void reframe_event(const SenderHypothesis& h, Octets window, TcpSeq window_seq);
+  // ... and whose CRC matched further on, where that sender put it (reader_mode::PendingCrc).
+  void extend_to_crc_field(const reader_mode::PendingCrc& p, const HeldOctets& held,
+                           bool& pad_nonzero);
   // The stream ends inside the FPDU in progress, exactly where a deviation ends it (its CRC
   // matching there, or its DDP header and pad bearing it out): that FPDU, and the deviation.
   void close_as_deviation(std::uint64_t frame, FpduSink& sink);
-  bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const;
-  // The deviation that ends the FPDU in progress where the octets read so far end (none: nullptr).
-  const SenderHypothesis* ending_deviation() const;
+  bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu, TcpSeq end) const;
+  // The deviation that ends the FPDU in progress where the octets read so far end (`exactly`),
+  // or a few octets before (none: nullptr).
+  const SenderHypothesis* ending_deviation(bool exactly) const;
   bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;
@@ -181,9 +185,13 @@ class FpduReader {
     std::uint64_t offset = 0;
     std::uint64_t frame = 0;
     std::uint32_t ulpdu_length = 0;
+    // Its first two pad octets non-zero, the rest zero: the ULPDU's last two octets, if its
+    // sender counted ULPDU_Length 2 short (only an FPDU of that sender with a pad under 2 tells).
+    bool short_count_fits = false;
   };
   std::vector<HeldPadWarning> held_pads_;
-  bool hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame);
+  bool hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame,
+                        FpduSink& sink);
   void settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink);
   void give_pad_warnings(FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...

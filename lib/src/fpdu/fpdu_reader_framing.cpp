@@ -41,6 +41,11 @@ constexpr std::size_t kTestBufferLimit = 256u << 10;
 // How much later than the RFC's a deviation may put the CRC field (ULPDU_Length 4 short,
 // pads of up to 3 where the RFC's is 0, a marker between).
 constexpr std::uint32_t kLongerFpduOctets = 4 + 3 + kMarkerSize;
+// Octets of the next FPDU that may have come with the end of the Initiator's first FPDU as a
+// deviation frames it (still within the tail kept: TailOctets::kSize, less a CRC field and pad).
+constexpr std::uint32_t kNextFpduOctetsRead = 16;
+// fpdu.pad-nonzero warnings held at most: a sender whose every pad is wrong is told at once.
+constexpr std::size_t kHeldPadsLimit = 64;
 
 // A failing CRC that matches where a deviation puts the CRC field of the FPDU `grammar` just
 // completed: that deviation, `resume` where the next FPDU begins and `pad_nonzero` its pad as
@@ -113,6 +118,59 @@ std::optional<reader_mode::Candidate> unmatched_candidate(const SenderHypothesis
   return reader_mode::Candidate{h, at, false};
 }
 
+// A deviation's candidate after an FPDU whose CRC matched nowhere in the octets the push
+// brought, where the deviation puts its CRC field further on (a few octets of ULPDU or pad
+// more than the RFC's): its CRC decides once those octets come (`state`: the CRC before the
+// RFC's CRC field). How the stream was cut must not decide which framings are tried.
+std::optional<reader_mode::Candidate> pending_crc_candidate(const SenderHypothesis& h,
+                                                            const FpduEvent& odd,
+                                                            const MarkerGrid& grid,
+                                                            const HeldOctets& held,
+                                                            std::uint32_t state) {
+  if (!h.framing.crc_field) return {};
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
+  const std::span<const std::uint8_t> head = odd.ulpdu_head;
+  if (!ulpdu || head.size() < 2 || !ulpdu_header_plausible(*ulpdu, head[0], head[1])) return {};
+  const std::uint32_t wire = fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length);
+  const TcpSeq field = odd.start_seq + (wire - kCrcSize);
+  const TcpSeq rfc = crc_field(odd.start_seq, odd.wire_length).seq;
+  // (A field at or before the RFC's, or one the push holds: explain_crc tried it.)
+  if (!field.is_after(rfc) || field.distance_from(rfc) > kLongerFpduOctets ||
+      rfc.is_before(held.seq()) || grid.markers_within(field, kCrcSize) > 0) {
+    return {};
+  }
+  const std::size_t at = field.distance_from(held.seq());
+  if (at + kCrcSize <= held.size()) return {};
+  // An FPDU that is one whole segment as the RFC frames it (RFC 5044 4.1's alignment) bears the
+  // RFC's framing out: its CRC is wrong, and said at once (the peer's Terminate may come next).
+  if (odd.starts_segment && odd.within_one_segment &&
+      rfc.distance_from(held.seq()) + kCrcSize == held.size()) {
+    return {};
+  }
+  reader_mode::Candidate c{h, at + kCrcSize, false};
+  c.crc = reader_mode::PendingCrc{rfc.distance_from(held.seq()), at, state};
+  return c;
+}
+
+// What bears a deviation out: its own CRC (a PendingCrc), or the FPDUs that follow.
+std::string evidence(bool own_crc, std::size_t fpdus) {
+  if (own_crc) return "its CRC matches";
+  return fpdus == 1 ? std::string("the next FPDU parses")
+                    : fmt::format("the next {} FPDUs parse", fpdus);
+}
+
+// How far the held octets decide a PendingCrc candidate (Enough: its CRC matches there).
+FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const std::uint8_t> held) {
+  FramingTest t{.stop = FramingTest::Stop::Incomplete};
+  if (held.size() < p.field + kCrcSize) return t;
+  const std::uint32_t state = crc32c_update(p.state, held.subspan(p.rfc, p.field - p.rfc));
+  const bool match = crc32c_finish(state) == crc_from_wire(&held[p.field]);
+  t.stop = match ? FramingTest::Stop::Enough : FramingTest::Stop::Invalid;
+  t.fpdus = match ? 1 : 0;
+  t.decided_at = t.first_counted_at = p.field + kCrcSize;
+  return t;
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -167,7 +225,11 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     const MarkerGrid grid = h.markers ? grid_now : MarkerGrid();
     if (trigger == Trigger::CrcUnmatched) {
       if (h.markers != grid_now.enabled()) continue;
-      if (auto c = unmatched_candidate(h, odd, grid, t.held)) candidates.push_back(*c);
+      if (auto c = unmatched_candidate(h, odd, grid, t.held)) {
+        candidates.push_back(*c);
+      } else if (auto p = pending_crc_candidate(h, odd, grid, t.held, grammar_.crc_state())) {
+        candidates.push_back(*p);
+      }
       continue;
     }
     if (trigger == Trigger::FirstMarker) {
@@ -217,11 +279,10 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
 }
 
-bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const {
-  // The octets of the FPDU's end are the newest read (tail_), ending at the position.
-  const TcpSeq end = grammar_.position();
+bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu, TcpSeq end) const {
+  // The octets of the FPDU's end are among the newest read (tail_), ending at the position.
   const std::span<const std::uint8_t> tail = tail_.bytes();
-  const TcpSeq tail_seq = end - static_cast<std::uint32_t>(tail.size());
+  const TcpSeq tail_seq = grammar_.position() - static_cast<std::uint32_t>(tail.size());
   const auto held = [&](TcpSeq seq,
                         std::uint32_t n) -> std::optional<std::span<const std::uint8_t>> {
     if (seq.is_before(tail_seq) || seq.distance_from(tail_seq) + n > tail.size()) return {};
@@ -251,7 +312,7 @@ bool FpduReader::ends_as(const SenderHypothesis& h, std::uint32_t ulpdu) const {
                      [](std::uint8_t b) { return b == 0; });
 }
 
-const SenderHypothesis* FpduReader::ending_deviation() const {
+const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
   // An FPDU in progress that ends here as a deviation frames it, its ULPDU beginning like DDP
   // and its CRC (or, without one, its pad) bearing it out.
   if (!config_.check_sender_framing || !judge_.judging() || !grammar_.header_read() ||
@@ -265,9 +326,12 @@ const SenderHypothesis* FpduReader::ending_deviation() const {
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length);
-    if (ulpdu && fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length) == read &&
-        grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
-        ends_as(h, *ulpdu)) {
+    if (!ulpdu) continue;
+    const std::uint32_t wire = fpdu_wire_length(grid, fpdu.start_seq, h.framing, fpdu.ulpdu_length);
+    // (Not exactly: the next FPDU's first few octets may have come too.)
+    if (exactly ? wire != read : wire > read || read - wire > kNextFpduOctetsRead) continue;
+    if (grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
+        ends_as(h, *ulpdu, fpdu.start_seq + wire)) {
       return &h;
     }
   }
@@ -277,7 +341,7 @@ const SenderHypothesis* FpduReader::ending_deviation() const {
 void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
   // RFC 5044 4.1: a sender ends its stream at an FPDU boundary. One that ends inside the FPDU
   // the reader frames, where a deviation ends it (ending_deviation), framed its last FPDU so.
-  if (const SenderHypothesis* found = ending_deviation()) {
+  if (const SenderHypothesis* found = ending_deviation(true)) {
     const SenderHypothesis& h = *found;
     const MarkerGrid grid = grammar_.grid();
     const std::span<const std::uint8_t> tail = tail_.bytes();
@@ -301,34 +365,43 @@ void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
   }
 }
 
-bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame) {
+bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame,
+                                  FpduSink& sink) {
   if (!config_.check_sender_framing || !judge_.judging() || !fpdu.judged) return false;
+  // Its first two pad octets may be the ULPDU's last two, counted short by 2 (RFC 5044 4.1:
+  // the sender's own pad, the rest, zero).
+  bool short_count_fits = fpdu.pad_length >= 2 && grammar_.framing().length_bias >= 0;
+  for (std::size_t i = 2; i < fpdu.pad_length; ++i) short_count_fits &= fpdu.pad[i] == 0;
   if (config_.crc) {
     // A CRC vouches for where an FPDU ends, not for where its ULPDU does: a sender whose
     // ULPDU_Length counts 2 octets short ends its FPDU where the RFC does whenever the RFC's
     // pad is 2 or 3 octets, and the last two octets of its ULPDU read as the pad's first two.
-    if (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length < 2 ||
-        grammar_.framing().length_bias < 0) {
-      return false;
-    }
-    for (std::size_t i = 2; i < fpdu.pad_length; ++i) {
-      if (fpdu.pad[i] != 0) return false;
-    }
+    if (fpdu.crc_status != CrcStatus::Good || crc_explained || !short_count_fits) return false;
   }
-  // (Without CRCs, the "pad" may be the next FPDU's first octets, until that FPDU begins.)
-  held_pads_.push_back({fpdu.header_seq, header_offset(fpdu), frame, fpdu.ulpdu_length});
+  // (Without CRCs, the "pad" may also be the next FPDU's first octets, until that FPDU begins.)
+  if (held_pads_.size() >= kHeldPadsLimit) give_pad_warnings(sink);  // (bounded)
+  held_pads_.push_back(
+      {fpdu.header_seq, header_offset(fpdu), frame, fpdu.ulpdu_length, short_count_fits});
   return true;
 }
 
 void FpduReader::settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink) {
-  // Without CRCs: another FPDU followed, where the RFC puts it. With CRCs: an FPDU whose CRC
-  // matches with a pad of 0 or 1 octets, which a sender counting 2 short would have ended 4
-  // octets later.
-  if (config_.crc &&
-      (fpdu.crc_status != CrcStatus::Good || crc_explained || fpdu.pad_length >= 2)) {
+  // With CRCs: an FPDU whose CRC matches with a pad of 0 or 1 octets, which a sender counting
+  // 2 short would have ended 4 octets later.
+  if (config_.crc) {
+    if (fpdu.crc_status == CrcStatus::Good && !crc_explained && fpdu.pad_length < 2)
+      give_pad_warnings(sink);
     return;
   }
-  give_pad_warnings(sink);
+  // Without CRCs: another FPDU followed, where the RFC puts it (the pad was no next header);
+  // a pad that a sender counting 2 short explains waits until an FPDU with a pad under 2 was
+  // followed by another where the RFC puts it (that sender would have ended it 4 octets later).
+  const bool short_count_refuted = prev_ && prev_->short_pad;
+  std::erase_if(held_pads_, [&](const HeldPadWarning& w) {
+    if (w.short_count_fits && !short_count_refuted) return false;
+    judge_.pad_nonzero(sink, w.header_seq, w.offset, w.frame, w.ulpdu_length);
+    return true;
+  });
 }
 
 void FpduReader::give_pad_warnings(FpduSink& sink) {
@@ -353,6 +426,10 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   const bool vouched = crc || grid_now.enabled();
   for (Candidate& c : candidates) {
     if (c.test.settled()) continue;
+    if (c.crc) {
+      c.test = pending_crc_test(*c.crc, held.bytes());
+      continue;
+    }
     const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
     const std::size_t needed =
         crc && c.hypothesis.framing.crc_field ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
@@ -366,6 +443,12 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
     if (c.test.settled()) points.push_back(c.test.decided_at);
   }
   std::sort(points.begin(), points.end());
+  // After a CRC that matched nowhere: once every deviation is refuted, the CRC was wrong.
+  if (trigger == Trigger::CrcUnmatched &&
+      std::all_of(candidates.begin() + 1, candidates.end(),
+                  [](const Candidate& c) { return c.test.stop == FramingTest::Stop::Invalid; })) {
+    return Verdict{0, 0};
+  }
   for (const std::size_t at : points) {
     if (const std::optional<Verdict> verdict = verdict_with(at, vouched)) return verdict;
   }
@@ -375,7 +458,9 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
-    if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
+    // (A hypothesis confirmed outright beats an RFC reading the end of the stream cut short.)
+    if (c.test.stop == FramingTest::Stop::Enough ||
+        (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed))) {
       return Verdict{i, c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
@@ -445,8 +530,9 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   const bool unmatched = t.trigger == Trigger::CrcUnmatched;
   if (unmatched && h.id) {
     reframe_event(h, t.held.bytes(), t.held.seq());
+    bool pad_nonzero = grammar_.pad_nonzero() && grammar_.event().pad_length > 0;
     grammar_.event().crc_status = CrcStatus::NotChecked;
-    const bool pad_nonzero = grammar_.pad_nonzero() && grammar_.event().pad_length > 0;
+    if (c.crc) extend_to_crc_field(*c.crc, t.held, pad_nonzero);
     emit_fpdu(grammar_.event().last_frame, sink, true, pad_nonzero);
   } else if (unmatched) {
     emit_fpdu(grammar_.event().last_frame, sink, false, grammar_.pad_nonzero());
@@ -473,11 +559,9 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
           sink, *h.id, where, where_offset, frame,
           fmt::format(
               "FPDU at seq {}: {}; {} only with {}{}; the rest of this direction is read as sent",
-              where.value(), deviation_of(h, length),
-              fpdus == 1 ? std::string("the next FPDU parses")
-                         : fmt::format("the next {} FPDUs parse", fpdus),
-              rule,
-              config_.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)") : ""));
+              where.value(), deviation_of(h, length), evidence(c.crc.has_value(), fpdus), rule,
+              config_.crc && !c.crc ? (fpdus == 1 ? " (its CRC matches)" : " (their CRCs match)")
+                                    : ""));
     framing = h.framing;
     // The pads held were the named FPDU's misread end, or ULPDU octets counted short.
     if (!config_.crc || h.framing.length_bias < 0) held_pads_.clear();
@@ -529,6 +613,24 @@ void FpduReader::revise_previous(const SenderHypothesis& h, FpduSink& sink) {
   revised.crc_status = CrcStatus::NotChecked;
   revised.crc_received = revised.crc_computed = 0;
   sink.on_fpdu_revised(revised, h.markers);
+}
+
+void FpduReader::extend_to_crc_field(const reader_mode::PendingCrc& p, const HeldOctets& held,
+                                     bool& pad_nonzero) {
+  // The FPDU reframed (reframe_event) ends at its sender's CRC field, which matched: its CRC
+  // is good there, its pad the octets before that field, its last octets from later frames.
+  FpduEvent& fpdu = grammar_.event();
+  fpdu.crc_status = CrcStatus::Good;
+  const std::span<const std::uint8_t> bytes = held.bytes();
+  const TcpSeq field = held.seq() + static_cast<std::uint32_t>(p.field);
+  pad_nonzero = false;
+  if (p.field >= fpdu.pad_length &&
+      grammar_.grid().markers_within(field - fpdu.pad_length, fpdu.pad_length) == 0) {
+    for (std::size_t k = p.field - fpdu.pad_length; k < p.field; ++k) pad_nonzero |= bytes[k] != 0;
+  }
+  const auto [last, other] = held.frames_of(p.rfc, p.field + kCrcSize, fpdu.last_frame);
+  fpdu.last_frame = last;
+  if (other) fpdu.within_one_segment = false;
 }
 
 void FpduReader::reframe_event(const SenderHypothesis& h, std::span<const std::uint8_t> window,

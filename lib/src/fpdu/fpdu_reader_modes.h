@@ -37,6 +37,15 @@ enum class Trigger : std::uint8_t {
   FirstMarker,   // the first marker of full operation is no marker
 };
 
+// A deviation's CRC field further on than the octets the odd FPDU's push brought
+// (Trigger::CrcUnmatched): the CRC state before the RFC's CRC field (index `rfc` of the held
+// octets), run on to the deviation's (index `field`), must match what the sender wrote there.
+struct PendingCrc {
+  std::size_t rfc;
+  std::size_t field;
+  std::uint32_t state;
+};
+
 // One framing tried: from where it puts the next FPDU (an index into the held octets).
 struct Candidate {
   SenderHypothesis hypothesis;
@@ -44,6 +53,8 @@ struct Candidate {
   bool exempt;                                              // its first FPDU is the odd one itself
   FramingTest test{.stop = FramingTest::Stop::Incomplete};  // how far it reads the held octets
                                                             // (untested: Incomplete)
+  std::optional<PendingCrc> crc =
+      std::nullopt;  // its odd FPDU's CRC decides it, not the FPDUs after
 };
 
 // A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that
@@ -97,6 +108,10 @@ struct PreviousFpdu {
   TcpSeq start;
   std::uint16_t ulpdu_length = 0;
   bool crc_good = false;  // its CRC matched where the RFC puts it: no deviation framed it
+  // Its pad as read was under 2 octets, and it was not explained as a deviation framed it: a
+  // sender counting ULPDU_Length 2 short would have ended it 4 octets later, so an FPDU read
+  // after it where the RFC puts it refutes that sender (fpdu.pad-nonzero held for it is given).
+  bool short_pad = false;
   std::optional<std::array<std::uint8_t, 2>> control;  // its ULPDU's first two octets
   // What a revision reports again of it, if a deviation names it (FpduReader::revise_previous:
   // the rest is its sender's framing, or its reader's own): a few scalars, not the whole event,

@@ -97,6 +97,20 @@ class HeldOctets {
   // Hands the octets from index `from` on to deliver(data, frame, segment_start), one call
   // per push (cut at `from`: no longer its segment's start). Stops after a call that returns
   // false; returns the index of the first octet not delivered (size(): all were).
+  // The frames that delivered octets [from, to): the last, and whether one of them other than
+  // the first push's frame, or a segment's start, lies after `from` (another segment).
+  std::pair<std::uint64_t, bool> frames_of(std::size_t from, std::size_t to,
+                                           std::uint64_t first_frame) const {
+    std::uint64_t last = first_frame;
+    bool other = false;
+    for (const HeldPush& push : pushes_) {
+      if (push.index >= to) break;
+      if (push.index <= from) continue;
+      other |= push.segment_start || push.frame != last;
+      last = push.frame;
+    }
+    return {last, other};
+  }
   template <typename Deliver>
   std::size_t replay(std::size_t from, Deliver&& deliver) const {
     for (std::size_t i = 0; i < pushes_.size(); ++i) {
