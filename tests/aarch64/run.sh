@@ -17,7 +17,7 @@ if ((${#missing[@]})); then
   exit 77
 fi
 cmake -S "$here" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$here/toolchain.cmake" \
-  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
+  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_UNITY_BUILD=ON >"$build.log" 2>&1 || { cat "$build.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
 aarch64-linux-gnu-readelf -h "$build/mpa_core_tests_aarch64" | grep -q 'Machine: *AArch64' || { echo "not an aarch64 binary"; exit 1; }
 for crc in armv8-crc table; do

@@ -29,6 +29,8 @@ enum class RdmapOpcode : std::uint8_t {
   AtomicRequest = 0xA,
   AtomicResponse = 0xB,
 };
+// The opcode as the RDMAP control field carries it (RFC 5040 4.1).
+constexpr std::uint8_t to_wire(RdmapOpcode o) { return static_cast<std::uint8_t>(o); }
 
 // The RFC 7306 Atomic Request header: Reserved and Atomic Operation Code, Request Identifier,
 // Remote STag, Remote Tagged Offset, Add or Swap Data, Add or Swap Mask, Compare Data, Compare

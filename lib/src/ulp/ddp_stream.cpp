@@ -12,8 +12,6 @@ namespace mpa {
 
 namespace {
 
-constexpr std::uint8_t op(RdmapOpcode o) { return static_cast<std::uint8_t>(o); }
-
 // The untagged queue an RFC 5040 opcode uses (RFC 5040 5.2.1, 5.3, 5.4), if the RFC fixes one.
 // (RFC 7306's opcodes are left to its text, which is not at hand.)
 constexpr int queue_of(std::uint8_t opcode) {
@@ -34,16 +32,16 @@ constexpr int queue_of(std::uint8_t opcode) {
 
 // RFC 5040 4.1 Figure 4: RDMA Write and Read Response are tagged, every other message untagged.
 constexpr bool tagged_opcode(std::uint8_t opcode) {
-  return opcode == op(RdmapOpcode::Write) || opcode == op(RdmapOpcode::ReadResponse);
+  return opcode == to_wire(RdmapOpcode::Write) || opcode == to_wire(RdmapOpcode::ReadResponse);
 }
 
 // RFC 5040 4.1: the Invalidate STag is zero in Send, Send with SE, Read Request and Terminate.
 constexpr bool invalidate_stag_zero(std::uint8_t opcode) {
-  return opcode == op(RdmapOpcode::Send) || opcode == op(RdmapOpcode::SendSe) ||
-         opcode == op(RdmapOpcode::ReadRequest) || opcode == op(RdmapOpcode::Terminate);
+  return opcode == to_wire(RdmapOpcode::Send) || opcode == to_wire(RdmapOpcode::SendSe) ||
+         opcode == to_wire(RdmapOpcode::ReadRequest) || opcode == to_wire(RdmapOpcode::Terminate);
 }
 
-constexpr std::uint8_t kLastOpcode = op(RdmapOpcode::AtomicResponse);  // RFC 7306's last
+constexpr std::uint8_t kLastOpcode = to_wire(RdmapOpcode::AtomicResponse);  // RFC 7306's last
 
 // What a conforming receiver answers an untagged DDP error with (RFC 5041 7.2, carried in a
 // Terminate's layer 1 as RFC 5040 4.8 Figure 9 says).
@@ -225,7 +223,7 @@ void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
   } else {
     check_untagged(fpdu, ddp, payload, out);
   }
-  if (!ddp.tagged && ddp.opcode == op(RdmapOpcode::Terminate)) terminated_ = true;
+  if (!ddp.tagged && ddp.opcode == to_wire(RdmapOpcode::Terminate)) terminated_ = true;
 }
 
 void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
@@ -274,7 +272,7 @@ void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
     return;
   }
   const bool model_right =
-      ddp.opcode > op(RdmapOpcode::Terminate) || ddp.tagged == tagged_opcode(ddp.opcode);
+      ddp.opcode > to_wire(RdmapOpcode::Terminate) || ddp.tagged == tagged_opcode(ddp.opcode);
   // (A queue RDMAP does not define at all is ddp.queue-invalid's.)
   const int queue = ddp.tagged || ddp.queue >= kDdpQueues ? -1 : queue_of(ddp.opcode);
   if (!model_right) {

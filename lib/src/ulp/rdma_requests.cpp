@@ -25,8 +25,6 @@ constexpr std::size_t kRemoteStag = kRequestId + 4;
 constexpr std::size_t kRemoteTo = kRemoteStag + 4;
 constexpr std::size_t kOriginalRequestId = kDdpUntaggedHeaderSize;
 
-constexpr std::uint8_t op(RdmapOpcode o) { return static_cast<std::uint8_t>(o); }
-
 std::uint64_t load_be64(const std::uint8_t* p) {
   return std::uint64_t{load_be32(p)} << 32 | load_be32(p + 4);
 }
@@ -101,7 +99,7 @@ bool RdmaRequests::room_for(const FpduEvent& fpdu, const DdpHeader& ddp, Directi
                             std::vector<Finding>& out) {
   const std::size_t kept = outstanding_.size() + atomics_.size();
   if (kept < kMaxOutstanding) return true;
-  const bool reads_only = atomics_.empty() && ddp.opcode != op(RdmapOpcode::AtomicRequest);
+  const bool reads_only = atomics_.empty() && ddp.opcode != to_wire(RdmapOpcode::AtomicRequest);
   name(
       DiagId::RdmapReadTrackingStopped, fpdu,
       fmt::format("{}'s {} (MSN {}) at seq {} is its {}th outstanding: its peer's {} are no "
@@ -115,7 +113,7 @@ bool RdmaRequests::room_for(const FpduEvent& fpdu, const DdpHeader& ddp, Directi
 
 void RdmaRequests::on_request(const FpduEvent& fpdu, const DdpHeader& ddp, Direction requester,
                               std::vector<Finding>& out) {
-  if (ddp.opcode == op(RdmapOpcode::AtomicRequest)) {
+  if (ddp.opcode == to_wire(RdmapOpcode::AtomicRequest)) {
     on_atomic_request(fpdu, ddp, requester, out);
     return;
   }
@@ -185,7 +183,7 @@ void RdmaRequests::on_response(const FpduEvent& fpdu, const DdpHeader& ddp, Dire
                                std::vector<Finding>& out) {
   if (!judging()) return;
   if (!ddp.tagged) {
-    if (ddp.opcode == op(RdmapOpcode::AtomicResponse)) {
+    if (ddp.opcode == to_wire(RdmapOpcode::AtomicResponse)) {
       on_atomic_response(fpdu, ddp, responder, out);
     }
     return;
