@@ -552,12 +552,33 @@ int main(int argc, char** argv) {
   // --write-only: write the capture (when it is not there yet) and exit: live_rate.sh
   // replays it onto a veth pair.
   bool write_only = false;
+  // (An option it does not know, or one missing its value, runs nothing: a full run writes
+  // gigabytes and takes minutes.)
+  constexpr const char* kUsage =
+      "usage: mpa_check_bench [--size-mib N] [--file PATH] [--binary MPA_CHECK]\n"
+      "       [--rows first|field|all|a] [--against OLD] [--field-size-mib N]\n"
+      "       [--write-soak PATH] [--rounds N] [--write-only]\n";
+  const auto known = [](const char* o) {
+    for (const char* k : {"--size-mib", "--file", "--binary", "--rounds", "--field-size-mib",
+                          "--rows", "--against", "--write-soak"}) {
+      if (std::strcmp(o, k) == 0) return true;
+    }
+    return false;
+  };
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
     if (std::strcmp(argv[i], "--write-only") == 0) {
       write_only = true;
       continue;
     }
-    if (i + 1 >= argc) break;
+    if (!known(argv[i]) || i + 1 >= argc) {
+      fmt::print(stderr, "mpa_check_bench: {} {}\n{}", argv[i],
+                 known(argv[i]) ? "needs a value" : "is not an option", kUsage);
+      return 2;
+    }
     if (std::strcmp(argv[i], "--size-mib") == 0) size_mib = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--file") == 0) path = argv[i + 1];
     if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
