@@ -107,32 +107,49 @@ void DdpStream::close(std::uint64_t frame, TcpSeq seq, std::uint64_t offset,
   }
 }
 
+namespace {
+using Run = std::pair<std::uint64_t, std::uint64_t>;  // octets [first, second)
+
+// Whether [lo, hi) shares octets with one of `runs`' first n.
+bool overlaps(const Run* runs, std::size_t n, std::uint64_t lo, std::uint64_t hi) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (lo < runs[i].second && hi > runs[i].first) return true;
+  }
+  return false;
+}
+
+// Adds [lo, hi), which overlaps none, to the n runs (in order, adjacent ones joined) of the
+// `capacity` `runs` holds; false (nothing added) where it would be one run too many.
+bool add_run(Run* runs, std::uint8_t& n, std::size_t capacity, std::uint64_t lo, std::uint64_t hi) {
+  // Where the run goes (the runs in order), joined to its neighbours.
+  std::size_t at = 0;
+  while (at < n && runs[at].second < lo) ++at;
+  if (at < n && runs[at].second == lo) {
+    runs[at].second = hi;
+    if (at + 1 < n && runs[at + 1].first == hi) {
+      runs[at].second = runs[at + 1].second;
+      std::copy(runs + at + 2, runs + n, runs + at + 1);
+      --n;
+    }
+  } else if (at < n && runs[at].first == hi) {
+    runs[at].first = lo;
+  } else if (n == capacity) {
+    return false;
+  } else {
+    std::copy_backward(runs + at, runs + n, runs + n + 1);
+    runs[at] = {lo, hi};
+    ++n;
+  }
+  return true;
+}
+}  // namespace
+
 void DdpStream::cover(Queue& q, std::uint64_t mo, std::uint64_t end) {
   q.end = std::max(q.end, end);
   if (mo == end) return;  // no payload
-  auto* runs = q.runs.data();
-  std::size_t n = q.run_count;
-  for (std::size_t i = 0; i < n; ++i) q.overlap |= mo < runs[i].second && end > runs[i].first;
+  q.overlap |= overlaps(q.runs.data(), q.run_count, mo, end);
   if (q.overlap || q.too_many_runs) return;
-  // Where the run goes (the runs in order of their MOs), joined to its neighbours.
-  std::size_t at = 0;
-  while (at < n && runs[at].second < mo) ++at;
-  if (at < n && runs[at].second == mo) {
-    runs[at].second = end;
-    if (at + 1 < n && runs[at + 1].first == end) {
-      runs[at].second = runs[at + 1].second;
-      std::copy(runs + at + 2, runs + n, runs + at + 1);
-      --q.run_count;
-    }
-  } else if (at < n && runs[at].first == end) {
-    runs[at].first = mo;
-  } else if (n == Queue::kRuns) {
-    q.too_many_runs = true;
-  } else {
-    std::copy_backward(runs + at, runs + n, runs + n + 1);
-    runs[at] = {mo, end};
-    ++q.run_count;
-  }
+  if (!add_run(q.runs.data(), q.run_count, Queue::kRuns, mo, end)) q.too_many_runs = true;
 }
 
 bool DdpStream::covered(const Queue& q) {
