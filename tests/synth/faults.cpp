@@ -1074,11 +1074,37 @@ void ddp_version_two_startup_not_seen(Scenario& s) {
   starts_mid_connection(s);
   s.initiator_ddp_version = 2;
 }
+// RFC 5040 4.1: without the startup, an Initiator Send whose RDMAP version is 2 (its DDP
+// version 1): no MPA revision's.
+void rdmap_version_two_startup_not_seen(Scenario& s) {
+  starts_mid_connection(s);
+  s.initiator.messages[8].edit_ulpdu = [](std::size_t, Bytes& u) {
+    u[1] = static_cast<std::uint8_t>((u[1] & 0x3f) | 0x80);
+  };
+}
 // RFC 5041 4.2: a three-segment RDMA Write whose second segment names another STag.
 void ddp_stag_changed(Scenario& s) {
   edited_initiator_message(s, 1, message_of(MessageKind::Write, 3000), 1,
                            [](Bytes& u) { set_be32_at(u, kStagAt, be32_at(u, kStagAt) ^ 0x100); });
 }
+// RFC 5041 5.2: the TO of segment `segment` of a three-segment Initiator RDMA Write (the
+// Initiator's second message) moved by `delta`.
+constexpr std::size_t kToAt = 6;
+void tagged_to_moved(Scenario& s, std::size_t segment, std::int64_t delta) {
+  edited_initiator_message(s, 1, message_of(MessageKind::Write, 3000), segment, [delta](Bytes& u) {
+    const std::uint64_t to = std::uint64_t{be32_at(u, kToAt)} << 32 | be32_at(u, kToAt + 4);
+    const std::uint64_t moved = to + static_cast<std::uint64_t>(delta);
+    set_be32_at(u, kToAt, static_cast<std::uint32_t>(moved >> 32));
+    set_be32_at(u, kToAt + 4, static_cast<std::uint32_t>(moved));
+  });
+  // The moved TO does not go on where the previous segment ended (RFC 5041 5.3, a SHOULD).
+  s.expected.findings.push_back("ddp.segments-out-of-order");
+}
+// RFC 5041 5.2: the Write's last segment 8 octets beyond where the second ended: TOs that no
+// segment carries once the message is complete.
+void ddp_tagged_offsets_gap(Scenario& s) { tagged_to_moved(s, 2, 8); }
+// RFC 5041 5.2: the Write's second segment 8 octets back: TOs the first carried too.
+void ddp_tagged_offsets_overlap(Scenario& s) { tagged_to_moved(s, 1, -8); }
 // RFC 5040 4.1: a Send whose opcode is 0xC, which no RFC defines.
 void rdmap_opcode_invalid(Scenario& s) {
   edited_initiator_message(s, 1, send_of(100), 0, [](Bytes& u) {
@@ -1497,6 +1523,18 @@ constexpr FaultRecipe kRecipes[] = {
      "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on); the "
      "Initiator's DDP version is 2",
      ddp_version_two_startup_not_seen, "startup-not-seen"},
+    {"ddp.version-mismatch",
+     "the capture starts mid-connection (no SYN, no startup frames; markers and CRC on); the "
+     "Initiator's ninth message carries RDMAP version 2 (DDP version 1)",
+     rdmap_version_two_startup_not_seen, "rdmap-startup-not-seen"},
+    {"ddp.tagged-offsets-inconsistent",
+     "a three-segment Initiator RDMA Write whose last segment's TO is 8 beyond where the second "
+     "ended",
+     ddp_tagged_offsets_gap},
+    {"ddp.tagged-offsets-inconsistent",
+     "a three-segment Initiator RDMA Write whose second segment's TO is 8 back into the first's "
+     "payload",
+     ddp_tagged_offsets_overlap, "overlap"},
     {"rdmap.opcode-invalid", "an Initiator Send whose RDMAP opcode is 0xC (reserved)",
      rdmap_opcode_invalid},
     {"rdmap.opcode-misplaced",

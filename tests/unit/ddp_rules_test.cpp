@@ -162,5 +162,49 @@ TEST(DdpRules, ADdpVersionAboveOneIsNamedWithoutTheStartup) {
   EXPECT_EQ(judge({zero}), Names{"ddp.version-mismatch"});
 }
 
+// RFC 5041 5.2: a tagged message's segments (from its first to the one with the Last flag)
+// carry [TO, TO + length) runs that tile one interval, in any order (RFC 5041 5.3).
+TEST(DdpRules, ATaggedMessagesTosTileOneInterval) {
+  const Names late{"ddp.segments-out-of-order"};
+  const Names both{"ddp.segments-out-of-order", "ddp.tagged-offsets-inconsistent"};
+  EXPECT_EQ(judge({write(7, 0, false), write(7, 8, false), write(7, 16, true)}), Names{});
+  EXPECT_EQ(judge({write(7, 8, false), write(7, 0, false), write(7, 16, true)}), late);
+  // A gap, certain at the Last segment; an overlap, at the segment that makes it.
+  EXPECT_EQ(judge({write(7, 0, false), write(7, 16, true)}), both);
+  EXPECT_EQ(judge({write(7, 0, false), write(7, 4, false)}), both);
+  EXPECT_EQ(judge({write(7, 16, false), write(7, 8, false), write(7, 12, true)}), both);
+  // The same STag again after a Last flag is the next message (RFC 5041 5.2's note).
+  EXPECT_EQ(judge({write(7, 0, true), write(7, 0, true), write(7, 4, true)}), Names{});
+  // Empty segments carry no TOs (RFC 5041 5.2: not checked).
+  EXPECT_EQ(judge({write(7, 0, false, 0), write(7, 99, true, 0)}), Names{"ddp.zero-length-split"});
+}
+
+// A gap is judged only where every segment of the message was seen; more runs apart at once
+// than kept stops judging the message's TOs.
+TEST(DdpRules, ATaggedMessagesGapIsJudgedOnlyWhenItsSegmentsAreKnown) {
+  const Names late{"ddp.segments-out-of-order"};
+  EXPECT_EQ(judge({write(7, 0, false), write(7, 16, true)}, {.startup = false}), late);
+  EXPECT_EQ(judge({write(7, 0, true), write(7, 0, false), write(7, 16, true)}, {.startup = false}),
+            (Names{"ddp.segments-out-of-order", "ddp.tagged-offsets-inconsistent"}));
+  EXPECT_EQ(judge({write(7, 0, false), write(7, 16, false), write(7, 32, false),
+                   write(7, 48, false), write(7, 64, false), write(7, 72, true)}),
+            late);
+}
+
+// RFC 5040 4.1: RV is 01b (0 from an RDMA Consortium peer, with a DV of 0: RFC 5044 Appendix C
+// allows no mixing); an RV of 2 or 3, or one apart from the DV, is no revision's, startup or not.
+TEST(DdpRules, AnRdmapVersionNoRevisionUsesIsNamedWithoutTheStartup) {
+  const auto with_rv = [](std::uint8_t rv) {
+    Bytes b = send(1);
+    b[1] = static_cast<std::uint8_t>((b[1] & 0x3f) | rv << 6);
+    return b;
+  };
+  EXPECT_EQ(judge({with_rv(2)}, {.startup = false}), Names{"ddp.version-mismatch"});
+  EXPECT_EQ(judge({with_rv(3)}, {.startup = false}), Names{"ddp.version-mismatch"});
+  EXPECT_EQ(judge({with_rv(0)}, {.startup = false}), Names{"ddp.version-mismatch"});
+  EXPECT_EQ(judge({with_rv(1)}, {.startup = false}), Names{});
+  EXPECT_EQ(judge({with_rv(2)}), Names{"ddp.version-mismatch"});
+}
+
 }  // namespace
 }  // namespace mpa

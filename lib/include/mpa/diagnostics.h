@@ -208,6 +208,8 @@ enum class DiagId : std::uint16_t {
   ReceiverTerminateMissing,
   // A Read Request or Terminate carrying ULP payload (RFC 5040 4.2).
   RdmapPayloadNotAllowed,
+  // A tagged DDP Message whose segments' TOs do not tile one interval (RFC 5041 5.2).
+  DdpTaggedOffsetsInconsistent,
   kCount,
 };
 

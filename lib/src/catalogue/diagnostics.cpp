@@ -411,6 +411,12 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      MpaError::None,
      "RDMA Read Request or Terminate longer than its DDP and RDMAP headers (a Terminate's with "
      "every part RFC 5040 4.8 lets it hold): RFC 5040 4.2 allows neither a ULP payload"},
+    {DdpTaggedOffsetsInconsistent, "ddp.tagged-offsets-inconsistent", Error, Protocol,
+     "RFC 5041 5.2", MpaError::None,
+     "Tagged DDP Message (its segments from the first to the one with the Last flag) whose "
+     "segments' payloads [TO, TO + length) do not tile one interval: two carry the same TOs, or, "
+     "all its segments seen, TOs between them are carried by none (each TO MUST be the initial TO "
+     "plus the payload's offset in the message; no Terminate: a receiver need not check)"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -518,6 +524,7 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case RdmapAtomicOpcodeInvalid:
     case RdmapAtomicResponseUnrequested:
     case RdmapPayloadNotAllowed:
+    case DdpTaggedOffsetsInconsistent:
       return Ulpdu;
     case FpduNotSegmentAligned:
     case FpduResponderSentFirst:

@@ -423,9 +423,12 @@ void DdpStream::check_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::u
   if (!same_message) {
     tagged_.whole = tagged_.known;
     tagged_.octets = tagged_.segments = 0;
+    tagged_.run_count = 0;
+    tagged_.tos_judged = true;
   }
   tagged_.octets += payload;
   ++tagged_.segments;
+  tile_tagged(fpdu, ddp, payload, out);
   if (ddp.last && tagged_.whole && tagged_.octets == 0 && tagged_.segments > 1) {
     say(DiagId::DdpZeroLengthSplit, fpdu,
         fmt::format("zero-length {} ends at seq {} after {} tagged segments without payload",
@@ -437,6 +440,41 @@ void DdpStream::check_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::u
   tagged_.next_to = ddp.to + payload;
   tagged_.open = !ddp.last;
   if (ddp.last) tagged_.known = true;
+}
+
+void DdpStream::tile_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
+                            std::vector<Finding>& out) {
+  Tagged& t = tagged_;
+  const std::uint64_t end = ddp.to + payload;
+  // (A payload past TO 2^64 - 1 is named by no rule here: its TOs are left unjudged.)
+  if (payload != 0 && t.tos_judged && end < ddp.to) t.tos_judged = false;
+  if (payload != 0 && t.tos_judged) {
+    if (overlaps(t.runs.data(), t.run_count, ddp.to, end)) {
+      say(DiagId::DdpTaggedOffsetsInconsistent, fpdu,
+          fmt::format("{} segment at seq {} (STag 0x{:08x}, TO 0x{:x}, {} octets) carries TOs an "
+                      "earlier segment of its message carried (RFC 5041 5.2: each TO is the "
+                      "message's initial TO plus its payload's offset in the message)",
+                      rdmap_opcode_words(ddp.opcode), fpdu.header_seq.value(), ddp.stag, ddp.to,
+                      payload),
+          out);
+      t.tos_judged = false;
+    } else if (!add_run(t.runs.data(), t.run_count, Tagged::kRuns, ddp.to, end)) {
+      t.tos_judged = false;  // (more runs apart than kept: the message's TOs not judged)
+    }
+  }
+  // The message is complete (RFC 5041 5.3 lets its segments come in any TO order, the one
+  // with the Last flag last): every segment seen, its payloads must be one run.
+  if (ddp.last && t.whole && t.tos_judged && t.run_count > 1) {
+    say(DiagId::DdpTaggedOffsetsInconsistent, fpdu,
+        fmt::format("{} to STag 0x{:08x} ends at seq {} ({} segments) with TOs 0x{:x} to 0x{:x} "
+                    "carried by none of its segments, between TOs 0x{:x} and 0x{:x} (RFC 5041 "
+                    "5.2: each TO is the message's initial TO plus its payload's offset in the "
+                    "message)",
+                    rdmap_opcode_words(ddp.opcode), ddp.stag, fpdu.header_seq.value(), t.segments,
+                    t.runs[0].second, t.runs[1].first, t.runs[0].first,
+                    t.runs[t.run_count - 1].second),
+        out);
+  }
 }
 
 }  // namespace mpa

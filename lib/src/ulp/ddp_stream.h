@@ -1,12 +1,12 @@
 // One direction's DDP Stream (RFC 5041) of RDMAP messages (RFC 5040, RFC 7306), assembled from
 // its DDP Segments in order: per untagged queue the MSN (1 first, one more per message, the
-// same within one) and MO, the tagged message going on in STag and TO until its Last flag, the
-// DDP and RDMAP Control fields, each opcode's DDP model and queue, and nothing after a
-// Terminate; each message seen whole judged as a whole when it is left (its MOs covering it
-// from 0 to the Last segment's end once, a zero-length one in one segment, the Last flag
-// before its sender closes). Pure: a segment in, findings out. Small: what it holds of a
-// direction is the state of five queues (four MO runs each) and one tagged message, made only
-// once DDP is seen (UlpChecks).
+// same within one) and MO, the tagged message going on in STag and TO until its Last flag (its
+// TOs tiling one interval), the DDP and RDMAP Control fields, each opcode's DDP model and queue,
+// and nothing after a Terminate; each message seen whole judged as a whole when it is left (its
+// MOs covering it from 0 to the Last segment's end once, a zero-length one in one segment, the
+// Last flag before its sender closes). Pure: a segment in, findings out. Small: what it holds of
+// a direction is the state of five queues (four MO runs each) and one tagged message (four TO
+// runs), made only once DDP is seen (UlpChecks).
 #pragma once
 
 #include <array>
@@ -93,6 +93,13 @@ class DdpStream {
     bool open = false;   // a tagged message without its Last segment yet
     bool known = false;  // a Last segment was seen since the stream began or lost its place
     bool whole = false;  // every segment of the open message was seen
+    // The TO runs the message's payloads cover (RFC 5041 5.2: its TOs tile one interval), in
+    // order, adjacent ones joined; more than kRuns apart at once, or a fault named, and its
+    // TOs are no longer judged (`tos_judged` false).
+    static constexpr std::size_t kRuns = 4;
+    std::array<std::pair<std::uint64_t, std::uint64_t>, kRuns> runs{};
+    std::uint8_t run_count = 0;
+    bool tos_judged = true;
   };
 
   void check_fields(const FpduEvent& fpdu, const DdpHeader& ddp, std::span<const std::uint8_t> head,
@@ -103,6 +110,11 @@ class DdpStream {
                     std::vector<Finding>& out);
   // Adds the payload [mo, end) of one of message `q.msn`'s segments to what it covers.
   static void cover(Queue& q, std::uint64_t mo, std::uint64_t end);
+  // The open tagged message's TOs (RFC 5041 5.2): one segment's payload [TO, TO + `payload`)
+  // that overlaps another's, or at the Last segment of a message seen whole runs that leave a
+  // gap, is ddp.tagged-offsets-inconsistent.
+  void tile_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
+                   std::vector<Finding>& out);
   // Whether message `q.msn`, closed by its Last flag, covers 0 to the Last segment's end once.
   static bool covered(const Queue& q);
   // What is wrong with message `q.msn`'s MOs (covered() false), in words.

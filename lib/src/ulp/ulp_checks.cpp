@@ -35,26 +35,34 @@ void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
   stream->check(fpdu, *ddp, fpdu.ulpdu_head, size, out);
 }
 
-// RFC 5044 Appendix C: DDP/RDMAP version 0 belongs to Rev 0 peers, version 1 to IETF ones;
-// without the startup, a DDP version of 2 or 3 is no revision's (RFC 5041 4.1: 1; 0 for the
-// RDMA Consortium's, which MPA Rev 0 carries).
+// RFC 5044 Appendix C: DDP and RDMAP carry one version, not mixed: 0 is an RDMA Consortium
+// peer's (MPA Rev 0), 1 an IETF one's (RFC 5041 4.1 DV, RFC 5040 4.1 RV: 01b; Rev 1 and 2).
+// With the Request seen, its revision names the version; without it, a DV or RV of 2 or 3 (no
+// revision's) or a DV and RV apart is named (a pair of 0s is a Rev 0 peer's, which only the
+// Request shows).
 std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& ddp,
                                        std::optional<int> revision) {
-  const std::uint64_t seq = fpdu.header_seq.value();
-  if (!revision) {
-    if (ddp.ddp_version <= 1) return std::nullopt;
+  const std::optional<unsigned> expected =
+      revision ? std::optional<unsigned>(*revision == 0 ? 0u : 1u) : std::nullopt;
+  const auto fits = [&](unsigned version) {
+    return expected ? version == *expected : version <= 1;
+  };
+  if (fits(ddp.ddp_version) && fits(ddp.rdmap_version) && ddp.ddp_version == ddp.rdmap_version)
+    return std::nullopt;
+  const std::string versions =
+      fmt::format("DDP version {}, RDMAP version {}", ddp.ddp_version, ddp.rdmap_version);
+  if (expected) {
     return make_finding(DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq,
                         header_offset(fpdu),
-                        fmt::format("DDP version {} at seq {} (startup not seen): RFC 5041 4.1 "
-                                    "sets 1, an RDMA Consortium peer (MPA Rev 0) sends 0",
-                                    ddp.ddp_version, seq));
+                        fmt::format("{} in an MPA Rev {} connection (expected {})", versions,
+                                    *revision, *expected));
   }
-  const int expected = *revision == 0 ? 0 : 1;
-  if (ddp.ddp_version == expected && ddp.rdmap_version == expected) return std::nullopt;
   return make_finding(
       DiagId::DdpVersionMismatch, fpdu.last_frame, fpdu.header_seq, header_offset(fpdu),
-      fmt::format("DDP version {}, RDMAP version {} in an MPA Rev {} connection (expected {})",
-                  ddp.ddp_version, ddp.rdmap_version, *revision, expected));
+      fmt::format("{} at seq {} (startup not seen): no MPA revision uses them (RFC 5041 4.1 and "
+                  "RFC 5040 4.1 set both 1, an RDMA Consortium peer, MPA Rev 0, sends both 0; "
+                  "RFC 5044 Appendix C: no mixing)",
+                  versions, fpdu.header_seq.value()));
 }
 }  // namespace
 
