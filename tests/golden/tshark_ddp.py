@@ -34,7 +34,7 @@ STREAM_IDS = {
     "ddp.reserved-nonzero", "ddp.version-changed", "ddp.version-mismatch", "ddp.queue-invalid",
     "ddp.msn-invalid", "ddp.message-unfinished", "ddp.segments-out-of-order", "ddp.stag-changed",
     "rdmap.opcode-invalid", "rdmap.opcode-misplaced", "rdmap.reserved-nonzero",
-    "rdmap.after-terminate",
+    "rdmap.after-terminate", "ddp.tagged-offsets-inconsistent",
 }
 OPCODE_NAMES = [
     "rdma_write", "rdma_read_request", "rdma_read_response", "send", "send_invalidate", "send_se",
@@ -156,6 +156,8 @@ class Stream:
         self.queues = [{"msn": 0, "next_mo": 0, "known": from_start, "open": False}
                        for _ in range(5)]
         self.tagged = None  # (stag, opcode, next_to) of the open tagged message
+        self.tagged_known = from_start  # a Last segment seen since the start or a loss
+        self.message = None  # the tagged message's payloads [TO, end), octets, whole, judged
         self.dv = None
         self.terminated = False
         self.revision = revision
@@ -165,6 +167,8 @@ class Stream:
         for q in self.queues:
             q.update(msn=0, next_mo=0, known=False, open=False)
         self.tagged = None
+        self.tagged_known = False
+        self.message = None
 
     def say(self, what, frame):
         self.first.setdefault(what, frame)
@@ -178,10 +182,12 @@ class Stream:
             self.dv = f["dv"]
         elif f["dv"] != self.dv:
             self.say("ddp.version-changed", frame)
-        if self.revision is not None:
-            expected = 0 if self.revision == 0 else 1
-            if f["dv"] != expected or f["rv"] != expected:
-                self.say("ddp.version-mismatch", frame)
+        # RFC 5044 Appendix C: one version for both, the revision's (0 for Rev 0, 1 after); not
+        # knowing the revision, 0 or 1.
+        expected = None if self.revision is None else (0 if self.revision == 0 else 1)
+        allowed = (0, 1) if expected is None else (expected,)
+        if f["dv"] not in allowed or f["rv"] not in allowed or f["dv"] != f["rv"]:
+            self.say("ddp.version-mismatch", frame)
         op, tagged = f["opcode"], f["tagged"]
         if f["rsv"]:
             self.say("rdmap.reserved-nonzero", frame)
@@ -223,17 +229,55 @@ class Stream:
         q.update(msn=f["msn"], known=True, open=not f["last"], next_mo=f["mo"] + payload)
 
     def tagged_segment(self, frame, f, payload):
+        same_message = False
         if self.tagged is not None:
             stag, opcode, next_to = self.tagged
             same_stag = f["stag"] == stag and f["opcode"] == opcode
             same_to = f["to"] == next_to
+            same_message = (same_stag or (same_to and f["opcode"] == opcode)
+                            or (self.message["octets"] == 0 and payload == 0))
             if same_stag and not same_to:
                 self.say("ddp.segments-out-of-order", frame)
             elif not same_stag and same_to and f["opcode"] == opcode:
                 self.say("ddp.stag-changed", frame)
             elif not same_stag:
                 self.say("ddp.message-unfinished", frame)
+        self.tile(frame, f, payload, same_message)
         self.tagged = None if f["last"] else (f["stag"], f["opcode"], f["to"] + payload)
+
+    def tile(self, frame, f, payload, same_message):
+        """RFC 5041 5.2: a tagged message's payloads tile one interval, in any order; judged
+        while its pieces make at most four runs."""
+        if not same_message:
+            self.message = {"pieces": [], "octets": 0, "whole": self.tagged_known,
+                            "judged": True}
+        m = self.message
+        m["octets"] += payload
+        lo, hi = f["to"], f["to"] + payload
+        if payload and hi >= 2**64:
+            m["judged"] = False
+        if payload and m["judged"]:
+            if any(lo < b and hi > a for a, b in m["pieces"]):
+                self.say("ddp.tagged-offsets-inconsistent", frame)
+                m["judged"] = False
+            else:
+                m["pieces"].append((lo, hi))
+                if runs_of(m["pieces"]) > 4:
+                    m["judged"] = False
+        if f["last"]:
+            if m["whole"] and m["judged"] and runs_of(m["pieces"]) > 1:
+                self.say("ddp.tagged-offsets-inconsistent", frame)
+            self.tagged_known = True
+
+
+def runs_of(pieces):
+    """How many runs of octets the pieces [a, b), none overlapping, make."""
+    runs, end = 0, None
+    for a, b in sorted(pieces):
+        if a != end:
+            runs += 1
+        end = b
+    return runs
 
 
 def compare_direction(name, conn, direction, ours, theirs, report, startup_end):
