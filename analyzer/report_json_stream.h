@@ -65,7 +65,7 @@ class Key {
 class JsonText {
  public:
   JsonText() : buf_(std::size_t{1} << 16, '\0') {}
-  void put(char c) {
+  [[gnu::always_inline]] void put(char c) {
     room(1);
     buf_[size_++] = c;
   }
@@ -122,39 +122,45 @@ class JsonText {
     key.quoted_to(p);
     size_ = static_cast<std::size_t>(p - buf_.data()) + key.quoted_size();
   }
-  // An integer's decimal digits (a single digit, the most frequent count, without to_chars).
+  // An integer's decimal digits (a single digit, the most frequent count, inline and without
+  // to_chars).
   template <typename T>
-  void number(T v) {
+  [[gnu::always_inline]] void number(T v) {
     room(24);
     if (static_cast<std::make_unsigned_t<T>>(v) <= 9) {  // (a negative one is not)
       buf_[size_++] = static_cast<char>('0' + v);
       return;
     }
-    const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
-    size_ = static_cast<std::size_t>(r.ptr - buf_.data());
+    digits(v);
   }
   // ",\n" (or "\n" for the first) and `depth` spaces: where a member or item starts (copied
   // at a fixed size as in line_key).
-  void line(bool first, std::size_t depth) {
-    if (depth <= kShortDepth) {
-      room(kShortLine);
-      std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kShortLine);
-      size_ += depth + (first ? 1 : 2);
-      return;
-    }
-    if (depth + 2 <= kLines.size()) {
-      room(kLines.size());
-      std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kLines.size() - 1);
-      size_ += depth + (first ? 1 : 2);
-      return;
-    }
-    put(first ? "\n" : ",\n");
-    room(depth);
-    std::memset(buf_.data() + size_, ' ', depth);
-    size_ += depth;
+  [[gnu::always_inline]] void line(bool first, std::size_t depth) {
+    if (depth > kShortDepth) [[unlikely]]
+      return deep_line(first, depth);
+    room(kShortLine);
+    std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kShortLine);
+    size_ += depth + (first ? 1 : 2);
+  }
+  // A literal, copied at its size.
+  template <std::size_t N>
+  [[gnu::always_inline]] void put_literal(const char (&s)[N]) {
+    room(N - 1);
+    std::memcpy(buf_.data() + size_, s, N - 1);
+    size_ += N - 1;
+  }
+  // `n` octets from `from`, which holds at least kPadded readable octets when n is at most
+  // that: then copied at that fixed size (the tallies' labels, padded: Memo).
+  static constexpr std::size_t kPadded = 32;
+  [[gnu::always_inline]] void put_padded(const char* from, std::size_t n) {
+    if (n > kPadded) [[unlikely]]
+      return put(std::string_view(from, n));
+    room(kPadded);
+    std::memcpy(buf_.data() + size_, from, kPadded);
+    size_ += n;
   }
   // "true" or "false", copied at a fixed size.
-  void flag(bool v) {
+  [[gnu::always_inline]] void flag(bool v) {
     room(8);
     std::memcpy(buf_.data() + size_, v ? "true\0\0\0" : "false\0\0", 8);
     size_ += v ? 4 : 5;
@@ -174,6 +180,23 @@ class JsonText {
       grow(n);
   }
   [[gnu::noinline]] void grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), size_ + n)); }
+  template <typename T>
+  [[gnu::noinline]] void digits(T v) {
+    const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
+    size_ = static_cast<std::size_t>(r.ptr - buf_.data());
+  }
+  [[gnu::noinline]] void deep_line(bool first, std::size_t depth) {
+    if (depth + 2 <= kLines.size()) {
+      room(kLines.size());
+      std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kLines.size() - 1);
+      size_ += depth + (first ? 1 : 2);
+      return;
+    }
+    put(first ? "\n" : ",\n");
+    room(depth);
+    std::memset(buf_.data() + size_, ' ', depth);
+    size_ += depth;
+  }
   std::string buf_;
   std::size_t size_ = 0;
 };
@@ -193,17 +216,24 @@ class StreamWriter {
   // of the tally); the date and time of the last finding's second, as utc_time writes it.
   class Memo {
    public:
+    // Each `"label": ` with its size, padded to JsonText::kPadded octets (put_padded).
+    using Labels = std::vector<std::pair<std::string, std::size_t>>;
     template <typename Label>
-    const std::vector<std::string>& of(std::string_view tally, std::size_t n, Label label) {
-      for (const auto& [name, keys] : known_)
-        if (name == tally) return keys;
-      std::vector<std::string> keys;
+    const Labels& of(std::string_view tally, std::size_t n, Label label) {
+      for (const Known& k : known_)  // (a table's key: the same literal each time)
+        if (k.at == tally.data() && k.name.size() == tally.size()) return k.labels;
+      for (const Known& k : known_)
+        if (k.name == tally) return k.labels;
+      Labels keys;
       for (std::size_t i = 0; i < n; ++i) {
         JsonText k;
         StreamWriter(k, nullptr, nullptr).text(std::string(label(i)));
-        keys.push_back(std::string(k.view()) + ": ");
+        std::string key = std::string(k.view()) + ": ";
+        const std::size_t size = key.size();
+        key.resize(std::max(size, JsonText::kPadded), ' ');
+        keys.emplace_back(std::move(key), size);
       }
-      return known_.emplace_back(std::string(tally), std::move(keys)).second;
+      return known_.emplace_back(Known{tally.data(), std::string(tally), std::move(keys)}).labels;
     }
     // utc_time(ns) up to its seconds ("2026-11-26T11:20:01"); the fraction is written after.
     std::string_view second_of(std::uint64_t ns) {
@@ -217,7 +247,12 @@ class StreamWriter {
     }
 
    private:
-    std::vector<std::pair<std::string, std::vector<std::string>>> known_;
+    struct Known {
+      const char* at;  // where the tally's key was
+      std::string name;
+      Labels labels;
+    };
+    std::vector<Known> known_;
     std::uint64_t second_ = 0;
     std::string second_text_;
   };
@@ -253,7 +288,7 @@ class StreamWriter {
     if (shown) {
       value(v);
     } else {
-      out_.put("null");
+      out_.put_literal("null");
     }
   }
   template <typename T>
@@ -262,7 +297,7 @@ class StreamWriter {
     if (v) {
       value(*v);
     } else {
-      out_.put("null");
+      out_.put_literal("null");
     }
   }
   template <typename T>
@@ -314,13 +349,13 @@ class StreamWriter {
   template <std::size_t N, typename Label>
   [[gnu::always_inline]] void tally(Key key, const std::array<std::uint64_t, N>& counts,
                                     Label label, bool zeros) {
-    const std::vector<std::string>& keys = memo_->of(key.name(), N, label);
+    const Memo::Labels& keys = memo_->of(key.name(), N, label);
     put_key(key);
     begin('{');
     for (std::size_t i = 0; i < N; ++i) {
       if (!(zeros || counts[i])) continue;
       next_line();
-      out_.put(keys[i]);
+      out_.put_padded(keys[i].first.data(), keys[i].second);
       value(counts[i]);
     }
     end('}');
@@ -347,7 +382,7 @@ class StreamWriter {
 
  private:
   // The line of the next member or item of the object or array open.
-  void next_line() {
+  [[gnu::always_inline]] void next_line() {
     out_.line(first_, depth_);
     first_ = false;
   }
@@ -364,12 +399,12 @@ class StreamWriter {
     text(key);
     out_.put(": ");
   }
-  void begin(char open) {
+  [[gnu::always_inline]] void begin(char open) {
     out_.put(open);
     first_ = true;
     ++depth_;
   }
-  void end(char close) {
+  [[gnu::always_inline]] void end(char close) {
     --depth_;
     if (!first_) out_.line(true, depth_);
     out_.put(close);
@@ -459,7 +494,7 @@ class StreamWriter {
     using Type = nlohmann::detail::value_t;
     switch (j.type()) {
       case Type::null:
-        out_.put("null");
+        out_.put_literal("null");
         return;
       case Type::boolean:
         return value(j.get<bool>());
@@ -491,15 +526,17 @@ class StreamWriter {
   // A double as nlohmann writes it: a whole one under 10^15 (a percentage) as its digits and
   // ".0" (its to_chars: exponent at most 15, "-0.0" for minus zero), any other its way.
   void whole_or_json(double v) {
-    if (v >= 0 && v < 1e15 && v == std::trunc(v) && !std::signbit(v)) {
+    // (the integer's conversion and back: trunc without a call to libm)
+    if (v >= 0 && v < 1e15 && static_cast<double>(static_cast<std::uint64_t>(v)) == v &&
+        !std::signbit(v)) {
       out_.number(static_cast<std::uint64_t>(v));
-      out_.put(".0");
+      out_.put_literal(".0");
     } else {
       json_value(nlohmann::ordered_json(v));
     }
   }
   template <typename T>
-  void value(const T& v) {
+  [[gnu::always_inline]] void value(const T& v) {
     if constexpr (std::is_same_v<T, bool>) {
       out_.flag(v);
     } else if constexpr (std::is_integral_v<T>) {
