@@ -245,6 +245,23 @@ class StreamWriter {
       }
       return second_text_;
     }
+    // identity_of(c), its startup words ("Request Rev 1 M=0 C=1 R=0; ...") spelled again only
+    // where the connection's startup frames are not those of the last one: most connections
+    // of a capture start alike, and spelling them was a fifth of the identity's cost. Who
+    // the sides are and the port are taken as identity_of takes them.
+    const ConnectionIdentity& identity(const ConnectionReport& c) {
+      const ConnectionSummary& s = c.summary;
+      if (!identity_ || s.request != request_ || s.reply != reply_) {
+        identity_ = identity_of(c);
+        request_ = s.request;
+        reply_ = s.reply;
+        return *identity_;
+      }
+      identity_->initiator = c.implementation(Direction::Initiator).identity();
+      identity_->responder = c.implementation(Direction::Responder).identity();
+      identity_->port = s.responder.port;
+      return *identity_;
+    }
 
    private:
     struct Known {
@@ -255,6 +272,8 @@ class StreamWriter {
     std::vector<Known> known_;
     std::uint64_t second_ = 0;
     std::string second_text_;
+    std::optional<ConnectionIdentity> identity_;
+    std::optional<StartupFrame> request_, reply_;
   };
 
   // `memo`: kept from one object to the next.
@@ -345,6 +364,12 @@ class StreamWriter {
   template <typename T, typename To, typename From, typename Table>
   [[gnu::always_inline]] void view(Key key, const T& v, To to, From /*from*/, Table table) {
     object(key, to(v), table);
+  }
+  template <typename From, typename Table>
+  void view(Key key, const ConnectionReport& c, ConnectionIdentity (*to)(const ConnectionReport&),
+            From /*from*/, Table table) {
+    if (to == &identity_of) return object(key, memo_->identity(c), table);
+    object(key, to(c), table);
   }
   template <std::size_t N, typename Label>
   [[gnu::always_inline]] void tally(Key key, const std::array<std::uint64_t, N>& counts,
