@@ -74,15 +74,18 @@ class JsonText {
     std::memcpy(buf_.data() + size_, s.data(), s.size());
     size_ += s.size();
   }
-  // "s" (printable ASCII but '"' and '\\'): from 4 to 16 octets (most of the report's text:
-  // names, words, addresses) copied as two overlapping pieces of a fixed size, no call.
+  // "s" (printable ASCII but '"' and '\\'): from 4 to 32 octets (most of the report's text:
+  // names, words, addresses, ids) copied as two overlapping pieces of a fixed size, no call.
   void quoted(std::string_view s) {
     const char* from = s.data();
     const std::size_t n = s.size();
     room(n + 18);
     char* p = buf_.data() + size_;
     *p = '"';
-    if (n >= 8 && n <= 16) {
+    if (n > 16 && n <= 32) {
+      std::memcpy(p + 1, from, 16);
+      std::memcpy(p + 1 + n - 16, from + n - 16, 16);
+    } else if (n >= 8 && n <= 16) {
       std::memcpy(p + 1, from, 8);
       std::memcpy(p + 1 + n - 8, from + n - 8, 8);
     } else if (n >= 4 && n < 8) {
@@ -122,13 +125,21 @@ class JsonText {
     key.quoted_to(p);
     size_ = static_cast<std::size_t>(p - buf_.data()) + key.quoted_size();
   }
-  // An integer's decimal digits (a single digit, the most frequent count, inline and without
-  // to_chars).
+  // An integer's decimal digits (one or two digits, the most frequent counts, inline and
+  // without to_chars).
   template <typename T>
   [[gnu::always_inline]] void number(T v) {
     room(24);
-    if (static_cast<std::make_unsigned_t<T>>(v) <= 9) {  // (a negative one is not)
-      buf_[size_++] = static_cast<char>('0' + v);
+    const auto u = static_cast<std::make_unsigned_t<T>>(v);  // (a negative one is large)
+    if (u <= 9) {
+      buf_[size_++] = static_cast<char>('0' + u);
+      return;
+    }
+    if (u <= 99) {
+      char* p = buf_.data() + size_;
+      p[0] = static_cast<char>('0' + u / 10);
+      p[1] = static_cast<char>('0' + u % 10);
+      size_ += 2;
       return;
     }
     digits(v);
