@@ -98,7 +98,7 @@ class JsonText {
     size_ += n + 2;
   }
   // "key": (the key printable ASCII but '"' and '\\')
-  [[gnu::noinline]] void put_key(std::string_view key) {
+  void put_key(std::string_view key) {
     room(key.size() + 4);
     char* p = buf_.data() + size_;
     *p = '"';
@@ -114,10 +114,10 @@ class JsonText {
     char* p;
     if (depth > kShortDepth) [[unlikely]] {
       line(first, depth);
-      room(Key::kQuoted);
+      room(Key::kQuoted + kValueMost);
       p = buf_.data() + size_;
     } else {
-      room(kShortLine + Key::kQuoted);
+      room(kShortLine + Key::kQuoted + kValueMost);
       p = buf_.data() + size_;
       std::memcpy(p, kLines.data() + (first ? 1 : 0), kShortLine);
       p += depth + (first ? 1 : 2);
@@ -129,7 +129,12 @@ class JsonText {
   // without to_chars).
   template <typename T>
   [[gnu::always_inline]] void number(T v) {
-    room(24);
+    room(kValueMost);
+    number_in_room(v);
+  }
+  // The same where room for it was made (line_key: a member's value after its key).
+  template <typename T>
+  [[gnu::always_inline]] void number_in_room(T v) {
     const auto u = static_cast<std::make_unsigned_t<T>>(v);  // (a negative one is large)
     if (u <= 9) {
       buf_[size_++] = static_cast<char>('0' + u);
@@ -153,6 +158,8 @@ class JsonText {
     std::memcpy(buf_.data() + size_, kLines.data() + (first ? 1 : 0), kShortLine);
     size_ += depth + (first ? 1 : 2);
   }
+  // Room for a number or a flag (kValueMost), as line_key makes after a key.
+  void value_room() { room(kValueMost); }
   // A literal, copied at its size.
   template <std::size_t N>
   [[gnu::always_inline]] void put_literal(const char (&s)[N]) {
@@ -172,7 +179,10 @@ class JsonText {
   }
   // "true" or "false", copied at a fixed size.
   [[gnu::always_inline]] void flag(bool v) {
-    room(8);
+    room(kValueMost);
+    flag_in_room(v);
+  }
+  [[gnu::always_inline]] void flag_in_room(bool v) {
     std::memcpy(buf_.data() + size_, v ? "true\0\0\0" : "false\0\0", 8);
     size_ += v ? 4 : 5;
   }
@@ -183,6 +193,8 @@ class JsonText {
  private:
   static constexpr std::string_view kLines =
       ",\n                                                                ";
+  // A number's digits or a flag, at most: line_key makes room for one after the key.
+  static constexpr std::size_t kValueMost = 24;
   // A line of at most kShortLine octets, ",\n" and kShortDepth spaces: copied as one.
   static constexpr std::size_t kShortLine = 16;
   static constexpr std::size_t kShortDepth = kShortLine - 2;
@@ -193,7 +205,7 @@ class JsonText {
   [[gnu::noinline]] void grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), size_ + n)); }
   template <typename T>
   [[gnu::noinline]] void digits(T v) {
-    const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + 24, v);
+    const auto r = std::to_chars(buf_.data() + size_, buf_.data() + size_ + kValueMost, v);
     size_ = static_cast<std::size_t>(r.ptr - buf_.data());
   }
   [[gnu::noinline]] void deep_line(bool first, std::size_t depth) {
@@ -302,7 +314,7 @@ class StreamWriter {
   template <typename T>
   [[gnu::always_inline]] void field(Key key, const T& v) {
     put_key(key);
-    value(v);
+    member_value(v);
   }
   template <typename T>
   [[gnu::always_inline]] void field_or(Key key, const T& v, const T& /*absent*/) {
@@ -434,6 +446,18 @@ class StreamWriter {
     next_line();
     text(key);
     out_.put(": ");
+    out_.value_room();  // as line_key makes (member_value)
+  }
+  // A member's value after its key (put_key): a number or a flag in the room made for it.
+  template <typename T>
+  [[gnu::always_inline]] void member_value(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out_.flag_in_room(v);
+    } else if constexpr (std::is_integral_v<T>) {
+      out_.number_in_room(v);
+    } else {
+      value(v);
+    }
   }
   [[gnu::always_inline]] void begin(char open) {
     out_.put(open);
