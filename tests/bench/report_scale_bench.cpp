@@ -3,7 +3,9 @@
 // names (5,000 by default: one hub, the Responder, answering 5,000 peers, 5,001 hosts, about
 // 6 MB), then times mpa-check over it in the same run as text (the summary) and as JSON
 // (--format json), and as JSON with --matrix (the interop matrix forced: 5,001 implementations,
-// 5,000 pairs tried), and prints each one's seconds and peak RSS and its ratio to the text run.
+// 5,000 pairs tried), and prints each one's seconds and peak RSS and its ratio to the text run,
+// and its CPU seconds (user and system, the best and the median of the rounds) and their
+// ratios to the text run's: on a shared machine the wall time is noise, the CPU time less so.
 // Run: build/tests/bench/report_scale_bench [--connections N] [--file PATH] [--binary MPA_CHECK]
 //      [--rounds N] [--write-only]
 // Each figure is the best of N rounds (5 by default). --binary measures another mpa-check (an
@@ -12,6 +14,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,9 +70,21 @@ void write_capture(const std::string& path, std::uint32_t connections) {
 struct Run {
   double seconds = 1e9;  // best of the rounds
   long rss_kib = 0;
+  std::vector<double> cpu;  // user and system seconds, each round's
+  double best_cpu() const { return *std::min_element(cpu.begin(), cpu.end()); }
+  double median_cpu() const {
+    std::vector<double> sorted = cpu;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
 };
 
-// One mpa-check run, its output thrown away: seconds and peak RSS.
+double seconds_of(const timeval& t) {
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+}
+
+// One mpa-check run, its output thrown away: seconds, CPU seconds and peak RSS.
 void run_mpa_check(const std::string& binary, const std::vector<std::string>& args, Run& best) {
   std::vector<char*> argv{const_cast<char*>(binary.c_str())};
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -89,6 +104,7 @@ void run_mpa_check(const std::string& binary, const std::vector<std::string>& ar
   if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) throw std::runtime_error("mpa-check failed");
   best.seconds = std::min(best.seconds, seconds);
   best.rss_kib = std::max(best.rss_kib, usage.ru_maxrss);
+  best.cpu.push_back(seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime));
 }
 
 }  // namespace
@@ -132,8 +148,12 @@ int main(int argc, char** argv) {
   fmt::print("{} ({} connections, {:.1f} MB), {}: best of {}\n", path, connections,
              static_cast<double>(std::filesystem::file_size(path)) / 1e6, binary, rounds);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    fmt::print("  {:<14} {:7.3f} s  {:6.1f} MiB  {:5.2f}x text\n", rows[i].first, runs[i].seconds,
-               static_cast<double>(runs[i].rss_kib) / 1024, runs[i].seconds / runs[0].seconds);
+    fmt::print(
+        "  {:<14} {:7.3f} s  {:6.1f} MiB  {:5.2f}x text;  CPU {:7.3f} s (median {:7.3f} s)  "
+        "{:5.2f}x text (median {:5.2f}x)\n",
+        rows[i].first, runs[i].seconds, static_cast<double>(runs[i].rss_kib) / 1024,
+        runs[i].seconds / runs[0].seconds, runs[i].best_cpu(), runs[i].median_cpu(),
+        runs[i].best_cpu() / runs[0].best_cpu(), runs[i].median_cpu() / runs[0].median_cpu());
   }
   return 0;
 }
