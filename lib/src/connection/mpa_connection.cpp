@@ -230,6 +230,11 @@ void MpaConnection::finish(std::uint64_t frame) {
 
 // ---- Sender: one-line forwarders to the connection
 
+UlpChecks& Sender::make_ulp() {
+  ulp_ = std::make_unique<UlpChecks>();
+  return *ulp_;
+}
+
 void Sender::on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
                             std::uint64_t frame) {
   octet_frames.note(offset, data.size(), frame);
