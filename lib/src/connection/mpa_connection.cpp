@@ -63,6 +63,14 @@ void MpaConnection::on_segment(const TcpSegment& seg) {
     s.peer->rx.on_receiver_ack(seg.ack, seg.frame, s.reassembler.next_offset(), closes);
   }
   if (closes) s.rx.on_sender_close(seg.frame);
+  // No octet and no SYN, FIN or RST (the acknowledgements, two segments in five of a busy
+  // capture): nothing for the reassembler, which would take it as a keep-alive or a control
+  // segment and change nothing (its FIN, once reached, ended the stream at once), so it is not
+  // given one (issue 44, item 2: what a segment costs).
+  if (seg.payload.empty() && seg.payload_missing == 0 &&
+      !(seg.flags & (tcp_flags::kSyn | tcp_flags::kFin | tcp_flags::kRst))) {
+    return;
+  }
   s.arriving = {seg.frame, s.reassembler.next_offset(), seg.payload.size(), seg.payload_crc};
   s.reassembler.on_segment(seg, s);
   s.arriving.payload_crc.reset();  // (nothing else is this segment's payload)
@@ -221,6 +229,11 @@ void MpaConnection::finish(std::uint64_t frame) {
 }
 
 // ---- Sender: one-line forwarders to the connection
+
+UlpChecks& Sender::make_ulp() {
+  ulp_ = std::make_unique<UlpChecks>();
+  return *ulp_;
+}
 
 void Sender::on_stream_data(std::uint64_t offset, TcpSeq seq, std::span<const std::uint8_t> data,
                             std::uint64_t frame) {

@@ -211,10 +211,9 @@ struct Sender final : StreamSink, FpduSink {
   FpduRules fpdu_rules;
   // What its FPDUs carry (DDP/RDMAP checks, the recent FPDUs a Terminate may quote, the DDP
   // Stream): made at first use, as a sender that never reaches full operation needs none.
-  UlpChecks& ulp() {
-    if (!ulp_) ulp_ = std::make_unique<UlpChecks>();
-    return *ulp_;
-  }
+  // (Asked for at every FPDU, made once: the making out of line, so that the asking is inlined,
+  // which it was not with the making in it.)
+  UlpChecks& ulp() { return ulp_ ? *ulp_ : make_ulp(); }
   const UlpChecks* ulp_if_made() const { return ulp_.get(); }
   ReceiverReactions rx;  // how the peer reacts to a CRC or marker error in this sender's FPDUs
   DirectionStats stats;
@@ -245,6 +244,7 @@ struct Sender final : StreamSink, FpduSink {
   void on_finding(Finding&& finding) override;
 
  private:
+  UlpChecks& make_ulp();
   std::unique_ptr<UlpChecks> ulp_;
 };
 
