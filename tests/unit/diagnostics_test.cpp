@@ -111,6 +111,7 @@ constexpr Required kRequired[] = {
     {"rdmap.atomic-response-unrequested", Error, 0},
     {"receiver.terminate-missing", Warning, 0},
     {"rdmap.payload-not-allowed", Error, 0},
+    {"receiver.segment-after-error-placed", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -208,6 +208,8 @@ enum class DiagId : std::uint16_t {
   ReceiverTerminateMissing,
   // A Read Request or Terminate carrying ULP payload (RFC 5040 4.2).
   RdmapPayloadNotAllowed,
+  // A receiver that placed a DDP Segment sent after one in error (RFC 5041 7.1).
+  ReceiverSegmentAfterErrorPlaced,
   kCount,
 };
 
