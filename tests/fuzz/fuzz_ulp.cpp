@@ -554,12 +554,12 @@ void check(const Conversation& conv,
     }
     if (below_ddp(id)) std::fprintf(stderr, "%s at seq %u\n", name(id), seq);
     MPA_FUZZ_CHECK(!below_ddp(id), "a finding of a layer below DDP, whose octets are right");
-    if (id == DiagId::ReceiverTerminateMissing) {
+    if (id == DiagId::ReceiverTerminateMissing || id == DiagId::ReceiverSegmentAfterErrorPlaced) {
       const bool error_named = std::any_of(found.begin(), found.end(), [on = dir](const auto& g) {
         return std::get<1>(g) != on &&
                one_of(std::get<0>(g), {DiagId::DdpQueueInvalid, DiagId::RdmapOpcodeInvalid});
       });
-      MPA_FUZZ_CHECK(error_named, "receiver.terminate-missing without its peer's DDP/RDMAP error");
+      MPA_FUZZ_CHECK(error_named, "a receiver's DDP/RDMAP finding without its peer's error");
     } else if (mpa::info(id).name.starts_with("receiver.")) {
       MPA_FUZZ_CHECK(terminate_sent, "a receiver finding without any Terminate");
     }

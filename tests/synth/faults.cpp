@@ -1004,6 +1004,50 @@ void terminate_missing(Scenario& s) {
   s.expected.findings.push_back("ddp.queue-invalid");
   responder_sends(s, {send_of(300), write_of(500), send_of(40)});
 }
+// A Send on queue 7 (RFC 5041 7.1: an invalid QN, which every receiver detects).
+MessageSpec send_on_queue_7(std::size_t size) {
+  MessageSpec bad = send_of(size);
+  bad.edit_ulpdu = [](std::size_t, Bytes& u) { set_be32_at(u, kQnAt, 7); };
+  return bad;
+}
+// RFC 5040 7.1 rule 4: the last of the Initiator's first three Sends is on queue 7 (invalid
+// QN); the Responder's Terminate quotes that segment but names an unexpected opcode (RDMAP,
+// error type 2, code 0x06) instead of DDP's invalid QN (error type 2, code 0x01), and closes.
+void terminate_disagrees_first_error(Scenario& s) {
+  s.batch = 3;
+  s.initiator.messages = {send_of(100), send_of(64), send_on_queue_7(300)};
+  const std::vector<Chunk> fpdus = frame_fpdus(s, Dir::Initiator);
+  const Bytes& bad = fpdus[2].bytes;
+  TerminateSpec t = terminate_of(0, 2, 0x06);
+  t.ddp_header = Bytes(bad.begin() + 2, bad.begin() + 2 + kUntaggedHeader);
+  t.ddp_segment_length = static_cast<std::uint16_t>(kUntaggedHeader + 300);
+  MessageSpec m;
+  m.kind = MessageKind::Terminate;
+  m.terminate = t;
+  s.responder.messages = {m};
+  s.edit_plan = [](Plan& p) {
+    close_instead_from(p, find_turn(p, Dir::Responder, Phase::FullOperation) + 1, Dir::Responder);
+  };
+  s.expected.findings.push_back("ddp.queue-invalid");
+}
+// RFC 5041 7.1: the Initiator's second message is a Send on queue 7 (invalid QN), its third an
+// RDMA Read Request, which the Responder answers with its Read Response: its DDP placed a
+// segment sent after the one in error. It closes without a Terminate.
+void segment_after_error_placed(Scenario& s) {
+  s.batch = 3;
+  s.initiator.messages = {send_of(100), send_on_queue_7(64), read_request_of(600)};
+  responder_sends(s, {message_of(MessageKind::ReadResponse, 600), send_of(200)});
+  s.expected.findings.push_back("ddp.queue-invalid");
+  s.expected.findings.push_back("receiver.terminate-missing");
+}
+// RFC 5040 4.8: the Responder refuses the Initiator's RDMA Write with a Terminate (RDMAP, remote
+// protection error, invalid STag) whose Reserved bits are 0x0001, and closes.
+void terminate_reserved_nonzero(Scenario& s) {
+  TerminateSpec t = terminate_of(0, 1, 0x00);
+  t.reserved = 0x0001;
+  responder_terminates(s, t);
+  s.expected.notes.push_back("rdmap.terminate");
+}
 // RFC 5040 4.2: the Initiator's second message, an RDMA Read Request, carries 8 octets of ULP
 // payload after its header; the Responder answers it.
 void rdmap_payload_not_allowed(Scenario& s) {
@@ -1842,6 +1886,20 @@ constexpr FaultRecipe kRecipes[] = {
     {"startup.enhanced-negotiates-nothing",
      "Rev 2 client-server (A=0), Request IRD/ORD 0x3FFF (no negotiation), echoed by the Reply",
      enhanced_negotiates_nothing},
+    {"rdmap.reserved-nonzero",
+     "the Responder refuses the Initiator's RDMA Write with a Terminate (RDMAP, remote protection "
+     "error, invalid STag) whose 13 Reserved bits are 0x0001, and closes",
+     terminate_reserved_nonzero, "terminate"},
+    {"rdmap.terminate-disagrees",
+     "the last of the Initiator's first three Sends is on untagged queue 7 (invalid QN); the "
+     "Responder's Terminate quotes it but names an unexpected opcode (RDMAP, error type 2, code "
+     "0x06), not DDP's invalid QN, and closes",
+     terminate_disagrees_first_error, "first-error"},
+    {"receiver.segment-after-error-placed",
+     "the Initiator's second message is a Send on untagged queue 7 (invalid QN), its third an "
+     "RDMA Read Request; the Responder answers the Read Request with its Read Response and a "
+     "Send, and closes without a Terminate",
+     segment_after_error_placed},
 };
 
 }  // namespace

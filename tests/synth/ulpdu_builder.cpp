@@ -37,9 +37,10 @@ void put_terminate_control(Bytes& out, const TerminateSpec& t) {
     const std::uint8_t etype = t.cxgb_irdma_layout && t.layer == 2 ? 3 : t.etype;
     put_u8(out, static_cast<std::uint8_t>((t.layer & 0xF) << 4 | (etype & 0xF)));
     put_u8(out, t.code);
-    put_u8(out, static_cast<std::uint8_t>((m ? 0x80 : 0) | (d ? 0x40 : 0)));
+    put_u8(out,
+           static_cast<std::uint8_t>((m ? 0x80 : 0) | (d ? 0x40 : 0) | (t.reserved >> 8 & 0x1F)));
   }
-  put_u8(out, 0);
+  put_u8(out, static_cast<std::uint8_t>(t.reserved));
 }
 
 // DDP control (RFC 5041 4.1): T L Rsvd(4) DV(2); RDMAP control: RV(2) Rsv(2) Opcode(4).

@@ -54,6 +54,7 @@ struct TerminateSpec {
   // Chelsio cxgb4's and Intel irdma's: an LLP (layer 2) error with error type 3 (first octet
   // 0x23 for an MPA error), the rest as RFC 5040 Figure 8.
   bool cxgb_irdma_layout = false;
+  std::uint16_t reserved = 0;  // the 13 Reserved bits (RFC 5040 4.8: zero), as Figure 7 lays them
 };
 
 enum class PayloadFill : std::uint8_t { Random, Zero };

@@ -112,6 +112,7 @@ constexpr Required kRequired[] = {
     {"receiver.terminate-missing", Warning, 0},
     {"rdmap.payload-not-allowed", Error, 0},
     {"ddp.tagged-offsets-inconsistent", Error, 0},
+    {"receiver.segment-after-error-placed", Warning, 0},
 };
 
 TEST(Diagnostics, CatalogueHasEveryRequiredIdExactlyOnceWithItsSeverityAndCode) {

@@ -428,5 +428,186 @@ TEST(UlpChecks, OutstandingRequestsBeyondThePeersIrdOnce) {
   EXPECT_TRUE(none.empty()) << testing::PrintToString(names(none));
 }
 
+// ---- Terminates of DDP and RDMAP errors (RFC 5040 4.8, 7.1; RFC 5041 7.1, 7.2)
+
+// A Terminate of `layer` (0 RDMAP, 1 DDP), error type `etype` and `code`, quoting `quoted`.
+Bytes ulp_terminate(std::uint8_t layer, std::uint8_t etype, std::uint8_t code,
+                    const Bytes& quoted = {}) {
+  return terminate(code, quoted, false, static_cast<std::uint8_t>(layer << 4 | etype));
+}
+Bytes header_of(const Bytes& segment) {
+  const std::size_t size = (segment[0] & 0x80) ? 14 : 18;
+  return Bytes(segment.begin(), segment.begin() + static_cast<std::ptrdiff_t>(size));
+}
+std::vector<std::string> judge_terminate(const UlpChecks& peer, const Bytes& t,
+                                         std::optional<int> revision = std::nullopt) {
+  UlpChecks sender;
+  UlpContext context;
+  context.revision = revision;
+  TestFpdu fpdu(t, 9000);
+  std::vector<Finding> out;
+  sender.check_terminate(fpdu.event, context, {&peer, {}, true, false}, out);
+  return names(out);
+}
+const std::vector<std::string> kAgrees = {"rdmap.terminate"};
+const std::vector<std::string> kDisagrees = {"rdmap.terminate", "rdmap.terminate-disagrees"};
+
+// RFC 5040 4.8: the 13 Reserved bits after Terminate Control are zero on transmit, in RFC 5040's
+// layout (the third octet's low 5 bits, the fourth octet) and in siw's (its high 5 bits).
+TEST(UlpChecks, ATerminatesReservedBitsMustBeZero) {
+  UlpChecks peer;
+  Bytes t = ulp_terminate(0, 1, 0x00);  // RDMAP, remote protection error, invalid STag
+  EXPECT_EQ(judge_terminate(peer, t), kAgrees);
+  t[18 + 3] = 0x01;
+  EXPECT_EQ(judge_terminate(peer, t),
+            (std::vector<std::string>{"rdmap.terminate", "rdmap.reserved-nonzero"}));
+  t[18 + 3] = 0;
+  t[18 + 2] |= 0x10;
+  EXPECT_EQ(judge_terminate(peer, t),
+            (std::vector<std::string>{"rdmap.terminate", "rdmap.reserved-nonzero"}));
+  Bytes siw = terminate(2, {}, true);
+  siw[18 + 2] |= 0x08;
+  const auto decoded = decode_terminate(siw, true);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->reserved, 0x100);
+  EXPECT_EQ(decode_terminate(terminate(2, {}, true), true)->reserved, 0);
+}
+
+// RFC 5040 7.1 (rule 4), RFC 5041 7.1: the Terminate names the first segment in error, as a
+// conforming receiver would; errors inside the receiver (buffers, STags) are not held to it.
+TEST(UlpChecks, ADdpOrRdmapTerminateIsHeldToThePeersFirstSegmentInError) {
+  UlpChecks peer;
+  std::vector<Finding> scratch;
+  const Bytes good = untagged(3, 0, 1, 0);
+  const Bytes bad = untagged(3, 7, 2, 0);  // a Send on queue 7: invalid QN
+  const Bytes later = untagged(3, 0, 3, 0);
+  TestFpdu a(good, 5000), b(bad, 5100), c(later, 5200);
+  peer.check(a.event, {}, scratch);
+  ASSERT_TRUE(peer.first_error() == nullptr);
+  peer.check(b.event, {}, scratch);
+  ASSERT_EQ(names(scratch), std::vector<std::string>{"ddp.queue-invalid"});
+  peer.check(c.event, {}, scratch);
+  ASSERT_TRUE(peer.first_error() != nullptr);
+  EXPECT_EQ(peer.first_error()->fpdu.seq, TcpSeq(5100));
+  // The right Terminate: DDP, untagged buffer error, invalid QN, quoting the bad segment.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x01, header_of(bad))), kAgrees);
+  // Another capture-visible error of that segment: not what it shows.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 2, 0x06, header_of(bad))), kDisagrees);
+  // A segment after it: DDP dropped it.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x01, header_of(later))), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 1, 0x00, header_of(later))), kDisagrees);
+  // Errors inside the receiver, on that segment or one before it: the capture cannot tell.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x02, header_of(bad))), kAgrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 1, 0x00, header_of(good))), kAgrees);
+  // No header quoted, and the capture did not show every segment before it: not judged.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 2, 0x06)), kAgrees);
+  // A zero-length segment's QN is not validated (RFC 5041 7.1): not an error a receiver detects.
+  UlpChecks empty;
+  TestFpdu zero(untagged(3, 7, 1, 0, true, 0), 5000);
+  empty.check(zero.event, {}, scratch);
+  EXPECT_TRUE(empty.first_error() == nullptr);
+}
+
+// Every segment seen (the startup, then the first FPDU): a Terminate quoting nothing is held
+// to the first error too.
+TEST(UlpChecks, AnUnquotingTerminateIsHeldToTheFirstErrorWhenEverySegmentWasSeen) {
+  UlpChecks peer;
+  std::vector<Finding> scratch;
+  const StartupFrame reply = rev2(kRep, 0, false, 4, 4);
+  UlpContext first;
+  first.first_fpdu = true;
+  first.revision = 1;
+  first.reply = &reply;
+  TestFpdu a(untagged(3, 0, 1, 0), 5000), b(untagged(0xD, 0, 2, 0), 5100);  // opcode 0xD
+  peer.check(a.event, first, scratch);
+  peer.check(b.event, {}, scratch);
+  ASSERT_TRUE(peer.first_error() != nullptr);
+  EXPECT_TRUE(peer.first_error()->all_seen);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 2, 0x06)), kAgrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x01)), kDisagrees);
+}
+
+// What the quoted header shows against the error named, whatever else was seen.
+TEST(UlpChecks, ATerminateContradictingTheHeaderItQuotesDisagrees) {
+  UlpChecks peer;
+  const Bytes send = untagged(3, 0, 1, 0);
+  const Bytes write = tagged(0, 0x1234, 0x100, true);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x01, header_of(send))), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 1, 0x00, header_of(send))), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x02, header_of(write))), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 1, 0x00, header_of(write))), kAgrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x06, header_of(send)), 1), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(0, 2, 0x05, header_of(send)), 2), kDisagrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x06, header_of(send)), 0), kAgrees);
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x06, header_of(send))), kAgrees);
+  // A zeroed header (RFC 5040 7.1 rule 1) is none.
+  EXPECT_EQ(judge_terminate(peer, ulp_terminate(1, 2, 0x01, Bytes(18, 0))), kAgrees);
+}
+
+// RFC 5041 7.1: DDP drops the segments after one in error; a Read Response to a Read Request
+// sent after it shows it placed.
+TEST(UlpChecks, AReadResponseToARequestSentAfterASegmentInErrorIsNamed) {
+  const StartupFrame reply = rev2(kRep, 0, false, 4, 4);
+  UlpContext first;
+  first.first_fpdu = true;
+  first.revision = 1;
+  first.reply = &reply;
+  Bytes read = untagged(1, 1, 1, 0, true, 0);
+  put_be32(read, 0x1234);  // Data Sink STag
+  put_be32(read, 0);
+  put_be32(read, 0x100);  // Data Sink TO
+  put_be32(read, 8);      // RDMA Read Message Size
+  put_be32(read, 0x5678);
+  put_be32(read, 0);
+  put_be32(read, 0);
+  const Bytes response = tagged(2, 0x1234, 0x100, true);
+  for (const bool request_first : {false, true}) {
+    SCOPED_TRACE(request_first);
+    UlpChecks requester;
+    std::vector<Finding> out;
+    TestFpdu a(untagged(3, 0, 1, 0), 5000), bad(untagged(3, 7, 2, 0), 5100);
+    TestFpdu request(read, request_first ? 5050 : 5200);
+    requester.check(a.event, first, out);
+    auto send_request = [&] {
+      const auto ddp = requester.check(request.event, {}, out).ddp;
+      requester.count_request(request.event, *ddp, std::nullopt, Direction::Initiator, out);
+    };
+    if (request_first) send_request();
+    requester.check(bad.event, {}, out);
+    if (!request_first) send_request();
+    out.clear();
+    TestFpdu answer(response, 7000);
+    requester.check_read_response(answer.event, *decode_ddp(answer.event.ulpdu_head),
+                                  Direction::Responder, out);
+    if (request_first) {
+      EXPECT_TRUE(out.empty()) << testing::PrintToString(names(out));
+    } else {
+      ASSERT_EQ(names(out), std::vector<std::string>{"receiver.segment-after-error-placed"});
+      EXPECT_NE(out[0].message.find("seq 5200"), std::string::npos) << out[0].message;
+    }
+  }
+  // An RFC 7306 Atomic Request after the error, answered by its Atomic Response (its Request
+  // Identifier 71), as rdma_requests_test lays them out.
+  Bytes atomic = untagged(0xA, 1, 1, 0, true, 0);
+  for (std::uint32_t word : {0u, 71u, 0x7700u, 0u, 0x40u}) put_be32(atomic, word);
+  atomic.resize(atomic.size() + 32, 0x01);
+  Bytes atomic_answer = untagged(0xB, 3, 1, 0, true, 0);
+  put_be32(atomic_answer, 71);
+  atomic_answer.resize(atomic_answer.size() + 8, 0x02);
+  UlpChecks requester;
+  std::vector<Finding> out;
+  TestFpdu a(untagged(3, 0, 1, 0), 5000), bad(untagged(3, 7, 2, 0), 5100), request(atomic, 5200);
+  requester.check(a.event, first, out);
+  requester.check(bad.event, {}, out);
+  const auto ddp = requester.check(request.event, {}, out).ddp;
+  requester.count_request(request.event, *ddp, std::nullopt, Direction::Initiator, out);
+  out.clear();
+  TestFpdu answer(atomic_answer, 7000);
+  requester.check_read_response(answer.event, *decode_ddp(answer.event.ulpdu_head),
+                                Direction::Responder, out);
+  ASSERT_EQ(names(out), std::vector<std::string>{"receiver.segment-after-error-placed"});
+  EXPECT_NE(out[0].message.find("Atomic Request"), std::string::npos) << out[0].message;
+}
+
 }  // namespace
 }  // namespace mpa

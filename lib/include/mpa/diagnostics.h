@@ -210,6 +210,8 @@ enum class DiagId : std::uint16_t {
   RdmapPayloadNotAllowed,
   // A tagged DDP Message whose segments' TOs do not tile one interval (RFC 5041 5.2).
   DdpTaggedOffsetsInconsistent,
+  // A receiver that placed a DDP Segment sent after one in error (RFC 5041 7.1).
+  ReceiverSegmentAfterErrorPlaced,
   kCount,
 };
 

@@ -38,10 +38,11 @@ struct Terminate {
   std::uint8_t layer = 0;
   std::uint8_t etype = 0;
   std::uint8_t error_code = 0;
-  bool segment_length_valid = false;                    // M
-  bool ddp_header_included = false;                     // D
-  bool rdmap_header_included = false;                   // R
-  bool siw_layout = false;                              // decoded from Linux siw's swapped layout
+  bool segment_length_valid = false;   // M
+  bool ddp_header_included = false;    // D
+  bool rdmap_header_included = false;  // R
+  std::uint16_t reserved = 0;  // the 13 Reserved bits after Terminate Control (RFC 5040 4.8)
+  bool siw_layout = false;     // decoded from Linux siw's swapped layout
   TerminateLayout layout = TerminateLayout::Rfc5040;    // (siw_layout: TerminateLayout::Siw)
   std::span<const std::uint8_t> terminated_ddp_header;  // when D (as far as captured)
 

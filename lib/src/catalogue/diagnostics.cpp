@@ -140,7 +140,9 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "RDMAP Terminate: the peer's own verdict (layer, error type, error code)"},
     {RdmapTerminateDisagrees, "rdmap.terminate-disagrees", Warning, Protocol, "RFC 5040 4.8",
      MpaError::None,
-     "Terminate blames an MPA error that mpa-check did not see in the data it refers to"},
+     "Terminate blames an MPA error that mpa-check did not see in the data it refers to, or names "
+     "a DDP or RDMAP error other than the first one its peer's segments show, or quotes a DDP "
+     "header that is not the segment in error"},
     {RdmapTerminateEncoding, "rdmap.terminate-encoding", Warning, Protocol, "RFC 5040 4.8",
      MpaError::None,
      "Terminate Control laid out as a known stack does, not as RFC 5040 4.8 / RFC 6580: Linux "
@@ -344,8 +346,9 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "unexpected opcode)"},
     {RdmapReservedNonzero, "rdmap.reserved-nonzero", Error, Protocol, "RFC 5040 4.1",
      MpaError::None,
-     "RDMAP Control field's reserved bits set, or an Invalidate STag in a Send, Send with SE, "
-     "Read Request or Terminate (MUST be zero on transmit, ignored on receive)"},
+     "RDMAP Control field's reserved bits set, an Invalidate STag in a Send, Send with SE, "
+     "Read Request or Terminate, or a Terminate header's 13 Reserved bits (RFC 5040 4.8) (MUST "
+     "be zero on transmit, ignored on receive)"},
     {RdmapAfterTerminate, "rdmap.after-terminate", Error, Protocol, "RFC 5040 5.4", MpaError::None,
      "FPDU sent after a Terminate in the same direction (MUST NOT send any more Messages)"},
     // ---- RDMA Read Responses against their Requests; Terminate Control values
@@ -417,6 +420,13 @@ constexpr std::array<DiagnosticInfo, static_cast<std::size_t>(kCount)> kEntries{
      "segments' payloads [TO, TO + length) do not tile one interval: two carry the same TOs, or, "
      "all its segments seen, TOs between them are carried by none (each TO MUST be the initial TO "
      "plus the payload's offset in the message; no Terminate: a receiver need not check)"},
+    // Warning, as receiver.terminate-missing: the Response shows the Request placed,
+    // but not why the receiver missed the error (RFC 5041 7.1 requires it to detect it).
+    {ReceiverSegmentAfterErrorPlaced, "receiver.segment-after-error-placed", Warning, Protocol,
+     "RFC 5041 7.1", MpaError::None,
+     "Receiver answered with an RDMA Read Response (or an RFC 7306 Atomic Response) a Request its "
+     "peer sent after a DDP Segment with an error it must detect (an invalid QN, an undefined "
+     "RDMAP opcode): its DDP did not silently drop the segments after the one in error"},
 }};
 
 // The field each finding is about (DiagnosticInfo::field), as the library reports it: an FPDU
@@ -537,6 +547,7 @@ constexpr std::optional<DiagField> fpdu_field_of(DiagId id) {
     case ReceiverInvalidFpduAnswered:         // the Read Response
     case ReceiverErrorIgnored:                // the FPDU sent after the bad one
     case ReceiverLegalFpduRefused:  // the Read Response that skipped it (or, apart, the close)
+    case ReceiverSegmentAfterErrorPlaced:  // the Read Response
       return Fpdu;
     default:
       return std::nullopt;

@@ -57,6 +57,7 @@ std::optional<RdmaRequests::ReadRequest> RdmaRequests::decode(const FpduEvent& f
   r.source_stag = load_be32(h + kSourceStag);
   r.source_to = load_be64(h + kSourceTo);
   r.frame = fpdu.last_frame;
+  r.seq = fpdu.header_seq;
   return r;
 }
 
@@ -75,6 +76,7 @@ std::optional<RdmaRequests::AtomicRequest> RdmaRequests::decode_atomic(const Fpd
   r.remote_stag = load_be32(h + kRemoteStag);
   r.remote_to = load_be64(h + kRemoteTo);
   r.frame = fpdu.last_frame;
+  r.seq = fpdu.header_seq;
   return r;
 }
 
@@ -177,6 +179,24 @@ void RdmaRequests::on_atomic_response(const FpduEvent& fpdu, const DdpHeader& dd
                    atomics_.size()),
        out);
   lose();  // which Request each later Response answers is not known any more
+}
+
+std::optional<RdmaRequests::Answered> RdmaRequests::answered_by(const FpduEvent& fpdu,
+                                                                const DdpHeader& ddp) const {
+  if (!judging() || answer_) return std::nullopt;
+  if (ddp.tagged && ddp.opcode == to_wire(RdmapOpcode::ReadResponse)) {
+    const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const auto& r) {
+      return r.sink_stag == ddp.stag && r.sink_to == ddp.to;
+    });
+    if (it != outstanding_.end()) return Answered{"RDMA Read Request", it->msn, it->frame, it->seq};
+  } else if (!ddp.tagged && ddp.opcode == to_wire(RdmapOpcode::AtomicResponse) && ddp.mo == 0 &&
+             fpdu.ulpdu_head.size() >= kOriginalRequestId + 4) {
+    const std::uint32_t id = load_be32(fpdu.ulpdu_head.data() + kOriginalRequestId);
+    const auto it = std::find_if(atomics_.begin(), atomics_.end(),
+                                 [&](const AtomicRequest& r) { return r.request_id == id; });
+    if (it != atomics_.end()) return Answered{"Atomic Request", it->msn, it->frame, it->seq};
+  }
+  return std::nullopt;
 }
 
 void RdmaRequests::on_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,

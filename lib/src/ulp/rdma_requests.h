@@ -34,6 +34,7 @@ class RdmaRequests {
     std::uint32_t source_stag = 0;
     std::uint64_t source_to = 0;
     std::uint64_t frame = 0;
+    TcpSeq seq;  // its FPDU's header
   };
   // The Request an untagged Read Request FPDU carries (nullopt: its header is cut short).
   static std::optional<ReadRequest> decode(const FpduEvent& fpdu, const DdpHeader& ddp);
@@ -49,6 +50,7 @@ class RdmaRequests {
     std::uint32_t remote_stag = 0;
     std::uint64_t remote_to = 0;
     std::uint64_t frame = 0;
+    TcpSeq seq;  // its FPDU's header
   };
   static constexpr std::uint8_t kFetchAdd = 0x0;
   static constexpr std::uint8_t kCmpSwap = 0x2;
@@ -70,6 +72,17 @@ class RdmaRequests {
   // messages). An Atomic Request's operation is judged whenever it is read, once per direction.
   void on_request(const FpduEvent& fpdu, const DdpHeader& ddp, Direction requester,
                   std::vector<Finding>& out);
+  // The outstanding Request a segment of the peer starts to answer, while the pairing is
+  // judged: the Read Request whose Data Sink STag and TO a Read Response's first segment
+  // carries, the Atomic Request an Atomic Response names; none for a later segment of a
+  // Response, or one that answers no Request.
+  struct Answered {
+    const char* what = "";  // "RDMA Read Request", "Atomic Request"
+    std::uint32_t msn = 0;
+    std::uint64_t frame = 0;
+    TcpSeq seq;
+  };
+  std::optional<Answered> answered_by(const FpduEvent& fpdu, const DdpHeader& ddp) const;
   // A tagged Read Response segment of the peer, or an untagged Atomic Response segment.
   void on_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
                    std::vector<Finding>& out);

@@ -53,12 +53,16 @@ std::optional<Terminate> decode_terminate(std::span<const std::uint8_t> ulpdu, b
     t.segment_length_valid = b2 & 0x01;
     t.ddp_header_included = b2 & 0x02;
     t.rdmap_header_included = b2 & 0x04;
+    // (bits 19-31 of the little-endian word: the third octet's high 5 bits, the fourth octet)
+    t.reserved = static_cast<std::uint16_t>((b2 >> 3) << 8 | ulpdu[kControl + 3]);
   } else {
     t.layer = b0 >> 4;
     t.etype = b0 & 0x0F;
     t.segment_length_valid = b2 & 0x80;
     t.ddp_header_included = b2 & 0x40;
     t.rdmap_header_included = b2 & 0x20;
+    // Figure 7: bits 19-31, the third octet's low 5 bits and the fourth octet.
+    t.reserved = static_cast<std::uint16_t>((b2 & 0x1F) << 8 | ulpdu[kControl + 3]);
     // Chelsio cxgb4 (LAYER_MPA | DDP_LLP) and Intel irdma ((LAYER_MPA << 4) | DDP_LLP) write
     // an MPA error as layer 2 with DDP's error type 3; RFC 6580 registers MPA errors under
     // error type 0 and nothing under 3, so the octet names those stacks.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "decode/byte_order.h"
 #include "mpa/ddp.h"
 #include "mpa/terminate.h"
 #include "startup/startup_exchange.h"
@@ -68,6 +69,17 @@ std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& d
 
 UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                             std::vector<Finding>& out) {
+  const std::size_t before = out.size();
+  const UlpVerdict v = check_segment(fpdu, context, out);
+  if (!errors_.first && fpdu.crc_status != CrcStatus::Bad) {
+    const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+    note_errors(v.ddp, std::span<const Finding>(out).subspan(before), size);
+  }
+  return v;
+}
+
+UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& context,
+                                    std::vector<Finding>& out) {
   UlpVerdict v;
   // Octets that failed their CRC are no ULPDU the sender can be held to (RFC 5044 8: the
   // receiver drops the FPDU, whose error is fpdu.crc-mismatch's; its "header" may be stray
@@ -205,6 +217,103 @@ void UlpChecks::count_answer() {
   --outstanding_;
 }
 
+namespace {
+using Cause = UlpChecks::TerminateCause;
+constexpr Cause kInvalidQn{1, 2, 0x01};           // RFC 5041 7.2
+constexpr Cause kTaggedDdpVersion{1, 1, 0x04};    // RFC 5041 7.2
+constexpr Cause kUntaggedDdpVersion{1, 2, 0x06};  // RFC 5041 7.2
+constexpr Cause kRdmapVersion{0, 2, 0x05};        // RFC 5040 Figure 9
+constexpr Cause kUnexpectedOpcode{0, 2, 0x06};    // RFC 5040 Figure 9
+
+// What a conforming receiver's Terminate names of the error a finding is (the catalogue
+// summaries say it: RFC 5041 7.2, RFC 5040 Figure 9); none for the findings no Terminate
+// answers, or that a receiver may not detect at that segment.
+std::span<const Cause> terminate_causes(DiagId id) {
+  static constexpr Cause kQn[] = {kInvalidQn};
+  static constexpr Cause kOpcode[] = {kUnexpectedOpcode};
+  static constexpr Cause kVersion[] = {kTaggedDdpVersion, kUntaggedDdpVersion, kRdmapVersion};
+  static constexpr Cause kMsn[] = {{1, 2, 0x02}, {1, 2, 0x03}};
+  static constexpr Cause kMo[] = {{1, 2, 0x04}};
+  switch (id) {
+    case DiagId::DdpQueueInvalid:
+      return kQn;
+    case DiagId::RdmapOpcodeInvalid:
+    case DiagId::RdmapOpcodeMisplaced:
+    case DiagId::RdmapReadResponseUnrequested:
+      return kOpcode;
+    case DiagId::DdpVersionMismatch:
+    case DiagId::DdpVersionChanged:
+      return kVersion;
+    case DiagId::DdpMsnInvalid:
+      return kMsn;
+    case DiagId::DdpMoInvalid:
+      return kMo;
+    default:
+      return {};
+  }
+}
+
+// "DDP error type 2 code 0x01 (invalid QN)".
+std::string cause_words(const Cause& c) {
+  std::string_view name;
+  if (c == kInvalidQn) name = " (invalid QN)";
+  if (c == kTaggedDdpVersion || c == kUntaggedDdpVersion) name = " (invalid DDP version)";
+  if (c == kRdmapVersion) name = " (invalid RDMAP version)";
+  if (c == kUnexpectedOpcode) name = " (unexpected opcode)";
+  return fmt::format("{} error type {} code 0x{:02x}{}", c.layer == 0 ? "RDMAP" : "DDP", c.etype,
+                     c.code, name);
+}
+}  // namespace
+
+// RFC 5041 7.1 (validate a non-zero-length untagged segment's QN), RFC 5040 7.2 (the opcode):
+// the errors every receiver detects at the segment that shows them. The first segment with
+// one is kept with what a Terminate may name of all the errors it shows.
+void UlpChecks::note_errors(const std::optional<DdpHeader>& ddp, std::span<const Finding> found,
+                            std::uint32_t size) {
+  SegmentError e;
+  for (const Finding& f : found) {
+    for (const Cause& c : terminate_causes(f.id)) e.causes.push_back(c);
+    const bool detected = f.id == DiagId::RdmapOpcodeInvalid ||
+                          (f.id == DiagId::DdpQueueInvalid && size > kDdpUntaggedHeaderSize);
+    if (detected && e.id == DiagId::kCount) e.id = f.id;
+  }
+  if (e.id == DiagId::kCount) {
+    // (a receiver without RFC 7306 may answer its messages with an unexpected opcode)
+    if (ddp && ddp->opcode >= to_wire(RdmapOpcode::ImmediateData) &&
+        ddp->opcode <= to_wire(RdmapOpcode::AtomicResponse)) {
+      errors_.extension_seen = true;
+    }
+    return;
+  }
+  e.fpdu = recent_[(recent_count_ - 1) % recent_.size()];  // (remember() kept it)
+  e.all_seen = reads_.judging() && !errors_.extension_seen;
+  errors_.first = std::move(e);
+}
+
+// RFC 5041 7.1: after a segment in error, "DDP MUST silently drop any subsequent incoming DDP
+// Segments"; a Read or Atomic Request (RFC 7306) sent after it is one, and a Response to it
+// shows it placed. (Responses are paired with Requests only while the capture shows every
+// Request and Response.)
+void UlpChecks::check_read_response(const FpduEvent& fpdu, const DdpHeader& ddp,
+                                    Direction responder, std::vector<Finding>& out) {
+  const auto request = errors_.first ? reads_.answered_by(fpdu, ddp) : std::nullopt;
+  if (request && request->seq.is_after(errors_.first->fpdu.seq) &&
+      said_.first(DiagId::ReceiverSegmentAfterErrorPlaced)) {
+    const SegmentError& e = *errors_.first;
+    out.push_back(make_finding(
+        DiagId::ReceiverSegmentAfterErrorPlaced, fpdu.last_frame, fpdu.header_seq,
+        header_offset(fpdu),
+        fmt::format("the {}'s {} at seq {} answers the {} the {} sent at seq {} (frame {}, MSN "
+                    "{}), after its DDP Segment at seq {} (frame {}) with {}: a receiver's DDP "
+                    "silently drops every segment after one in error (RFC 5041 7.1), so that "
+                    "Request is none it may answer",
+                    role(responder), rdmap_opcode_words(ddp.opcode), fpdu.header_seq.value(),
+                    request->what, role(other(responder)), request->seq.value(), request->frame,
+                    request->msn, e.fpdu.seq.value(), e.fpdu.frame, info(e.id).name)));
+  }
+  reads_.on_response(fpdu, ddp, responder, out);
+}
+
 void UlpChecks::remember(const FpduEvent& fpdu) {
   RecentFpdu& recent = recent_[recent_count_++ % recent_.size()];
   recent.frame = fpdu.last_frame;
@@ -218,7 +327,11 @@ const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t
   const std::size_t n = std::min(recent_count_, recent_.size());
   for (std::size_t i = 0; i < n; ++i) {
     const RecentFpdu& r = recent_[(recent_count_ - 1 - i) % recent_.size()];
-    const std::size_t k = std::min(r.ddp_size, quoted.size());
+    // (a tagged header is 14 octets: what follows it in the FPDU is payload, in the Terminate
+    // the Terminated RDMA Header)
+    const std::size_t own =
+        quoted.empty() || (quoted[0] & 0x80) == 0 ? kDdpUntaggedHeaderSize : kDdpTaggedHeaderSize;
+    const std::size_t k = std::min({r.ddp_size, quoted.size(), own});
     if (k >= 6 &&
         std::equal(r.ddp.begin(), r.ddp.begin() + static_cast<std::ptrdiff_t>(k), quoted.begin())) {
       return &r;
@@ -321,6 +434,102 @@ std::string disagreement(MpaError code, const Terminate& t, const UlpChecks::Rec
   return {};
 }
 
+// The DDP header a Terminate quotes (D bit) as long as its T bit says (RFC 5040 4.8: 112 bits
+// tagged, 144 untagged); empty when none is quoted, it is cut short, or it is all zero (RFC
+// 5040 7.1 rule 1: an error not about an incoming message).
+std::span<const std::uint8_t> quoted_header(const Terminate& t) {
+  const std::span<const std::uint8_t> q = t.terminated_ddp_header;
+  if (!t.ddp_header_included || q.empty()) return {};
+  const std::size_t size = (q[0] & 0x80) ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize;
+  if (q.size() < size || std::all_of(q.begin(), q.begin() + size, [](auto o) { return o == 0; }))
+    return {};
+  return q.first(size);
+}
+
+bool same_header(const UlpChecks::RecentFpdu& r, std::span<const std::uint8_t> header) {
+  return r.ddp_size >= header.size() && std::equal(header.begin(), header.end(), r.ddp.begin());
+}
+
+// What the header a Terminate quotes shows against the error it names, whatever else the
+// capture showed: a buffer error of the other DDP model (RFC 5041 7.2), an invalid QN on a queue
+// RDMAP defines, an invalid version where the header carries its MPA revision's (RFC 5044
+// Appendix C).
+std::string header_contradiction(const Cause& c, std::span<const std::uint8_t> q,
+                                 std::optional<int> revision) {
+  const bool tagged = q[0] & 0x80;
+  if (c.layer == 1 && (c.etype == 1 || c.etype == 2) && tagged != (c.etype == 1)) {
+    return fmt::format(
+        "it names {}, a{} buffer error, but the DDP header it quotes is {} (RFC 5041 7.2)",
+        cause_words(c), c.etype == 1 ? " tagged" : "n untagged", tagged ? "tagged" : "untagged");
+  }
+  if (c == kInvalidQn && load_be32(&q[6]) <= 2) {
+    return fmt::format(
+        "it names {}, but the segment it quotes is on queue {}, one RDMAP defines "
+        "(RFC 5040 5: 0 Sends, 1 Read Requests, 2 Terminates)",
+        cause_words(c), load_be32(&q[6]));
+  }
+  if (!revision) return {};
+  const unsigned expected = *revision == 0 ? 0 : 1;
+  const bool ddp_version = c == kTaggedDdpVersion || c == kUntaggedDdpVersion;
+  if ((ddp_version && (q[0] & 0x03) == expected) || (c == kRdmapVersion && q[1] >> 6 == expected)) {
+    return fmt::format(
+        "it names {}, but the segment it quotes carries version {}, the one MPA Rev "
+        "{} carries (RFC 5044 Appendix C)",
+        cause_words(c), expected, *revision);
+  }
+  return {};
+}
+
+// RFC 5040 7.1: a Terminate answering an error in an incoming message names it and quotes its
+// DDP header; rule 4, the first message in error; RFC 5041 7.1, DDP drops the segments after
+// it. Why a DDP or RDMAP Terminate (RFC 5040's layout) does not, held to the first segment of
+// its peer's with an error every receiver detects (UlpChecks::first_error), then to the header
+// it quotes; empty where it does, or where the capture cannot tell: errors against the
+// receiver's buffers and STags (RFC 5041 7.1's other checks, RDMAP's protection errors) are
+// inside it, and may come first on a segment mpa-check found sound.
+std::string ulp_disagreement(const Terminate& t, const UlpChecks* peer,
+                             std::optional<int> revision) {
+  if (t.layout != TerminateLayout::Rfc5040 || t.layer > 1) return {};
+  const Cause claim{t.layer, t.etype, t.error_code};
+  const bool visible = claim == kInvalidQn || claim == kTaggedDdpVersion ||
+                       claim == kUntaggedDdpVersion || claim == kRdmapVersion ||
+                       claim == kUnexpectedOpcode;
+  const std::span<const std::uint8_t> quoted = quoted_header(t);
+  const UlpChecks::SegmentError* first = peer ? peer->first_error() : nullptr;
+  if (first) {
+    const bool named =
+        std::find(first->causes.begin(), first->causes.end(), claim) != first->causes.end();
+    const std::string error = fmt::format("{} at seq {} (frame {})", info(first->id).name,
+                                          first->fpdu.seq.value(), first->fpdu.frame);
+    std::string answers;
+    for (const Cause& c : first->causes)
+      answers += (answers.empty() ? "" : " or ") + cause_words(c);
+    if (!quoted.empty() && same_header(first->fpdu, quoted)) {
+      if (!visible || named) return {};
+      return fmt::format(
+          "it names {}, but the segment it quotes shows {}, which a conforming "
+          "receiver names {}",
+          cause_words(claim), error, answers);
+    }
+    if (!quoted.empty()) {
+      const UlpChecks::RecentFpdu* r = peer->find_quoted(quoted);
+      if (r && r->seq.is_after(first->fpdu.seq)) {
+        return fmt::format(
+            "it quotes the segment at seq {} (frame {}), sent after the first one in "
+            "error, {}: DDP drops every segment after it (RFC 5041 7.1) and the "
+            "Terminate names the first (RFC 5040 7.1 rule 4)",
+            r->seq.value(), r->frame, error);
+      }
+    } else if (visible && !named && first->all_seen) {
+      return fmt::format(
+          "it names {}, but the first error the capture shows in its peer's "
+          "segments (every one seen) is {}, which a conforming receiver names {}",
+          cause_words(claim), error, answers);
+    }
+  }
+  return quoted.empty() ? std::string() : header_contradiction(claim, quoted, revision);
+}
+
 }  // namespace
 
 void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context,
@@ -352,6 +561,15 @@ void UlpChecks::check_terminate(const FpduEvent& fpdu, const UlpContext& context
   }
   if (std::string undefined = undefined_terminate_values(*t); !undefined.empty()) {
     add(DiagId::RdmapTerminateInvalid, "Terminate Control names " + undefined);
+  }
+  if (t->reserved != 0) {
+    add(DiagId::RdmapReservedNonzero,
+        fmt::format("Terminate at seq {}: the 13 Reserved bits after its Terminate Control are "
+                    "0x{:04x} (RFC 5040 4.8: zero on transmit)",
+                    fpdu.header_seq.value(), t->reserved));
+  }
+  if (std::string why = ulp_disagreement(*t, peer.checks, context.revision); !why.empty()) {
+    add(DiagId::RdmapTerminateDisagrees, fmt::format("Terminate {}: {}", describe(*t), why));
   }
   const auto code = t->mpa_error();
   if (!code) return;

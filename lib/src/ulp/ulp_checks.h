@@ -71,8 +71,28 @@ class UlpChecks {
     std::array<std::uint8_t, kDdpUntaggedHeaderSize> ddp{};
     std::size_t ddp_size = 0;
   };
-  // The most recent FPDU whose DDP header starts with `quoted` (at least 6 octets), if any.
+  // The most recent FPDU whose DDP header starts with `quoted` (at least 6 octets; no more
+  // than the header its T bit announces), if any.
   const RecentFpdu* find_quoted(std::span<const std::uint8_t> quoted) const;
+
+  // What a Terminate says of a DDP or RDMAP error (RFC 5040 Figure 9, RFC 5041 7.2).
+  struct TerminateCause {
+    std::uint8_t layer = 0;
+    std::uint8_t etype = 0;
+    std::uint8_t code = 0;
+    friend bool operator==(const TerminateCause&, const TerminateCause&) = default;
+  };
+  // The first of this sender's DDP Segments with an error every receiver detects (RFC 5041
+  // 7.1: an invalid QN on a non-zero-length untagged segment; RFC 5040 7.2: an undefined
+  // opcode): the one a conforming receiver's Terminate names (RFC 5040 7.1 rule 4), after
+  // which its DDP drops every segment (RFC 5041 7.1).
+  struct SegmentError {
+    DiagId id = DiagId::kCount;
+    RecentFpdu fpdu;                     // its frame, seq and DDP header
+    std::vector<TerminateCause> causes;  // what a Terminate may name of the errors it shows
+    bool all_seen = false;  // every segment before it was seen, none of them RFC 7306's
+  };
+  const SegmentError* first_error() const { return errors_.first ? &*errors_.first : nullptr; }
   // Whether one of its ULPDUs was too short for the DDP/RDMAP headers it announces.
   bool saw_too_short() const { return too_short_seen_; }
 
@@ -89,10 +109,10 @@ class UlpChecks {
   void count_answer();
   // A tagged RDMA Read Response segment of the peer, or an RFC 7306 Atomic Response, held to
   // this sender's Read or Atomic Requests (rdma_requests.h).
+  // A Read or Atomic Response answering a Request sent after this sender's first segment in
+  // error is receiver.segment-after-error-placed (once per direction).
   void check_read_response(const FpduEvent& fpdu, const DdpHeader& ddp, Direction responder,
-                           std::vector<Finding>& out) {
-    reads_.on_response(fpdu, ddp, responder, out);
-  }
+                           std::vector<Finding>& out);
   // The sender closed its stream first (FIN) at an FPDU boundary, at `seq` / `offset` in `frame`:
   // its DDP Stream judges the messages left open (DdpStream::close).
   void on_close(std::uint64_t frame, TcpSeq seq, std::uint64_t offset, std::vector<Finding>& out) {
@@ -108,8 +128,12 @@ class UlpChecks {
 
  private:
   void remember(const FpduEvent& fpdu);
+  UlpVerdict check_segment(const FpduEvent& fpdu, const UlpContext& context,
+                           std::vector<Finding>& out);
   void check_no_payload(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t size,
                         std::vector<Finding>& out);
+  void note_errors(const std::optional<DdpHeader>& ddp, std::span<const Finding> found,
+                   std::uint32_t size);
 
   bool said_ddp_version_ = false;
   bool said_too_short_ = false;
@@ -117,8 +141,13 @@ class UlpChecks {
   std::uint32_t outstanding_ = 0;  // requests not yet answered (count_request)
   bool count_lost_ = false;
   bool said_ird_ = false;
-  SaidOnce said_;       // the ids named once per direction here (beside the bools above)
-  RdmaRequests reads_;  // this sender's RDMA Read Requests and the peer's answers
+  SaidOnce said_;  // the ids named once per direction here (beside the bools above)
+  struct Errors {
+    std::optional<SegmentError> first;  // (first_error())
+    bool extension_seen = false;        // an RFC 7306 message before it
+  };
+  Errors errors_;
+  RdmaRequests reads_;                   // this sender's RDMA Read Requests and the peer's answers
   std::array<RecentFpdu, 32> recent_{};  // ring of the last FPDUs, for Terminates to blame
   std::size_t recent_count_ = 0;
   // The direction's DDP Stream (message assembly per queue), made at its first DDP Segment;
