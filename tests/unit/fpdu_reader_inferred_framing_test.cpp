@@ -260,5 +260,20 @@ TEST(InferredFraming, AStreamEndingWhereADeviationEndsItsLastFpduNamesIt) {
   EXPECT_EQ(r.fpdus, 1u);
 }
 
+TEST(InferredFraming, EmptyFpdusReadFromZerosDoNotOutweighADeviationConfirmed) {
+  // Markers on, CRC off, no CRC field: six FPDUs of a bare DDP Send header (18 octets). The RFC
+  // reads each 4 octets too long, and after it two empty FPDUs made of the next header's zeros,
+  // then finds the third FPDU where it is: to the end of the stream it reads 2 FPDUs beginning
+  // like DDP; the sender's own framing reads every one. (fuzz_differential, crc-field-missing
+  // in its domain: 9 FPDUs listed, ddp.msn-invalid.)
+  for (const std::size_t cut : {0u, 7u, 64u}) {
+    const Read r =
+        read_stream({.omit_crc_field = true}, true, false, {18, 18, 18, 18, 18, 18}, cut);
+    EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.crc-field-missing"}) << cut;
+    EXPECT_FALSE(r.framing.crc_field) << cut;
+    EXPECT_EQ(r.fpdus, 6u) << cut;
+  }
+}
+
 }  // namespace
 }  // namespace mpa

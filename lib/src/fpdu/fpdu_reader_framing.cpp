@@ -506,13 +506,18 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   }
   if (!final) return std::nullopt;
   // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
+  // A hypothesis confirmed outright (its CRC, or as many FPDUs beginning like DDP as a test
+  // asks) beats a reading the end of the stream stopped short of that: the RFC's too, which
+  // the odd FPDU put in doubt (the empty FPDUs a misread header makes of zeros count nothing).
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].test.stop == FramingTest::Stop::Enough)
+      return Verdict{i, candidates[i].test.fpdus};
+  }
   std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
-    // (A hypothesis confirmed outright beats an RFC reading the end of the stream cut short.)
-    if (c.test.stop == FramingTest::Stop::Enough ||
-        (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed))) {
+    if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
       return Verdict{i, c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
