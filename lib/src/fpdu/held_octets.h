@@ -1,9 +1,10 @@
 // Octets held back with the pushes that brought them (frame, and whether the push began a
 // TCP segment), to be read again later exactly as they arrived. The FPDU reader holds them
 // after a gap while the next FPDU is searched for, while a framing test decides, and the
-// newest octets read (TailOctets: at most 32, a fixed-size copy kept on every push); the
-// connection (mpa_connection.h) the Initiator's octets before the Reply, the first octets of
-// full operation while the marker probe decides, a stream under study for framing inference.
+// newest octets read (TailOctets: at most 32, a fixed-size copy kept on every push; with
+// markers and no CRCs RecentOctets too, up to 2 KiB); the connection (mpa_connection.h) the
+// Initiator's octets before the Reply, the first octets of full operation while the marker
+// probe decides, a stream under study for framing inference.
 #pragma once
 
 #include <algorithm>
