@@ -263,6 +263,10 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ulpdu_bytes_ += fpdu.ulpdu_length;
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
   if (!held_pads_.empty()) settle_pad_warnings(fpdu, crc_explained, sink);
+  // A sender named for sending no CRC field, CRCs off: its pad is where a sender counting
+  // ULPDU_Length 4 long puts its CRC field (the same boundaries), which may then hold any value
+  // (RFC 5044 4.1): the octets do not tell a non-zero pad from that field.
+  if (pad_nonzero && !config_.crc && !grammar_.framing().crc_field) pad_nonzero = false;
   if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame, sink)) pad_nonzero = false;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);
