@@ -210,5 +210,94 @@ TEST(InferredFraming, AMarkerPointingExactlyAtAHeaderOffFourHasOnlyItsLowBits) {
   EXPECT_EQ(r.fpdus, 10u);
 }
 
+TEST(InferredFraming, WithoutCrcsAMarkerPointingExactlyAtAHeaderOffFourBearsADeviationOut) {
+  // Markers on, CRC off, no pad. The third FPDU (31 octets, 3 of pad from the RFC) is the first
+  // the RFC frames otherwise; the next FPDUs, as the sender frames them, hold markers pointing
+  // exactly at their headers, off a multiple of 4: evidence for that sender, not against it.
+  const Read r = read_stream({.pad = SenderQuirks::Pad::None}, true, false,
+                             {214, 26, 31, 58, 203, 144, 1015, 301});
+  EXPECT_EQ(r.sink.count(DiagId::FpduPadRuleWrong), 1u);
+  EXPECT_EQ(r.sink.count(DiagId::MarkerFpduptrMismatch), 0u)
+      << testing::PrintToString(r.sink.finding_names());
+  EXPECT_EQ(r.framing.pad, PadRule::None);
+  EXPECT_EQ(r.fpdus, 8u);
+}
+
+TEST(InferredFraming, AMarkerShowsAHeaderMisreadThatPassedTheDdpTest) {
+  // Markers on, CRC off, pads of (ULPDU_Length + 2) mod 4: the first FPDU (129 octets) ends 2
+  // octets after the RFC's reading. The header read there (the last two octets of its CRC
+  // field, 02 00, then the next ULPDU_Length, 00 36) passes for a DDP header of 512 octets;
+  // only the marker at 512, inside it and pointing elsewhere, shows the misreading. The
+  // framing test starts from before that header, 372 octets back, not at the marker.
+  synth::FpduFramer framer(true, false, 0, {.pad = SenderQuirks::Pad::UlpduPlus2Mod4});
+  synth::FpduTweaks first;
+  first.crc_xor = 0x00020000;  // (the CRC field's third octet 02, its fourth 00)
+  RecordingSink sink;
+  FpduReaderConfig config = test::reader_config(0, true, false);
+  config.check_sender_framing = true;
+  FpduReader reader(config);
+  std::uint64_t frame = 1;
+  for (const std::size_t n : {129u, 54u, 22u, 1620u}) {
+    const synth::Chunk c = framer.frame(send_ulpdu(n), frame == 1 ? first : synth::FpduTweaks{});
+    reader.push(c.bytes, frame++, true, sink);
+  }
+  reader.finish(frame, sink);
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u);
+  EXPECT_EQ(sink.count(DiagId::MarkerFpduptrMismatch), 0u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(reader.framing().pad, PadRule::UlpduPlus2Mod4);
+  EXPECT_EQ(reader.fpdus(), 4u);
+}
+
+TEST(InferredFraming, AStreamEndingWhereADeviationEndsItsLastFpduNamesIt) {
+  // No markers, no CRCs; the ULPDU alone padded to 4: one FPDU of 78 octets ends 2 octets after
+  // the RFC's reading, and the stream with it. Those 2 octets are no next FPDU's header: the
+  // FPDU as sent, and the deviation, not an FPDU cut short by the close.
+  const Read r = read_stream({.pad = SenderQuirks::Pad::UlpduTo4}, false, false, {78});
+  EXPECT_EQ(r.sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(r.sink.finding_names());
+  EXPECT_EQ(r.framing.pad, PadRule::UlpduTo4);
+  EXPECT_EQ(r.fpdus, 1u);
+}
+
+TEST(InferredFraming, EmptyFpdusReadFromZerosDoNotOutweighADeviationConfirmed) {
+  // Markers on, CRC off, no CRC field: six FPDUs of a bare DDP Send header (18 octets). The RFC
+  // reads each 4 octets too long, and after it two empty FPDUs made of the next header's zeros,
+  // then finds the third FPDU where it is: to the end of the stream it reads 2 FPDUs beginning
+  // like DDP; the sender's own framing reads every one. (fuzz_differential, crc-field-missing
+  // in its domain: 9 FPDUs listed, ddp.msn-invalid.)
+  for (const std::size_t cut : {0u, 7u, 64u}) {
+    const Read r =
+        read_stream({.omit_crc_field = true}, true, false, {18, 18, 18, 18, 18, 18}, cut);
+    EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.crc-field-missing"}) << cut;
+    EXPECT_FALSE(r.framing.crc_field) << cut;
+    EXPECT_EQ(r.fpdus, 6u) << cut;
+  }
+}
+
+TEST(InferredFraming, WithoutCrcsACrcFieldOfAnyValueIsNoPadOfASenderWithoutOne) {
+  // No markers, CRCs off; ULPDU_Length 4 long, the last CRC field of any value (RFC 5044 4.1). Its
+  // boundaries are those of a sender with no CRC field, which is what the reader names; read so,
+  // the last FPDU's pad (31 octets of ULPDU, 3 of pad) is 3 octets of the CRC field: no pad
+  // warning can rest on them.
+  synth::FpduFramer framer(false, false, 0, {.length_bias = 4});
+  synth::FpduTweaks any;
+  any.crc_xor = 0x9e3779b9;
+  RecordingSink sink;
+  FpduReaderConfig config = test::reader_config(0, false, false);
+  config.check_sender_framing = true;
+  FpduReader reader(config);
+  std::uint64_t frame = 1;
+  for (const std::size_t n : {430u, 70u, 308u, 50u, 34u, 254u, 31u}) {
+    const synth::FpduTweaks tweaks = n == 31 ? any : synth::FpduTweaks{};  // (the others 0)
+    reader.push(framer.frame(send_ulpdu(n), tweaks).bytes, frame++, true, sink);
+  }
+  reader.finish(frame, sink);
+  EXPECT_EQ(sink.count(DiagId::FpduPadNonzero), 0u) << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduCrcFieldMissing) + sink.count(DiagId::FpduUlpduLengthMiscounted),
+            1u);
+  EXPECT_EQ(reader.fpdus(), 7u) << testing::PrintToString(sink.finding_names());
+}
+
 }  // namespace
 }  // namespace mpa

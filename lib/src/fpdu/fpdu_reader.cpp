@@ -87,6 +87,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   grammar_.reframe(resume.framing, resume.grid);
   grammar_.reset(resume.held.seq() + static_cast<std::uint32_t>(resume.from),
                  resume.held.offset() + resume.from);
+  remember_before(resume.held, resume.from);
   std::optional<Resume> next;
   const std::size_t rest = resume.held.replay(
       resume.from, [&](std::span<const std::uint8_t> data, std::uint64_t frame, bool start) {
@@ -96,6 +97,27 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   // (The next mode ended within the octets replayed: those after them follow its own.)
   if (next) next->held.append_from(resume.held, rest);
   return next;
+}
+
+void FpduReader::remember_before(const HeldOctets& held, std::size_t from) {
+  // The octets held before `from` are the newest read when reading resumes there, as they
+  // were when they came: a test or a stream's end looks back at them (how far back must not
+  // depend on whether a test replayed them).
+  tail_.clear();
+  recent_.clear();
+  const std::size_t back = std::min(from, keeps_recent() ? RecentOctets::kKeep : TailOctets::kSize);
+  std::size_t at = from - back;
+  if (back == 0) return;
+  held.replay(at, [&](std::span<const std::uint8_t> data, std::uint64_t frame, bool start) {
+    const std::span<const std::uint8_t> piece = data.first(std::min(data.size(), from - at));
+    tail_.remember(piece, frame, start);
+    if (keeps_recent()) {
+      recent_.remember(piece, held.seq() + static_cast<std::uint32_t>(at), held.offset() + at,
+                       frame, start);
+    }
+    at += piece.size();
+    return at < from;
+  });
 }
 
 [[gnu::always_inline]] inline std::optional<FpduReader::Resume> FpduReader::read(
@@ -132,12 +154,13 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
     switch (r.step) {
       case FpduGrammar::Step::NeedMore:
         tail_.remember(data, frame, segment_start);
+        if (keeps_recent()) recent_.remember(data, push_seq, push_offset, frame, segment_start);
         // (Only the Initiator's first FPDU is waited for by its peer: RFC 5044 7.1.2.)
         first_complete_as_deviation_ = fpdus_ == 0 && config_.direction == Direction::Initiator &&
                                        grammar_.header_read() && ending_deviation(false) != nullptr;
         return std::nullopt;
       case FpduGrammar::Step::Marker:
-        trigger = on_marker(frame, sink);
+        trigger = on_marker(frame, push_seq, sink);
         break;
       case FpduGrammar::Step::ShortUlpdu:
         trigger = check_start(nullptr, sink);  // too short for a DDP header: judged now
@@ -155,6 +178,7 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   if (crc_resume) {
     // Go on from where the sender's own framing ends the FPDU.
     HeldOctets held = tail_.hold(push_seq, push_offset);
+    recent_.clear();
     held.append(data, frame, segment_start);
     const std::size_t from = crc_resume->distance_from(held.seq());
     return Resume{std::move(held), from, grammar_.framing(), grammar_.grid()};
@@ -166,17 +190,27 @@ std::optional<FpduReader::Resume> FpduReader::replay(Resume resume, FpduSink& si
   return test(std::get<Testing>(mode_), {}, frame, segment_start, sink);
 }
 
-std::optional<FpduReader::Trigger> FpduReader::on_marker(std::uint64_t frame, FpduSink& sink) {
+std::optional<FpduReader::Trigger> FpduReader::on_marker(std::uint64_t frame, TcpSeq push_seq,
+                                                         FpduSink& sink) {
   if (!judge_.judging()) return std::nullopt;
   const MarkerFact& fact = grammar_.last_marker();
   const bool leading = grammar_.last_marker_leading();
   const FpduEvent& fpdu = grammar_.event();
+  const bool exempt = exempt_seq_ && fpdu.start_seq == *exempt_seq_;
   if (leading && config_.check_sender_framing &&
-      !marker_fits(Marker{fact.reserved, fact.fpdu_ptr}, kFpduPtrBeforeHeader) &&
-      !(exempt_seq_ && fpdu.start_seq == *exempt_seq_)) {
+      !marker_fits(Marker{fact.reserved, fact.fpdu_ptr}, kFpduPtrBeforeHeader) && !exempt) {
     // Before saying anything about it: is this no marker at all, or an FPDU read in the
     // wrong place? (fpdu_reader_framing.cpp)
     return fact.seq == config_.start_seq ? Trigger::FirstMarker : Trigger::Boundary;
+  }
+  // A marker inside the FPDU pointing elsewhere (RFC 5044 4.3): where no CRC vouched for the
+  // boundary before it, its header may be misread by a few octets, passing the DDP test by
+  // chance; the framing test starts from before that header, while the octets are held.
+  const Marker marker{fact.reserved, fact.fpdu_ptr};
+  if (!leading && keeps_recent() && !exempt && !marker_points_at(marker, fact.expected_fpdu_ptr) &&
+      fact.fpdu_ptr != fact.expected_fpdu_ptr &&
+      !fpdu.start_seq.is_before(recent_.origin(push_seq) + TailOctets::kSize)) {
+    return Trigger::Boundary;
   }
   judge_.marker(fact, leading, grammar_.offset() - kMarkerSize, fpdu.header_seq, frame, sink);
   return std::nullopt;
@@ -229,6 +263,10 @@ void FpduReader::emit_fpdu(std::uint64_t frame, FpduSink& sink, bool crc_explain
   ulpdu_bytes_ += fpdu.ulpdu_length;
   if (fpdu.crc_status == CrcStatus::Bad) ++crc_failures_;
   if (!held_pads_.empty()) settle_pad_warnings(fpdu, crc_explained, sink);
+  // A sender named for sending no CRC field, CRCs off: its pad is where a sender counting
+  // ULPDU_Length 4 long puts its CRC field (the same boundaries), which may then hold any value
+  // (RFC 5044 4.1): the octets do not tell a non-zero pad from that field.
+  if (pad_nonzero && !config_.crc && !grammar_.framing().crc_field) pad_nonzero = false;
   if (pad_nonzero && hold_pad_warning(fpdu, crc_explained, frame, sink)) pad_nonzero = false;
   judge_.fpdu(fpdu, pad_nonzero, crc_explained, frame, sink);
   sink.on_fpdu(fpdu);

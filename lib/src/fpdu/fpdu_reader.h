@@ -131,6 +131,8 @@ class FpduReader {
   // (its resumption, with the octets not yet read appended, is returned); run(): to the end.
   std::optional<Resume> replay(Resume resume, FpduSink& sink);
   void run(std::optional<Resume> resume, FpduSink& sink);
+  // The held octets before `from` as the newest read (tail_, recent_), reading resuming there.
+  void remember_before(const HeldOctets& held, std::size_t from);
   // The modes: Reading (fpdu_reader.cpp), Lost (_resync.cpp), Testing (_framing.cpp).
   // (`given_crc`: SegmentFacts::payload_crc, for a push that came from the segment itself.)
   std::optional<Resume> read(Octets data, std::uint64_t frame, bool segment_start,
@@ -140,7 +142,7 @@ class FpduReader {
   std::optional<Resume> test(reader_mode::Testing& trial, Octets data, std::uint64_t frame,
                              bool segment_start, FpduSink& sink);
   // What the grammar said, judged (a trigger opens a framing test).
-  std::optional<Trigger> on_marker(std::uint64_t frame, FpduSink& sink);
+  std::optional<Trigger> on_marker(std::uint64_t frame, TcpSeq push_seq, FpduSink& sink);
   std::optional<Trigger> check_start(const std::uint8_t* control, FpduSink& sink);
   // The FPDU completed; where reading resumes when its CRC matches only as a deviation frames it.
   // (`test`: set when its CRC fails and matches nowhere yet: a framing test decides.)
@@ -162,6 +164,10 @@ class FpduReader {
   // The stream ends inside the FPDU in progress, exactly where a deviation ends it (its CRC
   // matching there, or its DDP header and pad bearing it out): that FPDU, and the deviation.
   void close_as_deviation(std::uint64_t frame, FpduSink& sink);
+  // ... or a few octets after the FPDU completed last, inside what was read as the next one's
+  // header, exactly where a deviation ends that FPDU (its pad zero, no CRC to match): that
+  // FPDU as its sender framed it, and the deviation. True when it did.
+  bool close_after_previous(std::uint64_t frame, FpduSink& sink);
   bool ends_as(const SenderHypothesis& h, std::uint32_t ulpdu, TcpSeq end) const;
   // The deviation that ends the FPDU in progress where the octets read so far end (`exactly`),
   // or a few octets before (none: nullptr).
@@ -173,6 +179,11 @@ class FpduReader {
   FpduJudge judge_;
   reader_mode::Mode mode_;
   TailOctets tail_;  // the newest octets read: a framing test starts from them
+  // ... and more of them where a marker may be the first to show a header misread (recent_).
+  RecentOctets recent_;
+  bool keeps_recent() const {
+    return config_.markers && !config_.crc && config_.check_sender_framing;
+  }
   std::optional<reader_mode::PreviousFpdu> prev_;
   // The previous FPDU as `h` frames it, to `sink` (a deviation named from it).
   void revise_previous(const SenderHypothesis& h, FpduSink& sink);

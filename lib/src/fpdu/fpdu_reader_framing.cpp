@@ -194,6 +194,9 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   }
   // The octets under test: the tail kept behind this push, and the whole push.
   t.held = tail_.hold(push_seq, push_offset);
+  // (Where more are kept, all of them: a marker may show a header misread long before it.)
+  if (std::optional<HeldOctets> recent = recent_.take(push_seq, t.held.size()))
+    t.held = std::move(*recent);
   t.held.append(data, frame, segment_start);
 
   // Where each hypothesis puts the next FPDU. The RFC's: at the odd FPDU itself (exempt), or
@@ -274,8 +277,10 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (in_test()) run(decide(true, frame, sink), sink);
   first_complete_as_deviation_ = false;
-  if (std::holds_alternative<reader_mode::Reading>(mode_) && grammar_.header_read())
+  if (std::holds_alternative<reader_mode::Reading>(mode_) && grammar_.in_fpdu() &&
+      !close_after_previous(frame, sink) && grammar_.header_read()) {
     close_as_deviation(frame, sink);
+  }
   if (!held_pads_.empty()) give_pad_warnings(sink);  // (nothing came to explain them)
 }
 
@@ -363,6 +368,53 @@ void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
     framing_named_ = true;
     prev_.reset();
   }
+}
+
+bool FpduReader::close_after_previous(std::uint64_t frame, FpduSink& sink) {
+  // RFC 5044 4.1: a sender ends its stream at an FPDU boundary. Where a deviation frames the
+  // FPDU completed last a few octets longer than the RFC (a pad of 2 or 3 where the RFC's is
+  // 0 or 1, ULPDU_Length counted short), the octets after it read as the next FPDU's header;
+  // a stream that ends exactly at that sender's boundary, its pad zero there, shows it.
+  // (With CRCs, that FPDU's CRC failed where the RFC puts it and was tested then.)
+  if (!prev_ || config_.crc || !config_.check_sender_framing || !judge_.judging() ||
+      !prev_->judged || !prev_->control) {
+    return false;
+  }
+  const MarkerGrid& grid = grammar_.grid();
+  const reader_mode::PreviousFpdu& prev = *prev_;
+  const TcpSeq end = grammar_.position();
+  const TcpSeq read_end =
+      prev.start + fpdu_wire_length(grid, prev.start, grammar_.framing(), prev.ulpdu_length);
+  if (grammar_.event().start_seq != read_end || !end.is_after(read_end) ||
+      end.distance_from(read_end) > kLongerFpduOctets) {
+    return false;
+  }
+  for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
+    if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
+    const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, prev.ulpdu_length);
+    if (!ulpdu || !ulpdu_header_plausible(*ulpdu, (*prev.control)[0], (*prev.control)[1]) ||
+        prev.start + fpdu_wire_length(grid, prev.start, h.framing, prev.ulpdu_length) != end ||
+        !ends_as(h, *ulpdu, end)) {
+      continue;
+    }
+    if (!framing_named_ || named_id() != h.id) {
+      judge_.report(
+          sink, *h.id, prev.header_seq,
+          prev.start_offset + prev.header_seq.distance_from(prev.start), frame,
+          fmt::format("FPDU at seq {}: {}; the stream ends where {} ends it, {} octets after "
+                      "the RFC's end",
+                      prev.header_seq.value(), deviation_of(h, prev.ulpdu_length), describe(h),
+                      end.distance_from(read_end)));
+    }
+    held_pads_.clear();  // (its pad as read was the sender's ULPDU or pad)
+    revise_previous(h, sink);
+    grammar_.reset(end, grammar_.offset());
+    grammar_.reframe(h.framing, grid);
+    framing_named_ = true;
+    prev_.reset();
+    return true;
+  }
+  return false;
 }
 
 bool FpduReader::hold_pad_warning(const FpduEvent& fpdu, bool crc_explained, std::uint64_t frame,
@@ -454,13 +506,18 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
   }
   if (!final) return std::nullopt;
   // The stream ends (or a gap cuts it) with hypotheses still reading: decided on all it has.
+  // A hypothesis confirmed outright (its CRC, or as many FPDUs beginning like DDP as a test
+  // asks) beats a reading the end of the stream stopped short of that: the RFC's too, which
+  // the odd FPDU put in doubt (the empty FPDUs a misread header makes of zeros count nothing).
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].test.stop == FramingTest::Stop::Enough)
+      return Verdict{i, candidates[i].test.fpdus};
+  }
   std::optional<std::size_t> weak_rfc;  // the RFC's reading, cut off by the end of the stream
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
-    // (A hypothesis confirmed outright beats an RFC reading the end of the stream cut short.)
-    if (c.test.stop == FramingTest::Stop::Enough ||
-        (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed))) {
+    if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
       return Verdict{i, c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;

@@ -26,6 +26,7 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   exempt_seq_.reset();
   exempt_empty_run_ = false;
   tail_.clear();
+  recent_.clear();
   if (framing_lost()) {
     grammar_.skip(length);
     return;

@@ -13,10 +13,14 @@ namespace mpa {
 namespace {
 
 // RFC 5044 4.2, 4.3: a marker is evidence of framing when it fits where it sits (reserved
-// zero, FPDUPTR `expected` modulo 2^16, low two bits treated as zero). (Reserved fields
-// stay strict even with CRCs: they are what makes a search over 512 grid phases cheap.)
+// zero, FPDUPTR `expected` modulo 2^16, low two bits treated as zero), or points exactly at a
+// header off a multiple of 4 (a sender whose pad or ULPDU_Length is not the RFC's points at
+// its own header: the low bits are its fault, not the pointer's; FpduJudge::marker says the
+// same). (Reserved fields stay strict even with CRCs: they are what makes a search over 512
+// grid phases cheap.)
 bool marker_fits_at(const std::uint8_t* marker, std::uint16_t expected) {
-  return marker_fits(marker_from_wire(marker), expected);
+  const Marker m = marker_from_wire(marker);
+  return marker_fits(m, expected) || (marker_reserved_is_zero(m) && m.fpdu_ptr == expected);
 }
 
 // Walks one FPDU in `buffer` from index `start`, skipping and checking markers. The wire

@@ -1,9 +1,10 @@
 // Octets held back with the pushes that brought them (frame, and whether the push began a
 // TCP segment), to be read again later exactly as they arrived. The FPDU reader holds them
 // after a gap while the next FPDU is searched for, while a framing test decides, and the
-// newest octets read (TailOctets: at most 32, a fixed-size copy kept on every push); the
-// connection (mpa_connection.h) the Initiator's octets before the Reply, the first octets of
-// full operation while the marker probe decides, a stream under study for framing inference.
+// newest octets read (TailOctets: at most 32, a fixed-size copy kept on every push; with
+// markers and no CRCs RecentOctets too, up to 2 KiB); the connection (mpa_connection.h) the
+// Initiator's octets before the Reply, the first octets of full operation while the marker
+// probe decides, a stream under study for framing inference.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -178,6 +180,53 @@ class TailOctets {
   std::size_t size_ = 0;
   std::array<HeldPush, kSize> pushes_{};
   std::size_t count_ = 0;
+};
+
+// The newest octets read, at least kKeep of them (at most twice that), with their pushes: where
+// no CRC vouches for an FPDU boundary but markers do, a header misread by a few octets may pass
+// the DDP test and only the first marker inside the misread FPDU, up to a marker interval on
+// (RFC 5044 4.3), shows it; the framing test it opens starts from before that header. Held in a
+// vector, allocated only where used (FpduReader: markers on, CRCs off).
+class RecentOctets {
+ public:
+  static constexpr std::size_t kKeep = 1024;
+
+  void clear() { held_ = HeldOctets(); }
+  // `data` is read at `seq` (stream offset `offset`); octets not contiguous with the last start
+  // the record over.
+  void remember(std::span<const std::uint8_t> data, TcpSeq seq, std::uint64_t offset,
+                std::uint64_t frame, bool segment_start) {
+    if (data.empty()) return;
+    if (held_.empty() || held_.end_seq() != seq || held_.end_offset() != offset) {
+      held_ = HeldOctets(seq, offset);
+    }
+    if (data.size() > kKeep) {  // (only the newest kKeep octets of a long push are of use)
+      const std::size_t skip = data.size() - kKeep;
+      held_ = HeldOctets(seq + static_cast<std::uint32_t>(skip), offset + skip);
+      held_.append(data.subspan(skip), frame, false);
+      return;
+    }
+    held_.append(data, frame, segment_start);
+    if (held_.size() > 2 * kKeep) held_.drop_front(held_.size() - kKeep);
+  }
+  // The first octet held when they end where a push beginning at `push_seq` begins (else
+  // `push_seq`: nothing before that push is held).
+  TcpSeq origin(TcpSeq push_seq) const {
+    return !held_.empty() && held_.end_seq() == push_seq ? held_.seq() : push_seq;
+  }
+  // The octets held, when they end where a push beginning at `push_seq` begins and reach
+  // further back than `than` octets (else nothing); the record is emptied.
+  std::optional<HeldOctets> take(TcpSeq push_seq, std::size_t than) {
+    std::optional<HeldOctets> out;
+    if (!held_.empty() && held_.end_seq() == push_seq && held_.size() > than) {
+      out = std::move(held_);
+    }
+    clear();
+    return out;
+  }
+
+ private:
+  HeldOctets held_;
 };
 
 }  // namespace mpa
