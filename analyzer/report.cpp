@@ -62,14 +62,21 @@ void Collector::on_finding(const Finding& finding) {
   }
 }
 
-void Collector::on_fpdu(const FpduEvent& fpdu) {
-  auto log = messages_.find(fpdu.connection);
-  if (log == messages_.end()) {
-    log =
-        messages_.emplace(fpdu.connection, RdmaMessageLog(list_messages_ ? kMaxListedMessages : 0))
-            .first;
+RdmaMessageLog& Collector::message_log(std::uint32_t connection) {
+  if (last_log_ == nullptr || last_log_id_ != connection) {
+    auto log = messages_.find(connection);
+    if (log == messages_.end()) {
+      log = messages_.emplace(connection, RdmaMessageLog(list_messages_ ? kMaxListedMessages : 0))
+                .first;
+    }
+    last_log_id_ = connection;
+    last_log_ = &log->second;
   }
-  log->second.on_fpdu(fpdu);
+  return *last_log_;
+}
+
+void Collector::on_fpdu(const FpduEvent& fpdu) {
+  message_log(fpdu.connection).on_fpdu(fpdu);
   if (!list_fpdus_) return;
   open_[fpdu.connection].fpdus.push_back(
       {fpdu.last_frame, fpdu.direction, fpdu.header_seq, fpdu.ulpdu_length, fpdu.crc_status,
@@ -118,6 +125,7 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
       c.messages.list = log->second.messages();
       c.messages.not_listed = log->second.not_listed();
     }
+    if (&log->second == last_log_) last_log_ = nullptr;
     messages_.erase(log);
   }
   if (const std::uint64_t id = summary.initiator.tunnel; id != 0 && tunnel_names_) {
