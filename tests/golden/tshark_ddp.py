@@ -90,9 +90,19 @@ def ddp_fields(ddp_rdmap):
     f["inval"] = number(inval) if inval is not None else (
         int(reserved.replace(":", ""), 16) if reserved else 0)
     f["have_rdma"] = "iwarp_rdma.control_field" in rdma
-    hdrct = rdma.get("iwarp_rdma.terminate", {}).get("iwarp_rdma.term_hdrct", {})
+    terminate = rdma.get("iwarp_rdma.terminate", {})
+    # RFC 5040 4.8: the 13 Reserved bits after the Terminate Control field.
+    f["term_rsvd"] = number(terminate.get("iwarp_rdma.term_rsvd", "0"))
+    hdrct = terminate.get("iwarp_rdma.term_ctrl", {}).get("iwarp_rdma.term_hdrct",
+                                                          terminate.get("iwarp_rdma.term_hdrct", {}))
     f["term_d"] = hdrct.get("iwarp_rdma.hdrct_d") == "1"
     f["term_r"] = hdrct.get("iwarp_rdma.hdrct_r") == "1"
+    f["term_m"] = hdrct.get("iwarp_rdma.term_hdrct_m") == "1"
+    # Linux siw's C bitfields put M, D and R at the low end of the Terminate Control's third
+    # octet, where RFC 5040's reading finds Reserved bits (8-12) and no M, D or R: read so, a
+    # Terminate is siw's, and its Reserved bits are not RFC 5040's to judge.
+    if not (f["term_m"] or f["term_d"] or f["term_r"]) and f["term_rsvd"] >> 8:
+        f["term_rsvd"] = 0
     return f
 
 
@@ -192,6 +202,8 @@ class Stream:
         if f["rsv"]:
             self.say("rdmap.reserved-nonzero", frame)
         elif not tagged and op in (1, 3, 5, 7) and f["inval"]:
+            self.say("rdmap.reserved-nonzero", frame)
+        elif not tagged and op == 7 and f["term_rsvd"]:
             self.say("rdmap.reserved-nonzero", frame)
         header = 14 if tagged else 18
         payload = max(0, length - header)
