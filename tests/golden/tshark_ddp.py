@@ -93,8 +93,7 @@ def ddp_fields(ddp_rdmap):
     terminate = rdma.get("iwarp_rdma.terminate", {})
     # RFC 5040 4.8: the 13 Reserved bits after the Terminate Control field.
     f["term_rsvd"] = number(terminate.get("iwarp_rdma.term_rsvd", "0"))
-    hdrct = terminate.get("iwarp_rdma.term_ctrl", {}).get("iwarp_rdma.term_hdrct",
-                                                          terminate.get("iwarp_rdma.term_hdrct", {}))
+    hdrct = terminate.get("iwarp_rdma.term_ctrl", {}).get("iwarp_rdma.term_hdrct", {})
     f["term_d"] = hdrct.get("iwarp_rdma.hdrct_d") == "1"
     f["term_r"] = hdrct.get("iwarp_rdma.hdrct_r") == "1"
     f["term_m"] = hdrct.get("iwarp_rdma.term_hdrct_m") == "1"
