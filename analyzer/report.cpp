@@ -66,8 +66,10 @@ RdmaMessageLog& Collector::message_log(std::uint32_t connection) {
   if (last_log_ == nullptr || last_log_id_ != connection) {
     auto log = messages_.find(connection);
     if (log == messages_.end()) {
-      log = messages_.emplace(connection, RdmaMessageLog(list_messages_ ? kMaxListedMessages : 0))
-                .first;
+      // (Without the listing, only the counts are read: the log builds no messages.)
+      log = list_messages_
+                ? messages_.emplace(connection, RdmaMessageLog(kMaxListedMessages)).first
+                : messages_.emplace(connection, RdmaMessageLog(RdmaMessageLog::CountsOnly{})).first;
     }
     last_log_id_ = connection;
     last_log_ = &log->second;
