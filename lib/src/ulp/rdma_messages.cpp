@@ -23,6 +23,29 @@ std::uint32_t needed(const DdpHeader& ddp) {
   return ddp.header_size + rdmap_header_size(ddp);
 }
 
+// The DDP header fields the log reads (decode_ddp's but the versions and the MO, which it does
+// not), into `h`; false where `head` is too short for the header its T bit announces. (Here,
+// not decode_ddp: every FPDU of every connection comes through, and this one is inlined.)
+bool read_header(std::span<const std::uint8_t> head, DdpHeader& h) {
+  if (head.size() < 2) return false;
+  const std::uint8_t* p = head.data();
+  h.tagged = p[0] & 0x80;
+  h.last = p[0] & 0x40;
+  h.opcode = p[1] & 0x0F;
+  if (h.tagged) {
+    if (head.size() < kDdpTaggedHeaderSize) return false;
+    h.stag = load_be32(p + 2);
+    h.to = static_cast<std::uint64_t>(load_be32(p + 6)) << 32 | load_be32(p + 10);
+    h.header_size = kDdpTaggedHeaderSize;
+  } else {
+    if (head.size() < kDdpUntaggedHeaderSize) return false;
+    h.queue = load_be32(p + 6);
+    h.msn = load_be32(p + 10);
+    h.header_size = kDdpUntaggedHeaderSize;
+  }
+  return true;
+}
+
 // RFC 5040 4.4 Figure 6: the RDMA Read Request header after the untagged DDP header.
 std::optional<RdmaReadAsked> read_asked(const DdpHeader& ddp, std::span<const std::uint8_t> head) {
   if (ddp.tagged || ddp.opcode != static_cast<std::uint8_t>(RdmapOpcode::ReadRequest) ||
@@ -99,7 +122,8 @@ const RdmaMessage* RdmaMessageLog::on_fpdu(const FpduEvent& fpdu) {
   const int d = static_cast<int>(fpdu.direction);
   Slots& slots = open_[d];
   const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
-  const auto ddp = decode_ddp(fpdu.ulpdu_head);
+  DdpHeader header;
+  const DdpHeader* ddp = read_header(fpdu.ulpdu_head, header) ? &header : nullptr;
   if (!fpdu.judged || fpdu.crc_status == CrcStatus::Bad || !ddp || size < needed(*ddp)) {
     for (Open& o : slots) o.open = false;  // what the segment held is unknown
     return nullptr;
