@@ -42,6 +42,14 @@ void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
 // With the Request seen, its revision names the version; without it, a DV or RV of 2 or 3 (no
 // revision's) or a DV and RV apart is named (a pair of 0s is a Rev 0 peer's, which only the
 // Request shows).
+// (What version_finding() finds nothing in, asked first: the common case, without its
+// optional Finding.)
+constexpr bool versions_fit(const DdpHeader& ddp, std::optional<int> revision) {
+  const unsigned version = ddp.ddp_version;
+  return version == ddp.rdmap_version &&
+         (revision ? version == (*revision == 0 ? 0u : 1u) : version <= 1);
+}
+
 std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& ddp,
                                        std::optional<int> revision) {
   const std::optional<unsigned> expected =
@@ -120,9 +128,10 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
   // the octets read, for what knows the CRC failed (the connection's receiver reactions).
   const bool framed = fpdu.crc_status != CrcStatus::Bad;
   const bool judged = fpdu.judged && framed;
+  v.ddp = decode_ddp(fpdu.ulpdu_head);  // (once per FPDU, for all that follows)
+  const std::optional<DdpHeader>& head = v.ddp;
   // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR, unless
   // it is a Terminate (RFC 6581 9.2, 9.3: an Initiator that cannot go on terminates first).
-  const auto head = decode_ddp(fpdu.ulpdu_head);
   const bool terminate =
       head && !head->tagged && head->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
   if (judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr &&
@@ -142,8 +151,10 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
   remember(fpdu);
   if (recent_count_ == 1 && context.first_fpdu && context.revision && context.reply)
     reads_.start_complete();  // (Read Requests followed from the first FPDU after the startup)
-  if (fpdu.ulpdu_length == 0) return v;
-  v.ddp = head;  // (decoded once per FPDU: the same octets)
+  if (fpdu.ulpdu_length == 0) {
+    v.ddp.reset();  // (a zero-length ULPDU carries no DDP Segment)
+    return v;
+  }
   // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
   // announces, then the RDMAP header its opcode needs (in words only where it is missing).
   const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
@@ -170,7 +181,7 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
               judged && need.empty() && v.ddp ? &*v.ddp : nullptr, size, out);
   if (!v.ddp) return v;
   // The DDP/RDMAP versions (version_finding), once per direction.
-  if (judged && !said_ddp_version_) {
+  if (judged && !said_ddp_version_ && !versions_fit(*v.ddp, context.revision)) {
     if (auto f = version_finding(fpdu, *v.ddp, context.revision)) {
       said_ddp_version_ = true;
       out.push_back(std::move(*f));
