@@ -175,7 +175,12 @@ bool add_run(Run* runs, std::uint8_t& n, std::size_t capacity, std::uint64_t lo,
 
 void DdpStream::cover(Queue& q, std::uint64_t mo, std::uint64_t end) {
   q.end = std::max(q.end, end);
-  if (mo == end) return;  // no payload
+  if (mo == end) return;   // no payload
+  if (q.run_count == 0) {  // (a message's first payload: nothing to overlap, room for it)
+    q.runs[0] = {mo, end};
+    q.run_count = 1;
+    return;
+  }
   q.overlap |= overlaps(q.runs.data(), q.run_count, mo, end);
   if (q.overlap || q.too_many_runs) return;
   if (!add_run(q.runs.data(), q.run_count, Queue::kRuns, mo, end)) q.too_many_runs = true;
