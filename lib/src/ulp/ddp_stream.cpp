@@ -271,6 +271,7 @@ void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
 
 void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
                              std::span<const std::uint8_t> head, std::vector<Finding>& out) {
+  // (Asked only where fields_plain() is false: a check added here is added there too.)
   const std::uint64_t seq = fpdu.header_seq.value();
   // RFC 5041 4.1: Rsvd (the four bits between L and DV) zero on transmit.
   if (head[0] & 0x3c) {
