@@ -63,16 +63,18 @@ void Collector::on_finding(const Finding& finding) {
 }
 
 RdmaMessageLog& Collector::message_log(std::uint32_t connection) {
-  if (last_log_ == nullptr || last_log_id_ != connection) {
+  LogSlot& slot = log_slots_[connection % kLogSlots];
+  if (slot.log == nullptr || slot.id != connection) {
     auto log = messages_.find(connection);
     if (log == messages_.end()) {
-      log = messages_.emplace(connection, RdmaMessageLog(list_messages_ ? kMaxListedMessages : 0))
-                .first;
+      // (Without the listing, only the counts are read: the log builds no messages.)
+      log = list_messages_
+                ? messages_.emplace(connection, RdmaMessageLog(kMaxListedMessages)).first
+                : messages_.emplace(connection, RdmaMessageLog(RdmaMessageLog::CountsOnly{})).first;
     }
-    last_log_id_ = connection;
-    last_log_ = &log->second;
+    slot = {connection, &log->second};
   }
-  return *last_log_;
+  return *slot.log;
 }
 
 void Collector::on_fpdu(const FpduEvent& fpdu) {
@@ -125,7 +127,7 @@ void Collector::on_connection_end(const ConnectionSummary& summary) {
       c.messages.list = log->second.messages();
       c.messages.not_listed = log->second.not_listed();
     }
-    if (&log->second == last_log_) last_log_ = nullptr;
+    if (LogSlot& slot = log_slots_[summary.id % kLogSlots]; slot.log == &log->second) slot = {};
     messages_.erase(log);
   }
   if (const std::uint64_t id = summary.initiator.tunnel; id != 0 && tunnel_names_) {

@@ -165,12 +165,19 @@ class Collector : public EventSink {
   HostNamer namer_;         // names each connection's sides as it ends (the run names them again)
   std::size_t stored_ = 0;  // findings stored for this capture
   std::map<std::uint32_t, ConnectionReport> open_;  // by number (ConnectionSummary::id)
-  // Of the open connections that sent FPDUs: hashed, and the last one asked for kept at hand
-  // (an FPDU's lookup was a tree walk over every open connection: 7% of the FPDU's cost on the
-  // benchmark's row (a), 400 open). Nodes stay put when the table grows.
+  // Of the open connections that sent FPDUs: hashed, and the last one asked for in each slot
+  // of a small table by the low bits of its number kept at hand (an FPDU's lookup was a tree
+  // walk over every open connection: 7% of the FPDU's cost on the benchmark's row (a), 400
+  // open; then a hash lookup, 55 instructions an FPDU: connections are numbered as they
+  // begin, so those open at once mostly have slots of their own). Nodes stay put when the
+  // table grows.
   std::unordered_map<std::uint32_t, RdmaMessageLog> messages_;
-  std::uint32_t last_log_id_ = 0;
-  RdmaMessageLog* last_log_ = nullptr;
+  struct LogSlot {
+    std::uint32_t id = 0;
+    RdmaMessageLog* log = nullptr;
+  };
+  static constexpr std::size_t kLogSlots = 1024;
+  std::array<LogSlot, kLogSlots> log_slots_{};
   RdmaMessageLog& message_log(std::uint32_t connection);
   // Findings beyond the listing limit whose rules need the connection: decided at its end,
   // by number and id (the first such finding, and how many).

@@ -82,20 +82,71 @@ constexpr bool ulpdu_header_plausible(std::uint32_t ulpdu_length, std::uint8_t d
          ulpdu_length >= (tagged ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize);
 }
 
-// Decodes the DDP/RDMAP header at the start of a ULPDU; nullopt if too short.
-std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu);
+namespace ddp_detail {
+// A 32-bit field in network byte order (RFC 5041 4: the DDP header's fields are big-endian).
+inline std::uint32_t load_be32(const std::uint8_t* p) {
+  return static_cast<std::uint32_t>(p[0]) << 24 | static_cast<std::uint32_t>(p[1]) << 16 |
+         static_cast<std::uint32_t>(p[2]) << 8 | p[3];
+}
+}  // namespace ddp_detail
+
+// Decodes the DDP/RDMAP header at the start of a ULPDU; nullopt if too short. (Inline: every
+// FPDU's header is decoded, by the checks and by the sinks that group messages.)
+inline std::optional<DdpHeader> decode_ddp(std::span<const std::uint8_t> ulpdu) {
+  if (ulpdu.size() < 2) return std::nullopt;
+  const std::uint8_t* p = ulpdu.data();
+  DdpHeader h;
+  h.tagged = p[0] & 0x80;
+  h.last = p[0] & 0x40;
+  h.ddp_version = p[0] & 0x03;
+  h.rdmap_version = p[1] >> 6;
+  h.opcode = p[1] & 0x0F;
+  if (h.tagged) {
+    if (ulpdu.size() < kDdpTaggedHeaderSize) return std::nullopt;
+    h.stag = ddp_detail::load_be32(p + 2);
+    h.to = static_cast<std::uint64_t>(ddp_detail::load_be32(p + 6)) << 32 |
+           ddp_detail::load_be32(p + 10);
+    h.header_size = kDdpTaggedHeaderSize;
+  } else {
+    if (ulpdu.size() < kDdpUntaggedHeaderSize) return std::nullopt;
+    h.queue = ddp_detail::load_be32(p + 6);
+    h.msn = ddp_detail::load_be32(p + 10);
+    h.mo = ddp_detail::load_be32(p + 14);
+    h.header_size = kDdpUntaggedHeaderSize;
+  }
+  return h;
+}
 
 // The RDMAP header octets an opcode needs after the DDP header when it comes in the DDP
 // model it belongs to (a whole untagged RDMA Read Request: 28; Atomic Request: 52;
 // Atomic Response: 12; 0 for the others; a Terminate's depends on its flags, see
 // terminate_header_size()).
-std::uint32_t rdmap_header_size(const DdpHeader& ddp);
+constexpr std::uint32_t rdmap_header_size(const DdpHeader& ddp) {
+  if (ddp.tagged) return 0;
+  switch (static_cast<RdmapOpcode>(ddp.opcode)) {
+    case RdmapOpcode::ReadRequest:
+      return kRdmaReadRequestSize;
+    case RdmapOpcode::AtomicRequest:
+      return kAtomicRequestMinSize;
+    case RdmapOpcode::AtomicResponse:
+      return kAtomicResponseSize;
+    default:
+      return 0;
+  }
+}
 
 // A request the peer must hold until it answers it (RFC 5040 4.4 RDMA Read Request, RFC
 // 7306 Atomic Request; both count against the peer's IRD), and the last segment of its
 // answer (RDMA Read Response with L=1, Atomic Response).
-bool is_ird_request(const DdpHeader& ddp);
-bool is_ird_response_end(const DdpHeader& ddp);
+constexpr bool is_ird_request(const DdpHeader& ddp) {
+  return !ddp.tagged && (ddp.opcode == to_wire(RdmapOpcode::ReadRequest) ||
+                         ddp.opcode == to_wire(RdmapOpcode::AtomicRequest));
+}
+constexpr bool is_ird_response_end(const DdpHeader& ddp) {
+  if (!ddp.last) return false;
+  return ddp.tagged ? ddp.opcode == to_wire(RdmapOpcode::ReadResponse)
+                    : ddp.opcode == to_wire(RdmapOpcode::AtomicResponse);
+}
 
 // "RDMA Read Request", "Atomic Response", ... ("opcode 12" for the undefined).
 std::string rdmap_opcode_words(std::uint8_t opcode);

@@ -74,9 +74,14 @@ using RdmaMessageCounts = std::array<RdmaOpcodeTally, 16>;  // by opcode
 class RdmaMessageLog {
  public:
   explicit RdmaMessageLog(std::size_t max_listed = kMaxListedMessages) : max_listed_(max_listed) {}
+  // A log whose messages nobody reads (counts() and total() only): on_fpdu() builds and lists
+  // no RdmaMessage (its frames, places and Read Request) and returns nullptr.
+  struct CountsOnly {};
+  explicit RdmaMessageLog(CountsOnly) : max_listed_(0), counts_only_(true) {}
 
   // The message `fpdu` is a segment of, as it stands with it (complete: `fpdu` was its last),
-  // valid until the next call; nullptr when `fpdu` is no segment the DDP layer takes.
+  // valid until the next call; nullptr when `fpdu` is no segment the DDP layer takes (and
+  // always for a CountsOnly log).
   const RdmaMessage* on_fpdu(const FpduEvent& fpdu);
 
   const std::vector<RdmaMessage>& messages() const { return listed_; }
@@ -95,8 +100,11 @@ class RdmaMessageLog {
   static constexpr std::size_t kSlots = 7;
   using Slots = std::array<Open, kSlots>;
   void begin(Open& o, const FpduEvent& fpdu, const DdpHeader& ddp);
+  // What only a log whose messages are read keeps of a segment of `o`'s message.
+  void keep(Open& o, const FpduEvent& fpdu, const DdpHeader& ddp, bool began);
 
   std::size_t max_listed_;
+  bool counts_only_ = false;
   std::vector<RdmaMessage> listed_;
   std::uint64_t not_listed_ = 0;
   std::array<RdmaMessageCounts, 2> counts_{};

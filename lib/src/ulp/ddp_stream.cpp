@@ -43,6 +43,24 @@ constexpr bool invalidate_stag_zero(std::uint8_t opcode) {
 
 constexpr std::uint8_t kLastOpcode = to_wire(RdmapOpcode::AtomicResponse);  // RFC 7306's last
 
+// Whether a segment's DDP and RDMAP Control fields are what check_fields() says nothing of (the
+// common case, judged without its call): reserved bits clear, the stream's DV (`stream_version`,
+// 0xff before the first segment: never), a defined opcode in its DDP model and on its queue,
+// the Invalidate STag zero where the opcode invalidates nothing.
+inline bool fields_plain(const DdpHeader& ddp, std::span<const std::uint8_t> head,
+                         std::uint8_t stream_version) {
+  if ((head[0] & 0x3c) != 0 || (head[1] & 0x30) != 0 || ddp.ddp_version != stream_version ||
+      ddp.opcode > kLastOpcode) {
+    return false;
+  }
+  if (ddp.opcode <= to_wire(RdmapOpcode::Terminate) && ddp.tagged != tagged_opcode(ddp.opcode))
+    return false;
+  if (ddp.tagged) return true;
+  if (invalidate_stag_zero(ddp.opcode) && load_be32(&head[2]) != 0) return false;
+  const int queue = ddp.queue >= kDdpQueues ? -1 : queue_of(ddp.opcode);
+  return queue < 0 || ddp.queue == static_cast<std::uint32_t>(queue);
+}
+
 // What a conforming receiver answers an untagged DDP error with (RFC 5041 7.2, carried in a
 // Terminate's layer 1 as RFC 5040 4.8 Figure 9 says).
 std::string ddp_terminate(unsigned code, const char* name) {
@@ -121,6 +139,17 @@ bool overlaps(const Run* runs, std::size_t n, std::uint64_t lo, std::uint64_t hi
 // Adds [lo, hi), which overlaps none, to the n runs (in order, adjacent ones joined) of the
 // `capacity` `runs` holds; false (nothing added) where it would be one run too many.
 bool add_run(Run* runs, std::uint8_t& n, std::size_t capacity, std::uint64_t lo, std::uint64_t hi) {
+  // (The common cases first: a message's first payload, and one that goes on where the last
+  // run ends.)
+  if (n == 0) {
+    runs[0] = {lo, hi};
+    n = 1;
+    return true;
+  }
+  if (runs[n - 1].second == lo) {
+    runs[n - 1].second = hi;
+    return true;
+  }
   // Where the run goes (the runs in order), joined to its neighbours.
   std::size_t at = 0;
   while (at < n && runs[at].second < lo) ++at;
@@ -146,18 +175,15 @@ bool add_run(Run* runs, std::uint8_t& n, std::size_t capacity, std::uint64_t lo,
 
 void DdpStream::cover(Queue& q, std::uint64_t mo, std::uint64_t end) {
   q.end = std::max(q.end, end);
-  if (mo == end) return;  // no payload
+  if (mo == end) return;   // no payload
+  if (q.run_count == 0) {  // (a message's first payload: nothing to overlap, room for it)
+    q.runs[0] = {mo, end};
+    q.run_count = 1;
+    return;
+  }
   q.overlap |= overlaps(q.runs.data(), q.run_count, mo, end);
   if (q.overlap || q.too_many_runs) return;
   if (!add_run(q.runs.data(), q.run_count, Queue::kRuns, mo, end)) q.too_many_runs = true;
-}
-
-bool DdpStream::covered(const Queue& q) {
-  if (q.overlap || q.end > q.last_end) return false;
-  if (q.too_many_runs) return true;  // (its gaps not followed: taken as covered)
-  return q.last_end == 0
-             ? q.run_count == 0
-             : q.run_count == 1 && q.runs[0].first == 0 && q.runs[0].second == q.last_end;
 }
 
 namespace {
@@ -233,7 +259,7 @@ void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
                     rdmap_opcode_words(ddp.opcode), seq),
         out);
   }
-  check_fields(fpdu, ddp, head, out);
+  if (!fields_plain(ddp, head, ddp_version_)) check_fields(fpdu, ddp, head, out);
   const std::uint32_t payload = ulpdu_size > ddp.header_size ? ulpdu_size - ddp.header_size : 0;
   if (ddp.tagged) {
     check_tagged(fpdu, ddp, payload, out);
@@ -245,6 +271,7 @@ void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
 
 void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
                              std::span<const std::uint8_t> head, std::vector<Finding>& out) {
+  // (Asked only where fields_plain() is false: a check added here is added there too.)
   const std::uint64_t seq = fpdu.header_seq.value();
   // RFC 5041 4.1: Rsvd (the four bits between L and DV) zero on transmit.
   if (head[0] & 0x3c) {
@@ -364,9 +391,9 @@ void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std:
         out);
   }
   if (first_segment) {
-    if (!q.open) judge_mos(ddp.queue, q, fpdu, out);
+    if (!q.open && q.whole && q.segments != 0 && !covered(q)) judge_mos(ddp.queue, q, fpdu, out);
     // Every segment of this message is seen where the queue's place was known before it.
-    q = Queue{.first_frame = fpdu.last_frame, .whole = q.known};
+    q.restart(fpdu.last_frame);
   }
   const std::uint64_t end = std::uint64_t{ddp.mo} + payload;
   cover(q, ddp.mo, end);

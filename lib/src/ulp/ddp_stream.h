@@ -83,6 +83,17 @@ class DdpStream {
     bool whole = false;             // every segment of message `msn` was seen
     bool overlap = false;           // two of its segments' payloads share MOs
     bool too_many_runs = false;     // its runs did not fit `runs`
+    // A message begins in `frame` (as a Queue{} with these, the runs past run_count unread):
+    // every segment of it is seen where the queue's place was known before it.
+    void restart(std::uint64_t frame) {
+      msn = next_mo = 0;
+      run_count = 0;
+      end = last_end = 0;
+      segments = 0;
+      first_frame = frame;
+      whole = known;
+      known = open = overlap = too_many_runs = false;
+    }
   };
   struct Tagged {
     std::uint32_t stag = 0;
@@ -116,7 +127,14 @@ class DdpStream {
   void tile_tagged(const FpduEvent& fpdu, const DdpHeader& ddp, std::uint32_t payload,
                    std::vector<Finding>& out);
   // Whether message `q.msn`, closed by its Last flag, covers 0 to the Last segment's end once.
-  static bool covered(const Queue& q);
+  // (Inline: asked as each message of a queue is left.)
+  static bool covered(const Queue& q) {
+    if (q.overlap || q.end > q.last_end) return false;
+    if (q.too_many_runs) return true;  // (its gaps not followed: taken as covered)
+    return q.last_end == 0
+               ? q.run_count == 0
+               : q.run_count == 1 && q.runs[0].first == 0 && q.runs[0].second == q.last_end;
+  }
   // What is wrong with message `q.msn`'s MOs (covered() false), in words.
   static std::string mo_fault(const Queue& q);
   // Message `q.msn`, closed by its Last flag, is left (its queue's next message begins): its

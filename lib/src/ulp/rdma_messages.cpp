@@ -23,6 +23,29 @@ std::uint32_t needed(const DdpHeader& ddp) {
   return ddp.header_size + rdmap_header_size(ddp);
 }
 
+// The DDP header fields the log reads (decode_ddp's but the versions and the MO, which it does
+// not), into `h`; false where `head` is too short for the header its T bit announces. (Here,
+// not decode_ddp: every FPDU of every connection comes through, and this one is inlined.)
+bool read_header(std::span<const std::uint8_t> head, DdpHeader& h) {
+  if (head.size() < 2) return false;
+  const std::uint8_t* p = head.data();
+  h.tagged = p[0] & 0x80;
+  h.last = p[0] & 0x40;
+  h.opcode = p[1] & 0x0F;
+  if (h.tagged) {
+    if (head.size() < kDdpTaggedHeaderSize) return false;
+    h.stag = load_be32(p + 2);
+    h.to = static_cast<std::uint64_t>(load_be32(p + 6)) << 32 | load_be32(p + 10);
+    h.header_size = kDdpTaggedHeaderSize;
+  } else {
+    if (head.size() < kDdpUntaggedHeaderSize) return false;
+    h.queue = load_be32(p + 6);
+    h.msn = load_be32(p + 10);
+    h.header_size = kDdpUntaggedHeaderSize;
+  }
+  return true;
+}
+
 // RFC 5040 4.4 Figure 6: the RDMA Read Request header after the untagged DDP header.
 std::optional<RdmaReadAsked> read_asked(const DdpHeader& ddp, std::span<const std::uint8_t> head) {
   if (ddp.tagged || ddp.opcode != static_cast<std::uint8_t>(RdmapOpcode::ReadRequest) ||
@@ -57,38 +80,50 @@ std::string rdma_message_words(const RdmaMessage& m) {
   return words;
 }
 
+// The message's identity and counts, which every log keeps (the next segments go on with it).
 void RdmaMessageLog::begin(Open& o, const FpduEvent& fpdu, const DdpHeader& ddp) {
   const int d = static_cast<int>(fpdu.direction);
-  o.open = true;
   RdmaMessage& m = o.message;
-  m = RdmaMessage{};
   m.number = begun_[d]++;
-  m.direction = fpdu.direction;
   m.opcode = ddp.opcode;
   m.tagged = ddp.tagged;
   m.queue = ddp.tagged ? 0 : ddp.queue;
   m.msn = ddp.tagged ? 0 : ddp.msn;
   m.stag = ddp.tagged ? ddp.stag : 0;
   m.to = ddp.tagged ? ddp.to : 0;
-  m.first_frame = fpdu.last_frame;
-  m.first_seq = fpdu.header_seq;
-  m.read = read_asked(ddp, fpdu.ulpdu_head);
+  m.octets = 0;
+  m.segments = 0;
   ++counts_[d][ddp.opcode].messages;
   o.listed = static_cast<std::size_t>(-1);
-  if (listed_.size() < max_listed_) {
-    o.listed = listed_.size();
-    listed_.push_back(m);
-  } else {
-    ++not_listed_;
+}
+
+void RdmaMessageLog::keep(Open& o, const FpduEvent& fpdu, const DdpHeader& ddp, bool began) {
+  RdmaMessage& m = o.message;
+  if (began) {
+    m.direction = fpdu.direction;
+    m.first_frame = fpdu.last_frame;
+    m.first_seq = fpdu.header_seq;
+    m.read = read_asked(ddp, fpdu.ulpdu_head);
+    if (listed_.size() < max_listed_) {
+      o.listed = listed_.size();
+      listed_.emplace_back();
+    } else {
+      ++not_listed_;
+    }
   }
+  m.last_frame = fpdu.last_frame;
+  m.last_seq = fpdu.header_seq;
+  m.complete = ddp.last;
+  if (o.listed != static_cast<std::size_t>(-1)) listed_[o.listed] = m;
 }
 
 const RdmaMessage* RdmaMessageLog::on_fpdu(const FpduEvent& fpdu) {
+  if (fpdu.ulpdu_length == 0) return nullptr;
   const int d = static_cast<int>(fpdu.direction);
   Slots& slots = open_[d];
-  if (fpdu.ulpdu_length == 0) return nullptr;
   const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
-  const auto ddp = decode_ddp(fpdu.ulpdu_head);
+  DdpHeader header;
+  const DdpHeader* ddp = read_header(fpdu.ulpdu_head, header) ? &header : nullptr;
   if (!fpdu.judged || fpdu.crc_status == CrcStatus::Bad || !ddp || size < needed(*ddp)) {
     for (Open& o : slots) o.open = false;  // what the segment held is unknown
     return nullptr;
@@ -97,23 +132,20 @@ const RdmaMessage* RdmaMessageLog::on_fpdu(const FpduEvent& fpdu) {
   // A segment goes on with the open message of its queue (same MSN) or the open tagged one
   // (same opcode, and the same STag or the TO where the message's payload ended: a changed
   // STag is ddp.stag-changed's, RFC 5041 4.2); anything else begins a message.
-  const RdmaMessage& open = o.message;
-  const bool goes_on = o.open && open.opcode == ddp->opcode &&
-                       (ddp->tagged ? ddp->stag == open.stag || ddp->to == open.to + open.octets
-                                    : ddp->msn == open.msn);
+  RdmaMessage& m = o.message;
+  const bool goes_on =
+      o.open && m.opcode == ddp->opcode &&
+      (ddp->tagged ? ddp->stag == m.stag || ddp->to == m.to + m.octets : ddp->msn == m.msn);
   if (!goes_on) begin(o, fpdu, *ddp);
   const std::uint32_t payload = size - ddp->header_size;
   RdmaOpcodeTally& tally = counts_[d][ddp->opcode];
   tally.octets += payload;
   ++tally.segments;
-  RdmaMessage& m = o.message;
   m.octets += payload;
   ++m.segments;
-  m.last_frame = fpdu.last_frame;
-  m.last_seq = fpdu.header_seq;
-  m.complete = ddp->last;
-  if (o.listed != static_cast<std::size_t>(-1)) listed_[o.listed] = m;
   o.open = !ddp->last;
+  if (counts_only_) return nullptr;
+  keep(o, fpdu, *ddp, !goes_on);
   return &m;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "decode/byte_order.h"
@@ -18,7 +19,7 @@ namespace {
 // (RFC 5044 8: the receiver drops the others; what they held is unknown): `ddp` unset for the
 // others, which make it lose its place.
 void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
-                 const UlpContext& context, bool first_seen, const std::optional<DdpHeader>& ddp,
+                 const UlpContext& context, bool first_seen, const DdpHeader* ddp,
                  std::uint32_t size, std::vector<Finding>& out) {
   if (!ddp) {
     if (stream) stream->lose();
@@ -41,6 +42,14 @@ void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
 // With the Request seen, its revision names the version; without it, a DV or RV of 2 or 3 (no
 // revision's) or a DV and RV apart is named (a pair of 0s is a Rev 0 peer's, which only the
 // Request shows).
+// (What version_finding() finds nothing in, asked first: the common case, without its
+// optional Finding.)
+constexpr bool versions_fit(const DdpHeader& ddp, std::optional<int> revision) {
+  const unsigned version = ddp.ddp_version;
+  return version == ddp.rdmap_version &&
+         (revision ? version == (*revision == 0 ? 0u : 1u) : version <= 1);
+}
+
 std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& ddp,
                                        std::optional<int> revision) {
   const std::optional<unsigned> expected =
@@ -65,13 +74,45 @@ std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& d
                   "RFC 5044 Appendix C: no mixing)",
                   versions, fpdu.header_seq.value()));
 }
+
+// RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header a ULPDU of `size`
+// octets announces (its control field), then the RDMAP header its opcode needs, in words, where
+// the ULPDU cannot hold them; empty where it can.
+std::string missing_headers(const FpduEvent& fpdu, const std::optional<DdpHeader>& ddp,
+                            std::uint32_t size, bool siw_sender) {
+  if (!ddp) {
+    return fmt::format("the {} DDP header it announces",
+                       (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged");
+  }
+  if (!ddp->tagged && ddp->opcode == to_wire(RdmapOpcode::Terminate)) {
+    const auto t = decode_terminate(fpdu.ulpdu_head, siw_sender);
+    const std::size_t body = t ? terminate_header_size(*t) : 4;
+    if (size >= kDdpUntaggedHeaderSize + body) return {};
+    return fmt::format("the 18-octet DDP header and the {}-octet Terminate header{} it needs", body,
+                       t && body > 4 ? " (with the parts its M/D/R flags announce)" : "");
+  }
+  const std::uint32_t body = rdmap_header_size(*ddp);
+  if (body == 0 || size >= ddp->header_size + body) return {};
+  return fmt::format("the {}-octet DDP header and the {}{}-octet {} header it needs",
+                     ddp->header_size,
+                     ddp->opcode == to_wire(RdmapOpcode::AtomicRequest) ? "at least " : "", body,
+                     rdmap_opcode_words(ddp->opcode));
+}
+
+// RFC 7306's opcodes (Immediate Data, Atomic Request and Response).
+constexpr bool extension_opcode(std::uint8_t opcode) {
+  return opcode >= to_wire(RdmapOpcode::ImmediateData) &&
+         opcode <= to_wire(RdmapOpcode::AtomicResponse);
+}
 }  // namespace
 
 UlpVerdict UlpChecks::check(const FpduEvent& fpdu, const UlpContext& context,
                             std::vector<Finding>& out) {
   const std::size_t before = out.size();
   const UlpVerdict v = check_segment(fpdu, context, out);
-  if (!errors_.first && fpdu.crc_status != CrcStatus::Bad) {
+  // (Nothing to note of a segment without findings that is no RFC 7306 message: the common case.)
+  if (!errors_.first && fpdu.crc_status != CrcStatus::Bad &&
+      (out.size() != before || (v.ddp && extension_opcode(v.ddp->opcode)))) {
     const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
     note_errors(v.ddp, std::span<const Finding>(out).subspan(before), size);
   }
@@ -87,9 +128,10 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
   // the octets read, for what knows the CRC failed (the connection's receiver reactions).
   const bool framed = fpdu.crc_status != CrcStatus::Bad;
   const bool judged = fpdu.judged && framed;
+  v.ddp = decode_ddp(fpdu.ulpdu_head);  // (once per FPDU, for all that follows)
+  const std::optional<DdpHeader>& head = v.ddp;
   // RFC 6581 5: with peer-to-peer, the Initiator's first FPDU is the negotiated RTR, unless
   // it is a Terminate (RFC 6581 9.2, 9.3: an Initiator that cannot go on terminates first).
-  const auto head = decode_ddp(fpdu.ulpdu_head);
   const bool terminate =
       head && !head->tagged && head->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate);
   if (judged && context.direction == Direction::Initiator && context.first_fpdu && context.rtr &&
@@ -109,29 +151,16 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
   remember(fpdu);
   if (recent_count_ == 1 && context.first_fpdu && context.revision && context.reply)
     reads_.start_complete();  // (Read Requests followed from the first FPDU after the startup)
-  if (fpdu.ulpdu_length == 0) return v;
-  v.ddp = head;  // (decoded once per FPDU: the same octets)
-  // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
-  // announces, then the RDMAP header its opcode needs.
-  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
-  std::string need;
-  if (!v.ddp) {
-    need = fmt::format("the {} DDP header it announces",
-                       (fpdu.ulpdu_head[0] & 0x80) ? "14-octet tagged" : "18-octet untagged");
-  } else if (!v.ddp->tagged && v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::Terminate)) {
-    const auto t = decode_terminate(fpdu.ulpdu_head, context.siw_sender);
-    const std::size_t body = t ? terminate_header_size(*t) : 4;
-    if (size < kDdpUntaggedHeaderSize + body) {
-      need = fmt::format("the 18-octet DDP header and the {}-octet Terminate header{} it needs",
-                         body, t && body > 4 ? " (with the parts its M/D/R flags announce)" : "");
-    }
-  } else if (const std::uint32_t body = rdmap_header_size(*v.ddp);
-             body != 0 && size < v.ddp->header_size + body) {
-    need = fmt::format(
-        "the {}-octet DDP header and the {}{}-octet {} header it needs", v.ddp->header_size,
-        v.ddp->opcode == static_cast<std::uint8_t>(RdmapOpcode::AtomicRequest) ? "at least " : "",
-        body, rdmap_opcode_words(v.ddp->opcode));
+  if (fpdu.ulpdu_length == 0) {
+    v.ddp.reset();  // (a zero-length ULPDU carries no DDP Segment)
+    return v;
   }
+  // RFC 5041 4 and RFC 5040 4 (RFC 7306 for the atomics): the DDP header its control field
+  // announces, then the RDMAP header its opcode needs (in words only where it is missing).
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  const bool holds = v.ddp && !terminate && size >= v.ddp->header_size + rdmap_header_size(*v.ddp);
+  const std::string need =
+      holds ? std::string() : missing_headers(fpdu, v.ddp, size, context.siw_sender);
   if (!need.empty() && framed) {
     too_short_seen_ = true;
     if (judged && !said_too_short_) {
@@ -142,12 +171,17 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
                       fpdu.header_seq.value(), need)));
     }
   }
-  if (judged && need.empty() && v.ddp) check_no_payload(fpdu, *v.ddp, size, out);
+  // (Only an untagged Read Request or Terminate may carry too much: check_no_payload.)
+  if (judged && need.empty() && v.ddp && !v.ddp->tagged &&
+      (v.ddp->opcode == to_wire(RdmapOpcode::ReadRequest) ||
+       v.ddp->opcode == to_wire(RdmapOpcode::Terminate))) {
+    check_no_payload(fpdu, *v.ddp, size, out);
+  }
   feed_stream(stream_.stream, fpdu, context, recent_count_ == 1,
-              judged && need.empty() ? v.ddp : std::nullopt, size, out);
+              judged && need.empty() && v.ddp ? &*v.ddp : nullptr, size, out);
   if (!v.ddp) return v;
   // The DDP/RDMAP versions (version_finding), once per direction.
-  if (judged && !said_ddp_version_) {
+  if (judged && !said_ddp_version_ && !versions_fit(*v.ddp, context.revision)) {
     if (auto f = version_finding(fpdu, *v.ddp, context.revision)) {
       said_ddp_version_ = true;
       out.push_back(std::move(*f));
@@ -320,7 +354,11 @@ void UlpChecks::remember(const FpduEvent& fpdu) {
   recent.seq = fpdu.header_seq;
   recent.crc = fpdu.crc_status;
   recent.ddp_size = std::min(fpdu.ulpdu_head.size(), recent.ddp.size());
-  std::copy_n(fpdu.ulpdu_head.begin(), recent.ddp_size, recent.ddp.begin());
+  if (recent.ddp_size == recent.ddp.size()) {
+    std::memcpy(recent.ddp.data(), fpdu.ulpdu_head.data(), recent.ddp.size());  // (a fixed size)
+  } else {
+    std::copy_n(fpdu.ulpdu_head.begin(), recent.ddp_size, recent.ddp.begin());
+  }
 }
 
 const UlpChecks::RecentFpdu* UlpChecks::find_quoted(std::span<const std::uint8_t> quoted) const {
