@@ -995,6 +995,34 @@ TEST(FpduReader, ModesTestingReadingWithANamedDeviation) {
   EXPECT_EQ(reader.fpdus(), 8u);
 }
 
+TEST(FpduReader, AUlpduLengthBeyondTheMulpduIsAHeaderReadInTheWrongPlace) {
+  // No markers, no CRC: ULPDUs of 32 octets sent without pad (the RFC pads 2), CRC fields of
+  // zero. The RFC's reading of the first takes two CRC octets as pad, and reads the next
+  // header 2 octets late, in the ULPDU: 41 43 (16707), then 41 43 again, a plausible DDP
+  // header. RFC 5044 4.5: no ULPDU is longer than the MULPDU the receiver's MSS allows (1454
+  // for 1460), so that header was read in the wrong place and a framing test decides.
+  Bytes s;
+  for (int i = 0; i < 6; ++i) {
+    Bytes ulpdu(32, 0x41);
+    for (std::size_t k = 1; k < ulpdu.size(); k += 2) ulpdu[k] = 0x43;
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size()));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), kCrcSize, 0x00);  // the CRC field (CRCs off: any value)
+  }
+  FpduReaderConfig config = framing_config(0, false, false);
+  config.mulpdu = mulpdu(1460, false);
+  const RecordingSink sink = read_in_pieces(config, s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(sink.finding_names());
+  ASSERT_EQ(sink.fpdus.size(), 6u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+  // Not told the MSS, the reader takes the misread header at its word (16707 is no more than
+  // the largest MULPDU of any MSS), and the stream ends inside it.
+  const RecordingSink unbounded = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(unbounded.count(DiagId::FpduPadRuleWrong), 0u);
+  EXPECT_LT(unbounded.fpdus.size(), 6u);
+}
+
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {
   // No markers, no CRC: after two FPDUs, octets that no framing reads as FPDUs carrying DDP.
   // Nothing vouches for the RFC's reading: fpdu.framing-lost, and the rest is not read.

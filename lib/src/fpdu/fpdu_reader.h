@@ -49,6 +49,10 @@ struct FpduReaderConfig {
   // Off where the parameters were inferred from the data (a failed inference is no fault of
   // the sender's) or the ULPDUs are not DDP: MPA framing alone is read.
   bool check_sender_framing = true;
+  // The MULPDU the receiver's MSS allows (RFC 5044 4.5: an FPDU's ULPDU is at most that; 0:
+  // the MSS is not known). Where no CRC vouches for a header, a ULPDU_Length beyond it is a
+  // header read in the wrong place, tested as any boundary that makes no sense.
+  std::uint32_t mulpdu = 0;
 };
 
 class FpduReader {
@@ -175,6 +179,9 @@ class FpduReader {
   bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;
+  // The largest ULPDU_Length taken at its word without a framing test (config_.mulpdu where no
+  // CRC vouches for the header; otherwise no bound: kLargestMulpdu is the judge's warning).
+  std::uint32_t ulpdu_bound_;
   FpduGrammar grammar_;
   FpduJudge judge_;
   reader_mode::Mode mode_;
