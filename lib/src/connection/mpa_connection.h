@@ -174,7 +174,7 @@ struct OpeningOrder {
 // only the FPDUs after it tell (MpaConnection::settle_too_short).
 struct HeldTooShort {
   Finding finding;
-  bool pad_under_2 = false;  // its FPDU's pad as read (such a sender's then 2 longer)
+  bool pad_under_2 = false;  // the pad as read of the FPDU read last since (its own at first)
 };
 
 struct HeldAlignment {

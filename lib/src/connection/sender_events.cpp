@@ -550,20 +550,21 @@ void MpaConnection::settle_alignment(Sender& s) {
 
 // A ULPDU too short for its DDP header may be the RFC's reading of an FPDU whose sender counts
 // ULPDU_Length 2 short (RFC 5044 4.1): its ULPDU 2 octets longer, its pad 2 shorter (or 2
-// longer, and then the next FPDU 4 octets later), the CRC over the same octets. An FPDU after
-// it read where the RFC puts it refutes that sender when either pad as read is under 2 (such a
-// sender's FPDU would have ended 4 octets later); a deviation named tells either way; the end
-// of the direction leaves the RFC's reading.
+// longer, and then the next FPDU 4 octets later), the CRC over the same octets. An FPDU read
+// where the RFC puts it, after one whose pad as read is under 2, refutes that sender (it would
+// have begun 4 octets later); a deviation named tells either way; the end of the direction
+// leaves the RFC's reading.
 void MpaConnection::settle_too_short(Sender& s, const FpduEvent* next) {
   const FpduReader* r = s.reader();
   const bool named = r && r->framing_named();
-  if (!named && r && !r->framing_lost() && next && next->pad_length >= 2 &&
-      !s.held_alignment.too_short->pad_under_2) {
+  HeldTooShort& held = *s.held_alignment.too_short;
+  if (!named && r && !r->framing_lost() && next && !held.pad_under_2) {
+    held.pad_under_2 = next->pad_length < 2;  // (the FPDU after it tells)
     return;
   }
-  std::unique_ptr<HeldTooShort> held = std::move(s.held_alignment.too_short);
+  std::unique_ptr<HeldTooShort> taken = std::move(s.held_alignment.too_short);
   if (named && r->framing().length_bias < 0) return;  // its ULPDU holds the header
-  report(s, std::move(held->finding));
+  report(s, std::move(taken->finding));
 }
 
 }  // namespace mpa
