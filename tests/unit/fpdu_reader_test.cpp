@@ -17,6 +17,7 @@
 
 #include "fpdu/fpdu_grammar.h"
 #include "mpa/crc32c.h"
+#include "mpa/ddp.h"
 #include "mpa/marker_grid.h"
 #include "mpa/sender_framing.h"
 #include "test_streams.h"
@@ -1021,6 +1022,29 @@ TEST(FpduReader, AUlpduLengthBeyondTheMulpduIsAHeaderReadInTheWrongPlace) {
   const RecordingSink unbounded = read_in_pieces(framing_config(0, false, false), s, {});
   EXPECT_EQ(unbounded.count(DiagId::FpduPadRuleWrong), 0u);
   EXPECT_LT(unbounded.fpdus.size(), 6u);
+}
+
+TEST(FpduReader, AZeroCrcFieldWhereADeviationPutsItBeatsNoCrcFieldAtTheStreamsEnd) {
+  // No markers, no CRC: ULPDU_Length counts its own two octets (+2), pads and CRC fields of
+  // zero as RFC 5044 4.1 places them. ULPDUs of 48 and 60 octets frame as the RFC's of 50 and
+  // 62; the last, of 81, ends 4 octets before the RFC's reading of 83 does, exactly where a
+  // sender of no CRC field would end it too (its "pad" the CRC field's last 3 zeros). The four
+  // zero octets sit where the +2 sender's CRC field is: that sender is named, not the other.
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {30, 42, 63}) {
+    Bytes ulpdu = test::ddp_send(msn++, payload);
+    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() + 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduCrcFieldMissing), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 3u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
 }
 
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {

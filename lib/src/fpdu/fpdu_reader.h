@@ -176,6 +176,8 @@ class FpduReader {
   // The deviation that ends the FPDU in progress where the octets read so far end (`exactly`),
   // or a few octets before (none: nullptr).
   const SenderHypothesis* ending_deviation(bool exactly) const;
+  // Of two deviations that end an FPDU at `end`, whether `h` is the likelier than `over`.
+  bool preferred(const SenderHypothesis& h, const SenderHypothesis& over, TcpSeq end) const;
   bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;

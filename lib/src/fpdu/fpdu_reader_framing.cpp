@@ -328,6 +328,7 @@ const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
   const MarkerGrid& grid = grammar_.grid();
   const auto read = static_cast<std::uint32_t>(grammar_.offset() - fpdu.start_offset);
   const std::uint8_t* head = grammar_.ulpdu_head();
+  const SenderHypothesis* found = nullptr;
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length);
@@ -336,11 +337,33 @@ const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
     // (Not exactly: the next FPDU's first few octets may have come too.)
     if (exactly ? wire != read : wire > read || read - wire > kNextFpduOctetsRead) continue;
     if (grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
-        ends_as(h, *ulpdu, fpdu.start_seq + wire)) {
-      return &h;
+        ends_as(h, *ulpdu, fpdu.start_seq + wire) &&
+        (!found || preferred(h, *found, fpdu.start_seq + wire))) {
+      found = &h;
     }
   }
-  return nullptr;
+  return found;
+}
+
+bool FpduReader::preferred(const SenderHypothesis& h, const SenderHypothesis& over,
+                           TcpSeq end) const {
+  // Both end the FPDU at `end`. The deviation named already, where its id is the one (the
+  // sender's rule read so far: one FPDU fitting two rules left which open).
+  const std::optional<DiagId> named = framing_named_ ? named_id() : std::nullopt;
+  if (named && (h.id == named) != (over.id == named)) return h.id == named;
+  // CRCs off: a CRC field of zeros where `h` puts it, and no CRC field in `over`. RFC 5044 4.1
+  // lets such a field hold any value; zero is what senders write. Read as ULPDU and pad it is
+  // a ULPDU that ends in zeros exactly where a CRC field would be: the field is likelier.
+  if (config_.crc || over.framing.crc_field || !h.framing.crc_field) return false;
+  const std::span<const std::uint8_t> tail = tail_.bytes();
+  const TcpSeq tail_seq = grammar_.position() - static_cast<std::uint32_t>(tail.size());
+  const TcpSeq field = end - kCrcSize;
+  if (field.is_before(tail_seq) || field.distance_from(tail_seq) + kCrcSize > tail.size() ||
+      grammar_.grid().markers_within(field, kCrcSize) > 0) {
+    return false;
+  }
+  const auto octets = tail.subspan(field.distance_from(tail_seq), kCrcSize);
+  return std::all_of(octets.begin(), octets.end(), [](std::uint8_t b) { return b == 0; });
 }
 
 void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
@@ -389,14 +412,18 @@ bool FpduReader::close_after_previous(std::uint64_t frame, FpduSink& sink) {
       end.distance_from(read_end) > kLongerFpduOctets) {
     return false;
   }
+  const SenderHypothesis* found = nullptr;
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, prev.ulpdu_length);
-    if (!ulpdu || !ulpdu_header_plausible(*ulpdu, (*prev.control)[0], (*prev.control)[1]) ||
-        prev.start + fpdu_wire_length(grid, prev.start, h.framing, prev.ulpdu_length) != end ||
-        !ends_as(h, *ulpdu, end)) {
-      continue;
+    if (ulpdu && ulpdu_header_plausible(*ulpdu, (*prev.control)[0], (*prev.control)[1]) &&
+        prev.start + fpdu_wire_length(grid, prev.start, h.framing, prev.ulpdu_length) == end &&
+        ends_as(h, *ulpdu, end) && (!found || preferred(h, *found, end))) {
+      found = &h;
     }
+  }
+  if (found) {
+    const SenderHypothesis& h = *found;
     if (!framing_named_ || named_id() != h.id) {
       judge_.report(
           sink, *h.id, prev.header_seq,
@@ -518,7 +545,7 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
     const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
     if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
-      return Verdict{i, c.test.fpdus};
+      return Verdict{crc ? i : with_zero_crc_field(i), c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
   }
@@ -543,6 +570,26 @@ std::optional<Verdict> Testing::verdict_with(std::size_t at, bool vouched) const
   }
   if (waiting) return std::nullopt;
   return fallback(false, vouched);
+}
+
+std::size_t Testing::with_zero_crc_field(std::size_t i) const {
+  // CRCs off, the stream ending where candidate `i`, sending no CRC field, ends its last FPDU:
+  // a later candidate with a CRC field that reads as many FPDUs to the same end, its last CRC
+  // field zero, is likelier (FpduReader::preferred: zero is what senders write there).
+  const Candidate& c = candidates[i];
+  const std::span<const std::uint8_t> bytes = held.bytes();
+  if (!c.hypothesis.id || c.hypothesis.framing.crc_field || bytes.size() < kCrcSize ||
+      !std::all_of(bytes.end() - kCrcSize, bytes.end(), [](std::uint8_t b) { return b == 0; })) {
+    return i;
+  }
+  for (std::size_t j = i + 1; j < candidates.size(); ++j) {
+    const Candidate& other = candidates[j];
+    if (other.hypothesis.framing.crc_field && !other.crc &&
+        other.test.stop == FramingTest::Stop::EndOfBuffer && other.test.fpdus == c.test.fpdus) {
+      return j;
+    }
+  }
+  return i;
 }
 
 Verdict Testing::fallback(bool weak_rfc, bool vouched) const {
