@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fpdu/fpdu_grammar.h"
+#include "fpdu_framer.h"
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
 #include "mpa/marker_grid.h"
@@ -1045,6 +1046,29 @@ TEST(FpduReader, AZeroCrcFieldWhereADeviationPutsItBeatsNoCrcFieldAtTheStreamsEn
   EXPECT_EQ(sink.count(DiagId::FpduCrcFieldMissing), 0u);
   ASSERT_EQ(sink.fpdus.size(), 3u);
   EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
+TEST(FpduReader, AMarkerInsideAMisreadFpduWaitsForItsCrc) {
+  // Markers and CRCs on: ULPDU_Length counts its own two octets (+2). The first FPDU (a ULPDU
+  // of 502 octets, no pad) ends at octet 512, where the next one's leading marker (FPDUPTR 0)
+  // sits; the RFC's reading of ULPDU_Length 504 ends 4 octets later and meets that marker
+  // inside the FPDU, pointing elsewhere. The FPDU's CRC, where the +2 sender put it, shows the
+  // FPDU misread: the sender is named, and the marker fits as read again (RFC 5044 4.3).
+  synth::SenderQuirks quirks;
+  quirks.length_bias = 2;
+  synth::FpduFramer framer(true, true, 0, quirks);
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {484, 82, 22, 182}) {
+    const synth::Chunk c = framer.frame(test::ddp_send(msn++, payload));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::MarkerFpduptrMismatch), 0u);
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 0u);
+  EXPECT_EQ(sink.fpdus.size(), 4u);
 }
 
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {

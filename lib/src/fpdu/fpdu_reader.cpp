@@ -216,8 +216,23 @@ std::optional<FpduReader::Trigger> FpduReader::on_marker(std::uint64_t frame, Tc
       !fpdu.start_seq.is_before(recent_.origin(push_seq) + TailOctets::kSize)) {
     return Trigger::Boundary;
   }
+  // With CRCs, the FPDU's CRC tells whether the FPDU is misread (a deviation ends it elsewhere:
+  // explain_bad_crc) or the marker is wrong: a marker pointing elsewhere waits for it.
+  if (!leading && config_.crc && config_.check_sender_framing && !exempt && !deferred_marker_ &&
+      !marker_points_at(marker, fact.expected_fpdu_ptr) &&
+      fact.fpdu_ptr != fact.expected_fpdu_ptr) {
+    deferred_marker_ = {fact, grammar_.offset() - kMarkerSize, fpdu.header_seq, frame};
+    return std::nullopt;
+  }
   judge_.marker(fact, leading, grammar_.offset() - kMarkerSize, fpdu.header_seq, frame, sink);
   return std::nullopt;
+}
+
+void FpduReader::give_deferred_marker(FpduSink& sink) {
+  if (!deferred_marker_) return;
+  const DeferredMarker m = *deferred_marker_;
+  deferred_marker_.reset();
+  if (judge_.judging()) judge_.marker(m.fact, false, m.offset, m.header_seq, m.frame, sink);
 }
 
 std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* control,
@@ -250,11 +265,16 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
       fpdu.judged) {
-    if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) return resume;
+    if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) {
+      deferred_marker_.reset();  // (read again as the sender framed the FPDU)
+      return resume;
+    }
+    give_deferred_marker(sink);
     // Not where the push shows it: the FPDUs after it tell (emitted once they have).
     test = Trigger::CrcUnmatched;
     return std::nullopt;
   }
+  if (deferred_marker_) give_deferred_marker(sink);
   emit(frame, sink, false, grammar_.pad_nonzero());
   return std::nullopt;
 }

@@ -214,6 +214,16 @@ class FpduReader {
                         FpduSink& sink);
   void settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink);
   void give_pad_warnings(FpduSink& sink);
+  // A marker inside the FPDU in progress pointing elsewhere, with CRCs on: judged once the
+  // FPDU's CRC says whether it was read as sent (on_marker).
+  struct DeferredMarker {
+    MarkerFact fact;
+    std::uint64_t offset = 0;
+    TcpSeq header_seq;
+    std::uint64_t frame = 0;
+  };
+  std::optional<DeferredMarker> deferred_marker_;
+  void give_deferred_marker(FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)

@@ -276,6 +276,7 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (in_test()) run(decide(true, frame, sink), sink);
+  give_deferred_marker(sink);  // (its FPDU never completed: the marker stands as read)
   first_complete_as_deviation_ = false;
   if (std::holds_alternative<reader_mode::Reading>(mode_) && grammar_.in_fpdu() &&
       !close_after_previous(frame, sink) && grammar_.header_read()) {
