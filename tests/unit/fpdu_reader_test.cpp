@@ -1071,6 +1071,29 @@ TEST(FpduReader, AMarkerInsideAMisreadFpduWaitsForItsCrc) {
   EXPECT_EQ(sink.fpdus.size(), 4u);
 }
 
+TEST(FpduReader, ACrcFieldAMarkerSplitsIsLookedForWhereADeviationPutsIt) {
+  // Markers and CRCs on: the ULPDU alone padded to a multiple of 4. The first FPDU (ULPDU 501,
+  // 3 octets of pad where the RFC pads 1) puts its CRC field at octets 510-511 and, past the
+  // marker at 512, 516-517 (RFC 5044 4.4: the CRC covers the markers before the field). The
+  // CRC the RFC's reading finds (octets 508-511) fails; the sender's, split, matches.
+  synth::SenderQuirks quirks;
+  quirks.pad = synth::SenderQuirks::Pad::UlpduTo4;
+  synth::FpduFramer framer(true, true, 0, quirks);
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {483, 1}) {
+    const synth::Chunk c = framer.frame(test::ddp_send(msn++, payload));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  ASSERT_EQ(s.size(), 4u + 2 + 501 + 3 + 4 + 4 + (2 + 19 + 1 + 4));
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.fpdus[1].start_offset, 518u);
+}
+
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {
   // No markers, no CRC: after two FPDUs, octets that no framing reads as FPDUs carrying DDP.
   // Nothing vouches for the RFC's reading: fpdu.framing-lost, and the rest is not read.

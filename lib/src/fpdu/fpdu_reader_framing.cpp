@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -68,22 +69,31 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
     if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
         fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
-    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
+    // A pad off a multiple of 4 may put a marker inside the CRC field: it splits the field and
+    // is not covered by the CRC (RFC 5044 4.4 covers the markers before the CRC field).
+    const TcpSeq end = fpdu.start_seq + wire;
+    std::uint32_t split = kCrcSize;
+    for (std::uint32_t k = 1; k < kCrcSize; ++k) {
+      if (grammar.grid().is_marker_at(end - (kCrcSize + kMarkerSize) + k)) split = k;
+    }
+    const std::uint32_t span = kCrcSize + (split < kCrcSize ? kMarkerSize : 0);
+    const TcpSeq field = end - span;
     const std::uint32_t at = field.distance_from(window_seq);
     // CRC fields before the RFC's own (its state run back), or after it (run on, over the
     // RFC's CRC field and what follows: a sender whose FPDUs are longer than the RFC says, by
     // a few octets of pad or length) where this push has brought them.
-    if (at <= rfc ? rfc - at > TailOctets::kSize
-                  : at - rfc > kLongerFpduOctets || at + kCrcSize > window.size()) {
+    if (at <= rfc ? rfc - at > TailOctets::kSize || at + span > window.size()
+                  : at - rfc > kLongerFpduOctets || at + span > window.size()) {
       continue;
     }
-    if (grammar.grid().markers_within(field, kCrcSize) > 0)
-      continue;  // (a marker inside it: not tried)
+    std::array<std::uint8_t, kCrcSize> value{};
+    for (std::uint32_t k = 0; k < kCrcSize; ++k)
+      value[k] = window[at + k + (k >= split ? kMarkerSize : 0)];
     const std::span<const std::uint8_t> bytes(window);
     const std::uint32_t state =
         at <= rfc ? crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at))
                   : crc32c_update(grammar.crc_state(), bytes.subspan(rfc, at - rfc));
-    if (crc32c_finish(state) != crc_from_wire(&window[at])) continue;
+    if (crc32c_finish(state) != crc_from_wire(value.data())) continue;
     resume = fpdu.start_seq + wire;
     const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
     const std::uint32_t pad = pad_octets(h.framing, ulpdu);
