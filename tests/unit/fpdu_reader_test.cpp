@@ -1094,6 +1094,28 @@ TEST(FpduReader, ACrcFieldAMarkerSplitsIsLookedForWhereADeviationPutsIt) {
   EXPECT_EQ(sink.fpdus[1].start_offset, 518u);
 }
 
+TEST(FpduReader, TheFirstFpduMayBeADeviationsOwn) {
+  // No markers, no CRC: ULPDU_Length counts 2 octets short. The first FPDU's ULPDU of 19
+  // octets reads as 17, too short for the 18-octet DDP header it begins with; no FPDU came
+  // before it for a deviation to have framed otherwise. As this sender frames it (ULPDU 19,
+  // pad 3, 4 octets longer than the RFC's reading) the FPDUs after it read on.
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {1, 42, 9, 30, 5}) {
+    Bytes ulpdu = test::ddp_send(msn++, payload);
+    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() - 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 5u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {
   // No markers, no CRC: after two FPDUs, octets that no framing reads as FPDUs carrying DDP.
   // Nothing vouches for the RFC's reading: fpdu.framing-lost, and the rest is not read.

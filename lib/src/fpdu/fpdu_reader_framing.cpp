@@ -181,6 +181,20 @@ FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const s
   return t;
 }
 
+// No FPDU read before the odd one (the first of the direction): it may be the deviation's
+// own first, its ULPDU as `h` frames it beginning like DDP (ULPDU_Length counted short reads a
+// ULPDU too short for the DDP header it begins with), where `h` ends it elsewhere than the
+// reading `as_framed` does (where both end it, nothing tells them apart: that reading stands).
+bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar,
+               const MarkerGrid& grid, const SenderFraming& as_framed) {
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
+  const std::uint8_t* head = grammar.ulpdu_head();
+  return h.framing.length_bias < 0 && ulpdu && grammar.ulpdu_head_size() >= 2 &&
+         ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
+         fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length) !=
+             fpdu_wire_length(grid, odd.start_seq, as_framed, odd.ulpdu_length);
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -195,13 +209,10 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   const MarkerGrid& grid_now = grammar_.grid();
   Testing t;
   t.trigger = trigger;
-  t.trigger_seq = odd.header_seq;
-  t.trigger_offset = header_offset(odd);
+  const bool first_marker = trigger == Trigger::FirstMarker;  // (the odd FPDU's first octet)
+  t.trigger_seq = first_marker ? odd.start_seq : odd.header_seq;
+  t.trigger_offset = first_marker ? odd.start_offset : header_offset(odd);
   t.trigger_ulpdu_length = odd.ulpdu_length;
-  if (trigger == Trigger::FirstMarker) {
-    t.trigger_seq = odd.start_seq;
-    t.trigger_offset = odd.start_offset;
-  }
   // The octets under test: the tail kept behind this push, and the whole push.
   t.held = tail_.hold(push_seq, push_offset);
   // (Where more are kept, all of them: a marker may show a header misread long before it.)
@@ -252,7 +263,12 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
       continue;
     }
     if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
-    if (!prev_) continue;
+    if (!prev_) {
+      if (trigger == Trigger::Boundary && own_first(h, odd, grammar_, grid, as_framed.framing)) {
+        if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
+      }
+      continue;
+    }
     // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
     // says (by chance: 2^-32); no deviation framed it longer or shorter.
     if (prev_->crc_good) continue;
