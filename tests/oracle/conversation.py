@@ -55,6 +55,8 @@ class Side:
             due.add("marker.fpduptr-low-bits")
         if self.stream.pad_nonzero_as_read and not self.shows_deviation():
             due.add("fpdu.pad-nonzero")  # nothing tells a reader these octets are ULPDU
+        if self.stream.too_short_as_read and not self.shows_deviation():
+            due.add("ddp.ulpdu-too-short")  # ... nor these: the DDP header runs into the pad
         return due
 
 

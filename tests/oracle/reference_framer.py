@@ -183,6 +183,7 @@ class FramedStream:
         self.markers = self.model.inserts_markers(markers)
         self.fpduptr_low_bits = 0  # markers whose FPDUPTR has a low bit set
         self.pad_nonzero_as_read = 0  # FPDUs an RFC reading finds non-zero pad octets in
+        self.too_short_as_read = 0  # ... or a ULPDU shorter than the DDP header it begins with
 
     def _put(self, octets, header_at):
         """Appends octets, inserting a marker before any octet that falls on the interval."""
@@ -215,6 +216,8 @@ class FramedStream:
         deviant = 2 + n + len(pad) != 2 + field + RFC.pad(field)
         if not deviant and field < n:
             self.pad_nonzero_as_read += any(ulpdu[field:])
+            # (every ULPDU here is an untagged DDP Send: its header is DDP_HEADER octets)
+            self.too_short_as_read += field < DDP_HEADER
         if m.has_crc_field():
             self._marker_here(header_at)  # a marker just after the pad is the FPDU's
             if self.crc:

@@ -334,6 +334,26 @@ TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
+TEST(Analyzer, AUlpduTooShortIsNotSaidOfASenderCountingItsLength2Short) {
+  // CRC on: the Initiator's ULPDU_Length counts 2 octets short. Its first ULPDU (18 octets,
+  // the DDP header alone) reads as 16 with 2 octets of pad, a ULPDU too short for its header,
+  // and nothing on that FPDU tells it from the RFC's. The second (19 octets) reads as 17 with
+  // 1 of pad, ending 4 octets early, and the third's header is misread: the sender is named.
+  // The first ULPDU, as it sent it, holds its header.
+  synth::Scenario s = conversation(false, true, 1);
+  s.initiator.messages.clear();
+  for (const std::size_t payload : {0, 1, 4, 2, 100, 6}) {
+    synth::MessageSpec m;
+    m.size = payload;
+    s.initiator.messages.push_back(m);
+  }
+  s.initiator_quirks.length_bias = -2;
+  const Recorder r = analyze(s);
+  EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
+  EXPECT_FALSE(r.has(DiagId::DdpUlpduTooShort));
+  EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+}
+
 // ---- startup frames answered or sent that should not have been
 
 std::vector<std::string> errors_and_warnings(const Recorder& r) {

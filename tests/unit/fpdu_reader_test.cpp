@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "fpdu/fpdu_grammar.h"
+#include "fpdu_framer.h"
 #include "mpa/crc32c.h"
+#include "mpa/ddp.h"
 #include "mpa/marker_grid.h"
 #include "mpa/sender_framing.h"
 #include "test_streams.h"
@@ -993,6 +995,125 @@ TEST(FpduReader, ModesTestingReadingWithANamedDeviation) {
   ASSERT_FALSE(sink.fpdus.empty());
   EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
   EXPECT_EQ(reader.fpdus(), 8u);
+}
+
+TEST(FpduReader, AUlpduLengthBeyondTheMulpduIsAHeaderReadInTheWrongPlace) {
+  // No markers, no CRC: ULPDUs of 32 octets sent without pad (the RFC pads 2), CRC fields of
+  // zero. The RFC's reading of the first takes two CRC octets as pad, and reads the next
+  // header 2 octets late, in the ULPDU: 41 43 (16707), then 41 43 again, a plausible DDP
+  // header. RFC 5044 4.5: no ULPDU is longer than the MULPDU the receiver's MSS allows (1454
+  // for 1460), so that header was read in the wrong place and a framing test decides.
+  Bytes s;
+  for (int i = 0; i < 6; ++i) {
+    Bytes ulpdu(32, 0x41);
+    for (std::size_t k = 1; k < ulpdu.size(); k += 2) ulpdu[k] = 0x43;
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size()));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), kCrcSize, 0x00);  // the CRC field (CRCs off: any value)
+  }
+  FpduReaderConfig config = framing_config(0, false, false);
+  config.mulpdu = mulpdu(1460, false);
+  const RecordingSink sink = read_in_pieces(config, s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(sink.finding_names());
+  ASSERT_EQ(sink.fpdus.size(), 6u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+  // Not told the MSS, the reader takes the misread header at its word (16707 is no more than
+  // the largest MULPDU of any MSS), and the stream ends inside it.
+  const RecordingSink unbounded = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(unbounded.count(DiagId::FpduPadRuleWrong), 0u);
+  EXPECT_LT(unbounded.fpdus.size(), 6u);
+}
+
+TEST(FpduReader, AZeroCrcFieldWhereADeviationPutsItBeatsNoCrcFieldAtTheStreamsEnd) {
+  // No markers, no CRC: ULPDU_Length counts its own two octets (+2), pads and CRC fields of
+  // zero as RFC 5044 4.1 places them. ULPDUs of 48 and 60 octets frame as the RFC's of 50 and
+  // 62; the last, of 81, ends 4 octets before the RFC's reading of 83 does, exactly where a
+  // sender of no CRC field would end it too (its "pad" the CRC field's last 3 zeros). The four
+  // zero octets sit where the +2 sender's CRC field is: that sender is named, not the other.
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {30, 42, 63}) {
+    Bytes ulpdu = test::ddp_send(msn++, payload);
+    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() + 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduCrcFieldMissing), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 3u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
+TEST(FpduReader, AMarkerInsideAMisreadFpduWaitsForItsCrc) {
+  // Markers and CRCs on: ULPDU_Length counts its own two octets (+2). The first FPDU (a ULPDU
+  // of 502 octets, no pad) ends at octet 512, where the next one's leading marker (FPDUPTR 0)
+  // sits; the RFC's reading of ULPDU_Length 504 ends 4 octets later and meets that marker
+  // inside the FPDU, pointing elsewhere. The FPDU's CRC, where the +2 sender put it, shows the
+  // FPDU misread: the sender is named, and the marker fits as read again (RFC 5044 4.3).
+  synth::SenderQuirks quirks;
+  quirks.length_bias = 2;
+  synth::FpduFramer framer(true, true, 0, quirks);
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {484, 82, 22, 182}) {
+    const synth::Chunk c = framer.frame(test::ddp_send(msn++, payload));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::MarkerFpduptrMismatch), 0u);
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 0u);
+  EXPECT_EQ(sink.fpdus.size(), 4u);
+}
+
+TEST(FpduReader, ACrcFieldAMarkerSplitsIsLookedForWhereADeviationPutsIt) {
+  // Markers and CRCs on: the ULPDU alone padded to a multiple of 4. The first FPDU (ULPDU 501,
+  // 3 octets of pad where the RFC pads 1) puts its CRC field at octets 510-511 and, past the
+  // marker at 512, 516-517 (RFC 5044 4.4: the CRC covers the markers before the field). The
+  // CRC the RFC's reading finds (octets 508-511) fails; the sender's, split, matches.
+  synth::SenderQuirks quirks;
+  quirks.pad = synth::SenderQuirks::Pad::UlpduTo4;
+  synth::FpduFramer framer(true, true, 0, quirks);
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {483, 1}) {
+    const synth::Chunk c = framer.frame(test::ddp_send(msn++, payload));
+    s.insert(s.end(), c.bytes.begin(), c.bytes.end());
+  }
+  ASSERT_EQ(s.size(), 4u + 2 + 501 + 3 + 4 + 4 + (2 + 19 + 1 + 4));
+  const RecordingSink sink = read_in_pieces(framing_config(0, true, true), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduPadRuleWrong), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduCrcMismatch), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 2u);
+  EXPECT_EQ(sink.fpdus[1].start_offset, 518u);
+}
+
+TEST(FpduReader, TheFirstFpduMayBeADeviationsOwn) {
+  // No markers, no CRC: ULPDU_Length counts 2 octets short. The first FPDU's ULPDU of 19
+  // octets reads as 17, too short for the 18-octet DDP header it begins with; no FPDU came
+  // before it for a deviation to have framed otherwise. As this sender frames it (ULPDU 19,
+  // pad 3, 4 octets longer than the RFC's reading) the FPDUs after it read on.
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : {1, 42, 9, 30, 5}) {
+    Bytes ulpdu = test::ddp_send(msn++, payload);
+    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
+    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() - 2));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
+  }
+  const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 5u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
 }
 
 TEST(FpduReader, ModesTestingAbandonedWhenNoFramingReadsOn) {

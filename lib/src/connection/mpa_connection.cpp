@@ -208,7 +208,10 @@ void MpaConnection::finish(std::uint64_t frame) {
   for (Sender& s : senders_) {
     if (std::holds_alternative<phase::Inferring>(s.phase)) try_inference(s, frame, true);
   }
-  for (Sender& s : senders_) settle_alignment(s);
+  for (Sender& s : senders_) {
+    settle_alignment(s);
+    if (s.held_alignment.too_short) settle_too_short(s, nullptr);
+  }
   if (request_done_ && !reply_done_) {
     report(initiator(), DiagId::StartupNoReply, frame, request_end_seq_, request_end_offset_,
            "MPA Request seen but no Reply by the end of the capture");

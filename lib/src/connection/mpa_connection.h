@@ -169,9 +169,18 @@ struct OpeningOrder {
 // fpdu.not-segment-aligned, held until the next FPDU (or the end) shows that the framing
 // the FPDU was read with is the sender's: a deviation named (or framing lost) in between
 // makes it the reader's misreading, and it is dropped.
+// ddp.ulpdu-too-short while no framing is named: a sender counting ULPDU_Length 2 short
+// sends 2 more octets of ULPDU (its DDP header's last) than the RFC's reading holds, and
+// only the FPDUs after it tell (MpaConnection::settle_too_short).
+struct HeldTooShort {
+  Finding finding;
+  bool pad_under_2 = false;  // the pad as read of the FPDU read last since (its own at first)
+};
+
 struct HeldAlignment {
   std::unique_ptr<Finding> finding;  // (on the heap: rare, and every sender has one)
-  bool named = false;                // the reader's framing_named() when it was held
+  std::unique_ptr<HeldTooShort> too_short;
+  bool named = false;  // the reader's framing_named() when `finding` was held
 };
 
 // The segment a sender's reassembler is taking: its payload, delivered whole and in order,
@@ -375,6 +384,9 @@ class MpaConnection {
   void replay(Sender& s, const HeldOctets& held, std::size_t from = 0);
   HeldOctets take_early_octets(Sender& initiator);
   void settle_alignment(Sender& s);
+  // The held ddp.ulpdu-too-short, once the reader's framing tells (`next`: the FPDU read
+  // after it; none: the direction ends).
+  void settle_too_short(Sender& s, const FpduEvent* next);
   void check_responder_first(Sender& s, TcpSeq seq, std::uint64_t offset, std::size_t size,
                              std::uint64_t frame);
   void finish_probe(Sender& s, bool final);

@@ -7,6 +7,7 @@
 
 #include "connection/mpa_connection.h"
 #include "fpdu/framing_inference.h"
+#include "mpa/ddp.h"
 #include "support/overloaded.h"
 
 namespace mpa {
@@ -299,6 +300,7 @@ void MpaConnection::on_end(Sender& s, std::uint64_t frame, StreamEnd how) {
           [&](phase::FullOperation& p) {
             p.reader->finish(frame, s, context_.ns);
             settle_alignment(s);
+            if (s.held_alignment.too_short) settle_too_short(s, nullptr);
             const FpduReader& r = *p.reader;
             if (!r.synchronised() || !r.judging()) return;
             if (r.in_fpdu()) {
@@ -413,10 +415,25 @@ void MpaConnection::check_acknowledged_before_sending(Sender& s, const Chunk& ch
                      chunk.data.size(), chunk.seq.value(), peer.order.first_fpdu_end - acked));
 }
 
+namespace {
+
+// The ULPDU as read holds all but the last 2 octets of the DDP header its first octet announces
+// (RFC 5041 4): what the RFC's reading makes of a sender counting ULPDU_Length 2 short.
+bool short_by_a_miscount(const FpduEvent& fpdu) {
+  if (fpdu.ulpdu_head.empty()) return false;
+  const std::uint32_t header =
+      (fpdu.ulpdu_head[0] & 0x80) ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize;
+  const std::uint32_t size = fpdu.ulpdu_size != 0 ? fpdu.ulpdu_size : fpdu.ulpdu_length;
+  return size < header && size + 2 >= header;
+}
+
+}  // namespace
+
 void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
   if (summary_.first_fpdu_ns == 0) summary_.first_fpdu_ns = context_.ns;
   FpduReader& reader = *s.reader();
   settle_alignment(s);
+  if (s.held_alignment.too_short) settle_too_short(s, &fpdu);
   std::vector<Finding>& found = fpdu_findings_;  // reused: most FPDUs have none
   if (fpdu.judged) s.fpdu_rules.check(fpdu, {s.peer->mss, reader.grid().enabled()}, found);
   UlpContext context;
@@ -448,6 +465,14 @@ void MpaConnection::on_fpdu(Sender& s, const FpduEvent& fpdu) {
       f.timestamp_ns = context_.ns;
       s.held_alignment.finding = std::make_unique<Finding>(std::move(f));
       s.held_alignment.named = reader.framing_named();
+      continue;
+    }
+    if (f.id == DiagId::DdpUlpduTooShort && short_by_a_miscount(fpdu) &&
+        reader.judges_sender_framing() && !reader.framing_named() && !reader.framing_lost() &&
+        !s.held_alignment.too_short) {
+      f.timestamp_ns = context_.ns;
+      s.held_alignment.too_short =
+          std::make_unique<HeldTooShort>(HeldTooShort{std::move(f), fpdu.pad_length < 2});
       continue;
     }
     report(s, std::move(f));
@@ -521,6 +546,25 @@ void MpaConnection::settle_alignment(Sender& s) {
     report(s, std::move(*s.held_alignment.finding));
   }
   s.held_alignment.finding.reset();
+}
+
+// A ULPDU too short for its DDP header may be the RFC's reading of an FPDU whose sender counts
+// ULPDU_Length 2 short (RFC 5044 4.1): its ULPDU 2 octets longer, its pad 2 shorter (or 2
+// longer, and then the next FPDU 4 octets later), the CRC over the same octets. An FPDU read
+// where the RFC puts it, after one whose pad as read is under 2, refutes that sender (it would
+// have begun 4 octets later); a deviation named tells either way; the end of the direction
+// leaves the RFC's reading.
+void MpaConnection::settle_too_short(Sender& s, const FpduEvent* next) {
+  const FpduReader* r = s.reader();
+  const bool named = r && r->framing_named();
+  HeldTooShort& held = *s.held_alignment.too_short;
+  if (!named && r && !r->framing_lost() && next && !held.pad_under_2) {
+    held.pad_under_2 = next->pad_length < 2;  // (the FPDU after it tells)
+    return;
+  }
+  std::unique_ptr<HeldTooShort> taken = std::move(s.held_alignment.too_short);
+  if (named && r->framing().length_bias < 0) return;  // its ULPDU holds the header
+  report(s, std::move(taken->finding));
 }
 
 }  // namespace mpa

@@ -516,6 +516,11 @@ void MpaConnection::start_full_operation(Sender& s, TcpSeq seq, std::uint64_t of
   config.crc = crc;
   config.keep_ulpdu = context_.options.keep_ulpdu;
   config.check_sender_framing = !inferred;
+  // RFC 5044 4.5: the MULPDU the receiver's MSS allows (its SYN's MSS option); none where
+  // either startup frame has Linux siw's GSO bit (0x08: FPDUs larger than the MSS).
+  const auto gso = [](const std::optional<StartupFrame>& f) { return f && (f->flags & 0x08); };
+  if (s.peer->mss && !gso(summary_.request) && !gso(summary_.reply))
+    config.mulpdu = connection_mulpdu(*s.peer->mss, markers);
   if (grid_origin) {
     config.grid_origin = *grid_origin;
     config.grid_origin_set = true;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "fpdu/fpdu_grammar_feed.h"
@@ -27,6 +28,9 @@ using reader_mode::Testing;
 
 FpduReader::FpduReader(const FpduReaderConfig& config)
     : config_(config),
+      ulpdu_bound_(config.mulpdu != 0 && !config.crc && config.check_sender_framing
+                       ? config.mulpdu
+                       : std::numeric_limits<std::uint32_t>::max()),
       grammar_(config.start_seq, config.start_offset,
                config.markers
                    ? MarkerGrid(config.grid_origin_set ? config.grid_origin : config.start_seq)
@@ -144,7 +148,7 @@ void FpduReader::remember_before(const HeldOctets& held, std::size_t from) {
   const auto ordinary = [this](const FpduGrammar& grammar) {
     const std::uint8_t* head = grammar.ulpdu_head();
     return ulpdu_header_plausible(grammar.ulpdu_size(), head[0], head[1]) && !exempt_empty_run_ &&
-           grammar.event().ulpdu_length <= kLargestMulpdu;
+           grammar.event().ulpdu_length <= std::min(kLargestMulpdu, ulpdu_bound_);
   };
   while (!trigger) {
     const FpduGrammar::Result r = grammar_.feed(p, left, frame, segment_start && p == data.data(),
@@ -212,8 +216,23 @@ std::optional<FpduReader::Trigger> FpduReader::on_marker(std::uint64_t frame, Tc
       !fpdu.start_seq.is_before(recent_.origin(push_seq) + TailOctets::kSize)) {
     return Trigger::Boundary;
   }
+  // With CRCs, the FPDU's CRC tells whether the FPDU is misread (a deviation ends it elsewhere:
+  // explain_bad_crc) or the marker is wrong: a marker pointing elsewhere waits for it.
+  if (!leading && config_.crc && config_.check_sender_framing && !exempt && !deferred_marker_ &&
+      !marker_points_at(marker, fact.expected_fpdu_ptr) &&
+      fact.fpdu_ptr != fact.expected_fpdu_ptr) {
+    deferred_marker_ = {fact, grammar_.offset() - kMarkerSize, fpdu.header_seq, frame};
+    return std::nullopt;
+  }
   judge_.marker(fact, leading, grammar_.offset() - kMarkerSize, fpdu.header_seq, frame, sink);
   return std::nullopt;
+}
+
+void FpduReader::give_deferred_marker(FpduSink& sink) {
+  if (!deferred_marker_) return;
+  const DeferredMarker m = *deferred_marker_;
+  deferred_marker_.reset();
+  if (judge_.judging()) judge_.marker(m.fact, false, m.offset, m.header_seq, m.frame, sink);
 }
 
 std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* control,
@@ -224,8 +243,13 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   const std::uint32_t ulpdu_size = grammar_.ulpdu_size();
   const bool exempt =
       (exempt_seq_ && fpdu.start_seq == *exempt_seq_) || (exempt_empty_run_ && ulpdu_size == 0);
+  // RFC 5044 4.5: no ULPDU is longer than the MULPDU; where no CRC vouches for the header, one
+  // that is was read in the wrong place (a header 2 octets off, in octets CRCs off leave
+  // random, passes the DDP test one time in twenty and announces tens of thousands of octets).
   if (config_.check_sender_framing && !exempt &&
-      (control == nullptr ? true : !ulpdu_header_plausible(ulpdu_size, control[0], control[1]))) {
+      (control == nullptr ? true
+                          : !ulpdu_header_plausible(ulpdu_size, control[0], control[1]) ||
+                                fpdu.ulpdu_length > ulpdu_bound_)) {
     return Trigger::Boundary;
   }
   if (ulpdu_size > 0) exempt_empty_run_ = false;
@@ -241,11 +265,16 @@ std::optional<FpduReader::Trigger> FpduReader::check_start(const std::uint8_t* c
   // A wrong CRC, or a CRC looked for in the wrong place? (fpdu_reader_framing.cpp)
   if (fpdu.crc_status == CrcStatus::Bad && config_.check_sender_framing && judge_.judging() &&
       fpdu.judged) {
-    if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) return resume;
+    if (auto resume = explain_bad_crc(frame, data, push_seq, push_within, sink)) {
+      deferred_marker_.reset();  // (read again as the sender framed the FPDU)
+      return resume;
+    }
+    give_deferred_marker(sink);
     // Not where the push shows it: the FPDUs after it tell (emitted once they have).
     test = Trigger::CrcUnmatched;
     return std::nullopt;
   }
+  if (deferred_marker_) give_deferred_marker(sink);
   emit(frame, sink, false, grammar_.pad_nonzero());
   return std::nullopt;
 }

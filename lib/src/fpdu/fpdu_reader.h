@@ -49,6 +49,10 @@ struct FpduReaderConfig {
   // Off where the parameters were inferred from the data (a failed inference is no fault of
   // the sender's) or the ULPDUs are not DDP: MPA framing alone is read.
   bool check_sender_framing = true;
+  // The MULPDU the receiver's MSS allows (RFC 5044 4.5: an FPDU's ULPDU is at most that; 0:
+  // the MSS is not known). Where no CRC vouches for a header, a ULPDU_Length beyond it is a
+  // header read in the wrong place, tested as any boundary that makes no sense.
+  std::uint32_t mulpdu = 0;
 };
 
 class FpduReader {
@@ -172,9 +176,14 @@ class FpduReader {
   // The deviation that ends the FPDU in progress where the octets read so far end (`exactly`),
   // or a few octets before (none: nullptr).
   const SenderHypothesis* ending_deviation(bool exactly) const;
+  // Of two deviations that end an FPDU at `end`, whether `h` is the likelier than `over`.
+  bool preferred(const SenderHypothesis& h, const SenderHypothesis& over, TcpSeq end) const;
   bool in_test() const { return std::holds_alternative<reader_mode::Testing>(mode_); }
 
   FpduReaderConfig config_;
+  // The largest ULPDU_Length taken at its word without a framing test (config_.mulpdu where no
+  // CRC vouches for the header; otherwise no bound: kLargestMulpdu is the judge's warning).
+  std::uint32_t ulpdu_bound_;
   FpduGrammar grammar_;
   FpduJudge judge_;
   reader_mode::Mode mode_;
@@ -205,6 +214,16 @@ class FpduReader {
                         FpduSink& sink);
   void settle_pad_warnings(const FpduEvent& fpdu, bool crc_explained, FpduSink& sink);
   void give_pad_warnings(FpduSink& sink);
+  // A marker inside the FPDU in progress pointing elsewhere, with CRCs on: judged once the
+  // FPDU's CRC says whether it was read as sent (on_marker).
+  struct DeferredMarker {
+    MarkerFact fact;
+    std::uint64_t offset = 0;
+    TcpSeq header_seq;
+    std::uint64_t frame = 0;
+  };
+  std::optional<DeferredMarker> deferred_marker_;
+  void give_deferred_marker(FpduSink& sink);
   std::optional<TcpSeq> exempt_seq_;  // the FPDU there was explained as the RFC's own ...
   bool exempt_empty_run_ = false;     // ... and so are the empty FPDUs right after it
   bool framing_named_ = false;        // a deviation was named (reopened if a later FPDU refutes it)

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -68,22 +69,31 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
     if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
         fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
-    const TcpSeq field = fpdu.start_seq + (wire - kCrcSize);
+    // A pad off a multiple of 4 may put a marker inside the CRC field: it splits the field and
+    // is not covered by the CRC (RFC 5044 4.4 covers the markers before the CRC field).
+    const TcpSeq end = fpdu.start_seq + wire;
+    std::uint32_t split = kCrcSize;
+    for (std::uint32_t k = 1; k < kCrcSize; ++k) {
+      if (grammar.grid().is_marker_at(end - (kCrcSize + kMarkerSize) + k)) split = k;
+    }
+    const std::uint32_t span = kCrcSize + (split < kCrcSize ? kMarkerSize : 0);
+    const TcpSeq field = end - span;
     const std::uint32_t at = field.distance_from(window_seq);
     // CRC fields before the RFC's own (its state run back), or after it (run on, over the
     // RFC's CRC field and what follows: a sender whose FPDUs are longer than the RFC says, by
     // a few octets of pad or length) where this push has brought them.
-    if (at <= rfc ? rfc - at > TailOctets::kSize
-                  : at - rfc > kLongerFpduOctets || at + kCrcSize > window.size()) {
+    if (at <= rfc ? rfc - at > TailOctets::kSize || at + span > window.size()
+                  : at - rfc > kLongerFpduOctets || at + span > window.size()) {
       continue;
     }
-    if (grammar.grid().markers_within(field, kCrcSize) > 0)
-      continue;  // (a marker inside it: not tried)
+    std::array<std::uint8_t, kCrcSize> value{};
+    for (std::uint32_t k = 0; k < kCrcSize; ++k)
+      value[k] = window[at + k + (k >= split ? kMarkerSize : 0)];
     const std::span<const std::uint8_t> bytes(window);
     const std::uint32_t state =
         at <= rfc ? crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at))
                   : crc32c_update(grammar.crc_state(), bytes.subspan(rfc, at - rfc));
-    if (crc32c_finish(state) != crc_from_wire(&window[at])) continue;
+    if (crc32c_finish(state) != crc_from_wire(value.data())) continue;
     resume = fpdu.start_seq + wire;
     const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
     const std::uint32_t pad = pad_octets(h.framing, ulpdu);
@@ -171,6 +181,20 @@ FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const s
   return t;
 }
 
+// No FPDU read before the odd one (the first of the direction): it may be the deviation's
+// own first, its ULPDU as `h` frames it beginning like DDP (ULPDU_Length counted short reads a
+// ULPDU too short for the DDP header it begins with), where `h` ends it elsewhere than the
+// reading `as_framed` does (where both end it, nothing tells them apart: that reading stands).
+bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar,
+               const MarkerGrid& grid, const SenderFraming& as_framed) {
+  const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
+  const std::uint8_t* head = grammar.ulpdu_head();
+  return h.framing.length_bias < 0 && ulpdu && grammar.ulpdu_head_size() >= 2 &&
+         ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
+         fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length) !=
+             fpdu_wire_length(grid, odd.start_seq, as_framed, odd.ulpdu_length);
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -185,13 +209,10 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
   const MarkerGrid& grid_now = grammar_.grid();
   Testing t;
   t.trigger = trigger;
-  t.trigger_seq = odd.header_seq;
-  t.trigger_offset = header_offset(odd);
+  const bool first_marker = trigger == Trigger::FirstMarker;  // (the odd FPDU's first octet)
+  t.trigger_seq = first_marker ? odd.start_seq : odd.header_seq;
+  t.trigger_offset = first_marker ? odd.start_offset : header_offset(odd);
   t.trigger_ulpdu_length = odd.ulpdu_length;
-  if (trigger == Trigger::FirstMarker) {
-    t.trigger_seq = odd.start_seq;
-    t.trigger_offset = odd.start_offset;
-  }
   // The octets under test: the tail kept behind this push, and the whole push.
   t.held = tail_.hold(push_seq, push_offset);
   // (Where more are kept, all of them: a marker may show a header misread long before it.)
@@ -242,7 +263,12 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
       continue;
     }
     if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
-    if (!prev_) continue;
+    if (!prev_) {
+      if (trigger == Trigger::Boundary && own_first(h, odd, grammar_, grid, as_framed.framing)) {
+        if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
+      }
+      continue;
+    }
     // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
     // says (by chance: 2^-32); no deviation framed it longer or shorter.
     if (prev_->crc_good) continue;
@@ -276,6 +302,7 @@ void FpduReader::finish(std::uint64_t frame, FpduSink& sink, std::uint64_t times
   now_ns_ = timestamp_ns;
   // (Replaying what a decision adopted may open another test: each ends at the stream's end.)
   while (in_test()) run(decide(true, frame, sink), sink);
+  give_deferred_marker(sink);  // (its FPDU never completed: the marker stands as read)
   first_complete_as_deviation_ = false;
   if (std::holds_alternative<reader_mode::Reading>(mode_) && grammar_.in_fpdu() &&
       !close_after_previous(frame, sink) && grammar_.header_read()) {
@@ -328,6 +355,7 @@ const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
   const MarkerGrid& grid = grammar_.grid();
   const auto read = static_cast<std::uint32_t>(grammar_.offset() - fpdu.start_offset);
   const std::uint8_t* head = grammar_.ulpdu_head();
+  const SenderHypothesis* found = nullptr;
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length);
@@ -336,11 +364,33 @@ const SenderHypothesis* FpduReader::ending_deviation(bool exactly) const {
     // (Not exactly: the next FPDU's first few octets may have come too.)
     if (exactly ? wire != read : wire > read || read - wire > kNextFpduOctetsRead) continue;
     if (grammar_.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
-        ends_as(h, *ulpdu, fpdu.start_seq + wire)) {
-      return &h;
+        ends_as(h, *ulpdu, fpdu.start_seq + wire) &&
+        (!found || preferred(h, *found, fpdu.start_seq + wire))) {
+      found = &h;
     }
   }
-  return nullptr;
+  return found;
+}
+
+bool FpduReader::preferred(const SenderHypothesis& h, const SenderHypothesis& over,
+                           TcpSeq end) const {
+  // Both end the FPDU at `end`. The deviation named already, where its id is the one (the
+  // sender's rule read so far: one FPDU fitting two rules left which open).
+  const std::optional<DiagId> named = framing_named_ ? named_id() : std::nullopt;
+  if (named && (h.id == named) != (over.id == named)) return h.id == named;
+  // CRCs off: a CRC field of zeros where `h` puts it, and no CRC field in `over`. RFC 5044 4.1
+  // lets such a field hold any value; zero is what senders write. Read as ULPDU and pad it is
+  // a ULPDU that ends in zeros exactly where a CRC field would be: the field is likelier.
+  if (config_.crc || over.framing.crc_field || !h.framing.crc_field) return false;
+  const std::span<const std::uint8_t> tail = tail_.bytes();
+  const TcpSeq tail_seq = grammar_.position() - static_cast<std::uint32_t>(tail.size());
+  const TcpSeq field = end - kCrcSize;
+  if (field.is_before(tail_seq) || field.distance_from(tail_seq) + kCrcSize > tail.size() ||
+      grammar_.grid().markers_within(field, kCrcSize) > 0) {
+    return false;
+  }
+  const auto octets = tail.subspan(field.distance_from(tail_seq), kCrcSize);
+  return std::all_of(octets.begin(), octets.end(), [](std::uint8_t b) { return b == 0; });
 }
 
 void FpduReader::close_as_deviation(std::uint64_t frame, FpduSink& sink) {
@@ -389,14 +439,18 @@ bool FpduReader::close_after_previous(std::uint64_t frame, FpduSink& sink) {
       end.distance_from(read_end) > kLongerFpduOctets) {
     return false;
   }
+  const SenderHypothesis* found = nullptr;
   for (const SenderHypothesis& h : framing_hypotheses(grid.enabled(), config_.crc)) {
     if (!h.id || h.markers != grid.enabled() || h.framing == grammar_.framing()) continue;
     const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, prev.ulpdu_length);
-    if (!ulpdu || !ulpdu_header_plausible(*ulpdu, (*prev.control)[0], (*prev.control)[1]) ||
-        prev.start + fpdu_wire_length(grid, prev.start, h.framing, prev.ulpdu_length) != end ||
-        !ends_as(h, *ulpdu, end)) {
-      continue;
+    if (ulpdu && ulpdu_header_plausible(*ulpdu, (*prev.control)[0], (*prev.control)[1]) &&
+        prev.start + fpdu_wire_length(grid, prev.start, h.framing, prev.ulpdu_length) == end &&
+        ends_as(h, *ulpdu, end) && (!found || preferred(h, *found, end))) {
+      found = &h;
     }
+  }
+  if (found) {
+    const SenderHypothesis& h = *found;
     if (!framing_named_ || named_id() != h.id) {
       judge_.report(
           sink, *h.id, prev.header_seq,
@@ -518,7 +572,7 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
     const Candidate& c = candidates[i];
     const bool as_framed = !c.hypothesis.id.has_value();
     if (c.test.stop == FramingTest::Stop::EndOfBuffer && (c.test.fpdus > 0 || as_framed)) {
-      return Verdict{i, c.test.fpdus};
+      return Verdict{crc ? i : with_zero_crc_field(i), c.test.fpdus};
     }
     if (c.test.stop == FramingTest::Stop::Incomplete && as_framed) weak_rfc = i;
   }
@@ -543,6 +597,26 @@ std::optional<Verdict> Testing::verdict_with(std::size_t at, bool vouched) const
   }
   if (waiting) return std::nullopt;
   return fallback(false, vouched);
+}
+
+std::size_t Testing::with_zero_crc_field(std::size_t i) const {
+  // CRCs off, the stream ending where candidate `i`, sending no CRC field, ends its last FPDU:
+  // a later candidate with a CRC field that reads as many FPDUs to the same end, its last CRC
+  // field zero, is likelier (FpduReader::preferred: zero is what senders write there).
+  const Candidate& c = candidates[i];
+  const std::span<const std::uint8_t> bytes = held.bytes();
+  if (!c.hypothesis.id || c.hypothesis.framing.crc_field || bytes.size() < kCrcSize ||
+      !std::all_of(bytes.end() - kCrcSize, bytes.end(), [](std::uint8_t b) { return b == 0; })) {
+    return i;
+  }
+  for (std::size_t j = i + 1; j < candidates.size(); ++j) {
+    const Candidate& other = candidates[j];
+    if (other.hypothesis.framing.crc_field && !other.crc &&
+        other.test.stop == FramingTest::Stop::EndOfBuffer && other.test.fpdus == c.test.fpdus) {
+      return j;
+    }
+  }
+  return i;
 }
 
 Verdict Testing::fallback(bool weak_rfc, bool vouched) const {

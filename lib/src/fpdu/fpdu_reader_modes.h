@@ -89,6 +89,8 @@ struct Testing {
   std::optional<Verdict> verdict_with(std::size_t held, bool vouched) const;
   // Nothing reads on: the RFC's reading when vouched for (`vouched`: CRCs or markers).
   Verdict fallback(bool weak_rfc, bool vouched) const;
+  // The candidate the end of the stream adopts in place of `i` (CRCs off: see the .cpp).
+  std::size_t with_zero_crc_field(std::size_t i) const;
 };
 
 struct Abandoned {};

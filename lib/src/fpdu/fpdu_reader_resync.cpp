@@ -22,6 +22,7 @@ void FpduReader::on_gap(std::uint64_t length, std::uint64_t frame, FpduSink& sin
   // the FPDU before. (Replaying what a decision adopted may open another test: each is
   // decided before the gap, as at the end of the stream.)
   while (in_test()) run(decide(true, frame, sink), sink);
+  give_deferred_marker(sink);
   prev_.reset();
   exempt_seq_.reset();
   exempt_empty_run_ = false;
