@@ -354,6 +354,28 @@ TEST(Analyzer, AUlpduTooShortIsNotSaidOfASenderCountingItsLength2Short) {
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
+TEST(Analyzer, AUlpduTooShortAfterOneTakenBackIsSaid) {
+  // The sender above, then a ULPDU of 10 octets (an untagged DDP header cut short, its CRC
+  // right): too short under the sender's own framing too, and said, although the first FPDU's
+  // too-short reading was taken back.
+  synth::Scenario s = conversation(false, true, 1);
+  s.initiator.messages.clear();
+  for (const std::size_t payload : {0, 1, 4, 2, 100, 6, 8}) {
+    synth::MessageSpec m;
+    m.size = payload;
+    s.initiator.messages.push_back(m);
+  }
+  s.initiator.messages.back().edit_ulpdu = [](std::size_t, synth::Bytes& ulpdu) {
+    ulpdu.resize(10);
+  };
+  s.initiator_quirks.length_bias = -2;
+  const Recorder r = analyze(s);
+  EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
+  EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
+                          [](const Finding& f) { return f.id == DiagId::DdpUlpduTooShort; }),
+            1);
+}
+
 // ---- startup frames answered or sent that should not have been
 
 std::vector<std::string> errors_and_warnings(const Recorder& r) {

@@ -563,7 +563,10 @@ void MpaConnection::settle_too_short(Sender& s, const FpduEvent* next) {
     return;
   }
   std::unique_ptr<HeldTooShort> taken = std::move(s.held_alignment.too_short);
-  if (named && r->framing().length_bias < 0) return;  // its ULPDU holds the header
+  if (named && r->framing().length_bias < 0) {  // its ULPDU holds the header
+    s.ulp().withdraw_too_short();
+    return;
+  }
   report(s, std::move(taken->finding));
 }
 

@@ -95,6 +95,9 @@ class UlpChecks {
   const SegmentError* first_error() const { return errors_.first ? &*errors_.first : nullptr; }
   // Whether one of its ULPDUs was too short for the DDP/RDMAP headers it announces.
   bool saw_too_short() const { return too_short_seen_; }
+  // The ddp.ulpdu-too-short said was the RFC's reading of a sender whose framing deviates
+  // (MpaConnection::settle_too_short drops it): the next one is said again.
+  void withdraw_too_short() { said_too_short_ = false; }
 
   // The RDMA Read and Atomic Requests this sender has outstanding at its peer (RFC 6581 9.1
   // "initiator ORD <= responder IRD", "responder ORD <= initiator IRD", with RFC 5040 4.4's
