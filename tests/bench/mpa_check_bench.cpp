@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -357,8 +358,10 @@ bool has_read_threads(const std::string& binary) {
 
 double run_mpa_check(const std::string& binary, const std::string& path, long& max_rss_kib,
                      const char* read_threads = nullptr) {
-  static const bool threads_option = has_read_threads(binary);
-  if (!threads_option) read_threads = nullptr;
+  static std::map<std::string, bool> threads_option;  // (per binary: --against's may differ)
+  const auto known = threads_option.try_emplace(binary, false);
+  if (known.second) known.first->second = has_read_threads(binary);
+  if (!known.first->second) read_threads = nullptr;
   const auto start = Clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
