@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
 
 #include "decode/byte_order.h"
 
@@ -96,46 +99,50 @@ void ReceiverReactions::on_sender_close(std::uint64_t frame) {
 
 namespace {
 
-std::string legal_oddity_of(const FpduEvent& fpdu) {
-  std::string what;
-  const auto add = [&what](std::string_view words) {
-    if (!what.empty()) what += "; ";
-    what += words;
-  };
-  bool pad = false;
-  for (std::size_t i = 0; i < fpdu.pad_length && i < fpdu.pad.size(); ++i) pad |= fpdu.pad[i] != 0;
-  if (pad) add("non-zero pad octets (RFC 5044 4.1: ignored by the receiver)");
-  bool reserved = false;
-  bool low_bits = false;
-  bool wrapped = false;
+// The legal oddities of an FPDU (RFC 5044 says how a receiver takes each), as bits of
+// kOddityWords: worked out for every FPDU until the first odd one, so no words until then.
+constexpr std::array<std::string_view, 6> kOddityWords = {
+    "non-zero pad octets (RFC 5044 4.1: ignored by the receiver)",
+    "a marker with a non-zero reserved field (RFC 5044 4.2: ignored on receipt)",
+    "a marker whose FPDUPTR has its two low bits set (RFC 5044 4.2, 4.3: taken as zero by the "
+    "receiver)",
+    "a marker whose FPDUPTR reaches back across the wrap of TCP sequence numbers (RFC 5044 4.3: "
+    "the receiver allows for it)",
+    "it spans TCP segments (RFC 5044 5.1: receivers operate correctly when alignment is lost)",
+    "a CRC field that does not hold its CRC32c, CRCs being off (RFC 5044 4.1, 4.4: any value is "
+    "valid and MUST NOT be checked)",
+};
+
+unsigned legal_oddities_of(const FpduEvent& fpdu) {
+  unsigned odd = 0;
+  for (std::size_t i = 0; i < fpdu.pad_length && i < fpdu.pad.size(); ++i) {
+    if (fpdu.pad[i] != 0) odd |= 1u << 0;
+  }
   for (const MarkerFact& m : fpdu.markers) {
-    if ((m.fpdu_ptr & ~std::uint16_t{3}) != m.expected_fpdu_ptr) return "";  // an error
-    reserved |= m.reserved != 0;
-    low_bits |= (m.fpdu_ptr & 3) != 0;
+    if ((m.fpdu_ptr & ~std::uint16_t{3}) != m.expected_fpdu_ptr) return 0;  // an error
+    if (m.reserved != 0) odd |= 1u << 1;
+    if ((m.fpdu_ptr & 3) != 0) odd |= 1u << 2;
     // A marker after the header whose sequence number is below the header's: its FPDUPTR
     // reaches back across the wrap of sequence numbers.
-    wrapped |= m.expected_fpdu_ptr != 0 && m.seq.value() < fpdu.header_seq.value();
+    if (m.expected_fpdu_ptr != 0 && m.seq.value() < fpdu.header_seq.value()) odd |= 1u << 3;
   }
-  if (reserved) add("a marker with a non-zero reserved field (RFC 5044 4.2: ignored on receipt)");
-  if (low_bits) {
-    add("a marker whose FPDUPTR has its two low bits set (RFC 5044 4.2, 4.3: taken as zero by "
-        "the receiver)");
-  }
-  if (wrapped) {
-    add("a marker whose FPDUPTR reaches back across the wrap of TCP sequence numbers (RFC 5044 "
-        "4.3: the receiver allows for it)");
-  }
-  if (!fpdu.within_one_segment) {
-    add("it spans TCP segments (RFC 5044 5.1: receivers operate correctly when alignment is "
-        "lost)");
-  }
+  if (!fpdu.within_one_segment) odd |= 1u << 4;
   // CRCs off: any CRC field is valid and MUST NOT be checked (RFC 5044 4.1, 4.4); a receiver
   // that checks it anyway fails on the first FPDU whose field is not its CRC32c (crc_unchecked
   // is known up to that one).
   if (fpdu.crc_status == CrcStatus::NotChecked && fpdu.crc_field && fpdu.crc_unchecked &&
       *fpdu.crc_unchecked != fpdu.crc_received) {
-    add("a CRC field that does not hold its CRC32c, CRCs being off (RFC 5044 4.1, 4.4: any value "
-        "is valid and MUST NOT be checked)");
+    odd |= 1u << 5;
+  }
+  return odd;
+}
+
+std::string oddity_words(unsigned odd) {
+  std::string what;
+  for (std::size_t bit = 0; bit < kOddityWords.size(); ++bit) {
+    if (!(odd & (1u << bit))) continue;
+    if (!what.empty()) what += "; ";
+    what += kOddityWords[bit];
   }
   return what;
 }
@@ -158,8 +165,9 @@ void ReceiverReactions::on_sender_fpdu_oddity(const FpduEvent& fpdu,
     return;
   }
   if (odd_) return;
-  std::string what = legal_oddity_of(fpdu);
-  if (what.empty()) return;
+  const unsigned oddities = legal_oddities_of(fpdu);
+  if (oddities == 0) return;
+  std::string what = oddity_words(oddities);
   odd_ = LegalOddity{};
   odd_->what = what;
   odd_->header_seq = fpdu.header_seq;
