@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <span>
@@ -1025,21 +1026,28 @@ TEST(FpduReader, AUlpduLengthBeyondTheMulpduIsAHeaderReadInTheWrongPlace) {
   EXPECT_LT(unbounded.fpdus.size(), 6u);
 }
 
+// FPDUs (no markers, CRC fields of zero) of untagged Sends with these payloads, each
+// ULPDU_Length off by `bias` (RFC 5044 4.1 counts the ULPDU only), pads as the RFC places them.
+Bytes miscounted_sends(std::initializer_list<std::size_t> payloads, int bias) {
+  Bytes s;
+  std::uint32_t msn = 0;
+  for (const std::size_t payload : payloads) {
+    Bytes ulpdu = test::ddp_send(msn++, payload);
+    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
+    test::put_be16(s, static_cast<std::uint16_t>(static_cast<int>(ulpdu.size()) + bias));
+    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
+    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
+  }
+  return s;
+}
+
 TEST(FpduReader, AZeroCrcFieldWhereADeviationPutsItBeatsNoCrcFieldAtTheStreamsEnd) {
   // No markers, no CRC: ULPDU_Length counts its own two octets (+2), pads and CRC fields of
   // zero as RFC 5044 4.1 places them. ULPDUs of 48 and 60 octets frame as the RFC's of 50 and
   // 62; the last, of 81, ends 4 octets before the RFC's reading of 83 does, exactly where a
   // sender of no CRC field would end it too (its "pad" the CRC field's last 3 zeros). The four
   // zero octets sit where the +2 sender's CRC field is: that sender is named, not the other.
-  Bytes s;
-  std::uint32_t msn = 0;
-  for (const std::size_t payload : {30, 42, 63}) {
-    Bytes ulpdu = test::ddp_send(msn++, payload);
-    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
-    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() + 2));
-    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
-    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
-  }
+  const Bytes s = miscounted_sends({30, 42, 63}, 2);
   const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
   EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
       << testing::PrintToString(sink.finding_names());
@@ -1099,15 +1107,7 @@ TEST(FpduReader, TheFirstFpduMayBeADeviationsOwn) {
   // octets reads as 17, too short for the 18-octet DDP header it begins with; no FPDU came
   // before it for a deviation to have framed otherwise. As this sender frames it (ULPDU 19,
   // pad 3, 4 octets longer than the RFC's reading) the FPDUs after it read on.
-  Bytes s;
-  std::uint32_t msn = 0;
-  for (const std::size_t payload : {1, 42, 9, 30, 5}) {
-    Bytes ulpdu = test::ddp_send(msn++, payload);
-    std::fill(ulpdu.begin() + kDdpUntaggedHeaderSize, ulpdu.end(), 0x5a);
-    test::put_be16(s, static_cast<std::uint16_t>(ulpdu.size() - 2));
-    s.insert(s.end(), ulpdu.begin(), ulpdu.end());
-    s.insert(s.end(), pad_length(static_cast<std::uint32_t>(ulpdu.size())) + kCrcSize, 0x00);
-  }
+  const Bytes s = miscounted_sends({1, 42, 9, 30, 5}, -2);
   const RecordingSink sink = read_in_pieces(framing_config(0, false, false), s, {});
   EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
       << testing::PrintToString(sink.finding_names());
