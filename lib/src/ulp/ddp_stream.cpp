@@ -175,12 +175,7 @@ bool add_run(Run* runs, std::uint8_t& n, std::size_t capacity, std::uint64_t lo,
 
 void DdpStream::cover(Queue& q, std::uint64_t mo, std::uint64_t end) {
   q.end = std::max(q.end, end);
-  if (mo == end) return;   // no payload
-  if (q.run_count == 0) {  // (a message's first payload: nothing to overlap, room for it)
-    q.runs[0] = {mo, end};
-    q.run_count = 1;
-    return;
-  }
+  if (mo == end) return;  // no payload
   q.overlap |= overlaps(q.runs.data(), q.run_count, mo, end);
   if (q.overlap || q.too_many_runs) return;
   if (!add_run(q.runs.data(), q.run_count, Queue::kRuns, mo, end)) q.too_many_runs = true;
@@ -393,7 +388,7 @@ void DdpStream::check_untagged(const FpduEvent& fpdu, const DdpHeader& ddp, std:
   if (first_segment) {
     if (!q.open && q.whole && q.segments != 0 && !covered(q)) judge_mos(ddp.queue, q, fpdu, out);
     // Every segment of this message is seen where the queue's place was known before it.
-    q.restart(fpdu.last_frame);
+    q = Queue{.first_frame = fpdu.last_frame, .whole = q.known};
   }
   const std::uint64_t end = std::uint64_t{ddp.mo} + payload;
   cover(q, ddp.mo, end);

@@ -83,17 +83,6 @@ class DdpStream {
     bool whole = false;             // every segment of message `msn` was seen
     bool overlap = false;           // two of its segments' payloads share MOs
     bool too_many_runs = false;     // its runs did not fit `runs`
-    // A message begins in `frame` (as a Queue{} with these, the runs past run_count unread):
-    // every segment of it is seen where the queue's place was known before it.
-    void restart(std::uint64_t frame) {
-      msn = next_mo = 0;
-      run_count = 0;
-      end = last_end = 0;
-      segments = 0;
-      first_frame = frame;
-      whole = known;
-      known = open = overlap = too_many_runs = false;
-    }
   };
   struct Tagged {
     std::uint32_t stag = 0;
