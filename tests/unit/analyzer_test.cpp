@@ -354,6 +354,27 @@ TEST(Analyzer, AUlpduTooShortIsNotSaidOfASenderCountingItsLength2Short) {
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
+TEST(Analyzer, ASenderCountingItsLength2ShortIsNamedWithCrcsOff) {
+  // The sender above with CRCs off and no markers: its first FPDU (the DDP header alone, 18
+  // octets as sent) is as long on the wire as the RFC reads it, so nothing on it tells the two
+  // apart, and the FPDUs after it decide. Nothing is blamed on the Responder, which waited.
+  synth::Scenario s = conversation(false, false, 1);
+  s.initiator.messages.clear();
+  for (const std::size_t payload : {0, 1, 4, 2, 100, 6}) {
+    synth::MessageSpec m;
+    m.size = payload;
+    s.initiator.messages.push_back(m);
+  }
+  s.initiator_quirks.length_bias = -2;
+  const Recorder r = analyze(s);
+  EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
+  for (const DiagId id :
+       {DiagId::FpduFramingLost, DiagId::FpduResponderSentFirst, DiagId::DdpUlpduTooShort}) {
+    EXPECT_FALSE(r.has(id)) << info(id).name;
+  }
+  EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
+}
+
 TEST(Analyzer, AUlpduTooShortAfterOneTakenBackIsSaid) {
   // The sender above, then a ULPDU of 10 octets (an untagged DDP header cut short, its CRC
   // right): too short under the sender's own framing too, and said, although the first FPDU's

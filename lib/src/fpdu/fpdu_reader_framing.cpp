@@ -48,6 +48,48 @@ constexpr std::uint32_t kNextFpduOctetsRead = 16;
 // fpdu.pad-nonzero warnings held at most: a sender whose every pad is wrong is told at once.
 constexpr std::size_t kHeldPadsLimit = 64;
 
+// Whether the pad of `pad` octets after a ULPDU of `ulpdu` octets (the FPDU's ULPDU_Length at
+// `header_seq`) has an octet other than zero among those `bytes` (from `bytes_seq`) hold. A
+// marker may stand among them or between them and the CRC field, off the multiples of 4.
+bool pad_nonzero_in(const MarkerGrid& grid, TcpSeq header_seq, std::uint32_t ulpdu,
+                    std::uint32_t pad, std::span<const std::uint8_t> bytes, TcpSeq bytes_seq) {
+  bool nonzero = false;
+  for_each_pad_run(grid, header_seq, ulpdu, pad, [&](SeqRange run) {
+    if (run.seq.is_before(bytes_seq)) return true;  // (not held: not judged)
+    const std::size_t at = run.seq.distance_from(bytes_seq);
+    for (std::size_t k = at; k < std::min<std::size_t>(at + run.length, bytes.size()); ++k)
+      nonzero |= bytes[k] != 0;
+    return true;
+  });
+  return nonzero;
+}
+
+// The CRC field of an FPDU that ends before `end`: where it begins, and the octet of it a
+// marker stands before (kCrcSize: none). A pad off a multiple of 4 may put a marker inside the
+// field: it splits it and is not covered by the CRC (RFC 5044 4.4 covers the markers before it).
+struct CrcFieldPlace {
+  TcpSeq seq;
+  std::uint32_t split = kCrcSize;
+  std::uint32_t span() const { return kCrcSize + (split < kCrcSize ? kMarkerSize : 0); }
+};
+CrcFieldPlace crc_field_before(const MarkerGrid& grid, TcpSeq end) {
+  std::uint32_t split = kCrcSize;
+  for (std::uint32_t k = 1; k < kCrcSize; ++k) {
+    if (grid.is_marker_at(end - (kCrcSize + kMarkerSize) + k)) split = k;
+  }
+  CrcFieldPlace place{end, split};
+  place.seq = end - place.span();
+  return place;
+}
+// The CRC field's value from `bytes` at `at`, the marker splitting it left out.
+std::uint32_t crc_field_value(std::span<const std::uint8_t> bytes, std::size_t at,
+                              std::uint32_t split) {
+  std::array<std::uint8_t, kCrcSize> value{};
+  for (std::uint32_t k = 0; k < kCrcSize; ++k)
+    value[k] = bytes[at + k + (k >= split ? kMarkerSize : 0)];
+  return crc_from_wire(value.data());
+}
+
 // A failing CRC that matches where a deviation puts the CRC field of the FPDU `grammar` just
 // completed: that deviation, `resume` where the next FPDU begins and `pad_nonzero` its pad as
 // that sender framed it. `window`: the octets from the tail to the end of the push.
@@ -59,8 +101,8 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
   // Where each deviation puts this FPDU's CRC field: the CRC over the octets before it must
   // match what sits there (by chance: 2^-32). The grammar's running CRC covers the octets
   // before the RFC's CRC field; it is run back to where the deviation's CRC field begins.
-  const std::uint32_t rfc =
-      crc_field(fpdu.start_seq, fpdu.wire_length).seq.distance_from(window_seq);
+  const std::uint32_t rfc = crc_field_before(grammar.grid(), fpdu.start_seq + fpdu.wire_length)
+                                .seq.distance_from(window_seq);
   if (rfc > window.size()) return std::nullopt;
   for (const SenderHypothesis& h : framing_hypotheses(grammar.grid().enabled(), crc_on)) {
     if (!h.id || h.markers != grammar.grid().enabled() || !h.framing.crc_field) continue;
@@ -69,16 +111,9 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
     if (!ulpdu_octets(h.framing, fpdu.ulpdu_length)) continue;
     const std::uint32_t wire =
         fpdu_wire_length(grammar.grid(), fpdu.start_seq, h.framing, fpdu.ulpdu_length);
-    // A pad off a multiple of 4 may put a marker inside the CRC field: it splits the field and
-    // is not covered by the CRC (RFC 5044 4.4 covers the markers before the CRC field).
-    const TcpSeq end = fpdu.start_seq + wire;
-    std::uint32_t split = kCrcSize;
-    for (std::uint32_t k = 1; k < kCrcSize; ++k) {
-      if (grammar.grid().is_marker_at(end - (kCrcSize + kMarkerSize) + k)) split = k;
-    }
-    const std::uint32_t span = kCrcSize + (split < kCrcSize ? kMarkerSize : 0);
-    const TcpSeq field = end - span;
-    const std::uint32_t at = field.distance_from(window_seq);
+    const CrcFieldPlace place = crc_field_before(grammar.grid(), fpdu.start_seq + wire);
+    const std::uint32_t span = place.span();
+    const std::uint32_t at = place.seq.distance_from(window_seq);
     // CRC fields before the RFC's own (its state run back), or after it (run on, over the
     // RFC's CRC field and what follows: a sender whose FPDUs are longer than the RFC says, by
     // a few octets of pad or length) where this push has brought them.
@@ -86,21 +121,15 @@ std::optional<SenderHypothesis> explain_crc(const FpduGrammar& grammar, bool crc
                   : at - rfc > kLongerFpduOctets || at + span > window.size()) {
       continue;
     }
-    std::array<std::uint8_t, kCrcSize> value{};
-    for (std::uint32_t k = 0; k < kCrcSize; ++k)
-      value[k] = window[at + k + (k >= split ? kMarkerSize : 0)];
     const std::span<const std::uint8_t> bytes(window);
     const std::uint32_t state =
         at <= rfc ? crc32c_rewind(grammar.crc_state(), bytes.subspan(at, rfc - at))
                   : crc32c_update(grammar.crc_state(), bytes.subspan(rfc, at - rfc));
-    if (crc32c_finish(state) != crc_from_wire(value.data())) continue;
+    if (crc32c_finish(state) != crc_field_value(bytes, at, place.split)) continue;
     resume = fpdu.start_seq + wire;
     const std::uint32_t ulpdu = ulpdu_octets(h.framing, fpdu.ulpdu_length).value_or(0);
-    const std::uint32_t pad = pad_octets(h.framing, ulpdu);
-    pad_nonzero = false;
-    if (at >= pad && grammar.grid().markers_within(field - pad, pad) == 0) {
-      for (std::uint32_t k = at - pad; k < at; ++k) pad_nonzero |= window[k] != 0;
-    }
+    pad_nonzero = pad_nonzero_in(grammar.grid(), fpdu.header_seq, ulpdu,
+                                 pad_octets(h.framing, ulpdu), window, window_seq);
     return h;
   }
   return std::nullopt;
@@ -142,23 +171,24 @@ std::optional<reader_mode::Candidate> pending_crc_candidate(const SenderHypothes
   const std::span<const std::uint8_t> head = odd.ulpdu_head;
   if (!ulpdu || head.size() < 2 || !ulpdu_header_plausible(*ulpdu, head[0], head[1])) return {};
   const std::uint32_t wire = fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length);
-  const TcpSeq field = odd.start_seq + (wire - kCrcSize);
-  const TcpSeq rfc = crc_field(odd.start_seq, odd.wire_length).seq;
+  const CrcFieldPlace place = crc_field_before(grid, odd.start_seq + wire);
+  const TcpSeq field = place.seq;
+  const TcpSeq rfc = crc_field_before(grid, odd.start_seq + odd.wire_length).seq;
   // (A field at or before the RFC's, or one the push holds: explain_crc tried it.)
   if (!field.is_after(rfc) || field.distance_from(rfc) > kLongerFpduOctets ||
-      rfc.is_before(held.seq()) || grid.markers_within(field, kCrcSize) > 0) {
+      rfc.is_before(held.seq())) {
     return {};
   }
   const std::size_t at = field.distance_from(held.seq());
-  if (at + kCrcSize <= held.size()) return {};
+  if (at + place.span() <= held.size()) return {};
   // An FPDU that is one whole segment as the RFC frames it (RFC 5044 4.1's alignment) bears the
   // RFC's framing out: its CRC is wrong, and said at once (the peer's Terminate may come next).
   if (odd.starts_segment && odd.within_one_segment &&
       rfc.distance_from(held.seq()) + kCrcSize == held.size()) {
     return {};
   }
-  reader_mode::Candidate c{h, at + kCrcSize, false};
-  c.crc = reader_mode::PendingCrc{rfc.distance_from(held.seq()), at, state};
+  reader_mode::Candidate c{h, at + place.span(), false};
+  c.crc = reader_mode::PendingCrc{rfc.distance_from(held.seq()), at, state, place.split};
   return c;
 }
 
@@ -172,27 +202,25 @@ std::string evidence(bool own_crc, std::size_t fpdus) {
 // How far the held octets decide a PendingCrc candidate (Enough: its CRC matches there).
 FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const std::uint8_t> held) {
   FramingTest t{.stop = FramingTest::Stop::Incomplete};
-  if (held.size() < p.field + kCrcSize) return t;
+  if (held.size() < p.field + p.span()) return t;
   const std::uint32_t state = crc32c_update(p.state, held.subspan(p.rfc, p.field - p.rfc));
-  const bool match = crc32c_finish(state) == crc_from_wire(&held[p.field]);
+  const bool match = crc32c_finish(state) == crc_field_value(held, p.field, p.split);
   t.stop = match ? FramingTest::Stop::Enough : FramingTest::Stop::Invalid;
   t.fpdus = match ? 1 : 0;
-  t.decided_at = t.first_counted_at = p.field + kCrcSize;
+  t.decided_at = t.first_counted_at = p.field + p.span();
   return t;
 }
 
 // No FPDU read before the odd one (the first of the direction): it may be the deviation's
 // own first, its ULPDU as `h` frames it beginning like DDP (ULPDU_Length counted short reads a
-// ULPDU too short for the DDP header it begins with), where `h` ends it elsewhere than the
-// reading `as_framed` does (where both end it, nothing tells them apart: that reading stands).
-bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar,
-               const MarkerGrid& grid, const SenderFraming& as_framed) {
+// ULPDU too short for the DDP header it begins with). Where `h` ends it where the RFC's reading
+// does, the FPDUs after it tell them apart (the RFC's reading, tried first, stands where they
+// do not).
+bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar) {
   const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
   const std::uint8_t* head = grammar.ulpdu_head();
   return h.framing.length_bias < 0 && ulpdu && grammar.ulpdu_head_size() >= 2 &&
-         ulpdu_header_plausible(*ulpdu, head[0], head[1]) &&
-         fpdu_wire_length(grid, odd.start_seq, h.framing, odd.ulpdu_length) !=
-             fpdu_wire_length(grid, odd.start_seq, as_framed, odd.ulpdu_length);
+         ulpdu_header_plausible(*ulpdu, head[0], head[1]);
 }
 
 }  // namespace
@@ -264,7 +292,7 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     }
     if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
     if (!prev_) {
-      if (trigger == Trigger::Boundary && own_first(h, odd, grammar_, grid, as_framed.framing)) {
+      if (trigger == Trigger::Boundary && own_first(h, odd, grammar_)) {
         if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
       }
       continue;
@@ -753,13 +781,9 @@ void FpduReader::extend_to_crc_field(const reader_mode::PendingCrc& p, const Hel
   FpduEvent& fpdu = grammar_.event();
   fpdu.crc_status = CrcStatus::Good;
   const std::span<const std::uint8_t> bytes = held.bytes();
-  const TcpSeq field = held.seq() + static_cast<std::uint32_t>(p.field);
-  pad_nonzero = false;
-  if (p.field >= fpdu.pad_length &&
-      grammar_.grid().markers_within(field - fpdu.pad_length, fpdu.pad_length) == 0) {
-    for (std::size_t k = p.field - fpdu.pad_length; k < p.field; ++k) pad_nonzero |= bytes[k] != 0;
-  }
-  const auto [last, other] = held.frames_of(p.rfc, p.field + kCrcSize, fpdu.last_frame);
+  pad_nonzero = pad_nonzero_in(grammar_.grid(), fpdu.header_seq, fpdu.ulpdu_size, fpdu.pad_length,
+                               bytes, held.seq());
+  const auto [last, other] = held.frames_of(p.rfc, p.field + p.span(), fpdu.last_frame);
   fpdu.last_frame = last;
   if (other) fpdu.within_one_segment = false;
 }

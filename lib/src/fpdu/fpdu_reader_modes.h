@@ -40,10 +40,14 @@ enum class Trigger : std::uint8_t {
 // A deviation's CRC field further on than the octets the odd FPDU's push brought
 // (Trigger::CrcUnmatched): the CRC state before the RFC's CRC field (index `rfc` of the held
 // octets), run on to the deviation's (index `field`), must match what the sender wrote there.
+// A marker may split that field before its octet `split` (kCrcSize: none).
 struct PendingCrc {
   std::size_t rfc;
   std::size_t field;
   std::uint32_t state;
+  std::uint32_t split = kCrcSize;
+  // The octets from the field's first to the FPDU's end (the field, and a marker splitting it).
+  std::size_t span() const { return kCrcSize + (split < kCrcSize ? kMarkerSize : 0); }
 };
 
 // One framing tried: from where it puts the next FPDU (an index into the held octets).

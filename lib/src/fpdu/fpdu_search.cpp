@@ -2,6 +2,7 @@
 #include "fpdu/fpdu_search.h"
 
 #include <algorithm>
+#include <array>
 
 #include "decode/byte_order.h"
 #include "mpa/crc32c.h"
@@ -86,11 +87,16 @@ WalkResult read_ulpdu_length(Walk& w, std::uint32_t& ulpdu_length) {
 // Where the rules ask for it, the ULPDU of `ulpdu` octets begins with a plausible DDP header.
 WalkResult check_ddp_start(const Walk& w, std::uint32_t ulpdu) {
   if (!w.rules.ddp_start || (w.rules.empty_neutral && ulpdu == 0)) return WalkResult::Valid;
-  // The DDP and RDMAP control octets (a marker may sit between ULPDU_Length and them).
+  // The DDP and RDMAP control octets. A marker may sit before them or, where a sender frames
+  // FPDUs off the multiples of 4 (no pad), between them.
+  std::uint8_t control[2] = {0, 0};
   std::size_t c = w.i;
-  if (w.grid.is_marker_at(w.seq_at(c))) c += kMarkerSize;
-  if (c + 2 > w.buffer.size()) return WalkResult::Incomplete;
-  if (!ulpdu_header_plausible(ulpdu, w.buffer[c], w.buffer[c + 1])) return WalkResult::Invalid;
+  for (std::uint8_t& octet : control) {
+    if (w.grid.is_marker_at(w.seq_at(c))) c += kMarkerSize;
+    if (c >= w.buffer.size()) return WalkResult::Incomplete;
+    octet = w.buffer[c++];
+  }
+  if (!ulpdu_header_plausible(ulpdu, control[0], control[1])) return WalkResult::Invalid;
   return WalkResult::Valid;
 }
 
@@ -181,14 +187,16 @@ WalkRules rfc_evidence(bool crc) { return {kRfcFraming, crc, !crc, false}; }
 
 std::optional<bool> starts_like_ddp(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
                                     std::size_t start, const MarkerGrid& grid) {
+  // ULPDU_Length and the DDP and RDMAP control octets, a marker skipped wherever it sits
+  // among them (off the multiples of 4, a header may straddle one).
+  std::array<std::uint8_t, kUlpduLengthSize + 2> head{};
   std::size_t i = start;
-  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
-  if (i + kUlpduLengthSize > buffer.size()) return std::nullopt;
-  const std::uint32_t ulpdu_length = load_be16(&buffer[i]);
-  i += kUlpduLengthSize;
-  if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
-  if (i + 2 > buffer.size()) return std::nullopt;
-  return ulpdu_begins_like_ddp(ulpdu_length, buffer[i], buffer[i + 1]);
+  for (std::uint8_t& octet : head) {
+    if (grid.is_marker_at(buffer_seq + static_cast<std::uint32_t>(i))) i += kMarkerSize;
+    if (i >= buffer.size()) return std::nullopt;
+    octet = buffer[i++];
+  }
+  return ulpdu_begins_like_ddp(load_be16(head.data()), head[2], head[3]);
 }
 
 std::size_t count_valid_fpdus(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq,
