@@ -7,59 +7,15 @@
 #include <string>
 
 #include "decode/byte_order.h"
+#include "ulp/ddp_field_checks.h"
 
 namespace mpa {
 
 namespace {
 
-// The untagged queue an RFC 5040 opcode uses (RFC 5040 5.2.1, 5.3, 5.4), if the RFC fixes one.
-// (RFC 7306's opcodes are left to its text, which is not at hand.)
-constexpr int queue_of(std::uint8_t opcode) {
-  switch (static_cast<RdmapOpcode>(opcode)) {
-    case RdmapOpcode::Send:
-    case RdmapOpcode::SendInvalidate:
-    case RdmapOpcode::SendSe:
-    case RdmapOpcode::SendSeInvalidate:
-      return 0;
-    case RdmapOpcode::ReadRequest:
-      return 1;
-    case RdmapOpcode::Terminate:
-      return 2;
-    default:
-      return -1;
-  }
-}
-
-// RFC 5040 4.1 Figure 4: RDMA Write and Read Response are tagged, every other message untagged.
-constexpr bool tagged_opcode(std::uint8_t opcode) {
-  return opcode == to_wire(RdmapOpcode::Write) || opcode == to_wire(RdmapOpcode::ReadResponse);
-}
-
-// RFC 5040 4.1: the Invalidate STag is zero in Send, Send with SE, Read Request and Terminate.
-constexpr bool invalidate_stag_zero(std::uint8_t opcode) {
-  return opcode == to_wire(RdmapOpcode::Send) || opcode == to_wire(RdmapOpcode::SendSe) ||
-         opcode == to_wire(RdmapOpcode::ReadRequest) || opcode == to_wire(RdmapOpcode::Terminate);
-}
-
-constexpr std::uint8_t kLastOpcode = to_wire(RdmapOpcode::AtomicResponse);  // RFC 7306's last
-
-// Whether a segment's DDP and RDMAP Control fields are what check_fields() says nothing of (the
-// common case, judged without its call): reserved bits clear, the stream's DV (`stream_version`,
-// 0xff before the first segment: never), a defined opcode in its DDP model and on its queue,
-// the Invalidate STag zero where the opcode invalidates nothing.
-inline bool fields_plain(const DdpHeader& ddp, std::span<const std::uint8_t> head,
-                         std::uint8_t stream_version) {
-  if ((head[0] & 0x3c) != 0 || (head[1] & 0x30) != 0 || ddp.ddp_version != stream_version ||
-      ddp.opcode > kLastOpcode) {
-    return false;
-  }
-  if (ddp.opcode <= to_wire(RdmapOpcode::Terminate) && ddp.tagged != tagged_opcode(ddp.opcode))
-    return false;
-  if (ddp.tagged) return true;
-  if (invalidate_stag_zero(ddp.opcode) && load_be32(&head[2]) != 0) return false;
-  const int queue = ddp.queue >= kDdpQueues ? -1 : queue_of(ddp.opcode);
-  return queue < 0 || ddp.queue == static_cast<std::uint32_t>(queue);
-}
+using ddp_fields::field_faults;
+using ddp_fields::fields_plain;
+using ddp_fields::queue_of;
 
 // What a conforming receiver answers an untagged DDP error with (RFC 5041 7.2, carried in a
 // Terminate's layer 1 as RFC 5040 4.8 Figure 9 says).
@@ -266,10 +222,11 @@ void DdpStream::check(const FpduEvent& fpdu, const DdpHeader& ddp,
 
 void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
                              std::span<const std::uint8_t> head, std::vector<Finding>& out) {
-  // (Asked only where fields_plain() is false: a check added here is added there too.)
+  // (Asked only where fields_plain() is false: what field_faults() names, in its order.)
   const std::uint64_t seq = fpdu.header_seq.value();
+  const unsigned faults = field_faults(ddp, head, ddp_version_);
   // RFC 5041 4.1: Rsvd (the four bits between L and DV) zero on transmit.
-  if (head[0] & 0x3c) {
+  if (faults & ddp_fields::kDdpReserved) {
     say(DiagId::DdpReservedNonzero, fpdu,
         fmt::format("DDP Control octet {:02x} at seq {}: reserved bits {:x} set", head[0], seq,
                     (head[0] & 0x3c) >> 2),
@@ -278,7 +235,7 @@ void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
   // RFC 5041 4.1: one DV for the whole stream.
   if (ddp_version_ == 0xff) {
     ddp_version_ = ddp.ddp_version;
-  } else if (ddp.ddp_version != ddp_version_) {
+  } else if (faults & ddp_fields::kDdpVersionChanged) {
     say(DiagId::DdpVersionChanged, fpdu,
         fmt::format("DDP version {} at seq {} in a stream whose segments had version {}; a "
                     "conforming receiver answers with a Terminate of layer 1 (DDP), error type "
@@ -289,12 +246,12 @@ void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
   }
   // RFC 5040 4.1: bits 26-27 of the RDMAP Control field zero; the Invalidate STag zero where
   // the message invalidates nothing.
-  if (head[1] & 0x30) {
+  if (faults & ddp_fields::kRdmapReserved) {
     say(DiagId::RdmapReservedNonzero, fpdu,
         fmt::format("RDMAP Control octet {:02x} at seq {}: reserved bits {:x} set", head[1], seq,
                     (head[1] & 0x30) >> 4),
         out);
-  } else if (!ddp.tagged && invalidate_stag_zero(ddp.opcode) && load_be32(&head[2]) != 0) {
+  } else if (faults & ddp_fields::kInvalidateStag) {
     say(DiagId::RdmapReservedNonzero, fpdu,
         fmt::format("{} at seq {} carries Invalidate STag 0x{:08x} (zero on transmit for this "
                     "opcode)",
@@ -305,25 +262,20 @@ void DdpStream::check_fields(const FpduEvent& fpdu, const DdpHeader& ddp,
       "a conforming receiver answers with a Terminate of layer 0 (RDMAP), "
       "error type 2 (remote operation), code 0x06 (unexpected opcode): RFC "
       "5040 4.8";
-  if (ddp.opcode > kLastOpcode) {
+  if (faults & ddp_fields::kOpcodeReserved) {
     say(DiagId::RdmapOpcodeInvalid, fpdu,
         fmt::format("RDMAP opcode {} at seq {} is reserved; {}", ddp.opcode, seq, terminate), out);
-    return;
-  }
-  const bool model_right =
-      ddp.opcode > to_wire(RdmapOpcode::Terminate) || ddp.tagged == tagged_opcode(ddp.opcode);
-  // (A queue RDMAP does not define at all is ddp.queue-invalid's.)
-  const int queue = ddp.tagged || ddp.queue >= kDdpQueues ? -1 : queue_of(ddp.opcode);
-  if (!model_right) {
+  } else if (faults & ddp_fields::kOpcodeModel) {
     say(DiagId::RdmapOpcodeMisplaced, fpdu,
         fmt::format("{} at seq {} in a{} DDP Segment (RFC 5040 4.1 Figure 4: {}); {}",
                     rdmap_opcode_words(ddp.opcode), seq, ddp.tagged ? " tagged" : "n untagged",
                     ddp.tagged ? "untagged" : "tagged", terminate),
         out);
-  } else if (queue >= 0 && ddp.queue != static_cast<std::uint32_t>(queue)) {
+  } else if (faults & ddp_fields::kOpcodeQueue) {
     say(DiagId::RdmapOpcodeMisplaced, fpdu,
         fmt::format("{} at seq {} on queue {} (RFC 5040 5: queue {}); {}",
-                    rdmap_opcode_words(ddp.opcode), seq, ddp.queue, queue, terminate),
+                    rdmap_opcode_words(ddp.opcode), seq, ddp.queue, queue_of(ddp.opcode),
+                    terminate),
         out);
   }
 }

@@ -11,6 +11,7 @@
 #include "mpa/ddp.h"
 #include "mpa/terminate.h"
 #include "startup/startup_exchange.h"
+#include "ulp/ddp_field_checks.h"
 
 namespace mpa {
 
@@ -37,28 +38,13 @@ void feed_stream(std::unique_ptr<DdpStream>& stream, const FpduEvent& fpdu,
   stream->check(fpdu, *ddp, fpdu.ulpdu_head, size, out);
 }
 
-// RFC 5044 Appendix C: DDP and RDMAP carry one version, not mixed: 0 is an RDMA Consortium
-// peer's (MPA Rev 0), 1 an IETF one's (RFC 5041 4.1 DV, RFC 5040 4.1 RV: 01b; Rev 1 and 2).
-// With the Request seen, its revision names the version; without it, a DV or RV of 2 or 3 (no
-// revision's) or a DV and RV apart is named (a pair of 0s is a Rev 0 peer's, which only the
-// Request shows).
-// (What version_finding() finds nothing in, asked first: the common case, without its
-// optional Finding.)
-constexpr bool versions_fit(const DdpHeader& ddp, std::optional<int> revision) {
-  const unsigned version = ddp.ddp_version;
-  return version == ddp.rdmap_version &&
-         (revision ? version == (*revision == 0 ? 0u : 1u) : version <= 1);
-}
-
+// The DV and RV a segment carries against the MPA revision (ddp_fields::versions_conform: RFC
+// 5044 Appendix C), named where they do not conform. (ddp_fields::versions_fit(), asked first,
+// is the common case without its optional Finding.)
 std::optional<Finding> version_finding(const FpduEvent& fpdu, const DdpHeader& ddp,
                                        std::optional<int> revision) {
-  const std::optional<unsigned> expected =
-      revision ? std::optional<unsigned>(*revision == 0 ? 0u : 1u) : std::nullopt;
-  const auto fits = [&](unsigned version) {
-    return expected ? version == *expected : version <= 1;
-  };
-  if (fits(ddp.ddp_version) && fits(ddp.rdmap_version) && ddp.ddp_version == ddp.rdmap_version)
-    return std::nullopt;
+  if (ddp_fields::versions_conform(ddp, revision)) return std::nullopt;
+  const std::optional<unsigned> expected = ddp_fields::expected_version(revision);
   const std::string versions =
       fmt::format("DDP version {}, RDMAP version {}", ddp.ddp_version, ddp.rdmap_version);
   if (expected) {
@@ -181,7 +167,7 @@ UlpVerdict UlpChecks::check_segment(const FpduEvent& fpdu, const UlpContext& con
               judged && need.empty() && v.ddp ? &*v.ddp : nullptr, size, out);
   if (!v.ddp) return v;
   // The DDP/RDMAP versions (version_finding), once per direction.
-  if (judged && !said_ddp_version_ && !versions_fit(*v.ddp, context.revision)) {
+  if (judged && !said_ddp_version_ && !ddp_fields::versions_fit(*v.ddp, context.revision)) {
     if (auto f = version_finding(fpdu, *v.ddp, context.revision)) {
       said_ddp_version_ = true;
       out.push_back(std::move(*f));
