@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "fpdu/fpdu_reader.h"
@@ -298,6 +300,38 @@ TEST(InferredFraming, WithoutCrcsACrcFieldOfAnyValueIsNoPadOfASenderWithoutOne) 
             1u);
   EXPECT_EQ(reader.fpdus(), 7u) << testing::PrintToString(sink.finding_names());
 }
+
+// Pad rules that frame FPDUs off the multiples of 4, markers on: a marker may then stand
+// between a header's DDP and RDMAP control octets, between the pad and the CRC field, or
+// inside the CRC field. Random ULPDU sizes, whole FPDUs and cuts of 5 octets, CRCs on and
+// off: the rule is named, a marker pointing off a multiple of 4 is warned of, and nothing else
+// is said; every FPDU is read.
+class PadRulesOffFourWithMarkers
+    : public ::testing::TestWithParam<std::tuple<SenderQuirks::Pad, bool, std::size_t>> {};
+
+TEST_P(PadRulesOffFourWithMarkers, EveryFpduReadAndOnlyTheRuleNamed) {
+  const auto [pad, crc, cut] = GetParam();
+  std::mt19937 random(20261129);
+  std::uniform_int_distribution<std::size_t> size(18, 700);
+  for (int stream = 0; stream < 1000; ++stream) {
+    std::vector<std::size_t> sizes(8);
+    for (std::size_t& n : sizes) n = size(random);
+    const Read r = read_stream({.pad = pad}, true, crc, sizes, cut);
+    for (const std::string& name : r.sink.finding_names()) {
+      EXPECT_TRUE(name == "fpdu.pad-rule-wrong" || name == "marker.fpduptr-low-bits")
+          << name << " in stream " << stream << ": " << testing::PrintToString(sizes);
+    }
+    EXPECT_EQ(r.fpdus, sizes.size())
+        << "stream " << stream << ": " << testing::PrintToString(sizes);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Streams, PadRulesOffFourWithMarkers,
+    ::testing::Combine(::testing::Values(SenderQuirks::Pad::None, SenderQuirks::Pad::UlpduTo4,
+                                         SenderQuirks::Pad::UlpduPlus2Mod4),
+                       ::testing::Bool(),
+                       ::testing::Values(std::size_t{0}, std::size_t{3}, std::size_t{7})));
 
 }  // namespace
 }  // namespace mpa
