@@ -5,9 +5,12 @@
 // the deviation) is the oracle's expectation; nothing here may call into lib/.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +31,8 @@ inline std::uint32_t crc32c(const std::uint8_t* data, std::size_t size) {
 inline std::uint32_t crc32c(const Octets& data) { return crc32c(data.data(), data.size()); }
 
 inline constexpr std::size_t kMarkerInterval = 512;
+// An untagged DDP header with its RDMAP fields (RFC 5041 4.3, RFC 5040 4.1).
+inline constexpr std::size_t kDdpHeader = 18;
 inline constexpr std::size_t kDdpSendHeader = 18;  // untagged DDP header + RDMAP control
 
 // How a sender frames. The RFC's way unless `kind` says otherwise.
@@ -126,6 +131,14 @@ class FramedStream {
     plain.insert(plain.end(), pad, 0);
     put(plain, header_at);
     bool deviant = 2 + n + pad != 2 + std::size_t{field} + Model::rfc_pad(field);
+    if (!deviant && field < n) {
+      // Framed as an RFC sender of a shorter ULPDU would: nothing tells a reader that the
+      // octets after ULPDU_Length's count are ULPDU, not pad (every ULPDU here is an untagged
+      // DDP Send, its header 18 octets).
+      pad_nonzero_as_read +=
+          std::any_of(ulpdu.begin() + field, ulpdu.end(), [](std::uint8_t o) { return o != 0; });
+      too_short_as_read += field < kDdpHeader;
+    }
     if (model_.has_crc_field()) {
       marker_here(header_at);  // a marker just after the pad is the FPDU's
       const Octets covered(wire.begin() + static_cast<std::ptrdiff_t>(start), wire.end());
@@ -158,8 +171,20 @@ class FramedStream {
     return false;
   }
 
+  // Ids due besides the deviation's (tests/oracle/conversation.py, Direction.due).
+  std::set<std::string> also_due() const {
+    std::set<std::string> due;
+    if (fpduptr_low_bits > 0) due.insert("marker.fpduptr-low-bits");
+    if (pad_nonzero_as_read > 0 && !shows_deviation()) due.insert("fpdu.pad-nonzero");
+    if (too_short_as_read > 0 && !shows_deviation()) due.insert("ddp.ulpdu-too-short");
+    return due;
+  }
+
   Octets wire;
   std::vector<SentFpdu> fpdus;
+  std::size_t fpduptr_low_bits = 0;     // markers whose FPDUPTR has a low bit set
+  std::size_t pad_nonzero_as_read = 0;  // FPDUs an RFC reading finds non-zero pad octets in
+  std::size_t too_short_as_read = 0;    // ... or a ULPDU shorter than the DDP header
 
  private:
   void put(const Octets& octets, std::size_t header_at) {
@@ -172,6 +197,9 @@ class FramedStream {
     const std::size_t pos = wire.size();
     if (!markers_ || pos % kMarkerInterval != 0) return;
     const std::size_t fpduptr = header_at ? pos - *header_at : 0;
+    // Where a deviant pad leaves FPDUs off a multiple of 4, the sender still points at its
+    // header: the low two bits are then not zero (RFC 5044 4.2 says they are).
+    fpduptr_low_bits += (fpduptr & 3) != 0;
     wire.insert(wire.end(), {0, 0, static_cast<std::uint8_t>(fpduptr >> 8),
                              static_cast<std::uint8_t>(fpduptr)});
   }

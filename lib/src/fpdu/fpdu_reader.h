@@ -158,6 +158,9 @@ class FpduReader {
   void emit(std::uint64_t frame, FpduSink& sink, bool crc_explained, bool pad_nonzero);  // inline
   void begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push_offset, Octets data,
                   std::uint64_t frame, bool segment_start);
+  // Where `h` puts the FPDU after an odd one (Trigger::Boundary: not beginning like DDP).
+  std::optional<TcpSeq> boundary_start(const SenderHypothesis& h, const FpduEvent& odd,
+                                       const MarkerGrid& grid) const;
   std::optional<Resume> decide(bool final, std::uint64_t frame, FpduSink& sink);
   std::optional<Resume> act(const reader_mode::Verdict& v, std::uint64_t frame, FpduSink& sink);
   // The FPDU just completed as `h` frames it (its octets from `window`, at `window_seq`).

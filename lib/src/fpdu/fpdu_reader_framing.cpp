@@ -214,8 +214,7 @@ FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const s
 // No FPDU read before the odd one (the first of the direction): it may be the deviation's
 // own first, its ULPDU as `h` frames it beginning like DDP (ULPDU_Length counted short reads a
 // ULPDU too short for the DDP header it begins with). Where `h` ends it where the RFC's reading
-// does, the FPDUs after it tell them apart (the RFC's reading, tried first, stands where they
-// do not).
+// does, the FPDUs after it tell them apart (Candidate::shares_odd).
 bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar) {
   const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
   const std::uint8_t* head = grammar.ulpdu_head();
@@ -291,28 +290,36 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
       continue;
     }
     if (h.markers != grid_now.enabled()) continue;  // (missing markers fail the first one)
-    if (!prev_) {
-      if (trigger == Trigger::Boundary && own_first(h, odd, grammar_)) {
-        if (const auto at = index_of(odd_start)) candidates.push_back({h, *at, false});
-      }
-      continue;
+    const std::optional<TcpSeq> next = boundary_start(h, odd, grid);
+    if (const auto at = next ? index_of(*next) : std::nullopt) {
+      candidates.push_back({h, *at, false});
+      candidates.back().shares_odd =
+          *next == odd_start &&
+          fpdu_wire_length(grid, odd_start, h.framing, odd.ulpdu_length) ==
+              fpdu_wire_length(grid, odd_start, as_framed.framing, odd.ulpdu_length);
     }
-    // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
-    // says (by chance: 2^-32); no deviation framed it longer or shorter.
-    if (prev_->crc_good) continue;
-    // The FPDU the deviation names is its first: held to what test_framing asks of the rest,
-    // a ULPDU that begins like DDP as the deviation frames it (an empty FPDU, or one read only
-    // because the RFC's reading was adopted, is none the deviation could have sent).
-    const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_->ulpdu_length);
-    if (!prev_ulpdu || !prev_->control ||
-        !ulpdu_header_plausible(*prev_ulpdu, (*prev_->control)[0], (*prev_->control)[1])) {
-      continue;
-    }
-    const TcpSeq next =
-        prev_->start + fpdu_wire_length(grid, prev_->start, h.framing, prev_->ulpdu_length);
-    if (const auto at = index_of(next)) candidates.push_back({h, *at, false});
   }
   mode_ = std::move(t);
+}
+
+std::optional<TcpSeq> FpduReader::boundary_start(const SenderHypothesis& h, const FpduEvent& odd,
+                                                 const MarkerGrid& grid) const {
+  if (!prev_) {
+    if (own_first(h, odd, grammar_)) return odd.start_seq;
+    return std::nullopt;
+  }
+  // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
+  // says (by chance: 2^-32); no deviation framed it longer or shorter.
+  if (prev_->crc_good) return std::nullopt;
+  // The FPDU the deviation names is its first: held to what test_framing asks of the rest,
+  // a ULPDU that begins like DDP as the deviation frames it (an empty FPDU, or one read only
+  // because the RFC's reading was adopted, is none the deviation could have sent).
+  const std::optional<std::uint32_t> prev_ulpdu = ulpdu_octets(h.framing, prev_->ulpdu_length);
+  if (!prev_ulpdu || !prev_->control ||
+      !ulpdu_header_plausible(*prev_ulpdu, (*prev_->control)[0], (*prev_->control)[1])) {
+    return std::nullopt;
+  }
+  return prev_->start + fpdu_wire_length(grid, prev_->start, h.framing, prev_->ulpdu_length);
 }
 
 std::optional<FpduReader::Resume> FpduReader::test(Testing& trial,
@@ -566,7 +573,8 @@ std::optional<Verdict> Testing::decide(bool final, const MarkerGrid& grid_now, b
     }
     const MarkerGrid grid = c.hypothesis.markers ? grid_now : MarkerGrid();
     const std::size_t needed =
-        crc && c.hypothesis.framing.crc_field ? kConfirmingFpdusWithCrc : kConfirmingFpdus;
+        (crc && c.hypothesis.framing.crc_field ? kConfirmingFpdusWithCrc : kConfirmingFpdus) +
+        (c.shares_odd ? 1 : 0);
     c.test =
         test_framing(held.bytes(), held.seq(), c.start, grid, crc, c.hypothesis, c.exempt, needed);
   }

@@ -59,6 +59,10 @@ struct Candidate {
                                                             // (untested: Incomplete)
   std::optional<PendingCrc> crc =
       std::nullopt;  // its odd FPDU's CRC decides it, not the FPDUs after
+  // A deviation that frames the odd FPDU where the RFC's reading does: that FPDU is not counted
+  // for it either (it reads one FPDU more), so that the RFC's reading, tried first, stands where
+  // no later FPDU tells them apart.
+  bool shares_odd = false;
 };
 
 // A framing test's outcome: the candidate adopted (or fpdu.framing-lost), and the FPDUs that

@@ -36,6 +36,10 @@ struct WalkRules {
   bool zero_pads = false;      // pads must be zero (RFC 5044 4.1)
   bool ddp_start = false;      // the ULPDU must begin with a plausible DDP header (ddp.h)
   bool empty_neutral = false;  // ... unless it is empty (ULPDU_Length 0: legal, no DDP to judge)
+  // ... with room for its header in the ULPDU and its pad: the RFC's reading of a sender whose
+  // ULPDU_Length counts a few octets short frames the FPDU as that sender does, and the header
+  // running into the pad is a finding of DDP's (ddp.ulpdu-too-short), not a misread boundary.
+  bool header_into_pad = false;
 };
 
 // One FPDU being walked: where in the buffer, and the CRC so far.
@@ -96,7 +100,8 @@ WalkResult check_ddp_start(const Walk& w, std::uint32_t ulpdu) {
     if (c >= w.buffer.size()) return WalkResult::Incomplete;
     octet = w.buffer[c++];
   }
-  if (!ulpdu_header_plausible(ulpdu, control[0], control[1])) return WalkResult::Invalid;
+  const std::uint32_t room = w.rules.header_into_pad ? ulpdu + pad_length(ulpdu) : ulpdu;
+  if (!ulpdu_header_plausible(room, control[0], control[1])) return WalkResult::Invalid;
   return WalkResult::Valid;
 }
 
@@ -309,7 +314,11 @@ FramingTest test_framing(std::span<const std::uint8_t> buffer, TcpSeq buffer_seq
   // header to judge); a deviation may not ride on them.
   // A sender that sends no CRC field has no CRC to match, CRCs negotiated or not.
   const bool crc_checked = crc && hypothesis.framing.crc_field;
-  WalkRules rules{hypothesis.framing, crc_checked, hypothesis.id.has_value() && !crc_checked, true,
+  WalkRules rules{hypothesis.framing,
+                  crc_checked,
+                  hypothesis.id.has_value() && !crc_checked,
+                  true,
+                  !hypothesis.id.has_value(),
                   !hypothesis.id.has_value()};
   FramingTest test;
   std::size_t pos = start;
