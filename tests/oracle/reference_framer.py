@@ -56,6 +56,10 @@ class Model:
     finding = None  # the catalogue id a checker should name for it (None: conformant)
     needs_crc = False  # the deviation shows only when CRCs are on in that direction
     needs_markers = False  # ... only when markers are on in that direction
+    # Whether an RFC reader finds this sender's markers where it looks for them (RFC 5044 4.3's
+    # grid): where it does not, the first marker error ends its judging of the direction
+    # (RFC 5044 8), and what the sender's own markers hold is not read.
+    markers_on_rfc_grid = True
 
     def length_field(self, n):
         return n
@@ -69,10 +73,21 @@ class Model:
     def inserts_markers(self, negotiated):
         return negotiated
 
-    def crc_value(self, covered, header, ulpdu, pad):
+    def marker_phase(self, startup_octets):
+        """Where the sender's marker grid starts: markers stand at stream offsets p with
+        (p + phase) mod 512 = 0. RFC 5044 4.3: the first marker immediately precedes the first
+        FPDU of full operation (phase 0); startup_octets is the length of the startup frame
+        this side sent, from its ISN + 1 to full operation."""
+        return 0
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
         """The CRC field's value; covered is the FPDU as on the wire (leading marker, header,
-        ULPDU, pad and the markers among them)."""
+        ULPDU, pad and the markers among them), its ULPDU_Length field at covered[lead:]."""
         return crc32c(covered)
+
+    def finding_for(self, covered, lead, header, ulpdu, pad):
+        """The catalogue id a deviant FPDU of this sender draws (most models: one for all)."""
+        return self.finding
 
 
 class LengthOff(Model):
@@ -109,7 +124,7 @@ class CrcUlpduOnly(Model):
     finding = "fpdu.crc-miscomputed"
     needs_crc = True
 
-    def crc_value(self, covered, header, ulpdu, pad):
+    def crc_value(self, covered, lead, header, ulpdu, pad):
         return crc32c(ulpdu)
 
 
@@ -119,7 +134,7 @@ class CrcWithoutMarkers(Model):
     needs_crc = True
     needs_markers = True
 
-    def crc_value(self, covered, header, ulpdu, pad):
+    def crc_value(self, covered, lead, header, ulpdu, pad):
         return crc32c(header + ulpdu + pad)
 
 
@@ -128,7 +143,7 @@ class CrcZero(Model):
     finding = "fpdu.crc-miscomputed"
     needs_crc = True
 
-    def crc_value(self, covered, header, ulpdu, pad):
+    def crc_value(self, covered, lead, header, ulpdu, pad):
         return 0
 
 
@@ -141,19 +156,116 @@ class MarkersAbsent(Model):
         return False
 
 
+class CrcByteSwapped(Model):
+    """The right CRC32c, its most significant octet sent first (RFC 5044 4.4 sends it as iSCSI
+    does, low octet first: Figure 5's 52 23 99 83 for 0x83992352)."""
+
+    name = "crc-byte-swapped"
+    finding = "fpdu.crc-miscomputed"
+    needs_crc = True
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
+        return struct.unpack("<I", struct.pack(">I", crc32c(covered)))[0]
+
+
+class CrcNotInverted(Model):
+    """CRC32c over the right octets without the final complement iSCSI's digest has."""
+
+    name = "crc-not-inverted"
+    finding = "fpdu.crc-miscomputed"
+    needs_crc = True
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
+        return crc32c(covered) ^ 0xFFFFFFFF
+
+
+class CrcUlpduAndPad(Model):
+    """CRC32c over the ULPDU and its pad only, as iSCSI's data digest covers a data segment and
+    its pad (no ULPDU_Length, no markers): the same value as crc-ulpdu-only where the pad is 0."""
+
+    name = "crc-ulpdu-and-pad"
+    finding = "fpdu.crc-miscomputed"
+    needs_crc = True
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
+        return crc32c(ulpdu + pad)
+
+
+class CrcWithoutLeadingMarker(Model):
+    """CRC32c from ULPDU_Length on, leaving out a marker that stands just before it (RFC 5044
+    4.4, case 2, puts it in). Deviant only in FPDUs that a marker leads."""
+
+    name = "crc-without-leading-marker"
+    finding = "fpdu.crc-miscomputed"
+    needs_crc = True
+    needs_markers = True
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
+        return crc32c(covered[lead:])
+
+
+class CrcWithoutLength(Model):
+    """CRC32c over everything RFC 5044 4.4 names but the ULPDU_Length field: a leading marker,
+    the ULPDU, the markers in it and the pad. Where no marker is among those octets this is
+    iSCSI's data digest (crc-ulpdu-and-pad), which the catalogue names fpdu.crc-miscomputed;
+    with a marker among them no recognisable wrong way is named (docs/design.md lists the
+    coverages it knows), and an RFC receiver sees fpdu.crc-mismatch."""
+
+    name = "crc-without-length"
+    finding = "fpdu.crc-mismatch"
+    needs_crc = True
+    needs_markers = True
+
+    def crc_value(self, covered, lead, header, ulpdu, pad):
+        assert covered[lead:lead + 2] == header
+        return crc32c(covered[:lead] + covered[lead + 2:])
+
+    def finding_for(self, covered, lead, header, ulpdu, pad):
+        if len(covered) == len(header) + len(ulpdu) + len(pad):
+            return "fpdu.crc-miscomputed"
+        return self.finding
+
+
+class MarkersFromIsn(Model):
+    """Markers every 512 octets counted from the sender's ISN + 1 (the first octet of its
+    startup frame) instead of from the first octet of full operation (RFC 5044 4.3), each
+    FPDUPTR right for where it stands. An RFC reader finds the ULPDU_Length field and DDP
+    control octets where the first marker belongs: FPDUPTR 0x4143, not 0, and the marker
+    error ends its judging (RFC 5044 8). A startup frame is 20 to 276 octets here, so the
+    grid never coincides with the RFC's."""
+
+    name = "markers-from-isn"
+    finding = "marker.fpduptr-mismatch"
+    needs_markers = True
+    markers_on_rfc_grid = False
+
+    def marker_phase(self, startup_octets):
+        return startup_octets % MARKER_INTERVAL
+
+
 DEVIATIONS = [
     LengthOff(+2),
     LengthOff(+4),
     LengthOff(-2),
+    LengthOff(-4),
+    LengthOff(+1),
+    LengthOff(-1),
     PadRule("pad-ulpdu-to-4", lambda n: (-n) % 4),
     PadRule("pad-none", lambda n: 0),
     PadRule("pad-n+2-mod-4", lambda n: (n + 2) % 4),
     PadRule("pad-n-mod-4", lambda n: n % 4),
+    PadRule("pad-always-4", lambda n: (-(2 + n)) % 4 or 4),
     CrcFieldMissing(),
     CrcUlpduOnly(),
     CrcWithoutMarkers(),
     CrcZero(),
     MarkersAbsent(),
+    CrcByteSwapped(),
+    CrcNotInverted(),
+    CrcUlpduAndPad(),
+    CrcWithoutLeadingMarker(),
+    CrcWithoutLength(),
+    MarkersFromIsn(),
 ]
 RFC = Model()
 MODELS = {m.name: m for m in [RFC] + DEVIATIONS}
@@ -163,24 +275,27 @@ class Fpdu:
     """One FPDU as sent: where it starts (its leading marker, if any), where its
     ULPDU_Length field is, what that field says, and whether it differs from the RFC's."""
 
-    def __init__(self, start, header, length_field, ulpdu_length, deviant):
+    def __init__(self, start, header, length_field, ulpdu_length, deviant, finding=None):
         self.start = start  # stream offset from the first octet of full operation
         self.header = header
         self.length_field = length_field
         self.ulpdu_length = ulpdu_length
         self.deviant = deviant
+        self.finding = finding  # the id a deviant FPDU draws (Model.finding_for)
 
 
 class FramedStream:
     """A direction's full-operation octets and what they hold."""
 
-    def __init__(self, model, markers, crc):
+    def __init__(self, model, markers, crc, startup_octets=0):
         self.model = model
         self.markers_negotiated = markers
         self.crc = crc
         self.wire = bytearray()
         self.fpdus = []
         self.markers = self.model.inserts_markers(markers)
+        self.phase = self.model.marker_phase(startup_octets)
+        self.marker_at = []  # stream offsets of the markers inserted
         self.fpduptr_low_bits = 0  # markers whose FPDUPTR has a low bit set
         self.pad_nonzero_as_read = 0  # FPDUs an RFC reading finds non-zero pad octets in
         self.too_short_as_read = 0  # ... or a ULPDU shorter than the DDP header it begins with
@@ -193,11 +308,13 @@ class FramedStream:
 
     def _marker_here(self, header_at):
         pos = len(self.wire)
-        if self.markers and pos % MARKER_INTERVAL == 0:
+        if self.markers and (pos + self.phase) % MARKER_INTERVAL == 0:
             fpduptr = 0 if header_at is None else pos - header_at
             # Where a deviant pad leaves FPDUs off a multiple of 4, the sender still points
             # at its header: the low two bits are then not zero (RFC 5044 4.2 says they are).
-            self.fpduptr_low_bits += (fpduptr & 3) != 0
+            # (Markers off the RFC's grid are not read as markers by an RFC reader.)
+            self.fpduptr_low_bits += (fpduptr & 3) != 0 and self.model.markers_on_rfc_grid
+            self.marker_at.append(pos)
             self.wire += struct.pack(">HH", 0, fpduptr)
 
     def add(self, ulpdu, rng):
@@ -218,21 +335,25 @@ class FramedStream:
             self.pad_nonzero_as_read += any(ulpdu[field:])
             # (every ULPDU here is an untagged DDP Send: its header is DDP_HEADER octets)
             self.too_short_as_read += field < DDP_HEADER
+        finding = m.finding
         if m.has_crc_field():
             self._marker_here(header_at)  # a marker just after the pad is the FPDU's
             if self.crc:
-                value = m.crc_value(bytes(self.wire[start:]), header, ulpdu, pad)
-                deviant |= value != crc32c(bytes(self.wire[start:]))
+                covered = bytes(self.wire[start:])
+                lead = header_at - start
+                value = m.crc_value(covered, lead, header, ulpdu, pad)
+                deviant |= value != crc32c(covered)
+                finding = m.finding_for(covered, lead, header, ulpdu, pad)
             else:
                 value = rng.getrandbits(32) if rng.random() < 0.5 else 0
             self._put(crc_wire(value), header_at)
         else:
             deviant = True
-        if self.markers_negotiated and not self.markers:
-            deviant |= any(
-                (o % MARKER_INTERVAL) == 0 for o in range(start, len(self.wire))
-            )  # where a marker belonged, none is
-        self.fpdus.append(Fpdu(start, header_at, field, n, deviant))
+        if self.markers_negotiated:
+            # Where a marker belonged (RFC 5044 4.3's grid), none is, or one stands elsewhere.
+            due = set(range(start + (-start) % MARKER_INTERVAL, len(self.wire), MARKER_INTERVAL))
+            deviant |= due != {o for o in self.marker_at if o >= start}
+        self.fpdus.append(Fpdu(start, header_at, field, n, deviant, finding))
 
 
 def ddp_send(msn, size, rng):
