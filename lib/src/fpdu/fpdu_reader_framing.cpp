@@ -706,7 +706,8 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   }
   if (h.id) {
     const bool first_marker = t.trigger == Trigger::FirstMarker;
-    const bool at_odd = first_marker || unmatched;
+    // (No FPDU before the odd one: the deviation's first is the odd FPDU itself, own_first.)
+    const bool at_odd = first_marker || unmatched || !prev_;
     const TcpSeq where = at_odd ? t.trigger_seq : prev_->start;
     const std::uint32_t length = at_odd ? t.trigger_ulpdu_length : prev_->ulpdu_length;
     const std::uint64_t where_offset = t.trigger_offset - t.trigger_seq.distance_from(where);
