@@ -59,12 +59,15 @@ struct Model {
   bool needs_crc = false;      // shows only where CRCs are on in its direction
   bool needs_markers = false;  // ... only where markers are on in its direction
 
+  // What ULPDU_Length counts besides the ULPDU.
+  int length_delta() const {
+    return kind == Kind::LengthPlus2    ? 2
+           : kind == Kind::LengthPlus4  ? 4
+           : kind == Kind::LengthMinus2 ? -2
+                                        : 0;
+  }
   std::uint16_t length_field(std::size_t n) const {
-    const int delta = kind == Kind::LengthPlus2    ? 2
-                      : kind == Kind::LengthPlus4  ? 4
-                      : kind == Kind::LengthMinus2 ? -2
-                                                   : 0;
-    return static_cast<std::uint16_t>(static_cast<int>(n) + delta);
+    return static_cast<std::uint16_t>(static_cast<int>(n) + length_delta());
   }
   static std::size_t rfc_pad(std::size_t n) { return (4 - (2 + n) % 4) % 4; }
   std::size_t pad(std::size_t n) const {
@@ -178,6 +181,33 @@ class FramedStream {
     if (pad_nonzero_as_read > 0 && !shows_deviation()) due.insert("fpdu.pad-nonzero");
     if (too_short_as_read > 0 && !shows_deviation()) due.insert("ddp.ulpdu-too-short");
     return due;
+  }
+
+  // Whether a sender framing as `other` (CRCs off) could have sent these octets: it frames
+  // every FPDU where it was sent, its pads zero and its ULPDUs holding their DDP headers.
+  // Where it could, nothing on the wire tells the two senders apart. (A sender without a CRC
+  // field: its pads stand where a sender counting ULPDU_Length 4 long puts a CRC field, which
+  // CRCs off may hold anything: they are not held to zero.)
+  bool reads_as(const Model& other) const {
+    const bool zero_pads = other.has_crc_field();
+    for (std::size_t i = 0; i < fpdus.size(); ++i) {
+      const int ulpdu = int{fpdus[i].length_field} - other.length_delta();
+      if (ulpdu < static_cast<int>(kDdpHeader)) return false;
+      const std::size_t n = static_cast<std::size_t>(ulpdu), pad = other.pad(n);
+      const std::size_t content = 2 + n + pad + (other.has_crc_field() ? 4 : 0);
+      std::size_t at = fpdus[i].header;
+      for (std::size_t got = 0; got < content; ++at) {
+        if (at >= wire.size()) return false;
+        if (markers_ && at % kMarkerInterval == 0) {
+          at += 3;  // (the marker's four octets, the loop's step included)
+          continue;
+        }
+        if (zero_pads && got >= 2 + n && got < 2 + n + pad && wire[at] != 0) return false;
+        ++got;
+      }
+      if (at != (i + 1 < fpdus.size() ? fpdus[i + 1].start : wire.size())) return false;
+    }
+    return !fpdus.empty();
   }
 
   Octets wire;

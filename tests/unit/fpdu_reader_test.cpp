@@ -1056,6 +1056,22 @@ TEST(FpduReader, AZeroCrcFieldWhereADeviationPutsItBeatsNoCrcFieldAtTheStreamsEn
   EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
 }
 
+TEST(FpduReader, AFirstUlpduLengthCountedLongBeyondTheMulpduIsTheSendersOwn) {
+  // No markers, no CRC: ULPDU_Length counts its own two octets (+2), the first ULPDU as long as
+  // the MULPDU of MSS 1460 allows (1454 octets, RFC 5044 4.5), so its ULPDU_Length (1456) is
+  // beyond it. No FPDU comes before it: it is the deviation's own first FPDU, not a header read
+  // in the wrong place, and every FPDU is read as that sender framed it (fuzz_differential).
+  const Bytes s = miscounted_sends({1436, 6, 338, 367, 1287}, 2);
+  FpduReaderConfig config = framing_config(0, false, false);
+  config.mulpdu = mulpdu(1460, false);
+  const RecordingSink sink = read_in_pieces(config, s, {});
+  EXPECT_EQ(sink.count(DiagId::FpduUlpduLengthMiscounted), 1u)
+      << testing::PrintToString(sink.finding_names());
+  EXPECT_EQ(sink.count(DiagId::FpduFramingLost), 0u);
+  ASSERT_EQ(sink.fpdus.size(), 5u);
+  EXPECT_EQ(sink.fpdus.back().start_offset + sink.fpdus.back().wire_length, s.size());
+}
+
 TEST(FpduReader, AMarkerInsideAMisreadFpduWaitsForItsCrc) {
   // Markers and CRCs on: ULPDU_Length counts its own two octets (+2). The first FPDU (a ULPDU
   // of 502 octets, no pad) ends at octet 512, where the next one's leading marker (FPDUPTR 0)

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fpdu/fpdu_reader.h"
+#include "fpdu/fpdu_rules.h"
 #include "fpdu/fpdu_search.h"
 #include "mpa/crc32c.h"
 #include "mpa/ddp.h"
@@ -212,14 +213,16 @@ FramingTest pending_crc_test(const reader_mode::PendingCrc& p, std::span<const s
 }
 
 // No FPDU read before the odd one (the first of the direction): it may be the deviation's
-// own first, its ULPDU as `h` frames it beginning like DDP (ULPDU_Length counted short reads a
-// ULPDU too short for the DDP header it begins with). Where `h` ends it where the RFC's reading
-// does, the FPDUs after it tell them apart (Candidate::shares_odd).
-bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar) {
+// own first, its ULPDU as `h` frames it beginning like DDP, within `bound` (the MULPDU, RFC
+// 5044 4.5), where the RFC's reading is not: ULPDU_Length counted short reads a ULPDU too
+// short for the DDP header it begins with, counted long one beyond the MULPDU. Where `h` ends
+// it where the RFC's reading does, the FPDUs after it tell them apart (Candidate::shares_odd).
+bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGrammar& grammar,
+               std::uint32_t bound) {
   const std::optional<std::uint32_t> ulpdu = ulpdu_octets(h.framing, odd.ulpdu_length);
   const std::uint8_t* head = grammar.ulpdu_head();
-  return h.framing.length_bias < 0 && ulpdu && grammar.ulpdu_head_size() >= 2 &&
-         ulpdu_header_plausible(*ulpdu, head[0], head[1]);
+  return (h.framing.length_bias < 0 || odd.ulpdu_length > bound) && ulpdu && *ulpdu <= bound &&
+         grammar.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]);
 }
 
 }  // namespace
@@ -305,7 +308,7 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
 std::optional<TcpSeq> FpduReader::boundary_start(const SenderHypothesis& h, const FpduEvent& odd,
                                                  const MarkerGrid& grid) const {
   if (!prev_) {
-    if (own_first(h, odd, grammar_)) return odd.start_seq;
+    if (own_first(h, odd, grammar_, std::min(kLargestMulpdu, ulpdu_bound_))) return odd.start_seq;
     return std::nullopt;
   }
   // A CRC that matched where the RFC puts it proves the FPDU before was framed as the RFC
