@@ -301,6 +301,19 @@ TEST(InferredFraming, WithoutCrcsACrcFieldOfAnyValueIsNoPadOfASenderWithoutOne) 
   EXPECT_EQ(reader.fpdus(), 7u) << testing::PrintToString(sink.finding_names());
 }
 
+TEST(InferredFraming, OfTwoLengthRulesTheCrcBearsOutTheOneWithAZeroPadIsTaken) {
+  // CRC on: ULPDU_Length counts 4 short. On ULPDUs of 1 and 2 mod 4 octets, a sender counting 2
+  // short puts the CRC field at the same octet, and its CRC matches too; but it would read the
+  // ULPDU's last two octets (0x5a) as pad. The rule whose pad is zero is taken: no
+  // fpdu.pad-nonzero, whether the CRC field comes in the FPDU's push or a later one.
+  for (const std::size_t cut : {std::size_t{0}, std::size_t{3}}) {
+    const Read r = read_stream({.length_bias = -4}, false, true, {121, 222, 125, 226}, cut);
+    EXPECT_EQ(r.sink.finding_names(), Names{"fpdu.ulpdu-length-miscounted"}) << "cut " << cut;
+    EXPECT_EQ(r.framing.length_bias, -4) << "cut " << cut;
+    EXPECT_EQ(r.fpdus, 4u) << "cut " << cut;
+  }
+}
+
 // Pad rules that frame FPDUs off the multiples of 4, markers on: a marker may then stand
 // between a header's DDP and RDMAP control octets, between the pad and the CRC field, or
 // inside the CRC field. Random ULPDU sizes, whole FPDUs and cuts of 5 octets, CRCs on and

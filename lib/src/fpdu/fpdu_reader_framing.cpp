@@ -225,6 +225,29 @@ bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGramma
          grammar.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]);
 }
 
+// Of the deviations whose own CRC matched where they put the odd FPDU's CRC field, at the
+// same octet and of the same id as the one `chosen` (ULPDU_Length 2 or 4 short ends an FPDU
+// alike where the pads make up for it), the first whose pad is zero: the others read ULPDU
+// octets as pad (RFC 5044 4.1).
+std::size_t with_zero_pad(const reader_mode::Testing& t, std::size_t chosen, const FpduEvent& odd,
+                          const MarkerGrid& grid) {
+  const auto pad_zero = [&](const reader_mode::Candidate& c) {
+    const std::uint32_t ulpdu = ulpdu_octets(c.hypothesis.framing, odd.ulpdu_length).value_or(0);
+    return !pad_nonzero_in(grid, odd.header_seq, ulpdu, pad_octets(c.hypothesis.framing, ulpdu),
+                           t.held.bytes(), t.held.seq());
+  };
+  const reader_mode::Candidate& c = t.candidates[chosen];
+  if (!c.crc || !c.hypothesis.id || pad_zero(c)) return chosen;
+  for (std::size_t i = 0; i < t.candidates.size(); ++i) {
+    const reader_mode::Candidate& o = t.candidates[i];
+    if (o.crc && o.hypothesis.id == c.hypothesis.id && o.crc->field == c.crc->field &&
+        o.test.stop == FramingTest::Stop::Enough && pad_zero(o)) {
+      return i;
+    }
+  }
+  return chosen;
+}
+
 }  // namespace
 
 using reader_mode::Candidate;
@@ -690,7 +713,8 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   }
   // Adopted: the deviation named, or the RFC's reading replayed as if nothing had happened.
   mode_ = reader_mode::Reading{};
-  const Candidate& c = t.candidates[verdict.candidate];
+  const Candidate& c =
+      t.candidates[with_zero_pad(t, verdict.candidate, grammar_.event(), grammar_.grid())];
   const std::size_t fpdus = verdict.fpdus;
   const SenderHypothesis& h = c.hypothesis;
   SenderFraming framing = grammar_.framing();
@@ -838,7 +862,7 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   const TcpSeq window_seq = push_seq - static_cast<std::uint32_t>(tail.size());
   TcpSeq resume;
   bool pad_nonzero = grammar_.pad_nonzero();
-  const std::optional<SenderHypothesis> h =
+  std::optional<SenderHypothesis> h =
       explain_crc(grammar_, config_.crc, window, window_seq, resume, pad_nonzero);
   if (!h) return std::nullopt;
   // Another rule of the same dimension that fits this FPDU as well (a sender 4 long ends an
@@ -846,8 +870,13 @@ std::optional<TcpSeq> FpduReader::explain_bad_crc(std::uint64_t frame,
   // next FPDU that tells them apart settles it without naming the id again.
   TcpSeq other_resume;
   bool other_pad = false;
-  const std::optional<SenderHypothesis> also =
+  std::optional<SenderHypothesis> also =
       explain_crc(grammar_, config_.crc, window, window_seq, other_resume, other_pad, &h->framing);
+  // (Of the two, the one whose pad is zero: the other reads ULPDU octets as pad, RFC 5044 4.1.)
+  if (also && also->id == h->id && other_resume == resume && pad_nonzero && !other_pad) {
+    std::swap(h, also);
+    pad_nonzero = false;
+  }
   const std::string rule =
       also && also->id == h->id && other_resume == resume
           ? fmt::format("{} or {} (this FPDU fits both)", describe(*h), describe(*also))
