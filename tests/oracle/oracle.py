@@ -23,17 +23,27 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import conversation  # noqa: E402
 import reference_framer as rf  # noqa: E402
 
-# The deviations mpa-check names correctly today, with every FPDU listed as sent (found by
-# running --domain full; see README.md). The RFC model is in both domains.
-KNOWN = ["rfc"] * 5 + [
-    "crc-field-missing",
-    "crc-ulpdu-only",
-    "crc-without-markers",
-    "crc-zero",
-    "markers-absent",
-]
+# Every sender model, the RFC's half the time: the work list (README.md).
 FULL = ["rfc"] * len(rf.DEVIATIONS) + [m.name for m in rf.DEVIATIONS]
-DOMAINS = {"known": KNOWN, "full": FULL}
+# The models mpa-check names right on 10,000 streams at seeds 1 and 100000, every FPDU listed
+# as sent: the tests' domain. Those of FULL it does not yet: length+1 and length-1 (no such
+# hypothesis), pad-always-4 (a pad of 4), markers-from-isn (another grid origin).
+NOT_YET = {"length+1", "length-1", "pad-always-4", "markers-from-isn"}
+KNOWN = ["rfc"] * (len(rf.DEVIATIONS) - len(NOT_YET)) + [
+    m.name for m in rf.DEVIATIONS if m.name not in NOT_YET]
+# FULL as it stood when regressions.txt's seeds were found, frozen: a seed picks its models by
+# position in the list, so a list that grows would give the seed other conversations.
+FULL_R1 = ["rfc"] * 12 + [
+    "length+2", "length+4", "length-2", "pad-ulpdu-to-4", "pad-none", "pad-n+2-mod-4",
+    "pad-n-mod-4", "crc-field-missing", "crc-ulpdu-only", "crc-without-markers", "crc-zero",
+    "markers-absent"]
+FULL_R2 = ["rfc"] * 22 + [
+    "length+2", "length+4", "length-2", "length-4", "length+1", "length-1", "pad-ulpdu-to-4",
+    "pad-none", "pad-n+2-mod-4", "pad-n-mod-4", "pad-always-4", "crc-field-missing",
+    "crc-ulpdu-only", "crc-without-markers", "crc-zero", "markers-absent", "crc-byte-swapped",
+    "crc-not-inverted", "crc-ulpdu-and-pad", "crc-without-leading-marker", "crc-without-length",
+    "markers-from-isn"]
+DOMAINS = {"known": KNOWN, "full": FULL, "full-r1": FULL_R1, "full-r2": FULL_R2}
 IGNORED_PREFIXES = ("receiver.",)
 ORDER_IDS = {"fpdu.responder-sent-first"}
 CONNECTIONS_PER_CAPTURE = 250
@@ -57,12 +67,13 @@ def self_test():
 def generate(args, workdir):
     """Writes the captures; returns {(capture, port): Conversation}."""
     convs, captures = {}, []
-    for first in range(0, args.count, CONNECTIONS_PER_CAPTURE):
-        path = os.path.join(workdir, "oracle-%d-%d.pcap" % (args.seed, first))
+    seeds = args.seed_list or [(args.domain, args.seed + i) for i in range(args.count)]
+    for first in range(0, len(seeds), CONNECTIONS_PER_CAPTURE):
+        path = os.path.join(workdir, "oracle-%d-%d.pcap" % (seeds[0][1], first))
         batch = []
-        for i in range(first, min(args.count, first + CONNECTIONS_PER_CAPTURE)):
-            c = conversation.Conversation(args.seed + i, DOMAINS[args.domain],
-                                          FIRST_PORT + i - first)
+        for i in range(first, min(len(seeds), first + CONNECTIONS_PER_CAPTURE)):
+            domain, seed = seeds[i]
+            c = conversation.Conversation(seed, DOMAINS[domain], FIRST_PORT + i - first)
             batch.append(c)
             convs[(path, c.port)] = c
         conversation.write_pcap(path, batch)
@@ -221,7 +232,19 @@ def main():
                    help="write the oracle's word on every conversation here (JSON lines: per "
                         "direction the model, the findings due and every FPDU)")
     p.add_argument("--keep", metavar="DIR", help="write the captures here and keep them")
+    p.add_argument("--seeds", metavar="FILE",
+                   help="the conversations of these seeds instead, each from its domain (lines "
+                        "'DOMAIN SEED', # comments): streams that once disagreed "
+                        "(regressions.txt)")
     args = p.parse_args()
+    args.seed_list = []
+    if args.seeds:
+        with open(args.seeds) as f:
+            for line in f:
+                fields = line.split("#")[0].split()
+                if fields:
+                    args.seed_list.append((fields[0], int(fields[1])))
+        args.count = len(args.seed_list)
     self_test()
     with tempfile.TemporaryDirectory(prefix="mpa-oracle-") as tmp:
         workdir = args.keep or tmp
@@ -232,9 +255,10 @@ def main():
         report = run_mpa_check(args.mpa_check, captures)
         stats, disagreements = judge(args, convs, report)
     streams = sum(st["streams"] for k, st in stats.items() if not isinstance(k, tuple))
-    print("oracle: seed %d, domain %s, %d conversations, %d streams: %d agree, %d disagree"
-          % (args.seed, args.domain, args.count, streams, streams - len(disagreements),
-             len(disagreements)))
+    what = ("%s's seeds" % args.seeds if args.seeds
+            else "seed %d, domain %s" % (args.seed, args.domain))
+    print("oracle: %s, %d conversations, %d streams: %d agree, %d disagree"
+          % (what, args.count, streams, streams - len(disagreements), len(disagreements)))
     print_table(stats, args.by_condition)
     if disagreements:
         print("\nfirst disagreements:")

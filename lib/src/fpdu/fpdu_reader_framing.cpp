@@ -225,23 +225,25 @@ bool own_first(const SenderHypothesis& h, const FpduEvent& odd, const FpduGramma
          grammar.ulpdu_head_size() >= 2 && ulpdu_header_plausible(*ulpdu, head[0], head[1]);
 }
 
-// Of the deviations whose own CRC matched where they put the odd FPDU's CRC field, at the
-// same octet and of the same id as the one `chosen` (ULPDU_Length 2 or 4 short ends an FPDU
-// alike where the pads make up for it), the first whose pad is zero: the others read ULPDU
-// octets as pad (RFC 5044 4.1).
-std::size_t with_zero_pad(const reader_mode::Testing& t, std::size_t chosen, const FpduEvent& odd,
-                          const MarkerGrid& grid) {
+// Of the deviations that read on alike with the one `chosen`, of its id (their own CRC
+// matching at the same octet, or their next FPDU at the same one: ULPDU_Length 2 or 4 short
+// frames an FPDU alike where the pads make up for it), the first whose pad is zero in the FPDU
+// the deviation names (its ULPDU_Length field at `header_seq`): the others read ULPDU octets
+// as pad there (RFC 5044 4.1).
+std::size_t with_zero_pad(const reader_mode::Testing& t, std::size_t chosen, TcpSeq header_seq,
+                          std::uint32_t ulpdu_length, const MarkerGrid& grid) {
   const auto pad_zero = [&](const reader_mode::Candidate& c) {
-    const std::uint32_t ulpdu = ulpdu_octets(c.hypothesis.framing, odd.ulpdu_length).value_or(0);
-    return !pad_nonzero_in(grid, odd.header_seq, ulpdu, pad_octets(c.hypothesis.framing, ulpdu),
+    const std::uint32_t ulpdu = ulpdu_octets(c.hypothesis.framing, ulpdu_length).value_or(0);
+    return !pad_nonzero_in(grid, header_seq, ulpdu, pad_octets(c.hypothesis.framing, ulpdu),
                            t.held.bytes(), t.held.seq());
   };
   const reader_mode::Candidate& c = t.candidates[chosen];
-  if (!c.crc || !c.hypothesis.id || pad_zero(c)) return chosen;
+  if (!c.hypothesis.id || pad_zero(c)) return chosen;
   for (std::size_t i = 0; i < t.candidates.size(); ++i) {
     const reader_mode::Candidate& o = t.candidates[i];
-    if (o.crc && o.hypothesis.id == c.hypothesis.id && o.crc->field == c.crc->field &&
-        o.test.stop == FramingTest::Stop::Enough && pad_zero(o)) {
+    const bool alike = c.crc ? o.crc && o.crc->field == c.crc->field : !o.crc && o.start == c.start;
+    if (alike && o.hypothesis.id == c.hypothesis.id && o.test.stop == FramingTest::Stop::Enough &&
+        pad_zero(o)) {
       return i;
     }
   }
@@ -284,9 +286,14 @@ void FpduReader::begin_test(Trigger trigger, TcpSeq push_seq, std::uint64_t push
     return seq.distance_from(held_seq);
   };
   std::vector<Candidate>& candidates = t.candidates;
-  // (After a deviation was named, the others too: a later FPDU may refute the rule named.)
-  const std::span<const SenderHypothesis> hypotheses =
-      framing_hypotheses(grid_now.enabled(), config_.crc);
+  // (After a deviation was named, the others too: a later FPDU may refute the rule named. The
+  // rules of the id named come first: where another frames alike, the id named stands.)
+  const std::span<const SenderHypothesis> all = framing_hypotheses(grid_now.enabled(), config_.crc);
+  std::vector<SenderHypothesis> hypotheses(all.begin(), all.end());
+  if (const std::optional<DiagId> named = framing_named_ ? named_id() : std::nullopt) {
+    std::stable_partition(hypotheses.begin(), hypotheses.end(),
+                          [&](const SenderHypothesis& h) { return !h.id || h.id == named; });
+  }
   const TcpSeq odd_start = odd.start_seq;
   SenderHypothesis as_framed{std::nullopt, grammar_.framing(), grid_now.enabled()};
   if (trigger == Trigger::CrcUnmatched) {
@@ -713,8 +720,11 @@ std::optional<FpduReader::Resume> FpduReader::act(const Verdict& verdict, std::u
   }
   // Adopted: the deviation named, or the RFC's reading replayed as if nothing had happened.
   mode_ = reader_mode::Reading{};
-  const Candidate& c =
-      t.candidates[with_zero_pad(t, verdict.candidate, grammar_.event(), grammar_.grid())];
+  const bool named_at_odd =
+      t.trigger == Trigger::FirstMarker || t.trigger == Trigger::CrcUnmatched || !prev_;
+  const Candidate& c = t.candidates[with_zero_pad(
+      t, verdict.candidate, named_at_odd ? grammar_.event().header_seq : prev_->header_seq,
+      named_at_odd ? t.trigger_ulpdu_length : prev_->ulpdu_length, grammar_.grid())];
   const std::size_t fpdus = verdict.fpdus;
   const SenderHypothesis& h = c.hypothesis;
   SenderFraming framing = grammar_.framing();
