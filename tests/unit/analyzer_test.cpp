@@ -334,20 +334,26 @@ TEST(Analyzer, OddFpdusOfAConformantSenderAreNotTakenForLostFraming) {
   EXPECT_EQ(fpdus_of(r, Direction::Initiator), synth::frame_fpdus(s, synth::Dir::Initiator).size());
 }
 
+// The Initiator's ULPDU_Length counts 2 octets short; its untagged Sends carry `payloads`.
+synth::Scenario counting_2_short(bool markers, bool crc, std::vector<std::size_t> payloads) {
+  synth::Scenario s = conversation(markers, crc, 1);
+  s.initiator.messages.clear();
+  for (const std::size_t payload : payloads) {
+    synth::MessageSpec m;
+    m.size = payload;
+    s.initiator.messages.push_back(m);
+  }
+  s.initiator_quirks.length_bias = -2;
+  return s;
+}
+
 TEST(Analyzer, AUlpduTooShortIsNotSaidOfASenderCountingItsLength2Short) {
   // CRC on: the Initiator's ULPDU_Length counts 2 octets short. Its first ULPDU (18 octets,
   // the DDP header alone) reads as 16 with 2 octets of pad, a ULPDU too short for its header,
   // and nothing on that FPDU tells it from the RFC's. The second (19 octets) reads as 17 with
   // 1 of pad, ending 4 octets early, and the third's header is misread: the sender is named.
   // The first ULPDU, as it sent it, holds its header.
-  synth::Scenario s = conversation(false, true, 1);
-  s.initiator.messages.clear();
-  for (const std::size_t payload : {0, 1, 4, 2, 100, 6}) {
-    synth::MessageSpec m;
-    m.size = payload;
-    s.initiator.messages.push_back(m);
-  }
-  s.initiator_quirks.length_bias = -2;
+  const synth::Scenario s = counting_2_short(false, true, {0, 1, 4, 2, 100, 6});
   const Recorder r = analyze(s);
   EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
   EXPECT_FALSE(r.has(DiagId::DdpUlpduTooShort));
@@ -358,14 +364,7 @@ TEST(Analyzer, ASenderCountingItsLength2ShortIsNamedWithCrcsOff) {
   // The sender above with CRCs off and no markers: its first FPDU (the DDP header alone, 18
   // octets as sent) is as long on the wire as the RFC reads it, so nothing on it tells the two
   // apart, and the FPDUs after it decide. Nothing is blamed on the Responder, which waited.
-  synth::Scenario s = conversation(false, false, 1);
-  s.initiator.messages.clear();
-  for (const std::size_t payload : {0, 1, 4, 2, 100, 6}) {
-    synth::MessageSpec m;
-    m.size = payload;
-    s.initiator.messages.push_back(m);
-  }
-  s.initiator_quirks.length_bias = -2;
+  const synth::Scenario s = counting_2_short(false, false, {0, 1, 4, 2, 100, 6});
   const Recorder r = analyze(s);
   EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
   for (const DiagId id :
@@ -394,14 +393,7 @@ TEST(Analyzer, ASenderCounting2ShortFramedAsTheRfcsReadingIsReadAsTheRfcSays) {
            {0, 0, 0, 0, 0, 0}, {0, 4, 3, 7, 4}, {4, 0, 4, 7, 3}, {0, 0, 4, 7, 3}, {4, 4, 3, 0}}) {
     for (const bool crc : {false, true}) {
       for (const bool markers : {false, true}) {
-        synth::Scenario s = conversation(markers, crc, 1);
-        s.initiator.messages.clear();
-        for (const std::size_t payload : payloads) {
-          synth::MessageSpec m;
-          m.size = payload;
-          s.initiator.messages.push_back(m);
-        }
-        s.initiator_quirks.length_bias = -2;
+        const synth::Scenario s = counting_2_short(markers, crc, payloads);
         const Recorder r = analyze(s);
         const std::string where =
             testing::PrintToString(payloads) + (crc ? " CRC" : "") + (markers ? " markers" : "");
@@ -421,17 +413,10 @@ TEST(Analyzer, AUlpduTooShortAfterOneTakenBackIsSaid) {
   // The sender above, then a ULPDU of 10 octets (an untagged DDP header cut short, its CRC
   // right): too short under the sender's own framing too, and said, although the first FPDU's
   // too-short reading was taken back.
-  synth::Scenario s = conversation(false, true, 1);
-  s.initiator.messages.clear();
-  for (const std::size_t payload : {0, 1, 4, 2, 100, 6}) {
-    synth::MessageSpec m;
-    m.size = payload;
-    s.initiator.messages.push_back(m);
-  }
+  synth::Scenario s = counting_2_short(false, true, {0, 1, 4, 2, 100, 6, 8});
   s.initiator.messages.back().edit_ulpdu = [](std::size_t, synth::Bytes& ulpdu) {
     ulpdu.resize(10);
   };
-  s.initiator_quirks.length_bias = -2;
   const Recorder r = analyze(s);
   EXPECT_TRUE(r.has(DiagId::FpduUlpduLengthMiscounted));
   EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
