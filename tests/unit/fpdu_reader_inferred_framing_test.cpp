@@ -344,7 +344,17 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(SenderQuirks::Pad::None, SenderQuirks::Pad::UlpduTo4,
                                          SenderQuirks::Pad::UlpduPlus2Mod4),
                        ::testing::Bool(),
-                       ::testing::Values(std::size_t{0}, std::size_t{3}, std::size_t{7})));
+                       ::testing::Values(std::size_t{0}, std::size_t{3}, std::size_t{7})),
+    [](const ::testing::TestParamInfo<PadRulesOffFourWithMarkers::ParamType>& info) {
+      const SenderQuirks::Pad pad = std::get<0>(info.param);
+      const bool crc = std::get<1>(info.param);
+      const std::size_t cut = std::get<2>(info.param);
+      const char* rule = pad == SenderQuirks::Pad::None       ? "NoPad"
+                         : pad == SenderQuirks::Pad::UlpduTo4 ? "UlpduTo4"
+                                                              : "NPlus2Mod4";
+      return std::string(rule) + (crc ? "Crc" : "NoCrc") +
+             (cut == 0 ? std::string("WholeFpdus") : "Cuts" + std::to_string(cut));
+    });
 
 }  // namespace
 }  // namespace mpa
